@@ -1,0 +1,130 @@
+/**
+ * The catalogue of user-facing error codes. Each code has one factory; `docs/errors.md` documents
+ * every code (a test keeps the two in sync). A Problem says what is wrong and how to fix it; the
+ * manifest pipeline turns it into a Diagnostic by adding where (file:line:col, dotted path, frame).
+ */
+
+export interface Problem {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly hint?: string;
+}
+
+export interface Diagnostic extends Problem {
+  readonly file: string;
+  readonly line?: number;
+  readonly col?: number;
+  /** Dotted path into the manifest, e.g. `tools.find_orders.sql`. */
+  readonly path?: string;
+  /** A few lines of the manifest with a caret under the column. */
+  readonly frame?: string;
+}
+
+/** Everything wrong with one manifest, in file order. */
+export class ManifestError extends Error {
+  constructor(readonly diagnostics: readonly Diagnostic[]) {
+    super(diagnostics.map(formatDiagnostic).join('\n\n'));
+    this.name = 'ManifestError';
+  }
+}
+
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.line === undefined ? d.file : `${d.file}:${d.line}:${d.col ?? 1}`;
+  const lines = [`error[${d.code}] ${where}${d.path ? ` ${d.path}` : ''}`, `  ${d.message}`];
+  if (d.frame) lines.push(d.frame.replace(/^/gm, '    '));
+  if (d.hint) lines.push(`  hint: ${d.hint}`);
+  return lines.join('\n');
+}
+
+const quote = (s: string) => JSON.stringify(s);
+const didYouMean = (s: string | undefined) => (s ? ` (did you mean ${quote(s)}?)` : '');
+
+/** One factory per code. Keep the keys in sync with docs/errors.md. */
+export const problems = {
+  MANIFEST_READ: (file: string, reason: string): Problem => ({
+    code: 'MANIFEST_READ',
+    message: `cannot read the manifest ${quote(file)}: ${reason}`,
+    hint: 'check the path; `mcp-run init` writes a starter mcp.yaml',
+  }),
+  MANIFEST_YAML: (reason: string): Problem => ({ code: 'MANIFEST_YAML', message: `invalid YAML: ${reason}` }),
+  MANIFEST_MISSING_FIELD: (field: string, owner: string): Problem => ({
+    code: 'MANIFEST_MISSING_FIELD',
+    message: `${owner} is missing the required field ${quote(field)}`,
+  }),
+  MANIFEST_UNKNOWN_FIELD: (field: string, owner: string, known: readonly string[], suggestion?: string): Problem => ({
+    code: 'MANIFEST_UNKNOWN_FIELD',
+    message: `unknown field ${quote(field)} in ${owner}${didYouMean(suggestion)}`,
+    hint: known.length ? `allowed fields: ${known.join(', ')}` : undefined,
+  }),
+  MANIFEST_INVALID_VALUE: (expected: string, hint?: string): Problem => ({
+    code: 'MANIFEST_INVALID_VALUE',
+    message: expected,
+    hint,
+  }),
+  MANIFEST_INVALID_NAME: (section: string, name: string, pattern: string): Problem => ({
+    code: 'MANIFEST_INVALID_NAME',
+    message: `invalid ${section} name ${quote(name)}: names must match ${pattern}`,
+  }),
+  MANIFEST_UNKNOWN_KIND: (section: string, kind: string, known: readonly string[], suggestion?: string): Problem => ({
+    code: 'MANIFEST_UNKNOWN_KIND',
+    message: `unknown ${section} kind ${quote(kind)}; known kinds: ${known.join(', ')}${didYouMean(suggestion)}`,
+  }),
+  ENV_MISSING: (name: string): Problem => ({
+    code: 'ENV_MISSING',
+    message: `environment variable ${name} is not set`,
+    hint: `set ${name}, or give a default with \${env:${name}:-default}`,
+  }),
+  SOURCE_UNKNOWN: (name: string, known: readonly string[], suggestion?: string): Problem => ({
+    code: 'SOURCE_UNKNOWN',
+    message: `unknown source ${quote(name)}${didYouMean(suggestion)}`,
+    hint: known.length ? `declared sources: ${known.join(', ')}` : 'declare it under `sources:`',
+  }),
+  SOURCE_INCOMPATIBLE: (name: string, kind: string, capability: string): Problem => ({
+    code: 'SOURCE_INCOMPATIBLE',
+    message: `source ${quote(name)} (kind ${kind}) cannot serve ${capability}`,
+  }),
+  SOURCE_OPEN_FAILED: (name: string, reason: string): Problem => ({
+    code: 'SOURCE_OPEN_FAILED',
+    message: `cannot open source ${quote(name)}: ${reason}`,
+  }),
+  SQL_PARAM_UNDECLARED: (param: string, declared: readonly string[], suggestion?: string): Problem => ({
+    code: 'SQL_PARAM_UNDECLARED',
+    message: `the SQL uses :${param} but input has no property ${quote(param)}${didYouMean(suggestion)}`,
+    hint: declared.length
+      ? `declared input: ${declared.join(', ')}`
+      : `declare it under input, e.g. input: { ${param}: { type: string } }`,
+  }),
+  TEMPLATE_SYNTAX: (reason: string): Problem => ({
+    code: 'TEMPLATE_SYNTAX',
+    message: `template does not parse: ${reason}`,
+  }),
+  TEMPLATE_UNKNOWN_VARIABLE: (name: string, declared: readonly string[], suggestion?: string): Problem => ({
+    code: 'TEMPLATE_UNKNOWN_VARIABLE',
+    message: `the template uses {{${name}}} but no argument or variable ${quote(name)} is declared${didYouMean(suggestion)}`,
+    hint: declared.length ? `declared: ${declared.join(', ')}` : undefined,
+  }),
+  PATH_NOT_FOUND: (path: string): Problem => ({
+    code: 'PATH_NOT_FOUND',
+    message: `no file or folder at ${quote(path)}`,
+    hint: 'relative paths are resolved from the folder of the manifest',
+  }),
+  PATH_OUTSIDE_ROOT: (path: string, root: string): Problem => ({
+    code: 'PATH_OUTSIDE_ROOT',
+    message: `${quote(path)} resolves outside its root ${quote(root)}`,
+    hint: 'paths (after following symlinks) must stay inside their root; set `root:` to a folder that contains them',
+  }),
+  URI_DUPLICATE: (uri: string, other: string): Problem => ({
+    code: 'URI_DUPLICATE',
+    message: `resource URI ${quote(uri)} is already served by ${other}`,
+  }),
+  URI_TEMPLATE_INVALID: (reason: string): Problem => ({
+    code: 'URI_TEMPLATE_INVALID',
+    message: `invalid URI template: ${reason}`,
+  }),
+  SCHEMA_INVALID: (reason: string): Problem => ({
+    code: 'SCHEMA_INVALID',
+    message: `not a valid JSON Schema: ${reason}`,
+  }),
+} as const;
+
+export type ErrorCode = keyof typeof problems;

@@ -1,0 +1,62 @@
+/**
+ * Types of the manifest side of the pipeline: parse → validate → resolve. Nothing here knows MCP.
+ */
+import type { Diagnostic, Problem } from '../errors.js';
+
+/** A path from the manifest root, e.g. ['tools', 'find_orders', 'sql']. */
+export type ManifestPath = readonly (string | number)[];
+
+/** The manifest's top-level sections that hold named, kinded entries. */
+export const ENTRY_SECTIONS = ['sources', 'tools', 'resources', 'prompts'] as const;
+export type EntrySection = (typeof ENTRY_SECTIONS)[number];
+
+/** One entry as the user wrote it (after `${env:…}` resolution). */
+export interface EntryConfig {
+  readonly kind: string;
+  readonly [field: string]: unknown;
+}
+
+export interface ServerSection {
+  readonly name?: string;
+  readonly version?: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly instructions?: string;
+  readonly pageSize?: number;
+}
+
+export interface ManifestData {
+  readonly server?: ServerSection;
+  readonly sources?: Readonly<Record<string, EntryConfig>>;
+  readonly tools?: Readonly<Record<string, EntryConfig>>;
+  readonly resources?: Readonly<Record<string, EntryConfig>>;
+  readonly prompts?: Readonly<Record<string, EntryConfig>>;
+}
+
+/**
+ * What validation needs from the kind registry, without knowing about kinds: the known kind names of
+ * a section, and the full JSON Schema of one kind's entries.
+ */
+export interface KindSchemas {
+  kinds(section: EntrySection): readonly string[];
+  /** The schema an entry of this kind must satisfy (its fields plus the section's common fields). */
+  schema(section: EntrySection, kind: string): object | undefined;
+  /** The kind an entry gets when it names none (prompts default to `template`), if any. */
+  defaultKind(section: EntrySection): string | undefined;
+}
+
+/** A parsed, validated and resolved manifest, with the means to point back into its text. */
+export interface LoadedManifest {
+  /** Absolute path of the manifest file. */
+  readonly file: string;
+  /** Absolute folder of the manifest file. */
+  readonly baseDir: string;
+  /** The manifest's text, hashed by reload to skip edits that change nothing. */
+  readonly text: string;
+  /** Validated data with `${env:…}` resolved; entries without `kind` have their default kind set. */
+  readonly data: ManifestData;
+  /** Values that came from the environment: the logger redacts them. */
+  readonly secrets: readonly string[];
+  /** Turns a problem at a path into a diagnostic with file:line:col and a code frame. */
+  diagnose(path: ManifestPath, problem: Problem): Diagnostic;
+}
