@@ -51,7 +51,12 @@ export const problems = {
     code: 'MANIFEST_MISSING_FIELD',
     message: `${owner} is missing the required field ${quote(field)}`,
   }),
-  MANIFEST_UNKNOWN_FIELD: (field: string, owner: string, known: readonly string[], suggestion?: string): Problem => ({
+  MANIFEST_UNKNOWN_FIELD: (
+    field: string,
+    owner: string,
+    known: readonly string[],
+    suggestion?: string,
+  ): Problem => ({
     code: 'MANIFEST_UNKNOWN_FIELD',
     message: `unknown field ${quote(field)} in ${owner}${didYouMean(suggestion)}`,
     hint: known.length ? `allowed fields: ${known.join(', ')}` : undefined,
@@ -65,7 +70,12 @@ export const problems = {
     code: 'MANIFEST_INVALID_NAME',
     message: `invalid ${section} name ${quote(name)}: names must match ${pattern}`,
   }),
-  MANIFEST_UNKNOWN_KIND: (section: string, kind: string, known: readonly string[], suggestion?: string): Problem => ({
+  MANIFEST_UNKNOWN_KIND: (
+    section: string,
+    kind: string,
+    known: readonly string[],
+    suggestion?: string,
+  ): Problem => ({
     code: 'MANIFEST_UNKNOWN_KIND',
     message: `unknown ${section} kind ${quote(kind)}; known kinds: ${known.join(', ')}${didYouMean(suggestion)}`,
   }),

@@ -11,7 +11,16 @@
 export type JsonSchema = { [key: string]: unknown };
 
 /** RFC 5424 severities, lowest first, as MCP names them. */
-export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const LOG_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface ServerInfo {
@@ -132,9 +141,17 @@ export interface CatalogTemplate {
   readonly descriptor: ResourceTemplateDescriptor;
   /** The variable values when `uri` matches this template, else undefined. */
   match(uri: string): Readonly<Record<string, string>> | undefined;
-  read(uri: string, vars: Readonly<Record<string, string>>, signal: AbortSignal): Promise<readonly ResourceContents[]>;
+  read(
+    uri: string,
+    vars: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): Promise<readonly ResourceContents[]>;
   /** Completion candidates for one variable (already filtered by the typed prefix). */
-  complete(variable: string, prefix: string, context: Readonly<Record<string, string>>): Promise<readonly string[]>;
+  complete(
+    variable: string,
+    prefix: string,
+    context: Readonly<Record<string, string>>,
+  ): Promise<readonly string[]>;
 }
 
 export interface PromptArgumentDescriptor {
@@ -165,7 +182,11 @@ export interface CatalogPrompt {
   readonly descriptor: PromptDescriptor;
   /** Throws InvalidRequestParams for a missing required argument. */
   get(args: Readonly<Record<string, string>>, signal: AbortSignal): Promise<PromptResult>;
-  complete(argument: string, prefix: string, context: Readonly<Record<string, string>>): Promise<readonly string[]>;
+  complete(
+    argument: string,
+    prefix: string,
+    context: Readonly<Record<string, string>>,
+  ): Promise<readonly string[]>;
 }
 
 /** The compiled, immutable result of one manifest. Maps keep manifest order. */

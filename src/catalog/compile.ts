@@ -1,0 +1,178 @@
+/**
+ * compile: a loaded manifest → a Catalog, completely or not at all.
+ *
+ * Sources open first (in manifest order), then every tool, resource and prompt compiles against
+ * them. Every problem from every entry is collected; if there is any, the sources already opened are
+ * disposed and one ManifestError lists them all, so a broken edit never yields a partial catalog.
+ */
+import { type Diagnostic, ManifestError, type Problem, problems } from '../errors.js';
+import type {
+  EntryContext,
+  EntryPath,
+  KindContext,
+  Logger,
+  OpenedSource,
+  SourceCapabilities,
+  ToolCommon,
+} from '../kinds/contracts.js';
+import type { KindRegistry } from '../kinds/registry.js';
+import { buildInputSchema } from '../manifest/input-schema.js';
+import type { EntryConfig, EntrySection, LoadedManifest } from '../manifest/types.js';
+import { suggest } from '../util/suggest.js';
+import { guardTool } from './guard-tool.js';
+import { createSchemaCompiler } from './schemas.js';
+import type {
+  Catalog,
+  CatalogPrompt,
+  CatalogResource,
+  CatalogTemplate,
+  CatalogTool,
+  JsonSchema,
+  ServerInfo,
+} from './types.js';
+
+const DEFAULT_PAGE_SIZE = 100;
+
+export async function compileCatalog(
+  manifest: LoadedManifest,
+  registry: KindRegistry,
+  log: Logger,
+): Promise<Catalog> {
+  const diagnostics: Diagnostic[] = [];
+  const report = (path: EntryPath, problem: Problem) => diagnostics.push(manifest.diagnose(path, problem));
+  const data = manifest.data;
+
+  const kindContext = (section: EntrySection, name: string): KindContext => ({
+    name,
+    baseDir: manifest.baseDir,
+    log,
+    error: (at, problem) => report([section, name, ...at], problem),
+  });
+
+  const sources = new Map<string, { kind: string; opened: OpenedSource }>();
+  for (const [name, cfg] of entries(data.sources)) {
+    const kind = registry.get('sources', cfg.kind);
+    const opened = await kind?.open(cfg, kindContext('sources', name));
+    if (opened) sources.set(name, { kind: cfg.kind, opened });
+  }
+  const disposeSources = () => Promise.all([...sources.values()].map((s) => s.opened.dispose()));
+
+  const entryContext = (section: EntrySection, name: string): EntryContext => ({
+    ...kindContext(section, name),
+    source<K extends keyof SourceCapabilities>(sourceName: string, capability: K, at: EntryPath) {
+      const found = sources.get(sourceName);
+      if (found) {
+        const cap = found.opened.capabilities[capability];
+        if (!cap)
+          report([section, name, ...at], problems.SOURCE_INCOMPATIBLE(sourceName, found.kind, capability));
+        return cap;
+      }
+      // A declared source that failed to open has its own error already; do not pile on.
+      if (!data.sources?.[sourceName]) {
+        const known = Object.keys(data.sources ?? {});
+        report(
+          [section, name, ...at],
+          problems.SOURCE_UNKNOWN(sourceName, known, suggest(sourceName, known)),
+        );
+      }
+      return undefined;
+    },
+  });
+
+  const compileSchema = createSchemaCompiler();
+  const tools = new Map<string, CatalogTool>();
+  for (const [name, cfg] of entries(data.tools)) {
+    const common = cfg as unknown as ToolCommon;
+    const ctx = entryContext('tools', name);
+    const compiled = registry.get('tools', cfg.kind)?.compile(common, ctx);
+    const inputSchema = buildInputSchema(common.input) as JsonSchema;
+    const validateArgs = tryCompile(compileSchema, inputSchema, ['tools', name, 'input'], report);
+    const validateOutput = common.outputSchema
+      ? tryCompile(compileSchema, common.outputSchema, ['tools', name, 'outputSchema'], report)
+      : undefined;
+    if (!compiled || !validateArgs || (common.outputSchema && !validateOutput)) continue;
+    const annotations = { ...compiled.annotations, ...common.annotations };
+    const descriptor = {
+      name,
+      ...(common.title !== undefined && { title: common.title }),
+      ...(common.description !== undefined && { description: common.description }),
+      inputSchema,
+      ...(common.outputSchema !== undefined && { outputSchema: common.outputSchema }),
+      ...(Object.keys(annotations).length > 0 && { annotations }),
+    };
+    tools.set(name, guardTool(descriptor, compiled, validateArgs, validateOutput, log));
+  }
+
+  const resources = new Map<string, CatalogResource>();
+  const owners = new Map<string, string>();
+  const templates: CatalogTemplate[] = [];
+  for (const [name, cfg] of entries(data.resources)) {
+    const compiled = await registry.get('resources', cfg.kind)?.compile(cfg, entryContext('resources', name));
+    for (const resource of compiled?.resources ?? []) {
+      const uri = resource.descriptor.uri;
+      const owner = owners.get(uri);
+      if (owner) report(['resources', name], problems.URI_DUPLICATE(uri, `resources.${owner}`));
+      else resources.set(uri, resource);
+      owners.set(uri, owner ?? name);
+    }
+    templates.push(...(compiled?.templates ?? []));
+  }
+
+  const prompts = new Map<string, CatalogPrompt>();
+  for (const [name, cfg] of entries(data.prompts)) {
+    const prompt = registry.get('prompts', cfg.kind)?.compile(cfg, entryContext('prompts', name));
+    if (prompt) prompts.set(name, prompt);
+  }
+
+  if (diagnostics.length > 0) {
+    await disposeSources();
+    throw new ManifestError(sortByPosition(diagnostics));
+  }
+
+  let disposed: Promise<unknown> | undefined;
+  return {
+    server: serverInfo(manifest),
+    tools,
+    resources,
+    templates,
+    prompts,
+    pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
+    dispose: async () => {
+      disposed ??= disposeSources();
+      await disposed;
+    },
+  };
+}
+
+function serverInfo(manifest: LoadedManifest): ServerInfo {
+  const s = manifest.data.server ?? {};
+  return {
+    name: s.name ?? 'mcp-run',
+    version: s.version ?? '0.0.0',
+    ...(s.title !== undefined && { title: s.title }),
+    ...(s.description !== undefined && { description: s.description }),
+    ...(s.instructions !== undefined && { instructions: s.instructions }),
+  };
+}
+
+function entries(section: Readonly<Record<string, EntryConfig>> | undefined): [string, EntryConfig][] {
+  return Object.entries(section ?? {});
+}
+
+function tryCompile<T>(
+  compile: (schema: Record<string, unknown>) => T,
+  schema: Record<string, unknown>,
+  path: EntryPath,
+  report: (path: EntryPath, problem: Problem) => void,
+): T | undefined {
+  try {
+    return compile(schema);
+  } catch (err) {
+    report(path, problems.SCHEMA_INVALID((err as Error).message));
+    return undefined;
+  }
+}
+
+function sortByPosition(diagnostics: Diagnostic[]): Diagnostic[] {
+  return diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
+}

@@ -1,0 +1,119 @@
+/**
+ * The manifest pipeline: read → parse (with positions) → validate (envelope, then each kind) →
+ * resolve `${env:…}`. Every problem every step can find is reported at once, in file order, as one
+ * ManifestError.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type Diagnostic, ManifestError, type Problem, problems } from '../errors.js';
+import { type Finding, isPlainObject } from './finding.js';
+import { codeFrame, dottedPath } from './frame.js';
+import type { SourceMap } from './locate.js';
+import { parseYaml, type YamlFinding } from './parse.js';
+import { resolveEnv } from './resolve.js';
+import type { KindSchemas, LoadedManifest, ManifestData, ManifestPath } from './types.js';
+import { applyDefaultKinds, ManifestValidator } from './validate.js';
+
+/** Larger than any hand-written manifest; caps memory spent on a wrong or hostile file. */
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * One validator (one ajv) per kind registry: kind schemas compile once and are reused across
+ * reloads, and a registry that is dropped takes its compiled schemas with it.
+ */
+const validators = new WeakMap<KindSchemas, ManifestValidator>();
+
+function validatorFor(kinds: KindSchemas): ManifestValidator {
+  let validator = validators.get(kinds);
+  if (!validator) {
+    validator = new ManifestValidator();
+    validators.set(kinds, validator);
+  }
+  return validator;
+}
+
+/** Reads, parses (with positions), validates in two steps, resolves ${env:…}. Throws ManifestError with EVERY diagnostic, sorted by line. */
+export async function loadManifest(
+  file: string,
+  kinds: KindSchemas,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LoadedManifest> {
+  let text: string;
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOTFILE' });
+    if (info.size > MAX_MANIFEST_BYTES) throw tooLarge(file);
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if (e instanceof ManifestError) throw e;
+    throw new ManifestError([{ ...problems.MANIFEST_READ(file, readReason(e)), file }]);
+  }
+  return loadManifestText(text, file, kinds, env);
+}
+
+export function loadManifestText(
+  text: string,
+  file: string,
+  kinds: KindSchemas,
+  env: NodeJS.ProcessEnv = process.env,
+): LoadedManifest {
+  if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES) throw tooLarge(file);
+  const parsed = parseYaml(text);
+  const toDiagnostic = diagnostics(file, text, parsed.source);
+  if (parsed.data === undefined) throw new ManifestError(sorted(parsed.errors.map(toDiagnostic)));
+
+  const data = parsed.data;
+  applyDefaultKinds(data, kinds);
+  const findings = validatorFor(kinds).validate(data, kinds);
+  // Resolution runs even when validation failed: missing variables belong in the same report.
+  const resolved = resolveEnv(data, env);
+  findings.push(...resolved.findings);
+  if (findings.length) throw new ManifestError(sorted(findings.map(toDiagnostic)));
+
+  const absolute = resolve(file);
+  return {
+    file: absolute,
+    baseDir: dirname(absolute),
+    text,
+    data: withoutEmptySections(resolved.data),
+    secrets: resolved.secrets,
+    diagnose: (path: ManifestPath, problem: Problem) => toDiagnostic({ path, problem }),
+  };
+}
+
+function diagnostics(file: string, text: string, source: SourceMap) {
+  return (f: Finding | YamlFinding): Diagnostic => {
+    const offset = 'offset' in f ? f.offset : undefined;
+    const pos = offset !== undefined ? source.positionOf(offset) : source.position(f.path, f.at, f.needle);
+    const d: Diagnostic = { ...f.problem, file };
+    return {
+      ...d,
+      ...(f.path.length ? { path: dottedPath(f.path) } : {}),
+      ...(pos ? { line: pos.line, col: pos.col, frame: codeFrame(text, pos.line, pos.col) } : {}),
+    };
+  };
+}
+
+/** File order; diagnostics without a position (about the whole file) first. Sort is stable. */
+function sorted(list: Diagnostic[]): Diagnostic[] {
+  return list.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
+}
+
+/** `tools:` with nothing under it is allowed while writing; the data just has no such section. */
+function withoutEmptySections(data: unknown): ManifestData {
+  if (!isPlainObject(data)) return {};
+  return Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null)) as ManifestData;
+}
+
+function tooLarge(file: string): ManifestError {
+  const reason = `the file is larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`;
+  return new ManifestError([{ ...problems.MANIFEST_READ(file, reason), file }]);
+}
+
+function readReason(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR' || code === 'ENOTFILE') return 'not a file';
+  return (e as Error).message;
+}

@@ -1,0 +1,97 @@
+/**
+ * Maps manifest paths back to positions in the YAML text. The parsed document is kept (not just the
+ * plain data) so that a problem found much later, by the compiler, can still point at its line.
+ */
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
+import type { ManifestPath } from './types.js';
+
+export interface Position {
+  readonly line: number;
+  readonly col: number;
+}
+
+type Ranged = { range?: [number, number, number] | null };
+
+export class SourceMap {
+  constructor(
+    private readonly text: string,
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+  ) {}
+
+  positionOf(offset: number): Position {
+    return this.lines.linePos(offset);
+  }
+
+  /**
+   * Where `path` is in the text: its key or its value. When the path does not exist (a missing
+   * field, a default filled in), the deepest part that does exist is used, key first: the caret then
+   * lands on the entry that lacks the field.
+   */
+  position(path: ManifestPath, at: 'key' | 'value' = 'value', needle?: string): Position | undefined {
+    let node: unknown = this.doc.contents;
+    let key: unknown;
+    for (const seg of path) {
+      node = this.deref(node);
+      if (isMap(node)) {
+        const pair = node.items.find((p) => keyText(p.key) === String(seg));
+        if (!pair) return this.start(key) ?? this.start(node);
+        key = pair.key;
+        node = pair.value;
+      } else if (isSeq(node) && /^\d+$/.test(String(seg))) {
+        const index = Number(seg);
+        if (index >= node.items.length) return this.start(key) ?? this.start(node);
+        key = undefined;
+        node = node.items[index];
+      } else {
+        return this.start(key) ?? this.start(node);
+      }
+    }
+    if (at === 'key' && key) return this.start(key);
+    if (needle && isScalar(node) && node.range) {
+      const source = this.text.slice(node.range[0], node.range[1]);
+      const index = source.indexOf(needle);
+      if (index >= 0) return this.positionOf(node.range[0] + index);
+    }
+    // An empty value (`kind:`) has a zero-width range after the colon; the key is a better target.
+    if (isScalar(node) && node.range && node.range[0] === node.range[1] && key) return this.start(key);
+    return this.start(node) ?? this.start(key) ?? (path.length === 0 ? { line: 1, col: 1 } : undefined);
+  }
+
+  /** The key path of the mapping key that starts at `offset` (to name a duplicate key). */
+  keyPathAt(offset: number): (string | number)[] | undefined {
+    const search = (node: unknown, path: (string | number)[]): (string | number)[] | undefined => {
+      if (isMap(node)) {
+        for (const pair of node.items) {
+          const k = keyText(pair.key);
+          if ((pair.key as Ranged | null)?.range?.[0] === offset) return [...path, k];
+          const found = search(pair.value, [...path, k]);
+          if (found) return found;
+        }
+      } else if (isSeq(node)) {
+        for (const [i, item] of node.items.entries()) {
+          const found = search(item, [...path, i]);
+          if (found) return found;
+        }
+      }
+      return undefined;
+    };
+    return search(this.doc.contents, []);
+  }
+
+  private deref(node: unknown): unknown {
+    // Walk into an anchor's content: the problem is in the text the alias points at.
+    return isAlias(node) ? node.resolve(this.doc) : node;
+  }
+
+  private start(node: unknown): Position | undefined {
+    if (isPair(node)) return this.start(node.key);
+    const range = (node as Ranged | null | undefined)?.range;
+    return range ? this.positionOf(range[0]) : undefined;
+  }
+}
+
+function keyText(key: unknown): string {
+  if (isScalar(key)) return String(key.value);
+  return String((key as Node | null)?.toString() ?? '');
+}

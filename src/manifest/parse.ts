@@ -1,0 +1,70 @@
+/**
+ * Step 1 of the pipeline: YAML text → plain data, keeping the document for positions. Syntax errors
+ * stop the pipeline: nothing after them would point at the right place.
+ */
+import { type Document, isAlias, LineCounter, parseDocument, visit } from 'yaml';
+import { problems } from '../errors.js';
+import type { Finding } from './finding.js';
+import { SourceMap } from './locate.js';
+
+/** Guards against a manifest crafted to exhaust memory: a billion-laughs alias tree. */
+export const MAX_ALIAS_COUNT = 100;
+
+export interface Parsed {
+  readonly source: SourceMap;
+  /** The plain data, or undefined when the YAML has errors. */
+  readonly data?: unknown;
+  /** YAML errors with their offsets (positions are added by the caller). */
+  readonly errors: readonly YamlFinding[];
+}
+
+export interface YamlFinding extends Finding {
+  readonly offset?: number;
+}
+
+export function parseYaml(text: string): Parsed {
+  const lines = new LineCounter();
+  // prettyErrors off: the message stays one sentence; the code frame is ours.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const source = new SourceMap(text, doc, lines);
+  const errors: YamlFinding[] = [];
+  // Warnings (an unknown tag, a bad directive) are reported too: in a manifest they are mistakes.
+  for (const e of [...doc.errors, ...doc.warnings]) {
+    const offset = e.pos[0];
+    if (e.code === 'DUPLICATE_KEY') {
+      const path = source.keyPathAt(offset);
+      const key = path?.at(-1);
+      const reason = `duplicate key ${JSON.stringify(String(key ?? ''))}; keys in a mapping must be unique`;
+      errors.push({ path: path ?? [], problem: problems.MANIFEST_YAML(reason), offset });
+    } else {
+      errors.push({ path: [], problem: problems.MANIFEST_YAML(lowerFirst(e.message)), offset });
+    }
+  }
+  errors.push(...unresolvedAliases(doc));
+  if (errors.length) return { source, errors };
+  try {
+    return { source, data: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {}, errors };
+  } catch (e) {
+    const reason =
+      e instanceof ReferenceError && /alias count/i.test(e.message)
+        ? `too many aliases (more than ${MAX_ALIAS_COUNT} expanded nodes); write the values out instead`
+        : lowerFirst((e as Error).message);
+    return { source, errors: [{ path: [], problem: problems.MANIFEST_YAML(reason) }] };
+  }
+}
+
+/** yaml reports an alias to an unknown anchor only when converting, without a position; find it here. */
+function unresolvedAliases(doc: Document): YamlFinding[] {
+  const found: YamlFinding[] = [];
+  visit(doc, {
+    Alias(_, node) {
+      if (isAlias(node) && node.resolve(doc) === undefined) {
+        const reason = `unknown anchor ${JSON.stringify(node.source)}; define &${node.source} before using *${node.source}`;
+        found.push({ path: [], problem: problems.MANIFEST_YAML(reason), offset: node.range?.[0] });
+      }
+    },
+  });
+  return found;
+}
+
+const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);

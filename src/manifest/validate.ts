@@ -1,0 +1,87 @@
+/**
+ * Validation in two steps: the envelope (sections, names, entries with a `kind`), then each entry
+ * against its kind's schema. Every finding of both steps is returned; nothing stops at the first.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import { problems } from '../errors.js';
+import { suggest } from '../util/suggest.js';
+import { explainAjvErrors } from './ajv-errors.js';
+import { envelopeSchema, SINGULAR } from './envelope.js';
+import { type Finding, isPlainObject } from './finding.js';
+import { ENTRY_SECTIONS, type EntrySection, type KindSchemas } from './types.js';
+
+export class ManifestValidator {
+  // strict off: user-written JSON Schemas (tool input) may use keywords ajv does not know.
+  // verbose: errors carry their schema and data, which the messages quote.
+  private readonly ajv = new Ajv({ allErrors: true, strict: false, verbose: true, logger: false });
+  /** Kind schemas compiled once per validator, keyed by the schema object the registry hands out. */
+  private readonly compiled = new WeakMap<object, ValidateFunction>();
+  private readonly envelope = this.ajv.compile(envelopeSchema());
+
+  validate(data: unknown, kinds: KindSchemas): Finding[] {
+    const findings = this.envelope(data) ? [] : explainAjvErrors(this.envelope.errors ?? [], [], data);
+    if (!isPlainObject(data)) return findings;
+    for (const section of ENTRY_SECTIONS) {
+      const entries = data[section];
+      if (!isPlainObject(entries)) continue;
+      for (const [name, entry] of Object.entries(entries)) {
+        // Entries the envelope rejected (not a mapping, no string kind) have nothing to check further.
+        if (isPlainObject(entry) && typeof entry.kind === 'string') {
+          findings.push(...this.validateEntry(section, name, entry, entry.kind, kinds));
+        }
+      }
+    }
+    return findings.map((f) => withKindHint(f, kinds));
+  }
+
+  private validateEntry(
+    section: EntrySection,
+    name: string,
+    entry: Record<string, unknown>,
+    kind: string,
+    kinds: KindSchemas,
+  ): Finding[] {
+    const known = [...kinds.kinds(section)].sort();
+    const schema = known.includes(kind) ? kinds.schema(section, kind) : undefined;
+    if (!schema) {
+      const problem = problems.MANIFEST_UNKNOWN_KIND(SINGULAR[section], kind, known, suggest(kind, known));
+      return [{ path: [section, name, 'kind'], problem }];
+    }
+    const validateKind = this.compile(schema, `${section} kind "${kind}"`);
+    return validateKind(entry) ? [] : explainAjvErrors(validateKind.errors ?? [], [section, name], entry);
+  }
+
+  private compile(schema: object, what: string): ValidateFunction {
+    let fn = this.compiled.get(schema);
+    if (!fn) {
+      try {
+        fn = this.ajv.compile(schema);
+      } catch (e) {
+        // A kind shipped a broken schema: a bug in the kind, not in the manifest.
+        throw new Error(`the schema of ${what} does not compile: ${(e as Error).message}`);
+      }
+      this.compiled.set(schema, fn);
+    }
+    return fn;
+  }
+}
+
+/** A missing `kind` is more useful with the list of kinds to choose from. */
+function withKindHint(f: Finding, kinds: KindSchemas): Finding {
+  if (f.problem.code !== 'MANIFEST_MISSING_FIELD' || f.field !== 'kind' || f.path.length !== 2) return f;
+  const known = [...kinds.kinds(f.path[0] as EntrySection)].sort();
+  return { ...f, problem: { ...f.problem, hint: `add \`kind:\` with one of: ${known.join(', ')}` } };
+}
+
+/** Sections with a default kind (prompts → template) get it on entries that name none. */
+export function applyDefaultKinds(data: unknown, kinds: KindSchemas): void {
+  if (!isPlainObject(data)) return;
+  for (const section of ENTRY_SECTIONS) {
+    const fallback = kinds.defaultKind(section);
+    const entries = data[section];
+    if (!fallback || !isPlainObject(entries)) continue;
+    for (const entry of Object.values(entries)) {
+      if (isPlainObject(entry) && !('kind' in entry)) entry.kind = fallback;
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ManifestError } from '../../src/errors.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { brief, failures, kinds, load, yaml } from './helpers.js';
+
+describe('parse', () => {
+  it('reports a YAML syntax error with its position and a frame, and stops there', () => {
+    const ds = failures(yaml('tools:', '  a: [1, 2', 'bogus: 1'));
+    assert.equal(ds[0]?.code, 'MANIFEST_YAML');
+    assert.ok(
+      ds.every((d) => d.code === 'MANIFEST_YAML'),
+      'no schema errors after a syntax error',
+    );
+    assert.match(ds[0]!.message, /^invalid YAML: flow sequence/);
+    assert.equal(typeof ds[0]!.line, 'number');
+    assert.match(ds[0]!.frame!, /\^$/);
+  });
+
+  it('reports a tab used as indentation', () => {
+    const ds = failures('tools:\n\tx: 1\n');
+    assert.deepEqual(brief(ds), ['MANIFEST_YAML 2:1']);
+    assert.equal(ds[0]!.message, 'invalid YAML: tabs are not allowed as indentation');
+  });
+
+  it('reports a duplicate key at the second occurrence, with its path', () => {
+    const ds = failures(
+      yaml('tools:', '  a: { kind: sql, source: s, sql: x }', '  a: { kind: sql, source: s, sql: y }'),
+    );
+    assert.deepEqual(brief(ds), ['MANIFEST_YAML 3:3 tools.a']);
+    assert.equal(ds[0]!.message, 'invalid YAML: duplicate key "a"; keys in a mapping must be unique');
+    assert.equal(
+      ds[0]!.frame,
+      [
+        '  1 | tools:',
+        '  2 |   a: { kind: sql, source: s, sql: x }',
+        '> 3 |   a: { kind: sql, source: s, sql: y }',
+        '    |   ^',
+      ].join('\n'),
+    );
+  });
+
+  it('reports every syntax error at once', () => {
+    const ds = failures(yaml('a: 1', 'a: 2', 'b: 1', 'b: 2'));
+    assert.deepEqual(brief(ds), ['MANIFEST_YAML 2:1 a', 'MANIFEST_YAML 4:1 b']);
+  });
+
+  it('reports an alias to an unknown anchor where it is used', () => {
+    const ds = failures(yaml('server:', '  name: *nope'));
+    assert.deepEqual(brief(ds), ['MANIFEST_YAML 2:9']);
+    assert.match(ds[0]!.message, /unknown anchor "nope"/);
+  });
+
+  it('caps alias expansion (billion laughs)', () => {
+    const ds = failures(
+      yaml(
+        'a: &a [x, x, x, x, x, x, x, x, x, x]',
+        'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+        'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+        'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      ),
+    );
+    assert.deepEqual(brief(ds), ['MANIFEST_YAML 1:1']);
+    assert.match(ds[0]!.message, /too many aliases/);
+  });
+
+  it('accepts an empty file, or one with only comments, as an empty manifest', () => {
+    assert.deepEqual(load('').data, {});
+    assert.deepEqual(load('# nothing yet\n').data, {});
+  });
+
+  it('requires the top level to be a mapping', () => {
+    const ds = failures(yaml('- tools'));
+    assert.deepEqual(brief(ds), ['MANIFEST_INVALID_VALUE 1:1']);
+    assert.equal(ds[0]!.message, 'expected a mapping, got a list');
+  });
+
+  it('keeps a __proto__ key as a plain key (no prototype pollution)', () => {
+    const ds = failures(yaml('__proto__: { polluted: true }'));
+    assert.deepEqual(brief(ds), ['MANIFEST_UNKNOWN_FIELD 1:1 __proto__']);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
+
+describe('loadManifest (files)', () => {
+  const dir = mkdtemp(join(tmpdir(), 'mcp-run-manifest-'));
+  after(async () => rm(await dir, { recursive: true, force: true }));
+
+  it('loads a file and records its absolute path and folder', async () => {
+    const file = join(await dir, 'ok.yaml');
+    await writeFile(file, yaml('server: { name: demo }'));
+    const m = await loadManifest(file, kinds, {});
+    assert.equal(m.file, file);
+    assert.equal(m.baseDir, await dir);
+    assert.deepEqual(m.data, { server: { name: 'demo' } });
+  });
+
+  it('reports an unreadable file as MANIFEST_READ', async () => {
+    const file = join(await dir, 'missing.yaml');
+    await assert.rejects(loadManifest(file, kinds, {}), (e: unknown) => {
+      assert.ok(e instanceof ManifestError);
+      assert.equal(e.diagnostics[0]!.code, 'MANIFEST_READ');
+      assert.match(e.diagnostics[0]!.message, /no such file/);
+      return true;
+    });
+    await assert.rejects(loadManifest(await dir, kinds, {}), /not a file/);
+  });
+
+  it('refuses a file over the size cap before reading it', async () => {
+    const file = join(await dir, 'huge.yaml');
+    await writeFile(file, '');
+    await truncate(file, 4 * 1024 * 1024 + 1);
+    await assert.rejects(loadManifest(file, kinds, {}), /MANIFEST_READ[\s\S]*larger than 4 MiB/);
+  });
+});
