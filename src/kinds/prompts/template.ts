@@ -1,0 +1,168 @@
+/**
+ * Prompt `template`: messages written as Handlebars templates over declared arguments. Templates
+ * are compiled once; using an undeclared argument is a manifest error, and a missing required
+ * argument is refused rather than rendered as an empty string.
+ *
+ * @example
+ * ```yaml
+ * prompts:
+ *   summarize_customer:
+ *     description: Summarise a customer's history.
+ *     arguments:
+ *       email: { description: Customer email, required: true }
+ *       tone: { enum: [brief, detailed] }
+ *     messages:
+ *       - text: "Summarise the orders of {{email}}{{#if tone}} in a {{tone}} way{{/if}}."
+ * ```
+ */
+import { InvalidRequestParams, type PromptMessage } from '../../catalog/types.js';
+import { suggest } from '../../util/suggest.js';
+import type { PromptKind } from '../contracts.js';
+import { compact } from '../shared/compact.js';
+import { compileTemplate, type RenderTemplate } from '../shared/template.js';
+import { completeFrom, completionList, ownEntry } from '../shared/variables.js';
+
+export interface PromptArgumentConfig {
+  readonly title?: string;
+  readonly description?: string;
+  readonly required?: boolean;
+  readonly enum?: readonly string[];
+  readonly complete?: readonly string[];
+}
+
+export interface PromptTemplateConfig {
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments?: Readonly<Record<string, PromptArgumentConfig>>;
+  readonly messages: readonly { readonly role?: 'user' | 'assistant'; readonly text: string }[];
+}
+
+export const templatePrompt: PromptKind<PromptTemplateConfig> = {
+  kind: 'template',
+  description: 'Messages written as Handlebars templates over declared arguments.',
+  configSchema: {
+    type: 'object',
+    properties: {
+      title: { type: 'string', description: 'Human-friendly name shown by clients.' },
+      description: { type: 'string', description: 'What the prompt is for.' },
+      arguments: {
+        type: 'object',
+        description: 'The arguments, by name; the messages use them as {{name}}.',
+        propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+        additionalProperties: {
+          type: 'object',
+          properties: {
+            title: { type: 'string', description: 'Human-friendly name shown by clients.' },
+            description: { type: 'string', description: 'What to pass.' },
+            required: {
+              type: 'boolean',
+              default: false,
+              description: 'The prompt cannot be used without it.',
+            },
+            enum: {
+              type: 'array',
+              items: { type: 'string' },
+              minItems: 1,
+              description: 'The only values allowed; also offered as completions.',
+            },
+            complete: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Values offered as completions (other values stay allowed).',
+            },
+          },
+          additionalProperties: false,
+        },
+      },
+      messages: {
+        type: 'array',
+        minItems: 1,
+        description: 'The messages the prompt produces, in order.',
+        items: {
+          type: 'object',
+          properties: {
+            role: {
+              enum: ['user', 'assistant'],
+              default: 'user',
+              description: 'Who says it (default user).',
+            },
+            text: { type: 'string', description: 'A Handlebars template, e.g. "Summarise {{topic}}."' },
+          },
+          required: ['text'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['messages'],
+    additionalProperties: false,
+  },
+
+  compile(config, ctx) {
+    const args = config.arguments ?? {};
+    const declared = Object.keys(args);
+    const renders: { role: 'user' | 'assistant'; render: RenderTemplate | undefined }[] = config.messages.map(
+      (message, i) => ({
+        role: message.role ?? 'user',
+        render: compileTemplate(message.text, declared, ['messages', i, 'text'], ctx),
+      }),
+    );
+    if (renders.some((m) => m.render === undefined)) return undefined;
+    const required = declared.filter((name) => args[name]!.required === true);
+
+    return {
+      descriptor: compact({
+        name: ctx.name,
+        title: config.title,
+        description: config.description,
+        arguments:
+          declared.length === 0
+            ? undefined
+            : declared.map((name) =>
+                compact({
+                  name,
+                  title: args[name]!.title,
+                  description: args[name]!.description,
+                  required: args[name]!.required ?? false,
+                }),
+              ),
+      }),
+
+      async get(values) {
+        for (const name of Object.keys(values)) {
+          if (Object.hasOwn(args, name)) continue;
+          const hint = suggest(name, declared);
+          throw new InvalidRequestParams(
+            `unknown argument ${JSON.stringify(name)}${hint ? ` (did you mean ${JSON.stringify(hint)}?)` : ''}; ` +
+              (declared.length
+                ? `the prompt takes: ${declared.join(', ')}`
+                : 'the prompt takes no arguments'),
+          );
+        }
+        // An empty string counts as missing: clients send "" for fields the user left blank.
+        const missing = required.filter((name) => values[name] === undefined || values[name] === '');
+        if (missing.length > 0) {
+          throw new InvalidRequestParams(
+            `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`,
+          );
+        }
+        for (const [name, value] of Object.entries(values)) {
+          const allowed = args[name]!.enum;
+          if (allowed && value !== undefined && !allowed.includes(value)) {
+            throw new InvalidRequestParams(
+              `argument ${JSON.stringify(name)} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`,
+            );
+          }
+        }
+        const messages: PromptMessage[] = renders.map(({ role, render }) => ({
+          role,
+          content: { type: 'text', text: render!(values) },
+        }));
+        return compact({ description: config.description, messages });
+      },
+
+      async complete(argument, prefix) {
+        return completeFrom(completionList(ownEntry(args, argument)), prefix);
+      },
+    };
+  },
+};

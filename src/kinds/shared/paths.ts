@@ -1,0 +1,91 @@
+/**
+ * Containment checks for files served from the manifest: every path is resolved with `realpath`
+ * (symlinks included) and must stay inside its root, at compile time and again on every read.
+ */
+import { constants } from 'node:fs';
+import { open, realpath } from 'node:fs/promises';
+import { sep } from 'node:path';
+
+/** Whether `realPath` is `realRoot` or below it. Both must already be real paths. */
+export function isInside(realRoot: string, realPath: string): boolean {
+  if (realPath === realRoot) return true;
+  return realPath.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
+}
+
+/**
+ * The real path of `candidate` when it exists and lies inside `root`, else undefined. `root` must be
+ * a real path resolved once at compile time: re-resolving it on each read would follow a root that
+ * was later swapped for a symlink.
+ */
+export async function realpathInside(root: string, candidate: string): Promise<string | undefined> {
+  let real: string;
+  try {
+    real = await realpath(candidate);
+  } catch {
+    return undefined;
+  }
+  return isInside(root, real) ? real : undefined;
+}
+
+/** `file://` URI of an absolute path, each segment percent-encoded. */
+export function fileUri(path: string): string {
+  let posix = path.split(sep).join('/');
+  if (/^[A-Za-z]:/.test(posix)) posix = `/${posix}`; // Windows drive letter
+  const encoded = posix
+    .split('/')
+    .map((segment, i) => (i === 1 && /^[A-Za-z]:$/.test(segment) ? segment : encodeURIComponent(segment)))
+    .join('/');
+  return `file://${encoded}`;
+}
+
+export class FileTooLarge extends Error {
+  constructor(what: string, size: number, maxBytes: number) {
+    super(
+      `${what} is ${size} bytes, more than the resource's maxBytes cap of ${maxBytes}; raise maxBytes to serve it`,
+    );
+    this.name = 'FileTooLarge';
+  }
+}
+
+/**
+ * Reads a regular file that must resolve inside `root`. Undefined when it is missing, outside the
+ * root or not a regular file (callers answer "not found" for all three, revealing nothing). Throws
+ * FileTooLarge past `maxBytes`. The last component is opened with O_NOFOLLOW so a file swapped for a
+ * symlink between the check and the open is refused.
+ */
+export async function readInside(
+  root: string,
+  candidate: string,
+  maxBytes: number,
+  what: string,
+): Promise<Buffer | undefined> {
+  const real = await realpathInside(root, candidate);
+  if (real === undefined) return undefined;
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return undefined;
+    if (stat.size > maxBytes) throw new FileTooLarge(what, stat.size, maxBytes);
+    // Read at most one byte past the cap: a file that grew since the stat is still bounded.
+    const cap = stat.size + 1;
+    const buffer = Buffer.alloc(Math.min(cap, maxBytes + 1));
+    let total = 0;
+    while (total < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+    }
+    if (total > maxBytes) throw new FileTooLarge(what, total, maxBytes);
+    return buffer.subarray(0, total);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Default cap of a file resource read: 10 MiB. */
+export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;

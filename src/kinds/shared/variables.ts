@@ -1,0 +1,56 @@
+/**
+ * Declared variables and prompt arguments: the `enum` that restricts their values and the lists
+ * that feed completion/complete.
+ */
+import type { JsonSchema } from '../../catalog/types.js';
+
+export interface VariableConfig {
+  readonly description?: string;
+  readonly enum?: readonly string[];
+  readonly complete?: readonly string[];
+}
+
+/** Completions are capped like the protocol's completion result (at most 100 values). */
+export const MAX_COMPLETIONS = 100;
+
+export const variablesSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'The URI template variables, by name: a description, the allowed values (`enum`) and suggestions for completion (`complete`).',
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      description: { type: 'string', description: 'What the variable means.' },
+      enum: {
+        type: 'array',
+        items: { type: 'string' },
+        minItems: 1,
+        description: 'The only values allowed; also offered as completions.',
+      },
+      complete: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Values offered as completions (other values stay allowed).',
+      },
+    },
+    additionalProperties: false,
+  },
+};
+
+/** Candidates starting with `prefix` (case-insensitive), at most MAX_COMPLETIONS. */
+export function completeFrom(candidates: readonly string[] | undefined, prefix: string): string[] {
+  if (!candidates) return [];
+  const p = prefix.toLowerCase();
+  return candidates.filter((c) => c.toLowerCase().startsWith(p)).slice(0, MAX_COMPLETIONS);
+}
+
+/** The values completion offers for one variable: its enum, plus its suggestion list. */
+export function completionList(variable: VariableConfig | undefined): string[] | undefined {
+  if (!variable) return undefined;
+  return [...new Set([...(variable.enum ?? []), ...(variable.complete ?? [])])];
+}
+
+/** `record[key]` only when it is the record's own entry (a client may ask for "constructor"). */
+export function ownEntry<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
