@@ -104,6 +104,11 @@ export const problems = {
       ? `declared input: ${declared.join(', ')}`
       : `declare it under input, e.g. input: { ${param}: { type: string } }`,
   }),
+  SQL_INVALID: (reason: string): Problem => ({
+    code: 'SQL_INVALID',
+    message: `the database cannot run this SQL: ${reason}`,
+    hint: 'check the statement against the schema; it is prepared (not run) when the manifest loads',
+  }),
   TEMPLATE_SYNTAX: (reason: string): Problem => ({
     code: 'TEMPLATE_SYNTAX',
     message: `template does not parse: ${reason}`,

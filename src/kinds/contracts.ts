@@ -17,7 +17,15 @@
  * 4. `dispose` releases what `open` acquired. It must tolerate being called once on a source whose
  *    calls have all finished, and must never throw.
  */
-import type { CatalogPrompt, CatalogResource, CatalogTemplate, JsonSchema, ToolAnnotations, ToolResult, CallContext } from '../catalog/types.js';
+import type {
+  CallContext,
+  CatalogPrompt,
+  CatalogResource,
+  CatalogTemplate,
+  JsonSchema,
+  ToolAnnotations,
+  ToolResult,
+} from '../catalog/types.js';
 import type { Problem } from '../errors.js';
 
 /** A path inside the current entry, e.g. ['sql'] or ['input', 'limit', 'type']. */
@@ -70,6 +78,13 @@ export interface SqlResult {
 export interface SqlCapability {
   readonly dialect: string;
   readonly readOnly: boolean;
+  /** The source's limits, for statements whose entry declares none. */
+  readonly defaults: { readonly maxRows: number; readonly timeoutMs: number };
+  /**
+   * Checks a statement without running it (syntax, unknown tables) and returns the reason when it
+   * cannot run. Optional: a source that can only tell by a round trip leaves it out.
+   */
+  check?(statement: SqlStatement): string | undefined;
   /** Values are bound in `statement.params` order; they are never spliced into the text. */
   query(statement: SqlStatement, values: readonly unknown[], options: SqlQueryOptions): Promise<SqlResult>;
 }

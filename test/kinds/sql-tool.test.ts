@@ -186,10 +186,17 @@ test('writes: refused on a read-only source, counted on a writable one', async (
   assert.equal(text(deleted), '1 row changed.');
 });
 
-test('a driver error is a result with isError, not a throw', async () => {
-  const result = await run({ source: 'ro', sql: 'SELECT * FROM missing_table' });
+test('a driver error at run time is a result with isError, not a throw', async () => {
+  const result = await run({ source: 'ro', sql: 'SELECT abs(-9223372036854775807 - 1) AS n' });
   assert.equal(result.isError, true);
-  assert.equal(text(result), 'SQL error: no such table: missing_table');
+  assert.equal(text(result), 'SQL error: integer overflow');
+});
+
+test('SQL_INVALID: a statement the source cannot prepare fails at compile time', () => {
+  const { ctx, tool } = compile({ source: 'ro', sql: 'SELECT * FROM missing_table' });
+  assert.equal(tool, undefined);
+  assert.deepEqual(ctx.codes(), ['SQL_INVALID']);
+  assert.match(ctx.errors[0]!.problem.message, /no such table: missing_table/);
 });
 
 test('annotations: readOnlyHint only for a read-only source', () => {

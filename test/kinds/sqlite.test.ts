@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { OpenedSource, SqlCapability } from '../../src/kinds/contracts.js';
-import { sqlDefaults } from '../../src/kinds/shared/sql-defaults.js';
 import { parseSqlParams } from '../../src/kinds/shared/sql-params.js';
 import { type SqliteConfig, sqliteSource } from '../../src/kinds/sources/sqlite.js';
 import { tempDir, testContext } from './context.js';
@@ -186,7 +185,7 @@ test('BLOBs come back as base64 text', async () => {
 test('source defaults reach tools; dispose closes and may be called again', async () => {
   const dir = tempDir();
   const { opened, sql } = await open({ path: ':memory:', maxRows: 7, timeoutMs: 1234 }, dir);
-  assert.deepEqual(sqlDefaults(sql), { maxRows: 7, timeoutMs: 1234 });
+  assert.deepEqual(sql.defaults, { maxRows: 7, timeoutMs: 1234 });
   await (opened as OpenedSource).dispose();
   await opened!.dispose();
   await assert.rejects(query(sql, 'SELECT 1'), /not open/);

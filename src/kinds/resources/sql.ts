@@ -18,7 +18,6 @@ import { problems } from '../../errors.js';
 import { suggest } from '../../util/suggest.js';
 import type { ResourceKind, SqlCapability, SqlStatement } from '../contracts.js';
 import { compact } from '../shared/compact.js';
-import { sqlDefaults } from '../shared/sql-defaults.js';
 import { parseSqlParams } from '../shared/sql-params.js';
 import {
   hasScheme,
@@ -109,9 +108,14 @@ export const sqlResource: ResourceKind<SqlResourceConfig> = {
       ok = false;
       ctx.error(['sql'], problems.SQL_PARAM_UNDECLARED(param, declared, suggest(param, declared)));
     }
+    const invalid = ok ? capability?.check?.(statement) : undefined;
+    if (invalid) {
+      ok = false;
+      ctx.error(['sql'], problems.SQL_INVALID(invalid));
+    }
     if (!capability || !ok || (hasTemplateVariables(config.uri) && !template)) return undefined;
 
-    const query = rowsReader(capability, statement, config.maxRows ?? sqlDefaults(capability).maxRows);
+    const query = rowsReader(capability, statement, config.maxRows ?? capability.defaults.maxRows);
     const common = { name: config.name ?? ctx.name, title: config.title, description: config.description };
     if (!template) {
       const descriptor = compact({ uri: config.uri, ...common, mimeType: MIME_TYPE });
@@ -140,7 +144,7 @@ export const sqlResource: ResourceKind<SqlResourceConfig> = {
 
 /** A reader for one statement; it yields no contents when a template's query finds no row. */
 function rowsReader(capability: SqlCapability, statement: SqlStatement, maxRows: number) {
-  const { timeoutMs } = sqlDefaults(capability);
+  const { timeoutMs } = capability.defaults;
   return async (
     uri: string,
     vars: Readonly<Record<string, string>>,

@@ -19,12 +19,15 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { problems } from '../../errors.js';
-import type { OpenedSource, SourceKind, SqlQueryOptions, SqlResult, SqlStatement } from '../contracts.js';
-import {
-  DEFAULT_MAX_ROWS,
-  DEFAULT_TIMEOUT_MS,
-  type SqlCapabilityWithDefaults,
-} from '../shared/sql-defaults.js';
+import type {
+  OpenedSource,
+  SourceKind,
+  SqlCapability,
+  SqlQueryOptions,
+  SqlResult,
+  SqlStatement,
+} from '../contracts.js';
+import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../shared/sql-defaults.js';
 import { renderSql } from '../shared/sql-params.js';
 
 export interface SqliteConfig {
@@ -167,10 +170,18 @@ function openedSource(
     return stmt;
   };
 
-  const sql: SqlCapabilityWithDefaults = {
+  const sql: SqlCapability = {
     dialect: 'sqlite',
     readOnly,
     defaults,
+    check(statement) {
+      try {
+        prepare(renderSql(statement, () => '?'));
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
     async query(
       statement: SqlStatement,
       values: readonly unknown[],

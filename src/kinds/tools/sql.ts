@@ -19,7 +19,6 @@ import type { ToolResult } from '../../catalog/types.js';
 import { problems } from '../../errors.js';
 import { suggest } from '../../util/suggest.js';
 import type { SqlResult, ToolCommon, ToolKind } from '../contracts.js';
-import { sqlDefaults } from '../shared/sql-defaults.js';
 import { parseSqlParams } from '../shared/sql-params.js';
 import { markdownTable } from '../shared/text-table.js';
 
@@ -82,9 +81,14 @@ export const sqlTool: ToolKind<SqlToolConfig> = {
       ok = false;
       ctx.error(['sql'], problems.SQL_PARAM_UNDECLARED(param, declared, suggest(param, declared)));
     }
+    const invalid = ok ? capability?.check?.(statement) : undefined;
+    if (invalid) {
+      ok = false;
+      ctx.error(['sql'], problems.SQL_INVALID(invalid));
+    }
     if (!capability || !ok) return undefined;
 
-    const defaults = sqlDefaults(capability);
+    const defaults = capability.defaults;
     const maxRows = config.maxRows ?? defaults.maxRows;
     const timeoutMs = config.timeoutMs ?? defaults.timeoutMs;
     return {
