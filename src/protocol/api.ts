@@ -1,0 +1,88 @@
+/**
+ * The public shapes of the protocol core, shared by every transport. `server.ts` re-exports them.
+ *
+ * HTTP seam: a transport that gives each request its own response stream passes a RequestRoute to
+ * `receive`. The route gets that request's related notifications (progress, logs, the listen
+ * stream) and its final response with the HTTP status the response implies; the connection's
+ * standing `send` keeps only unsolicited traffic (legacy list_changed and resources/updated).
+ */
+import type { Logger } from '../kinds/contracts.js';
+import type { Outlet } from './context.js';
+import type { ListCategory } from './hub.js';
+import type { Era } from './versions.js';
+
+export type { ListCategory } from './hub.js';
+export type { Era } from './versions.js';
+
+export interface ProtocolOptions {
+  /** stderr logger; the core never writes to stdout itself. */
+  readonly log: Logger;
+  /** Advertise (and send) tools/prompts/resources listChanged: true when the manifest is watched. */
+  readonly listChanged: boolean;
+  /** ttlMs on cacheable 2026 results; default 60000 when listChanged, else 3600000. */
+  readonly ttlMs?: number;
+}
+
+/**
+ * Per-request delivery for transports with per-request streams (HTTP). `notify` receives the
+ * request's related notifications; `respond` receives its final response exactly once, unless the
+ * request was cancelled (then nothing). For `subscriptions/listen` the route stays open: `notify`
+ * carries the acknowledgement and the tagged stream, `respond` the graceful final result.
+ */
+export interface RequestRoute extends Outlet {
+  /** Aborting it cancels the request (2026 HTTP: a closed response stream is the cancellation). */
+  readonly signal?: AbortSignal;
+  /**
+   * The `MCP-Protocol-Version` header. With a 2026 envelope it must equal the body's version
+   * (-32020 otherwise); without one, a modern value means "the envelope is missing" (-32602) and an
+   * unknown value is refused (-32022). A legacy value lets the request go the legacy way.
+   */
+  readonly protocolVersion?: string;
+}
+
+/**
+ * - `answered`: a response (result or error) was delivered; `status` is its HTTP status: 200, or
+ *   400 for framing faults (-32700, -32600) and 2026 envelope faults (-32602 envelope, -32020,
+ *   -32021, -32022), or 404 for a 2026 unknown/removed method (-32601). Legacy in-band errors are 200.
+ * - `accepted`: a notification or a client response; nothing to answer (HTTP 202).
+ * - `silent`: a request that ends without a response (cancelled, or its connection closed).
+ * - `subscribed`: a listen stream was acknowledged and stays open on its route (HTTP 200 + SSE).
+ */
+export type OutcomeKind = 'answered' | 'accepted' | 'silent' | 'subscribed';
+
+export interface ReceiveOutcome {
+  readonly kind: OutcomeKind;
+  readonly status: number;
+  /** The era that handled (or refused) the message; absent when it could not be told. */
+  readonly era?: Era;
+}
+
+export interface ConnectOptions {
+  /**
+   * Treat the connection as already initialized at this legacy version (e.g. an HTTP transport
+   * serving a session-less 2025 request whose MCP-Protocol-Version header names the version).
+   */
+  readonly legacyVersion?: string;
+}
+
+export interface Connection {
+  /**
+   * Handles one inbound message: a JSON string (one line), or an already-parsed value. Never
+   * throws: every failure becomes the right JSON-RPC error. Resolves when the message has been
+   * fully handled (for a listen request: once it is acknowledged).
+   */
+  receive(message: unknown, route?: RequestRoute): Promise<ReceiveOutcome>;
+  /** Aborts the requests in flight (they get no response) and drops this connection's listeners. */
+  close(): void;
+}
+
+export interface Protocol {
+  /** One per stdio connection, legacy HTTP session, or modern HTTP request. */
+  connect(send: (message: object) => void, options?: ConnectOptions): Connection;
+  /** After a hot reload: tell every listener that asked for these categories. */
+  notifyListChanged(categories: ReadonlySet<ListCategory>): void;
+  /** A resource's content changed. */
+  notifyResourceUpdated(uri: string): void;
+  /** Graceful shutdown: ends listen subscriptions with their final result, aborts nothing else. */
+  close(): void;
+}

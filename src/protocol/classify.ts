@@ -1,0 +1,80 @@
+/**
+ * Decides, per request, which era serves it and which method-table entry handles it, or which
+ * error refuses it. The rules (digest §5.12):
+ * - an `io.modelcontextprotocol/` key in `params._meta` makes a request modern, validated and served
+ *   statelessly; legacy-only methods do not exist for it (-32601, HTTP 404);
+ * - `server/discover` and `subscriptions/listen` exist only for modern requests (-32602 without the
+ *   envelope);
+ * - otherwise the request is legacy: `initialize` (re)starts the session, and everything else
+ *   (except `ping`) needs a completed `initialize` first.
+ */
+import type { LegacySession, MethodSpec } from './context.js';
+import { type Envelope, hasEnvelope, headerOnlyFault, missingEnvelope, readEnvelope } from './envelope.js';
+import { ErrorCode, HttpStatus, invalidRequest, ProtocolError } from './jsonrpc.js';
+import { METHODS } from './method-table.js';
+import { type Era, Meta, MODERN_VERSIONS } from './versions.js';
+
+export type Classification =
+  | {
+      readonly ok: true;
+      readonly era: Era;
+      readonly envelope: Envelope | undefined;
+      readonly spec: MethodSpec;
+    }
+  | { readonly ok: false; readonly era: Era; readonly error: ProtocolError };
+
+const fail = (era: Era, error: ProtocolError): Classification => ({ ok: false, era, error });
+
+export function classifyRequest(
+  method: string,
+  params: Record<string, unknown>,
+  session: LegacySession,
+  headerVersion: string | undefined,
+  inBatch: boolean,
+): Classification {
+  const meta = params._meta;
+  const spec = METHODS.get(method);
+  if (hasEnvelope(meta)) {
+    let envelope: Envelope;
+    try {
+      envelope = readEnvelope(meta, headerVersion);
+    } catch (err) {
+      return fail('modern', err as ProtocolError);
+    }
+    if (inBatch)
+      return fail('modern', invalidRequest('a JSON-RPC batch must not contain 2026-07-28 requests'));
+    if (spec === undefined || spec.era === 'legacy')
+      return fail('modern', methodNotFound(method, spec !== undefined));
+    return { ok: true, era: 'modern', envelope, spec };
+  }
+  const headerFault = headerOnlyFault(method, headerVersion);
+  if (headerFault !== undefined) return fail('modern', headerFault);
+  if (spec?.era === 'modern') return fail('modern', missingEnvelope(method));
+  if (method === 'initialize') {
+    if (inBatch) return fail('legacy', invalidRequest('initialize must not be sent inside a JSON-RPC batch'));
+  } else if (session.version === undefined && method !== 'ping') {
+    return fail('legacy', notInitialized(method));
+  }
+  if (spec === undefined)
+    return fail('legacy', new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`));
+  return { ok: true, era: 'legacy', envelope: undefined, spec };
+}
+
+function methodNotFound(method: string, removed: boolean): ProtocolError {
+  const why = removed
+    ? ` (not part of protocol ${MODERN_VERSIONS[0]}; it exists only after initialize in the 2025 era)`
+    : '';
+  return new ProtocolError(
+    ErrorCode.MethodNotFound,
+    `Method not found: ${method}${why}`,
+    undefined,
+    HttpStatus.NotFound,
+  );
+}
+
+function notInitialized(method: string): ProtocolError {
+  return invalidRequest(
+    `"${method}" arrived before initialize: send "initialize" first (2025 era), or carry the _meta envelope ` +
+      `"${Meta.protocolVersion}" + "${Meta.clientCapabilities}" on every request (${MODERN_VERSIONS[0]} era)`,
+  );
+}

@@ -1,0 +1,290 @@
+/**
+ * One client connection: parses and checks each inbound message, classifies it by era, dispatches
+ * it through the method table, and delivers the response to the request's outlet. It also owns
+ * the in-flight table (for `notifications/cancelled`) and the legacy session state.
+ */
+import type { Logger } from '../kinds/contracts.js';
+import type { Connection, ConnectOptions, ReceiveOutcome, RequestRoute } from './api.js';
+import { type Classification, classifyRequest } from './classify.js';
+import { KEEP_OPEN, type LegacySession, type Outlet, type ServerState } from './context.js';
+import { describe, toProtocolError } from './error-mapping.js';
+import type { LegacyListener } from './hub.js';
+import {
+  ErrorCode,
+  errorResponse,
+  HttpStatus,
+  invalidRequest,
+  isObject,
+  isRequestId,
+  ProtocolError,
+  type RequestId,
+  resultResponse,
+} from './jsonrpc.js';
+import { RequestScope, type ScopeOwner } from './request-scope.js';
+import { BATCH_VERSION, type Era, isLegacyVersion } from './versions.js';
+
+const ACCEPTED: ReceiveOutcome = { kind: 'accepted', status: HttpStatus.Accepted };
+const SILENT: ReceiveOutcome = { kind: 'silent', status: HttpStatus.Accepted };
+const EMPTY_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Where the responses of a batch are collected instead of being sent one by one. */
+type Batch = object[];
+
+export class ProtocolConnection implements Connection, ScopeOwner, LegacyListener {
+  readonly session: LegacySession = {
+    version: undefined,
+    ready: false,
+    logLevel: undefined,
+    subscriptions: new Set(),
+  };
+  private readonly inFlight = new Map<RequestId, AbortController>();
+  private readonly standing: Outlet;
+  private readonly log: Logger;
+  private closed = false;
+
+  constructor(
+    readonly server: ServerState,
+    send: (message: object) => void,
+    options: ConnectOptions = {},
+  ) {
+    this.log = server.log;
+    const emit = (message: object): void => {
+      if (this.closed) return;
+      try {
+        send(message);
+      } catch (err) {
+        this.log.error(`protocol: the transport failed to send a message: ${describe(err)}`);
+      }
+    };
+    this.standing = { notify: emit, respond: emit };
+    if (options.legacyVersion !== undefined && isLegacyVersion(options.legacyVersion)) {
+      this.session.version = options.legacyVersion;
+      this.session.ready = true;
+    }
+    server.hub.addConnection(this);
+  }
+
+  /** The standing channel, for the hub's unsolicited notifications. */
+  notify(message: object): void {
+    this.standing.notify(message);
+  }
+
+  async receive(message: unknown, route?: RequestRoute): Promise<ReceiveOutcome> {
+    if (this.closed) return SILENT;
+    const outlet = route ?? this.standing;
+    let parsed = message;
+    if (typeof message === 'string') {
+      try {
+        parsed = JSON.parse(message);
+      } catch {
+        const error = new ProtocolError(ErrorCode.ParseError, 'Parse error: the message is not valid JSON');
+        return this.deliver(outlet, errorResponse(null, error), HttpStatus.BadRequest, undefined, undefined);
+      }
+    }
+    try {
+      return Array.isArray(parsed)
+        ? await this.receiveBatch(parsed, outlet, route)
+        : await this.handle(parsed, outlet, route, undefined);
+    } catch (err) {
+      // handle() turns every handler failure into a response; getting here is a bug in the core.
+      this.log.error(`protocol: unexpected failure: ${describe(err)}`);
+      return SILENT;
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.server.hub.removeConnection(this);
+    const controllers = [...this.inFlight.values()];
+    this.inFlight.clear();
+    for (const controller of controllers) controller.abort(new Error('connection closed'));
+  }
+
+  release(id: RequestId, controller: AbortController): void {
+    if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+  }
+
+  private async receiveBatch(
+    batch: unknown[],
+    outlet: Outlet,
+    route: RequestRoute | undefined,
+  ): Promise<ReceiveOutcome> {
+    if (this.session.version !== BATCH_VERSION) {
+      const error = invalidRequest(
+        `JSON-RPC batches are accepted only on a connection initialized with ${BATCH_VERSION}`,
+      );
+      return this.reject(outlet, null, error, undefined, undefined);
+    }
+    if (batch.length === 0)
+      return this.reject(outlet, null, invalidRequest('empty JSON-RPC batch'), undefined, 'legacy');
+    const responses: Batch = [];
+    await Promise.all(batch.map((message) => this.handle(message, outlet, route, responses)));
+    if (responses.length === 0) return { kind: 'accepted', status: HttpStatus.Accepted, era: 'legacy' };
+    return this.deliver(outlet, responses, HttpStatus.Ok, undefined, 'legacy');
+  }
+
+  private handle(
+    message: unknown,
+    outlet: Outlet,
+    route: RequestRoute | undefined,
+    batch: Batch | undefined,
+  ): ReceiveOutcome | Promise<ReceiveOutcome> {
+    if (!isObject(message)) {
+      return this.reject(
+        outlet,
+        null,
+        invalidRequest('a JSON-RPC message must be an object'),
+        batch,
+        undefined,
+      );
+    }
+    const { id, method } = message;
+    const echoId = isRequestId(id) ? id : null;
+    if (method === undefined) {
+      if ('result' in message || 'error' in message) {
+        // Answers to server→client requests; the server sends none yet.
+        this.log.debug(`protocol: ignored a client response (id ${JSON.stringify(id)})`);
+        return ACCEPTED;
+      }
+      return this.reject(
+        outlet,
+        echoId,
+        invalidRequest('a JSON-RPC request needs "method"'),
+        batch,
+        undefined,
+      );
+    }
+    if (message.jsonrpc !== '2.0') {
+      return this.reject(outlet, echoId, invalidRequest('"jsonrpc" must be "2.0"'), batch, undefined);
+    }
+    if (typeof method !== 'string') {
+      return this.reject(outlet, echoId, invalidRequest('"method" must be a string'), batch, undefined);
+    }
+    if (id === undefined) {
+      this.onNotification(method, message.params);
+      return ACCEPTED;
+    }
+    if (echoId === null) {
+      const why =
+        id === null ? 'a request "id" must not be null' : 'a request "id" must be a string or a number';
+      return this.reject(outlet, null, invalidRequest(why), batch, undefined);
+    }
+    const params = message.params === undefined ? EMPTY_PARAMS : message.params;
+    if (!isObject(params)) {
+      const error = new ProtocolError(
+        ErrorCode.InvalidParams,
+        '"params" must be an object',
+        undefined,
+        HttpStatus.BadRequest,
+      );
+      return this.reject(outlet, echoId, error, batch, undefined);
+    }
+    const classified = classifyRequest(
+      method,
+      params,
+      this.session,
+      route?.protocolVersion,
+      batch !== undefined,
+    );
+    if (!classified.ok) return this.reject(outlet, echoId, classified.error, batch, classified.era);
+    return this.run(classified, echoId, method, params, outlet, route, batch);
+  }
+
+  private async run(
+    classified: Classification & { ok: true },
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown>,
+    outlet: Outlet,
+    route: RequestRoute | undefined,
+    batch: Batch | undefined,
+  ): Promise<ReceiveOutcome> {
+    const { era, spec } = classified;
+    if (this.inFlight.has(id)) {
+      const error = invalidRequest(`request id ${JSON.stringify(id)} is already used by a request in flight`);
+      return this.reject(outlet, id, error, batch, era);
+    }
+    if (route?.signal?.aborted) return SILENT;
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    const scope = new RequestScope(this, id, method, params, era, classified.envelope, outlet, controller);
+    if (route?.signal !== undefined) scope.cleanup = linkAbort(route.signal, () => this.cancel(id));
+    let keepOpen = false;
+    try {
+      const result = await spec.handle(scope);
+      if (result === KEEP_OPEN) {
+        keepOpen = scope.live;
+        return keepOpen ? { kind: 'subscribed', status: HttpStatus.Ok, era } : SILENT;
+      }
+      if (!scope.live) return SILENT;
+      scope.end();
+      return this.deliver(
+        outlet,
+        resultResponse(id, scope.decorate(result, spec.cacheable)),
+        HttpStatus.Ok,
+        batch,
+        era,
+      );
+    } catch (err) {
+      if (!scope.live) return SILENT;
+      scope.end();
+      return this.reject(outlet, id, toProtocolError(err, era, method, this.log), batch, era);
+    } finally {
+      if (!keepOpen) scope.end();
+    }
+  }
+
+  private onNotification(method: string, params: unknown): void {
+    if (method === 'notifications/cancelled') {
+      const requestId = isObject(params) ? params.requestId : undefined;
+      if (isRequestId(requestId)) this.cancel(requestId);
+    } else if (method === 'notifications/initialized') {
+      if (this.session.version !== undefined) this.session.ready = true;
+    } else {
+      this.log.debug(`protocol: ignored notification ${method}`);
+    }
+  }
+
+  /** Unknown or finished ids are ignored: cancellation races are normal. */
+  private cancel(id: RequestId): void {
+    const controller = this.inFlight.get(id);
+    if (controller === undefined) return;
+    this.inFlight.delete(id);
+    controller.abort(new Error('cancelled by the client'));
+  }
+
+  private reject(
+    outlet: Outlet,
+    id: RequestId | null,
+    error: ProtocolError,
+    batch: Batch | undefined,
+    era: Era | undefined,
+  ): ReceiveOutcome {
+    return this.deliver(outlet, errorResponse(id, error), error.httpStatus, batch, era);
+  }
+
+  private deliver(
+    outlet: Outlet,
+    response: object,
+    status: number,
+    batch: Batch | undefined,
+    era: Era | undefined,
+  ): ReceiveOutcome {
+    if (batch !== undefined) batch.push(response);
+    else {
+      try {
+        outlet.respond(response, status);
+      } catch (err) {
+        this.log.error(`protocol: the transport failed to send a response: ${describe(err)}`);
+      }
+    }
+    return era === undefined ? { kind: 'answered', status } : { kind: 'answered', status, era };
+  }
+}
+
+/** Forwards a transport's abort to the request; returns the unlink for when the request ends. */
+function linkAbort(signal: AbortSignal, onAbort: () => void): () => void {
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
+}

@@ -1,0 +1,88 @@
+/**
+ * The 2026-07-28 per-request `_meta` envelope: how a request is recognised as modern, and the checks
+ * it must pass before any handler runs. Envelope faults carry HTTP 400 (the 2026 status table).
+ */
+import type { LogLevel } from '../catalog/types.js';
+import { ErrorCode, HttpStatus, isObject, ProtocolError } from './jsonrpc.js';
+import { isLogLevel, LOG_LEVEL_NAMES } from './log-levels.js';
+import { isLegacyVersion, isModernVersion, META_PREFIX, Meta, SUPPORTED_VERSIONS } from './versions.js';
+
+/** What a modern request tells us about itself; it is all the state a modern request has. */
+export interface Envelope {
+  readonly version: string;
+  /** Logs for this request only, at or above this level; none when absent. */
+  readonly logLevel: LogLevel | undefined;
+}
+
+/** A request is modern when its `params._meta` has any `io.modelcontextprotocol/` key. */
+export function hasEnvelope(meta: unknown): meta is Record<string, unknown> {
+  if (!isObject(meta)) return false;
+  if (meta[Meta.protocolVersion] !== undefined) return true;
+  for (const key in meta) if (key.startsWith(META_PREFIX)) return true;
+  return false;
+}
+
+/**
+ * Validates a modern envelope. `headerVersion` is the transport's `MCP-Protocol-Version` header,
+ * when it has one: the body and the header must agree. `clientInfo` is deliberately not required.
+ */
+export function readEnvelope(meta: Record<string, unknown>, headerVersion: string | undefined): Envelope {
+  const version = meta[Meta.protocolVersion];
+  if (typeof version !== 'string') throw missingField(Meta.protocolVersion, 'a string');
+  if (!isObject(meta[Meta.clientCapabilities])) throw missingField(Meta.clientCapabilities, 'an object');
+  if (headerVersion !== undefined && headerVersion !== version) {
+    throw new ProtocolError(
+      ErrorCode.HeaderMismatch,
+      `MCP-Protocol-Version header "${headerVersion}" does not match _meta "${Meta.protocolVersion}" "${version}"`,
+      undefined,
+      HttpStatus.BadRequest,
+    );
+  }
+  if (!isModernVersion(version)) throw unsupportedVersion(version);
+  const logLevel = meta[Meta.logLevel];
+  if (logLevel !== undefined && !isLogLevel(logLevel)) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `invalid _meta "${Meta.logLevel}" ${JSON.stringify(logLevel)}: expected one of ${LOG_LEVEL_NAMES}`,
+      undefined,
+      HttpStatus.BadRequest,
+    );
+  }
+  return { version, logLevel };
+}
+
+/** For modern-only methods (`server/discover`, `subscriptions/listen`) sent without an envelope. */
+export function missingEnvelope(method: string): ProtocolError {
+  return missingField(Meta.protocolVersion, 'a string', `${method} is a 2026-07-28 method`);
+}
+
+/**
+ * A request without an envelope whose transport header names a non-legacy version: a modern
+ * request that forgot its envelope, or a version nobody supports. Undefined means "legacy, go on".
+ */
+export function headerOnlyFault(
+  method: string,
+  headerVersion: string | undefined,
+): ProtocolError | undefined {
+  if (headerVersion === undefined || isLegacyVersion(headerVersion)) return undefined;
+  return isModernVersion(headerVersion) ? missingEnvelope(method) : unsupportedVersion(headerVersion);
+}
+
+function unsupportedVersion(requested: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.UnsupportedProtocolVersion,
+    `Unsupported protocol version "${requested}"; supported: ${SUPPORTED_VERSIONS.join(', ')}`,
+    { supported: SUPPORTED_VERSIONS, requested },
+    HttpStatus.BadRequest,
+  );
+}
+
+function missingField(key: string, expected: string, why?: string): ProtocolError {
+  const reason = why ? `; ${why}` : '';
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `missing _meta envelope field "${key}" (${expected}) in params._meta${reason}`,
+    undefined,
+    HttpStatus.BadRequest,
+  );
+}

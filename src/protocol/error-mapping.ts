@@ -1,0 +1,38 @@
+/**
+ * Turns whatever a handler threw into the JSON-RPC error to send. Catalog errors have a fixed
+ * meaning (ResourceNotFound, InvalidRequestParams); anything unknown is a bug in mcp-run: it is
+ * logged in full on stderr and the client gets a message that leaks nothing.
+ */
+import { InvalidRequestParams, ResourceNotFound } from '../catalog/types.js';
+import type { Logger } from '../kinds/contracts.js';
+import { ErrorCode, invalidParams, ProtocolError } from './jsonrpc.js';
+import type { Era } from './versions.js';
+
+/** Legacy: -32002; 2026-07-28 reserves that code and uses -32602. Both carry `{uri}`. */
+export function resourceNotFound(
+  uri: string,
+  era: Era,
+  message = `Resource not found: ${uri}`,
+): ProtocolError {
+  const code = era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
+  return new ProtocolError(code, message, { uri });
+}
+
+/** Maps the errors every handler shares; undefined for an unexpected error. */
+export function knownError(err: unknown, era: Era): ProtocolError | undefined {
+  if (err instanceof ProtocolError) return err;
+  if (err instanceof ResourceNotFound) return resourceNotFound(err.uri, era, err.message);
+  if (err instanceof InvalidRequestParams) return invalidParams(err.message);
+  return undefined;
+}
+
+export function toProtocolError(err: unknown, era: Era, method: string, log: Logger): ProtocolError {
+  const known = knownError(err, era);
+  if (known !== undefined) return known;
+  log.error(`${method} failed: ${describe(err)}`);
+  return new ProtocolError(ErrorCode.InternalError, `Internal error while handling ${method}`);
+}
+
+export function describe(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}

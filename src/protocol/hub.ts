@@ -1,0 +1,93 @@
+/**
+ * The notification hub: the one place that knows who listens to what, and fans a change out to
+ * exactly those listeners.
+ *
+ * - Legacy connections get unsolicited list_changed (after `notifications/initialized`, and only
+ *   when listChanged is advertised) and `resources/updated` for the URIs they subscribed to.
+ * - Modern listen subscriptions get only the types their acknowledged filter holds, each message
+ *   tagged with the subscription id, on the listen request's own outlet.
+ */
+import type { LegacySession } from './context.js';
+import { notification } from './jsonrpc.js';
+
+export type ListCategory = 'tools' | 'prompts' | 'resources';
+
+const LIST_CATEGORIES: readonly ListCategory[] = ['tools', 'prompts', 'resources'];
+const LIST_CHANGED: Readonly<Record<ListCategory, string>> = {
+  tools: 'notifications/tools/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+  resources: 'notifications/resources/list_changed',
+};
+/** Shared, immutable: the same legacy notification object goes to every connection. */
+const LEGACY_LIST_CHANGED: Readonly<Record<ListCategory, object>> = {
+  tools: notification(LIST_CHANGED.tools),
+  prompts: notification(LIST_CHANGED.prompts),
+  resources: notification(LIST_CHANGED.resources),
+};
+
+/** A legacy connection's standing channel. */
+export interface LegacyListener {
+  readonly session: LegacySession;
+  notify(message: object): void;
+}
+
+/** One open `subscriptions/listen` request, with the filter the server acknowledged. */
+export interface ListenSubscription {
+  readonly lists: ReadonlySet<ListCategory>;
+  readonly uris: ReadonlySet<string>;
+  /** `{"io.modelcontextprotocol/subscriptionId": id}`, put on every message of the stream. */
+  readonly tag: object;
+  send(message: object): void;
+  /** Graceful end: answers the listen request with its final result. */
+  end(): void;
+}
+
+export class NotificationHub {
+  private readonly connections = new Set<LegacyListener>();
+  private readonly listens = new Set<ListenSubscription>();
+
+  constructor(private readonly listChanged: boolean) {}
+
+  addConnection(listener: LegacyListener): void {
+    this.connections.add(listener);
+  }
+  removeConnection(listener: LegacyListener): void {
+    this.connections.delete(listener);
+  }
+  addListen(subscription: ListenSubscription): void {
+    this.listens.add(subscription);
+  }
+  removeListen(subscription: ListenSubscription): void {
+    this.listens.delete(subscription);
+  }
+
+  notifyListChanged(categories: ReadonlySet<ListCategory>): void {
+    for (const category of LIST_CATEGORIES) {
+      if (!categories.has(category)) continue;
+      if (this.listChanged) {
+        const message = LEGACY_LIST_CHANGED[category];
+        for (const connection of this.connections) if (connection.session.ready) connection.notify(message);
+      }
+      for (const listen of this.listens) {
+        if (listen.lists.has(category))
+          listen.send(notification(LIST_CHANGED[category], { _meta: listen.tag }));
+      }
+    }
+  }
+
+  notifyResourceUpdated(uri: string): void {
+    const legacy = notification('notifications/resources/updated', { uri });
+    for (const connection of this.connections) {
+      if (connection.session.subscriptions.has(uri)) connection.notify(legacy);
+    }
+    for (const listen of this.listens) {
+      if (listen.uris.has(uri))
+        listen.send(notification('notifications/resources/updated', { uri, _meta: listen.tag }));
+    }
+  }
+
+  /** Graceful shutdown: every listen request gets its final result. */
+  endListens(): void {
+    for (const listen of [...this.listens]) listen.end();
+  }
+}

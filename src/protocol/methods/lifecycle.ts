@@ -1,0 +1,43 @@
+/**
+ * Lifecycle and discovery: `initialize` and `ping` for the legacy era, `server/discover` for 2026.
+ * (`notifications/initialized` is a notification; the connection handles it.)
+ */
+import type { MethodSpec } from '../context.js';
+import { invalidParams } from '../jsonrpc.js';
+import type { RequestScope } from '../request-scope.js';
+import { serverInfo } from '../results.js';
+import { isLegacyVersion, LATEST_LEGACY_VERSION, SUPPORTED_VERSIONS } from '../versions.js';
+
+/** Starts (or restarts) a legacy session: echo a supported version, else offer our latest. */
+function initialize(scope: RequestScope): object {
+  const requested = scope.params.protocolVersion;
+  if (typeof requested !== 'string') throw invalidParams('initialize needs "protocolVersion" (a string)');
+  const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
+  const session = scope.session;
+  session.version = version;
+  session.ready = false;
+  session.logLevel = undefined;
+  session.subscriptions.clear();
+  const { catalog } = scope;
+  const result: Record<string, unknown> = {
+    protocolVersion: version,
+    capabilities: scope.server.capabilities,
+    serverInfo: serverInfo(catalog),
+  };
+  if (catalog.server.instructions !== undefined) result.instructions = catalog.server.instructions;
+  return result;
+}
+
+function discover(scope: RequestScope): object {
+  const { instructions } = scope.catalog.server;
+  const result = { supportedVersions: SUPPORTED_VERSIONS, capabilities: scope.server.capabilities };
+  return instructions === undefined ? result : { ...result, instructions };
+}
+
+const EMPTY = Object.freeze({});
+
+export const lifecycleMethods: Record<string, MethodSpec> = {
+  initialize: { era: 'legacy', handle: initialize },
+  ping: { era: 'legacy', handle: () => EMPTY },
+  'server/discover': { era: 'modern', cacheable: true, handle: discover },
+};

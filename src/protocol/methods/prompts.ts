@@ -1,0 +1,24 @@
+/** `prompts/list` and `prompts/get`. The prompt itself checks its required arguments. */
+import type { MethodSpec } from '../context.js';
+import { invalidParams } from '../jsonrpc.js';
+import { listPage } from '../pagination.js';
+import { optionalStringRecord, requireString } from '../params.js';
+import type { RequestScope } from '../request-scope.js';
+
+async function getPrompt(scope: RequestScope): Promise<object> {
+  const name = requireString(scope.params, 'name', 'prompts/get');
+  const prompt = scope.catalog.prompts.get(name);
+  if (prompt === undefined) throw invalidParams(`Unknown prompt: ${name}`);
+  const args = optionalStringRecord(scope.params.arguments, 'prompts/get "arguments"');
+  const { description, messages } = await prompt.get(args, scope.signal);
+  return description === undefined ? { messages } : { description, messages };
+}
+
+export const promptMethods: Record<string, MethodSpec> = {
+  'prompts/list': {
+    era: 'both',
+    cacheable: true,
+    handle: (scope) => listPage(scope.catalog, 'prompts', scope.params),
+  },
+  'prompts/get': { era: 'both', handle: getPrompt },
+};

@@ -1,0 +1,46 @@
+/**
+ * `resources/list`, `resources/templates/list` and `resources/read`. A read tries the static
+ * resources first, then the templates in manifest order; not-found is -32002 (legacy) or -32602
+ * (2026), never an empty `contents`.
+ */
+import type { MethodSpec } from '../context.js';
+import { describe, knownError, resourceNotFound } from '../error-mapping.js';
+import { ErrorCode, ProtocolError } from '../jsonrpc.js';
+import { listPage } from '../pagination.js';
+import { requireString } from '../params.js';
+import type { RequestScope } from '../request-scope.js';
+
+async function readResource(scope: RequestScope): Promise<object> {
+  const uri = requireString(scope.params, 'uri', 'resources/read');
+  const { catalog, signal } = scope;
+  try {
+    const resource = catalog.resources.get(uri);
+    if (resource !== undefined) return { contents: await resource.read(signal) };
+    for (const template of catalog.templates) {
+      const vars = template.match(uri);
+      if (vars !== undefined) return { contents: await template.read(uri, vars, signal) };
+    }
+  } catch (err) {
+    const known = knownError(err, scope.era);
+    if (known !== undefined) throw known;
+    // A failed read (a file vanished, a query failed) is worth telling the client about, so the
+    // message goes out; the stack stays on stderr.
+    scope.server.log.error(`resources/read ${uri} failed: ${describe(err)}`);
+    throw new ProtocolError(ErrorCode.InternalError, err instanceof Error ? err.message : String(err));
+  }
+  throw resourceNotFound(uri, scope.era);
+}
+
+export const resourceMethods: Record<string, MethodSpec> = {
+  'resources/list': {
+    era: 'both',
+    cacheable: true,
+    handle: (scope) => listPage(scope.catalog, 'resources', scope.params),
+  },
+  'resources/templates/list': {
+    era: 'both',
+    cacheable: true,
+    handle: (scope) => listPage(scope.catalog, 'resourceTemplates', scope.params),
+  },
+  'resources/read': { era: 'both', cacheable: true, handle: readResource },
+};

@@ -1,0 +1,33 @@
+/** `tools/list` and `tools/call`. Argument validation belongs to the tool (it answers isError). */
+import type { ToolResult } from '../../catalog/types.js';
+import type { MethodSpec } from '../context.js';
+import { invalidParams, isObject } from '../jsonrpc.js';
+import { listPage } from '../pagination.js';
+import { requireString } from '../params.js';
+import type { RequestScope } from '../request-scope.js';
+
+async function callTool(scope: RequestScope): Promise<object> {
+  const name = requireString(scope.params, 'name', 'tools/call');
+  const tool = scope.catalog.tools.get(name);
+  if (tool === undefined) throw invalidParams(`Unknown tool: ${name}`);
+  const args = scope.params.arguments;
+  if (args !== undefined && !isObject(args)) throw invalidParams('tools/call "arguments" must be an object');
+  return toWire(await tool.call(args ?? {}, scope));
+}
+
+/** Copies only the defined fields: a kind's undefined must not become a key in the result. */
+function toWire(result: ToolResult): object {
+  const wire: Record<string, unknown> = { content: result.content };
+  if (result.structuredContent !== undefined) wire.structuredContent = result.structuredContent;
+  if (result.isError !== undefined) wire.isError = result.isError;
+  return wire;
+}
+
+export const toolMethods: Record<string, MethodSpec> = {
+  'tools/list': {
+    era: 'both',
+    cacheable: true,
+    handle: (scope) => listPage(scope.catalog, 'tools', scope.params),
+  },
+  'tools/call': { era: 'both', handle: callTool },
+};

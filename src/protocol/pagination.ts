@@ -1,0 +1,83 @@
+/**
+ * The four list methods share one pager. Descriptor arrays and pages are computed on first use and
+ * cached per catalog object (a WeakMap), so a list request after the first one allocates nothing
+ * but its response; a reload brings a new catalog and therefore fresh pages.
+ *
+ * Cursors are opaque to clients: base64url of `{"o": offset}`. A reload may shift what an offset
+ * points at; the spec allows that (clients restart from the first page on -32602).
+ */
+import type { Catalog } from '../catalog/types.js';
+import { invalidParams, isObject } from './jsonrpc.js';
+
+export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+
+const descriptorsOf: Record<ListKind, (catalog: Catalog) => readonly object[]> = {
+  tools: (c) => Array.from(c.tools.values(), (t) => t.descriptor),
+  resources: (c) => Array.from(c.resources.values(), (r) => r.descriptor),
+  resourceTemplates: (c) => c.templates.map((t) => t.descriptor),
+  prompts: (c) => Array.from(c.prompts.values(), (p) => p.descriptor),
+};
+
+interface CatalogLists {
+  readonly descriptors: Partial<Record<ListKind, readonly object[]>>;
+  /** Key: `${kind}:${offset}`. */
+  readonly pages: Map<string, object>;
+}
+
+const cache = new WeakMap<Catalog, CatalogLists>();
+
+function listsOf(catalog: Catalog): CatalogLists {
+  let lists = cache.get(catalog);
+  if (lists === undefined) {
+    lists = { descriptors: {}, pages: new Map() };
+    cache.set(catalog, lists);
+  }
+  return lists;
+}
+
+/** One page of a list result: `{[kind]: items, nextCursor?}`, in manifest order. */
+export function listPage(catalog: Catalog, kind: ListKind, params: Record<string, unknown>): object {
+  const lists = listsOf(catalog);
+  let all = lists.descriptors[kind];
+  if (all === undefined) {
+    all = descriptorsOf[kind](catalog);
+    lists.descriptors[kind] = all;
+  }
+  const offset = decodeCursor(params.cursor, all.length);
+  const key = `${kind}:${offset}`;
+  let page = lists.pages.get(key);
+  if (page === undefined) {
+    const size = Math.max(1, Math.floor(catalog.pageSize) || all.length || 1);
+    const end = offset + size;
+    page =
+      end < all.length
+        ? { [kind]: all.slice(offset, end), nextCursor: encodeCursor(end) }
+        : { [kind]: all.slice(offset) };
+    lists.pages.set(key, page);
+  }
+  return page;
+}
+
+export function encodeCursor(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** The offset a cursor stands for; absent (or null) means the first page. */
+export function decodeCursor(cursor: unknown, length: number): number {
+  if (cursor === undefined || cursor === null) return 0;
+  if (typeof cursor === 'string' && BASE64URL.test(cursor)) {
+    try {
+      const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+      const offset = isObject(decoded) ? decoded.o : undefined;
+      if (typeof offset === 'number' && Number.isInteger(offset) && offset >= 0 && offset <= length)
+        return offset;
+    } catch {
+      // falls through to the error below
+    }
+  }
+  throw invalidParams(
+    `Invalid cursor ${JSON.stringify(cursor)}: pass a nextCursor from an earlier page, or none`,
+  );
+}

@@ -1,0 +1,103 @@
+/**
+ * One request in flight: the catalog it started on, its params and era, its AbortSignal, and the
+ * gates on what it may emit. It is also the CallContext handed to tools, so progress and logs are
+ * checked here, once, against the rules: progress only with a token and strictly increasing; logs
+ * only at or above the level the client asked for; nothing at all after the response or a cancel.
+ */
+import type { CallContext, Catalog, LogLevel } from '../catalog/types.js';
+import type { LegacySession, Outlet, ServerState } from './context.js';
+import type { Envelope } from './envelope.js';
+import { HttpStatus, notification, type RequestId, resultResponse } from './jsonrpc.js';
+import { passes } from './log-levels.js';
+import { modernResult } from './results.js';
+import type { Era } from './versions.js';
+
+/** The connection side of a scope: shared state, and how an ended request leaves the in-flight table. */
+export interface ScopeOwner {
+  readonly server: ServerState;
+  readonly session: LegacySession;
+  release(id: RequestId, controller: AbortController): void;
+}
+
+type ProgressToken = string | number;
+
+export class RequestScope implements CallContext {
+  /** Read once: a reload during this request does not change what it sees. */
+  readonly catalog: Catalog;
+  readonly signal: AbortSignal;
+  /** Run when the request ends (unlinks the transport's abort signal). */
+  cleanup: (() => void) | undefined = undefined;
+  private ended = false;
+  private lastProgress = Number.NEGATIVE_INFINITY;
+  private readonly progressToken: ProgressToken | undefined;
+
+  constructor(
+    private readonly owner: ScopeOwner,
+    readonly id: RequestId,
+    readonly method: string,
+    readonly params: Record<string, unknown>,
+    readonly era: Era,
+    /** Present exactly when era is 'modern'. */
+    readonly envelope: Envelope | undefined,
+    readonly outlet: Outlet,
+    private readonly controller: AbortController,
+  ) {
+    this.catalog = owner.server.ref.current;
+    this.signal = controller.signal;
+    const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  }
+
+  get server(): ServerState {
+    return this.owner.server;
+  }
+
+  /** Legacy connection state. Modern handlers must not read it: 2026 requests are stateless. */
+  get session(): LegacySession {
+    return this.owner.session;
+  }
+
+  /** False once the request answered or was cancelled: nothing more may be sent for it. */
+  get live(): boolean {
+    return !this.ended && !this.signal.aborted;
+  }
+
+  // Arrow properties, so a kind may pass `ctx.progress` / `ctx.log` around detached.
+  readonly progress = (progress: number, total?: number, message?: string): void => {
+    if (this.progressToken === undefined || !this.live) return;
+    if (!(progress > this.lastProgress) || !Number.isFinite(progress)) return;
+    this.lastProgress = progress;
+    const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.outlet.notify(notification('notifications/progress', params));
+  };
+
+  readonly log = (level: LogLevel, data: unknown, logger?: string): void => {
+    const threshold = this.envelope !== undefined ? this.envelope.logLevel : this.owner.session.logLevel;
+    if (threshold === undefined || !passes(level, threshold) || !this.live) return;
+    const params = logger === undefined ? { level, data } : { level, logger, data };
+    this.outlet.notify(notification('notifications/message', params));
+  };
+
+  /** The result as this request's era shows it. */
+  decorate(result: object, cacheable: boolean | undefined): object {
+    if (this.era === 'legacy') return result;
+    return modernResult(result, this.catalog, cacheable ? this.owner.server.ttlMs : undefined);
+  }
+
+  /** Marks the request finished and takes it out of the in-flight table. Idempotent. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.owner.release(this.id, this.controller);
+    this.cleanup?.();
+  }
+
+  /** Answers a request that stayed open (a listen ending gracefully). No-op once ended or cancelled. */
+  finish(result: object): void {
+    if (!this.live) return;
+    this.end();
+    this.outlet.respond(resultResponse(this.id, this.decorate(result, false)), HttpStatus.Ok);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The protocol core's entry point: one instance per served catalog reference, shared by every
+ * transport and connection. It holds no per-request state; connections hold the legacy sessions
+ * and the hub holds the listeners.
+ */
+import type { CatalogRef } from '../catalog/types.js';
+import type { Connection, ConnectOptions, Protocol, ProtocolOptions } from './api.js';
+import { ProtocolConnection } from './connection.js';
+import type { ServerState } from './context.js';
+import { type ListCategory, NotificationHub } from './hub.js';
+import { buildCapabilities } from './results.js';
+
+export type {
+  Connection,
+  ConnectOptions,
+  Era,
+  ListCategory,
+  OutcomeKind,
+  Protocol,
+  ProtocolOptions,
+  ReceiveOutcome,
+  RequestRoute,
+} from './api.js';
+export { ErrorCode, HttpStatus } from './jsonrpc.js';
+export { LATEST_LEGACY_VERSION, LEGACY_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS } from './versions.js';
+
+/** A watched manifest can change at any moment, so clients should not trust a list for long. */
+const WATCHED_TTL_MS = 60_000;
+const STATIC_TTL_MS = 3_600_000;
+
+export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Protocol {
+  const ttlMs = options.ttlMs ?? (options.listChanged ? WATCHED_TTL_MS : STATIC_TTL_MS);
+  if (!Number.isInteger(ttlMs) || ttlMs < 0)
+    throw new RangeError(`ttlMs must be an integer >= 0, got ${ttlMs}`);
+  const hub = new NotificationHub(options.listChanged);
+  const server: ServerState = {
+    ref,
+    log: options.log,
+    listChanged: options.listChanged,
+    ttlMs,
+    capabilities: buildCapabilities(options.listChanged),
+    hub,
+  };
+  return {
+    connect: (send: (message: object) => void, connectOptions?: ConnectOptions): Connection =>
+      new ProtocolConnection(server, send, connectOptions),
+    notifyListChanged: (categories: ReadonlySet<ListCategory>) => hub.notifyListChanged(categories),
+    notifyResourceUpdated: (uri: string) => hub.notifyResourceUpdated(uri),
+    close: () => hub.endListens(),
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * The stdio transport: newline-delimited JSON-RPC on stdin/stdout (digest §6.1). This file holds the
+ * only writer to stdout in the whole program; every log line goes to the injected Logger (stderr).
+ *
+ * Framing works on bytes, not strings, so a multi-byte character split across two chunks is never
+ * decoded half. A line longer than the limit is skipped as it streams in (its bytes are never kept)
+ * and answered with -32600; the transport keeps serving. On stdin EOF it waits (bounded) for the
+ * requests in flight, closes the connection and resolves `closed`, so the CLI can exit.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Logger } from '../kinds/contracts.js';
+import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from '../protocol/jsonrpc.js';
+import type { Connection, Protocol } from '../protocol/server.js';
+
+export interface StdioOptions {
+  readonly log: Logger;
+  /** Defaults to process.stdin. */
+  readonly input?: Readable;
+  /** Defaults to process.stdout. */
+  readonly output?: Writable;
+  /** Longest accepted line in bytes; default 16 MiB. */
+  readonly maxLineBytes?: number;
+  /** How long EOF waits for requests in flight; default 5000 ms. */
+  readonly drainTimeoutMs?: number;
+}
+
+export interface StdioTransport {
+  readonly connection: Connection;
+  /** Resolves once input ended (or close() was called) and the requests in flight are done. */
+  readonly closed: Promise<void>;
+  /** Stops reading and shuts down as on EOF; resolves with `closed`. */
+  close(): Promise<void>;
+}
+
+const MIB = 1024 * 1024;
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTransport {
+  const { log } = options;
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const maxLineBytes = options.maxLineBytes ?? 16 * MIB;
+  const drainTimeoutMs = options.drainTimeoutMs ?? 5000;
+
+  let outputBroken = false;
+  const write = (message: object): void => {
+    if (outputBroken) return;
+    output.write(`${serialize(message, log)}\n`);
+  };
+  output.on('error', (err) => {
+    outputBroken = true;
+    log.warn(`stdout closed: ${err.message}`);
+    void shutdown();
+  });
+
+  const connection = protocol.connect(write);
+  const inFlight = new Set<Promise<unknown>>();
+  const dispatch = (line: string): void => {
+    const handled = connection.receive(line);
+    inFlight.add(handled);
+    void handled.finally(() => inFlight.delete(handled));
+  };
+
+  const framer = new LineFramer(maxLineBytes, dispatch, () => {
+    log.warn(`dropped an input line longer than ${maxLineBytes} bytes`);
+    write(errorResponse(null, oversize(maxLineBytes)));
+  });
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  let shuttingDown = false;
+  async function shutdown(): Promise<void> {
+    if (shuttingDown) return closed;
+    shuttingDown = true;
+    input.off('data', onData);
+    framer.end();
+    await withTimeout(Promise.allSettled([...inFlight]), drainTimeoutMs);
+    connection.close();
+    if (!outputBroken && output.writableNeedDrain) {
+      await withTimeout(new Promise((resolve) => output.once('drain', resolve)), drainTimeoutMs);
+    }
+    resolveClosed();
+  }
+
+  const onData = (chunk: Buffer | string): void => {
+    framer.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+  };
+  input.on('data', onData);
+  input.once('end', () => void shutdown());
+  input.once('close', () => void shutdown());
+  input.once('error', (err) => {
+    log.error(`stdin failed: ${err.message}`);
+    void shutdown();
+  });
+
+  return { connection, closed, close: shutdown };
+}
+
+/** Splits a byte stream into lines; a line over the limit is discarded without being buffered. */
+class LineFramer {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private discarding = false;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onLine: (line: string) => void,
+    private readonly onOversize: () => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+      this.append(chunk.subarray(start, nl));
+      this.completeLine();
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.append(chunk.subarray(start));
+  }
+
+  /** At EOF a last line without its newline still counts. */
+  end(): void {
+    if (this.size > 0 || this.discarding) this.completeLine();
+  }
+
+  private append(part: Buffer): void {
+    if (this.discarding || part.length === 0) return;
+    this.size += part.length;
+    if (this.size > this.maxBytes) {
+      this.discarding = true;
+      this.parts = [];
+      this.size = 0;
+    } else this.parts.push(part);
+  }
+
+  private completeLine(): void {
+    if (this.discarding) {
+      this.discarding = false;
+      this.onOversize();
+      return;
+    }
+    const parts = this.parts;
+    let line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.size);
+    this.parts = [];
+    this.size = 0;
+    if (line === undefined || line.length === 0) return;
+    if (line[line.length - 1] === CARRIAGE_RETURN) line = line.subarray(0, line.length - 1);
+    const text = line.toString('utf8');
+    if (text.trim() !== '') this.onLine(text);
+  }
+}
+
+/** Compact JSON (newlines inside strings come out escaped). An unserializable response becomes -32603. */
+function serialize(message: object, log: Logger): string {
+  try {
+    return JSON.stringify(message);
+  } catch (err) {
+    log.error(`could not serialize an outbound message: ${err instanceof Error ? err.message : String(err)}`);
+    const id = isObject(message) && isRequestId(message.id) ? message.id : null;
+    const error = new ProtocolError(
+      ErrorCode.InternalError,
+      'Internal error: the result could not be serialized',
+    );
+    return JSON.stringify(errorResponse(id, error));
+  }
+}
+
+function oversize(maxLineBytes: number): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InvalidRequest,
+    `Message too large: a line may hold at most ${maxLineBytes} bytes`,
+  );
+}
+
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
