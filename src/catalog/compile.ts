@@ -42,11 +42,17 @@ export async function compileCatalog(
   const report = (path: EntryPath, problem: Problem) => diagnostics.push(manifest.diagnose(path, problem));
   const data = manifest.data;
 
+  const watched = new Map<string, string[]>();
   const kindContext = (section: EntrySection, name: string): KindContext => ({
     name,
     baseDir: manifest.baseDir,
     log,
     error: (at, problem) => report([section, name, ...at], problem),
+    watch: (path, uri) => {
+      const uris = watched.get(path) ?? [];
+      if (uri !== undefined && !uris.includes(uri)) uris.push(uri);
+      watched.set(path, uris);
+    },
   });
 
   const sources = new Map<string, { kind: string; opened: OpenedSource }>();
@@ -137,6 +143,7 @@ export async function compileCatalog(
     templates,
     prompts,
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
+    watched,
     dispose: async () => {
       disposed ??= disposeSources();
       await disposed;

@@ -9,13 +9,19 @@ import { loadManifest } from '../manifest/load.js';
 import { compileCatalog } from './compile.js';
 import type { Catalog } from './types.js';
 
+/** The catalog, and the manifest text it was built from (hot reload compares later edits to it). */
+export interface LoadedCatalog {
+  readonly catalog: Catalog;
+  readonly text: string;
+}
+
 export async function loadCatalog(
   file: string,
   registry: KindRegistry,
   log: StderrLogger,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<Catalog> {
+): Promise<LoadedCatalog> {
   const manifest = await loadManifest(file, registry, env);
   log.addSecrets(manifest.secrets);
-  return compileCatalog(manifest, registry, log);
+  return { catalog: await compileCatalog(manifest, registry, log), text: manifest.text };
 }

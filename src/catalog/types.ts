@@ -199,11 +199,62 @@ export interface Catalog {
   readonly prompts: ReadonlyMap<string, CatalogPrompt>;
   /** Page size of the list methods. */
   readonly pageSize: number;
+  /**
+   * Files and folders the catalog was built from besides the manifest, each with the URIs of the
+   * resources whose content it is (empty for a folder or a file that shapes the catalog).
+   */
+  readonly watched?: ReadonlyMap<string, readonly string[]>;
   /** Releases what compiling opened (database handles, pools). Idempotent. */
   dispose(): Promise<void>;
 }
 
-/** The one mutable reference: a reload swaps `current` whole. */
+/**
+ * The one mutable reference: a reload swaps `current` whole. Requests `acquire` the catalog they
+ * start on and `release` it when they end, so a reload can dispose the old catalog's sources once
+ * the calls that still use it have finished.
+ */
 export class CatalogRef {
-  constructor(public current: Catalog) {}
+  private readonly inFlight = new Map<Catalog, number>();
+  private readonly idleWaiters = new Map<Catalog, (() => void)[]>();
+
+  constructor(private currentCatalog: Catalog) {}
+
+  get current(): Catalog {
+    return this.currentCatalog;
+  }
+
+  /** The current catalog, counted as in use until `release`. */
+  acquire(): Catalog {
+    const catalog = this.currentCatalog;
+    this.inFlight.set(catalog, (this.inFlight.get(catalog) ?? 0) + 1);
+    return catalog;
+  }
+
+  release(catalog: Catalog): void {
+    const left = (this.inFlight.get(catalog) ?? 1) - 1;
+    if (left > 0) {
+      this.inFlight.set(catalog, left);
+      return;
+    }
+    this.inFlight.delete(catalog);
+    for (const wake of this.idleWaiters.get(catalog) ?? []) wake();
+    this.idleWaiters.delete(catalog);
+  }
+
+  /** Makes `next` current and returns the catalog it replaced. */
+  swap(next: Catalog): Catalog {
+    const previous = this.currentCatalog;
+    this.currentCatalog = next;
+    return previous;
+  }
+
+  /** Resolves once no request uses `catalog` any more. */
+  idle(catalog: Catalog): Promise<void> {
+    if (!this.inFlight.has(catalog)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.idleWaiters.get(catalog) ?? [];
+      waiters.push(resolve);
+      this.idleWaiters.set(catalog, waiters);
+    });
+  }
 }

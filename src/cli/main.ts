@@ -1,14 +1,23 @@
 #!/usr/bin/env node
 /**
  * The `mcp-run` command line. Each command is a thin shell over the library: parse flags, call one
- * function, print, exit with a documented code. Exit codes: 0 success, 1 a manifest with errors,
- * 2 bad usage.
+ * function, print, exit with a documented code. Exit codes: 0 success, 1 a manifest with errors (or
+ * an HTTP address that cannot be bound), 2 bad usage.
  */
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { readPackageVersion } from './package-version.js';
 import { schemaCommand } from './schema.js';
 import { serveCommand } from './serve.js';
 import { validateCommand } from './validate.js';
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError('a port is an integer from 0 to 65535');
+  return port;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 const program = new Command('mcp-run')
   .description(
@@ -26,14 +35,38 @@ program
       .choices(['debug', 'info', 'warn', 'error', 'silent'])
       .default('info'),
   )
+  .option('--no-watch', 'do not reload when the manifest or the files it names change')
+  .option('--http', 'serve Streamable HTTP (both protocol eras) instead of stdio')
+  .addOption(new Option('--port <n>', 'HTTP port; 0 picks a free one').argParser(parsePort).default(3000))
+  .option('--host <address>', 'HTTP bind address (beyond loopback, set an auth option)', '127.0.0.1')
+  .option('--path <path>', 'HTTP endpoint path', '/mcp')
+  .option(
+    '--allowed-host <name>',
+    'also accept this Host header, `name` or `name:port` (repeatable)',
+    collect,
+    [],
+  )
+  .option(
+    '--allowed-origin <origin>',
+    'also accept this browser Origin, e.g. https://app.example.com (repeatable)',
+    collect,
+    [],
+  )
+  .option(
+    '--auth-token-env <NAME>',
+    'require Authorization: Bearer <token>; NAME holds the tokens, comma-separated',
+  )
+  .option('--api-key-env <NAME>', 'require X-API-Key: <key>; NAME holds the keys, comma-separated')
   .addHelpText(
     'after',
     `
 Serves on stdio: the MCP client starts mcp-run and talks JSON-RPC on its stdin/stdout; logs go to stderr.
+With --http it serves Streamable HTTP at http://127.0.0.1:3000/mcp instead.
 
 Examples:
   $ mcp-run                        serve ./mcp.yaml
   $ mcp-run shop.yaml --log-level debug
+  $ MCP_TOKENS=s3cret mcp-run --http --port 8080 --auth-token-env MCP_TOKENS
 
 A desktop or IDE client's config:
   { "mcpServers": { "shop": { "command": "npx", "args": ["mcp-run", "/abs/path/mcp.yaml"] } } }`,

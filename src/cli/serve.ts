@@ -1,14 +1,28 @@
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
+import { Reloader } from '../catalog/reload.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { type LogThreshold, StderrLogger } from '../log.js';
-import { createProtocol } from '../protocol/server.js';
+import { createProtocol, type Protocol } from '../protocol/server.js';
+import { authFromEnv, type HttpTransport, ProblemError, serveHttp } from '../transports/http.js';
 import { serveStdio } from '../transports/stdio.js';
 
 export interface ServeOptions {
   readonly logLevel: LogThreshold;
+  /** Hot reload on changes to the manifest and the files it names (`--no-watch` turns it off). */
+  readonly watch: boolean;
+  /** Serve Streamable HTTP instead of stdio, with the options below. */
+  readonly http?: boolean;
+  readonly port?: number;
+  readonly host?: string;
+  readonly path?: string;
+  readonly allowedHost?: string[];
+  readonly allowedOrigin?: string[];
+  /** Names of environment variables holding the accepted bearer tokens / API keys. */
+  readonly authTokenEnv?: string;
+  readonly apiKeyEnv?: string;
 }
 
 /**
@@ -17,9 +31,11 @@ export interface ServeOptions {
  */
 export async function serveCommand(file: string, options: ServeOptions): Promise<void> {
   const log = new StderrLogger(options.logLevel);
+  const registry = builtinKinds();
   let catalog: Catalog;
+  let text: string;
   try {
-    catalog = await loadCatalog(file, builtinKinds(), log);
+    ({ catalog, text } = await loadCatalog(file, registry, log));
   } catch (err) {
     if (!(err instanceof ManifestError)) throw err;
     process.stderr.write(
@@ -28,20 +44,39 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     process.exit(1);
   }
 
-  const protocol = createProtocol(new CatalogRef(catalog), { log, listChanged: false });
+  const ref = new CatalogRef(catalog);
+  const protocol = createProtocol(ref, { log, listChanged: options.watch });
+  const reloader = options.watch
+    ? new Reloader({
+        file: resolve(file),
+        ref,
+        registry,
+        log,
+        listener: {
+          listChanged: (categories) => protocol.notifyListChanged(categories),
+          resourceUpdated: (uri) => protocol.notifyResourceUpdated(uri),
+        },
+      })
+    : undefined;
+  reloader?.start(text);
+  void reloader?.ready().then(() => log.debug(`watching ${file} and the files it names for changes`));
+  process.on('SIGHUP', () => void reloader?.reload());
+  if (options.http) return serveOverHttp(file, ref, protocol, log, options, async () => reloader?.close());
   const stdio = serveStdio(protocol, { log });
   if (process.stdin.isTTY) log.info(banner(file, catalog));
   else log.debug(`serving ${file} on stdio`);
 
   const stop = async () => {
     protocol.close();
+    await reloader?.close();
     await stdio.close();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 
   await stdio.closed;
-  await catalog.dispose();
+  await reloader?.close();
+  await ref.current.dispose();
   process.exit(0);
 }
 
@@ -56,4 +91,55 @@ function banner(file: string, catalog: Catalog): string {
     'An MCP client starts this command and speaks JSON-RPC on its stdin; press Ctrl-D to stop.',
     `Client config: { "command": "npx", "args": ["mcp-run", "${file}"] }`,
   ].join('\n  ');
+}
+
+/**
+ * `mcp-run --http`: serve until SIGTERM/SIGINT, then shut down gracefully (in-flight calls finish,
+ * listen streams get their final result) and exit 0. The first line on stderr is
+ * `mcp-run: listening on <url>`, for scripts and tests that start it with `--port 0`.
+ */
+async function serveOverHttp(
+  file: string,
+  ref: CatalogRef,
+  protocol: Protocol,
+  log: StderrLogger,
+  options: ServeOptions,
+  stopWatching: () => Promise<void>,
+): Promise<void> {
+  let http: HttpTransport;
+  try {
+    const auth = authFromEnv({ tokenEnv: options.authTokenEnv, apiKeyEnv: options.apiKeyEnv }, process.env);
+    log.addSecrets([...(auth.bearerTokens ?? []), ...(auth.apiKeys ?? [])]);
+    http = await serveHttp(protocol, {
+      log,
+      auth,
+      port: options.port,
+      host: options.host,
+      path: options.path,
+      allowedHosts: options.allowedHost,
+      allowedOrigins: options.allowedOrigin,
+    });
+  } catch (err) {
+    if (!(err instanceof ProblemError)) throw err;
+    process.stderr.write(`mcp-run: ${err.message}\n`);
+    process.exit(err.problem.code === 'HTTP_LISTEN_FAILED' ? 1 : 2);
+  }
+  log.info(`listening on ${http.url}`);
+  const catalog = ref.current;
+  log.info(
+    `serving ${relative(process.cwd(), file) || file} (${catalog.tools.size} tools, ` +
+      `${catalog.resources.size + catalog.templates.length} resources, ${catalog.prompts.size} prompts); ` +
+      `client config: { "url": "${http.url}" }`,
+  );
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    await stopWatching();
+    await http.close();
+    await ref.current.dispose();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }

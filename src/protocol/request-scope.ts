@@ -42,7 +42,7 @@ export class RequestScope implements CallContext {
     readonly outlet: Outlet,
     private readonly controller: AbortController,
   ) {
-    this.catalog = owner.server.ref.current;
+    this.catalog = owner.server.ref.acquire();
     this.signal = controller.signal;
     const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
@@ -90,6 +90,7 @@ export class RequestScope implements CallContext {
   end(): void {
     if (this.ended) return;
     this.ended = true;
+    this.owner.server.ref.release(this.catalog);
     this.owner.release(this.id, this.controller);
     this.cleanup?.();
   }

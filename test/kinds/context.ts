@@ -15,6 +15,8 @@ export interface RecordedError {
 export interface TestContext extends EntryContext {
   readonly errors: RecordedError[];
   readonly logs: string[];
+  /** What the entry asked hot reload to watch: path → resource URIs. */
+  readonly watched: Map<string, string[]>;
   /** The recorded codes, in order. */
   codes(): string[];
 }
@@ -26,6 +28,7 @@ export function testContext(options: {
 }): TestContext {
   const errors: RecordedError[] = [];
   const logs: string[] = [];
+  const watched = new Map<string, string[]>();
   const log = (level: string) => (message: string) => logs.push(`${level}: ${message}`);
   return {
     name: options.name ?? 'entry',
@@ -33,9 +36,13 @@ export function testContext(options: {
     log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
     errors,
     logs,
+    watched,
     codes: () => errors.map((e) => e.problem.code),
     error(at, problem) {
       errors.push({ at, problem });
+    },
+    watch(path, uri) {
+      watched.set(path, [...(watched.get(path) ?? []), ...(uri === undefined ? [] : [uri])]);
     },
     source<K extends keyof SourceCapabilities>(name: string, capability: K, at: EntryPath) {
       const found = options.sources?.[name];

@@ -93,7 +93,7 @@ describe('list methods', () => {
     const ref = new CatalogRef(makeCatalog(fixture));
     const client = new TestClient(createProtocol(ref, { log: captureLogger(), listChanged: true }));
     await client.initialize();
-    ref.current = makeCatalog(fixture, { tools: new Map(), pageSize: 10 });
+    ref.swap(makeCatalog(fixture, { tools: new Map(), pageSize: 10 }));
     const response = await client.request('tools/list', {});
     assert.deepEqual(response.result, { tools: [] });
   });

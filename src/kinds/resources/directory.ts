@@ -130,8 +130,10 @@ export const directoryResource: ResourceKind<DirectoryResourceConfig> = {
     const prefix = base.endsWith('/') ? base : `${base}/`;
     const maxBytes = config.maxBytes ?? DEFAULT_MAX_BYTES;
     const root = realRoot;
+    ctx.watch(root);
     const resources = files.map(({ relative, size }): CatalogResource => {
       const uri = prefix + relative.split('/').map(encodeURIComponent).join('/');
+      ctx.watch(join(root, relative), uri);
       const mimeType = config.mimeType ?? mimeFromPath(relative);
       return {
         descriptor: compact({ uri, name: relative, description: config.description, mimeType, size }),

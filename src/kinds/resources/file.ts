@@ -158,6 +158,7 @@ async function compileStatic(config: FileResourceConfig, realRoot: string, ctx: 
   if (config.variables !== undefined) return undefined;
 
   const uri = config.uri ?? fileUri(real);
+  ctx.watch(file, uri);
   const mimeType = config.mimeType ?? mimeFromPath(real);
   const maxBytes = config.maxBytes ?? DEFAULT_MAX_BYTES;
   const descriptor = compact({

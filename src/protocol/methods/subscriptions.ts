@@ -52,7 +52,14 @@ function listen(scope: RequestScope): typeof KEEP_OPEN {
   );
   hub.addListen(subscription);
   // Cancel (stdio), a closed stream (HTTP) or a closed connection: the stream ends silently.
-  scope.signal.addEventListener('abort', () => hub.removeListen(subscription), { once: true });
+  scope.signal.addEventListener(
+    'abort',
+    () => {
+      hub.removeListen(subscription);
+      scope.end();
+    },
+    { once: true },
+  );
   return KEEP_OPEN;
 }
 

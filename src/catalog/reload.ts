@@ -1,0 +1,195 @@
+/**
+ * Hot reload: watch the manifest and every file it was built from; on a change, build a complete
+ * new catalog, swap it in, and tell clients exactly what changed.
+ *
+ * - Bursts of file events are debounced into one reload.
+ * - An edit that leaves the manifest's bytes unchanged (and touches no resource file) is skipped.
+ * - Reloads run one at a time; a reload that finishes after a newer edit arrived is dropped, so the
+ *   newest edit always wins.
+ * - A failed reload keeps the last good catalog serving and logs every error with file:line:col.
+ * - The old catalog's sources are disposed once the requests that started on it have finished, or
+ *   after a grace period.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+import { ManifestError } from '../errors.js';
+import type { KindRegistry } from '../kinds/registry.js';
+import type { StderrLogger } from '../log.js';
+import { loadManifestText } from '../manifest/load.js';
+import { compileCatalog } from './compile.js';
+import { type Category, describeDiff, diffCatalogs } from './diff.js';
+import type { Catalog, CatalogRef } from './types.js';
+
+export interface ReloadListener {
+  listChanged(categories: ReadonlySet<Category>): void;
+  resourceUpdated(uri: string): void;
+}
+
+export interface ReloaderOptions {
+  /** Absolute path of the manifest. */
+  readonly file: string;
+  readonly ref: CatalogRef;
+  readonly registry: KindRegistry;
+  readonly log: StderrLogger;
+  readonly listener: ReloadListener;
+  readonly debounceMs?: number;
+  /** How long an old catalog may wait for its in-flight requests before it is disposed anyway. */
+  readonly disposeGraceMs?: number;
+}
+
+export type ReloadOutcome = 'reloaded' | 'unchanged' | 'failed' | 'superseded';
+
+/** Events that add or remove files change what a folder resource lists. */
+const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
+
+export class Reloader {
+  private watcher: FSWatcher | undefined;
+  private revision = 0;
+  private lastText: string | undefined;
+  private readonly fileHashes = new Map<string, string>();
+  private pending = { paths: new Set<string>(), structural: false };
+  private timer: NodeJS.Timeout | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly name: string;
+
+  constructor(private readonly options: ReloaderOptions) {
+    this.name = basename(options.file);
+  }
+
+  /** Starts watching. `text` is the manifest text the current catalog was built from. */
+  start(text: string): void {
+    this.lastText = text;
+    this.watcher = watch([this.options.file, ...watchedPaths(this.options.ref.current)], {
+      ignoreInitial: true,
+    });
+    this.watcher.on('all', (event, path) => this.onEvent(event, path));
+    this.watcher.on('error', (err) => this.options.log.warn(`watcher: ${(err as Error).message}`));
+  }
+
+  /** Resolves once the watcher is ready to report changes (tests wait for it before editing). */
+  ready(): Promise<void> {
+    const watcher = this.watcher;
+    return watcher ? new Promise((resolve) => watcher.once('ready', () => resolve())) : Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    await this.watcher?.close();
+    await this.queue;
+  }
+
+  /** Reloads now, even when nothing seems to have changed (SIGHUP). */
+  reload(): Promise<ReloadOutcome> {
+    return this.enqueue(new Set(), true);
+  }
+
+  private onEvent(event: string, path: string): void {
+    this.pending.paths.add(path);
+    if (STRUCTURAL.has(event)) this.pending.structural = true;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      const { paths, structural } = this.pending;
+      this.pending = { paths: new Set(), structural: false };
+      void this.enqueue(paths, structural);
+    }, this.options.debounceMs ?? 50);
+  }
+
+  private enqueue(paths: ReadonlySet<string>, force: boolean): Promise<ReloadOutcome> {
+    const revision = ++this.revision;
+    const run = this.queue.then(() => this.run(revision, paths, force));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async run(revision: number, paths: ReadonlySet<string>, force: boolean): Promise<ReloadOutcome> {
+    const { file, ref, registry, log } = this.options;
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      log.warn(
+        `reload of ${this.name} skipped: ${(err as Error).message}; still serving the previous version`,
+      );
+      return 'failed';
+    }
+    const updated = await this.changedResourceFiles(paths, ref.current);
+    if (!force && text === this.lastText && updated.length === 0) return 'unchanged';
+    this.lastText = text;
+
+    let next: Catalog;
+    try {
+      const manifest = loadManifestText(text, file, registry);
+      log.addSecrets(manifest.secrets);
+      next = await compileCatalog(manifest, registry, log);
+    } catch (err) {
+      if (!(err instanceof ManifestError)) throw err;
+      const n = err.diagnostics.length;
+      log.error(
+        `reload of ${this.name} failed with ${n} error${n === 1 ? '' : 's'}; still serving the previous version\n${err.message}`,
+      );
+      // The previous catalog reads its files live, so their subscribers still need to hear of edits.
+      for (const uri of updated) this.options.listener.resourceUpdated(uri);
+      return 'failed';
+    }
+    if (revision !== this.revision) {
+      await next.dispose();
+      return 'superseded';
+    }
+
+    const previous = ref.swap(next);
+    const diff = diffCatalogs(previous, next);
+    if (diff.size > 0) this.options.listener.listChanged(new Set(diff.keys()));
+    const stillServed = updated.filter((uri) => next.resources.has(uri));
+    for (const uri of stillServed) this.options.listener.resourceUpdated(uri);
+    const touched = stillServed.length
+      ? `, ${stillServed.length} resource${stillServed.length === 1 ? '' : 's'} updated`
+      : '';
+    // Editor swap files and the like land in watched folders: say nothing when nothing changed.
+    const quiet = diff.size === 0 && !touched;
+    log[quiet ? 'debug' : 'info'](`reloaded ${this.name}: ${describeDiff(diff)}${touched}`);
+
+    this.rewatch(previous, next);
+    void this.retire(previous);
+    return 'reloaded';
+  }
+
+  /** The URIs whose file content really changed among the paths that fired. */
+  private async changedResourceFiles(paths: ReadonlySet<string>, catalog: Catalog): Promise<string[]> {
+    const uris: string[] = [];
+    for (const path of paths) {
+      const owners = catalog.watched?.get(path);
+      if (!owners?.length) continue;
+      const hash = await readFile(path).then(
+        (bytes) => createHash('sha256').update(bytes).digest('hex'),
+        () => 'missing',
+      );
+      if (this.fileHashes.get(path) === hash) continue;
+      this.fileHashes.set(path, hash);
+      uris.push(...owners);
+    }
+    return uris;
+  }
+
+  private rewatch(previous: Catalog, next: Catalog): void {
+    const before = new Set(watchedPaths(previous));
+    const after = new Set(watchedPaths(next));
+    const added = [...after].filter((p) => !before.has(p));
+    const removed = [...before].filter((p) => !after.has(p));
+    if (added.length) this.watcher?.add(added);
+    if (removed.length) this.watcher?.unwatch(removed);
+  }
+
+  private async retire(catalog: Catalog): Promise<void> {
+    const grace = new Promise<void>((resolve) =>
+      setTimeout(resolve, this.options.disposeGraceMs ?? 30_000).unref(),
+    );
+    await Promise.race([this.options.ref.idle(catalog), grace]);
+    await catalog.dispose();
+  }
+}
+
+function watchedPaths(catalog: Catalog): string[] {
+  return [...(catalog.watched?.keys() ?? [])];
+}

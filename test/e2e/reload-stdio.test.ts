@@ -1,0 +1,189 @@
+/**
+ * Hot reload over real stdio, with real files in a temp folder and the official clients: each edit
+ * produces exactly the notifications a client can see a reason for, and a broken edit takes nothing
+ * away.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { CLI, tempFiles } from '../helpers/demo.js';
+import { ServerLog } from '../helpers/reload-harness.js';
+
+const manifest = (tools: string, prompt = 'Greets someone.') => `
+sources:
+  mem: { kind: sqlite, path: ":memory:" }
+tools:
+${tools}
+resources:
+  a: { kind: file, path: a.md, uri: "notes://a" }
+  b: { kind: file, path: b.md, uri: "notes://b" }
+prompts:
+  greet:
+    description: ${prompt}
+    arguments: { who: { required: true } }
+    messages: [{ text: "Say hi to {{who}}." }]
+`;
+const ONE = '  one: { kind: sql, source: mem, description: The first, sql: SELECT 1 AS n }';
+const TWO = '  two: { kind: sql, source: mem, description: The second, sql: SELECT 2 AS n }';
+
+describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
+  const files = tempFiles({ 'mcp.yaml': manifest(ONE), 'a.md': 'A', 'b.md': 'B' });
+  const file = join(files.dir, 'mcp.yaml');
+  const client = new Client({ name: 'reload', version: '1' });
+  const seen = { tools: 0, prompts: 0, resources: 0, updated: [] as string[] };
+  let log: ServerLog;
+
+  /** A request as a barrier: every notification sent before it has been handled when it returns. */
+  const toolNames = async () => (await client.listTools()).tools.map((t) => t.name);
+
+  before(async () => {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void seen.tools++);
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => void seen.prompts++);
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void seen.resources++);
+    client.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (n) => void seen.updated.push(n.params.uri),
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, file, '--log-level', 'debug'],
+      stderr: 'pipe',
+    });
+    log = new ServerLog(transport.stderr as never);
+    await client.connect(transport);
+    await log.waitFor(() => log.text.includes('watching'), 'the watcher to start');
+    assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: true });
+  });
+  after(async () => {
+    await client.close();
+    files.cleanup();
+  });
+
+  test('adding a tool sends exactly one tools/list_changed, and the next list shows it', async () => {
+    await log.edit(file, manifest(`${ONE}\n${TWO}`));
+    assert.deepEqual(await toolNames(), ['one', 'two']);
+    assert.deepEqual(seen, { tools: 1, prompts: 0, resources: 0, updated: [] });
+  });
+
+  test('changing a tool notifies once more; removing one, once more', async () => {
+    await log.edit(file, manifest(`${ONE.replace('The first', 'The very first')}\n${TWO}`));
+    assert.equal((await client.listTools()).tools[0]?.description, 'The very first');
+    await log.edit(file, manifest(ONE));
+    assert.deepEqual(await toolNames(), ['one']);
+    assert.equal(seen.tools, 3);
+  });
+
+  test('editing a prompt notifies prompts only', async () => {
+    await log.edit(file, manifest(ONE, 'Greets someone warmly.'));
+    assert.equal((await client.listPrompts()).prompts[0]?.description, 'Greets someone warmly.');
+    assert.deepEqual(seen, { tools: 3, prompts: 1, resources: 0, updated: [] });
+  });
+
+  test('a comment or a reformat notifies nothing', async () => {
+    await log.edit(file, `# a comment\n${manifest(ONE, 'Greets someone warmly.').replaceAll(': ', ':   ')}`);
+    assert.deepEqual(await toolNames(), ['one']);
+    assert.deepEqual(seen, { tools: 3, prompts: 1, resources: 0, updated: [] });
+  });
+
+  test('broken edits notify nothing and every tool keeps answering; the fix reloads', async () => {
+    const broken = [
+      manifest(ONE).replace('tools:', 'tools: ['), // YAML syntax
+      manifest(ONE.replace('kind: sql', 'kind: sqll')), // unknown kind
+      manifest(ONE.replace('source: mem', 'source: nope')), // fails to compile
+    ];
+    for (const text of broken) {
+      await log.edit(file, text);
+      const result = await client.callTool({ name: 'one', arguments: {} });
+      assert.deepEqual(result.structuredContent, { rows: [{ n: 1 }], rowCount: 1, truncated: false });
+    }
+    assert.match(log.text, /reload of mcp\.yaml failed with 1 error; still serving the previous version/);
+    assert.match(log.text, /error\[MANIFEST_UNKNOWN_KIND\] .*mcp\.yaml:5:16 tools\.one\.kind/);
+    assert.deepEqual(seen, { tools: 3, prompts: 1, resources: 0, updated: [] });
+    await log.edit(file, manifest(`${ONE}\n${TWO}`));
+    assert.deepEqual(await toolNames(), ['one', 'two']);
+    assert.equal(seen.tools, 4);
+  });
+
+  test('editing a resource file sends resources/updated for the URIs subscribed to, only', async () => {
+    await client.subscribeResource({ uri: 'notes://a' });
+    await log.edit(join(files.dir, 'b.md'), 'B, edited');
+    await toolNames();
+    assert.deepEqual(seen.updated, []);
+    await log.edit(join(files.dir, 'a.md'), 'A, edited');
+    await toolNames();
+    assert.deepEqual(seen.updated, ['notes://a']);
+    const read = await client.readResource({ uri: 'notes://a' });
+    assert.equal(read.contents[0] && 'text' in read.contents[0] && read.contents[0].text, 'A, edited');
+    assert.equal(seen.resources, 0, 'a content edit is not a change of the list');
+    await client.unsubscribeResource({ uri: 'notes://a' });
+    await log.edit(join(files.dir, 'a.md'), 'A, edited twice');
+    await toolNames();
+    assert.deepEqual(seen.updated, ['notes://a']);
+  });
+
+  test('ten edits in quick succession end with the last one served', async () => {
+    for (let i = 1; i <= 10; i++) {
+      writeFileSync(file, manifest(`${ONE.replace('The first', `Version ${i}`)}\n${TWO}`));
+    }
+    let description: string | undefined;
+    const deadline = Date.now() + 10_000;
+    while (description !== 'Version 10' && Date.now() < deadline) {
+      description = (await client.listTools()).tools[0]?.description;
+      if (description !== 'Version 10') await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(description, 'Version 10');
+  });
+});
+
+describe('hot reload over stdio, SDK v2 client pinned to 2026-07-28 (subscriptions/listen)', () => {
+  const files = tempFiles({ 'mcp.yaml': manifest(ONE), 'a.md': 'A', 'b.md': 'B' });
+  const file = join(files.dir, 'mcp.yaml');
+  const client = new ModernClient(
+    { name: 'reload-modern', version: '1' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  const seen = { tools: 0, prompts: 0 };
+  let log: ServerLog;
+
+  before(async () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => void seen.tools++);
+    client.setNotificationHandler('notifications/prompts/list_changed', () => void seen.prompts++);
+    const transport = new ModernStdio({
+      command: process.execPath,
+      args: [CLI, file, '--log-level', 'debug'],
+      stderr: 'pipe',
+    });
+    log = new ServerLog(transport.stderr as never);
+    await client.connect(transport);
+    await log.waitFor(() => log.text.includes('watching'), 'the watcher to start');
+  });
+  after(async () => {
+    await client.close();
+    files.cleanup();
+  });
+
+  test('a listen stream asking for tools gets tools/list_changed, and nothing it did not ask for', async () => {
+    const subscription = await client.listen({ toolsListChanged: true });
+    assert.deepEqual(subscription.honoredFilter, { toolsListChanged: true });
+    await log.edit(file, manifest(`${ONE}\n${TWO}`));
+    await log.edit(file, manifest(`${ONE}\n${TWO}`, 'Greets someone warmly.'));
+    const { tools } = await client.listTools();
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['one', 'two'],
+    );
+    assert.deepEqual(seen, { tools: 1, prompts: 0 });
+    await subscription.close();
+  });
+});
