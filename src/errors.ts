@@ -104,6 +104,16 @@ export const problems = {
       ? `declared input: ${declared.join(', ')}`
       : `declare it under input, e.g. input: { ${param}: { type: string } }`,
   }),
+  SQL_WRITE_NOT_ALLOWED: (reason: string): Problem => ({
+    code: 'SQL_WRITE_NOT_ALLOWED',
+    message: `${reason}`,
+    hint: 'writes need readOnly: false on both the source and the tool; otherwise keep the statement a single read (SELECT, WITH, VALUES)',
+  }),
+  SQL_IDENTIFIER_NOT_ENUM: (name: string): Problem => ({
+    code: 'SQL_IDENTIFIER_NOT_ENUM',
+    message: `the identifier :${name} needs an enum of the allowed names under input.${name}`,
+    hint: `a table or column name is spliced into the SQL, so it may only be one of a fixed list, e.g. input: { ${name}: { type: string, enum: [orders, customers] } }`,
+  }),
   SQL_INVALID: (reason: string): Problem => ({
     code: 'SQL_INVALID',
     message: `the database cannot run this SQL: ${reason}`,
@@ -139,6 +149,33 @@ export const problems = {
   SCHEMA_INVALID: (reason: string): Problem => ({
     code: 'SCHEMA_INVALID',
     message: `not a valid JSON Schema: ${reason}`,
+  }),
+  HTTP_PATH_PARAM_UNDECLARED: (param: string, declared: readonly string[], suggestion?: string): Problem => ({
+    code: 'HTTP_PATH_PARAM_UNDECLARED',
+    message: `the path uses {${param}} but input has no property ${quote(param)}${didYouMean(suggestion)}`,
+    hint: declared.length
+      ? `declared input: ${declared.join(', ')}`
+      : `declare it under input, e.g. input: { ${param}: { type: string } }`,
+  }),
+  OUTPUT_PICK_INVALID: (reason: string): Problem => ({
+    code: 'OUTPUT_PICK_INVALID',
+    message: `output.pick does not parse: ${reason}`,
+    hint: 'write a path like items[*].{id, title} or {title, user: user.login}; see docs/kinds-http-shell.md',
+  }),
+  SHELL_PROGRAM_NOT_FOUND: (program: string, reason: string): Problem => ({
+    code: 'SHELL_PROGRAM_NOT_FOUND',
+    message: `cannot run ${quote(program)}: ${reason}`,
+    hint: 'name a program on PATH (git, not /usr/bin/git) or an executable file inside the manifest folder (./bin/tool)',
+  }),
+  HTTP_AUTH_ENV_MISSING: (name: string, flag: string): Problem => ({
+    code: 'HTTP_AUTH_ENV_MISSING',
+    message: `${flag} names the environment variable ${name}, but it is not set or holds no value`,
+    hint: `set ${name} to one or more credentials, comma-separated, e.g. ${name}=$(openssl rand -hex 32)`,
+  }),
+  HTTP_LISTEN_FAILED: (address: string, reason: string): Problem => ({
+    code: 'HTTP_LISTEN_FAILED',
+    message: `cannot listen on ${address}: ${reason}`,
+    hint: 'another process may hold the port: pick another with --port (0 picks a free one), or stop it',
   }),
 } as const;
 

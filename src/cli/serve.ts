@@ -118,6 +118,7 @@ async function serveOverHttp(
       path: options.path,
       allowedHosts: options.allowedHost,
       allowedOrigins: options.allowedOrigin,
+      toolSchema: (name) => ref.current.tools.get(name)?.descriptor.inputSchema,
     });
   } catch (err) {
     if (!(err instanceof ProblemError)) throw err;

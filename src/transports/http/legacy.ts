@@ -1,0 +1,150 @@
+/**
+ * The 2025-era Streamable HTTP endpoint (digest §6.2): `initialize` mints a session; every later
+ * POST, GET and DELETE names it in `Mcp-Session-Id`. A POST's related notifications and response go
+ * on its own response; unsolicited notifications go on the session's one GET stream; each message
+ * goes on exactly one stream. A dropped POST stream is not a cancellation in this era (the client
+ * sends notifications/cancelled), so legacy routes carry no abort signal.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isObject, isRequestId } from '../../protocol/jsonrpc.js';
+import { isLegacyVersion, LEGACY_VERSIONS } from '../../protocol/versions.js';
+import { accepts } from './guards.js';
+import { HttpReply } from './reply.js';
+import type { Session, SessionStore } from './sessions.js';
+import { SseStream } from './sse.js';
+import { header, sendEmpty, sendError } from './wire.js';
+
+export interface LegacyContext {
+  readonly sessions: SessionStore;
+  readonly keepAliveMs: number;
+}
+
+const SESSION_HEADER = 'Mcp-Session-Id';
+/** For 405s: a request without a 2025 session can only be a 2026 POST. */
+const POST_ONLY = { Allow: 'POST' };
+
+export async function serveLegacyPost(
+  ctx: LegacyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  message: unknown,
+): Promise<void> {
+  const id = isObject(message) && isRequestId(message.id) ? message.id : null;
+  if (isObject(message) && message.method === 'initialize' && id !== null)
+    return initialize(ctx, res, message, id);
+  const session = findSession(ctx, req, res, id);
+  if (session === undefined) return;
+  session.busy++;
+  try {
+    const reply = new HttpReply(res, { keepAliveMs: ctx.keepAliveMs });
+    reply.settle(await session.connection.receive(message, reply));
+  } finally {
+    session.busy--;
+    session.lastSeen = Date.now();
+  }
+}
+
+async function initialize(
+  ctx: LegacyContext,
+  res: ServerResponse,
+  message: object,
+  id: string | number,
+): Promise<void> {
+  const session = ctx.sessions.create();
+  if (session === undefined) {
+    sendError(res, 503, 'too many open sessions; try again later, or end unused sessions with DELETE', {
+      id,
+      headers: { 'Retry-After': '10' },
+    });
+    return;
+  }
+  res.setHeader(SESSION_HEADER, session.id);
+  const reply = new HttpReply(res, {
+    keepAliveMs: ctx.keepAliveMs,
+    beforeRespond: (response) => {
+      const result = (response as { result?: { protocolVersion?: unknown } }).result;
+      if (typeof result?.protocolVersion === 'string') {
+        session.version = result.protocolVersion;
+        return;
+      }
+      // A failed initialize leaves no session behind.
+      res.removeHeader(SESSION_HEADER);
+      ctx.sessions.end(session.id);
+    },
+  });
+  session.busy++;
+  try {
+    reply.settle(await session.connection.receive(message, reply));
+  } finally {
+    session.busy--;
+  }
+}
+
+export function serveLegacyGet(ctx: LegacyContext, req: IncomingMessage, res: ServerResponse): void {
+  if (header(req, 'mcp-session-id') === undefined) {
+    sendError(
+      res,
+      405,
+      'GET opens a 2025-era session stream and needs Mcp-Session-Id; 2026-07-28 is POST only',
+      {
+        headers: POST_ONLY,
+      },
+    );
+    return;
+  }
+  if (!accepts(req.headers.accept, 'text/event-stream')) {
+    sendError(res, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
+    return;
+  }
+  const session = findSession(ctx, req, res, null);
+  if (session === undefined) return;
+  if (session.stream?.open) {
+    sendError(res, 409, 'this session already has an open GET stream; only one is allowed');
+    return;
+  }
+  const stream = new SseStream(res, ctx.keepAliveMs);
+  session.stream = stream;
+  res.once('close', () => {
+    if (session.stream === stream) session.stream = undefined;
+    session.lastSeen = Date.now();
+  });
+}
+
+export function serveLegacyDelete(ctx: LegacyContext, req: IncomingMessage, res: ServerResponse): void {
+  if (header(req, 'mcp-session-id') === undefined) {
+    sendError(res, 405, 'DELETE ends a 2025-era session and needs Mcp-Session-Id', { headers: POST_ONLY });
+    return;
+  }
+  const session = findSession(ctx, req, res, null);
+  if (session === undefined) return;
+  ctx.sessions.end(session.id);
+  sendEmpty(res, 200);
+}
+
+/** The request's live session, or undefined after answering 400/404. */
+function findSession(
+  ctx: LegacyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string | number | null,
+): Session | undefined {
+  const sessionId = header(req, 'mcp-session-id');
+  if (sessionId === undefined) {
+    sendError(res, 400, 'Bad Request: missing Mcp-Session-Id; send initialize first', { id });
+    return undefined;
+  }
+  const session = ctx.sessions.get(sessionId);
+  if (session === undefined) {
+    sendError(res, 404, 'Session not found: it expired or was ended; send initialize again', { id });
+    return undefined;
+  }
+  const version = header(req, 'mcp-protocol-version');
+  if (version !== undefined && version !== session.version) {
+    const why = isLegacyVersion(version)
+      ? `this session negotiated ${session.version}`
+      : `supported: ${LEGACY_VERSIONS.join(', ')}`;
+    sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${version}" (${why})`, { id });
+    return undefined;
+  }
+  return session;
+}

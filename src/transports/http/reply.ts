@@ -1,0 +1,68 @@
+/**
+ * The RequestRoute of one POST: how a request's related notifications and its response reach the
+ * HTTP response. The media type is chosen lazily: the first related notification (progress, a log
+ * line, a listen acknowledgement) turns the reply into `text/event-stream`; a request that emits
+ * nothing before its result is answered as one `application/json` body, which is cheaper.
+ */
+import type { ServerResponse } from 'node:http';
+import type { ReceiveOutcome, RequestRoute } from '../../protocol/server.js';
+import { SseStream } from './sse.js';
+import { sendEmpty, sendJson } from './wire.js';
+
+export interface ReplyOptions {
+  readonly keepAliveMs: number;
+  readonly signal?: AbortSignal;
+  readonly protocolVersion?: string;
+  /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
+  readonly beforeRespond?: (message: object) => void;
+}
+
+export class HttpReply implements RequestRoute {
+  readonly signal?: AbortSignal;
+  readonly protocolVersion?: string;
+  /** True once the final response went out (or could not, the peer being gone). */
+  responded = false;
+  private stream: SseStream | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly options: ReplyOptions,
+  ) {
+    if (options.signal !== undefined) this.signal = options.signal;
+    if (options.protocolVersion !== undefined) this.protocolVersion = options.protocolVersion;
+  }
+
+  notify(message: object): void {
+    if (this.responded) return;
+    this.stream ??= new SseStream(this.res, this.options.keepAliveMs);
+    this.stream.send(message);
+  }
+
+  respond(message: object, status: number): void {
+    if (this.responded) return;
+    this.responded = true;
+    this.options.beforeRespond?.(message);
+    if (this.stream !== undefined) {
+      this.stream.send(message);
+      this.stream.end();
+    } else sendJson(this.res, status, message);
+  }
+
+  /** Completes the HTTP exchange once `receive` has resolved. */
+  settle(outcome: ReceiveOutcome): void {
+    switch (outcome.kind) {
+      case 'accepted':
+        sendEmpty(this.res, 202);
+        return;
+      case 'silent':
+        // A request that ends without a response (cancelled): an SSE stream that closes empty.
+        this.responded = true;
+        if (this.stream === undefined && !this.res.headersSent && !this.res.destroyed)
+          this.stream = new SseStream(this.res, 0);
+        this.stream?.end();
+        return;
+      default:
+      // 'answered' already wrote; 'subscribed' stays open until the listen ends.
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * A Server-Sent Events stream on one HTTP response: `message` events carrying one JSON-RPC message
+ * each, and `: keep-alive` comments so proxies and idle timers do not cut a quiet stream.
+ *
+ * No event ids and no `retry:`: mcp-run does not offer resumability (2026 forbids it; for 2025 it is
+ * optional), so a broken stream is simply gone and the client re-issues or re-opens.
+ */
+import type { ServerResponse } from 'node:http';
+import { serialize } from './wire.js';
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  // nginx buffers responses unless told not to; a buffered SSE stream delivers nothing until it ends.
+  'X-Accel-Buffering': 'no',
+};
+
+export class SseStream {
+  private timer: NodeJS.Timeout | undefined;
+  private ended = false;
+
+  /** Sends the headers now (a GET stream must open before anything happens on it). */
+  constructor(
+    private readonly res: ServerResponse,
+    keepAliveMs: number,
+    status = 200,
+  ) {
+    res.writeHead(status, SSE_HEADERS);
+    res.flushHeaders();
+    if (keepAliveMs > 0) {
+      this.timer = setInterval(() => this.comment('keep-alive'), keepAliveMs);
+      this.timer.unref();
+    }
+    res.once('close', () => this.stop());
+  }
+
+  /** False once ended or once the peer went away. */
+  get open(): boolean {
+    return !this.ended && !this.res.destroyed && this.res.writable;
+  }
+
+  send(message: object): void {
+    if (!this.open) return;
+    this.res.write(`event: message\ndata: ${serialize(message)}\n\n`);
+  }
+
+  comment(text: string): void {
+    if (this.open) this.res.write(`: ${text}\n\n`);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.stop();
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  private stop(): void {
+    this.ended = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Small helpers for writing plain HTTP replies and reading request bodies. Every error reply has a
+ * JSON-RPC error body (with the request id when it is known), so a client always gets a reason.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Problem } from '../../errors.js';
+import {
+  ErrorCode,
+  errorResponse,
+  isObject,
+  isRequestId,
+  ProtocolError,
+  type RequestId,
+} from '../../protocol/jsonrpc.js';
+
+/** Compact JSON; an unserializable response becomes -32603 for the same id. */
+export function serialize(message: object): string {
+  try {
+    return JSON.stringify(message);
+  } catch {
+    const id = isObject(message) && isRequestId(message.id) ? message.id : null;
+    const error = new ProtocolError(
+      ErrorCode.InternalError,
+      'Internal error: the result could not be serialized',
+    );
+    return JSON.stringify(errorResponse(id, error));
+  }
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  message: object,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  const body = serialize(message);
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** An HTTP error reply whose body is a JSON-RPC error; `code` defaults to -32600 Invalid Request. */
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  options: { id?: RequestId | null; code?: number; data?: unknown; headers?: Record<string, string> } = {},
+): void {
+  const error = new ProtocolError(options.code ?? ErrorCode.InvalidRequest, message, options.data);
+  sendJson(res, status, errorResponse(options.id ?? null, error), options.headers);
+}
+
+export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  res.writeHead(status, headers);
+  res.end();
+}
+
+export type BodyResult = { ok: true; text: string } | { ok: false; tooLarge: boolean };
+
+/**
+ * Reads the whole body as UTF-8, refusing it as soon as it passes `limit` bytes (by Content-Length
+ * when declared, else while it streams in) so an oversize body is never buffered.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ ok: false, tooLarge: true });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (result: BodyResult): void => {
+      if (done) return;
+      done = true;
+      req.off('data', onData);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        finish({ ok: false, tooLarge: true });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => finish({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') }));
+    req.once('error', () => finish({ ok: false, tooLarge: false }));
+    req.once('close', () => finish({ ok: false, tooLarge: false }));
+  });
+}
+
+/** A request header by lower-case name; repeated headers are joined as HTTP allows. */
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** A startup problem of the HTTP transport, reported as `error[CODE] message` by the CLI. */
+export class ProblemError extends Error {
+  constructor(readonly problem: Problem) {
+    super(`error[${problem.code}] ${problem.message}${problem.hint ? `\n  hint: ${problem.hint}` : ''}`);
+    this.name = 'ProblemError';
+  }
+}
