@@ -103,7 +103,7 @@ export function serveLegacyGet(ctx: LegacyContext, req: IncomingMessage, res: Se
     return;
   }
   const stream = new SseStream(res, ctx.keepAliveMs);
-  session.stream = stream;
+  ctx.sessions.attach(session, stream);
   res.once('close', () => {
     if (session.stream === stream) session.stream = undefined;
     session.lastSeen = Date.now();

@@ -66,6 +66,12 @@ export class SessionStore {
     return session;
   }
 
+  /** Makes `stream` the session's standing stream, where its unsolicited notifications go. */
+  attach(session: Session, stream: SseStream): void {
+    session.stream = stream;
+    this.log.debug(`http: session ${shortId(session.id)} opened its GET stream`);
+  }
+
   /** The live session with this id (and marks it used), or undefined. */
   get(id: string): Session | undefined {
     const session = this.sessions.get(id);
