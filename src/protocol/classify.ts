@@ -47,7 +47,7 @@ export function classifyRequest(
       return fail('modern', methodNotFound(method, spec !== undefined));
     return { ok: true, era: 'modern', envelope, spec };
   }
-  const headerFault = headerOnlyFault(method, headerVersion);
+  const headerFault = headerOnlyFault(headerVersion);
   if (headerFault !== undefined) return fail('modern', headerFault);
   if (spec?.era === 'modern') return fail('modern', missingEnvelope(method));
   if (method === 'initialize') {

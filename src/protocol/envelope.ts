@@ -60,12 +60,14 @@ export function missingEnvelope(method: string): ProtocolError {
  * A request without an envelope whose transport header names a non-legacy version: a modern
  * request that forgot its envelope, or a version nobody supports. Undefined means "legacy, go on".
  */
-export function headerOnlyFault(
-  method: string,
-  headerVersion: string | undefined,
-): ProtocolError | undefined {
+export function headerOnlyFault(headerVersion: string | undefined): ProtocolError | undefined {
   if (headerVersion === undefined || isLegacyVersion(headerVersion)) return undefined;
-  return isModernVersion(headerVersion) ? missingEnvelope(method) : unsupportedVersion(headerVersion);
+  if (!isModernVersion(headerVersion)) return unsupportedVersion(headerVersion);
+  return missingField(
+    Meta.protocolVersion,
+    'a string',
+    `the MCP-Protocol-Version header says ${headerVersion}, whose requests carry the envelope`,
+  );
 }
 
 function unsupportedVersion(requested: string): ProtocolError {

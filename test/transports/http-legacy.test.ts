@@ -64,13 +64,19 @@ describe('legacy sessions', () => {
     assert.equal(unknown.json().id, 8);
   });
 
-  it('MCP-Protocol-Version: the negotiated one passes, a missing one means the negotiated one, others are 400', async () => {
+  it('MCP-Protocol-Version: any supported 2025-era one passes, a missing one means the negotiated one, others are 400', async () => {
     const id = await initSession(s.url, '2025-06-18');
-    const ok = await post(s.url, req(1, 'ping'), sessionHeaders(id, '2025-06-18'));
-    assert.equal(ok.status, 200);
+    for (const version of ['2025-06-18', '2025-03-26', '2025-11-25']) {
+      const ok = await post(s.url, req(1, 'ping'), sessionHeaders(id, version));
+      assert.equal(ok.status, 200, version);
+    }
     const implied = await post(s.url, req(2, 'ping'), { 'mcp-session-id': id });
     assert.equal(implied.status, 200);
-    for (const version of ['2025-11-25', '1999-01-01', 'garbage']) {
+    // A 2026 header makes it a 2026 request, which lacks its _meta envelope.
+    const modern = await post(s.url, req(3, 'ping'), sessionHeaders(id, '2026-07-28'));
+    assert.equal(modern.status, 400);
+    assert.equal(modern.json().error.code, -32602);
+    for (const version of ['1999-01-01', 'garbage']) {
       const bad = await post(s.url, req(3, 'ping'), sessionHeaders(id, version));
       assert.equal(bad.status, 400, version);
       assert.equal(bad.json().id, 3);

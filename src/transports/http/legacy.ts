@@ -138,11 +138,12 @@ function findSession(
     sendError(res, 404, 'Session not found: it expired or was ended; send initialize again', { id });
     return undefined;
   }
+  // Any supported 2025-era version is accepted (the spec asks for 400 only when it is invalid or
+  // unsupported); the session keeps serving the version it negotiated. The official conformance
+  // suite sends 2025-03-26 on a session that negotiated 2025-11-25.
   const version = header(req, 'mcp-protocol-version');
-  if (version !== undefined && version !== session.version) {
-    const why = isLegacyVersion(version)
-      ? `this session negotiated ${session.version}`
-      : `supported: ${LEGACY_VERSIONS.join(', ')}`;
+  if (version !== undefined && !isLegacyVersion(version)) {
+    const why = `supported: ${LEGACY_VERSIONS.join(', ')}`;
     sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version "${version}" (${why})`, { id });
     return undefined;
   }
