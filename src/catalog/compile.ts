@@ -20,6 +20,7 @@ import { buildInputSchema } from '../manifest/input-schema.js';
 import type { EntryConfig, EntrySection, LoadedManifest } from '../manifest/types.js';
 import { suggest } from '../util/suggest.js';
 import { guardTool } from './guard-tool.js';
+import { checkInputKeywords } from './input-keywords.js';
 import { createSchemaCompiler } from './schemas.js';
 import type {
   Catalog,
@@ -91,19 +92,23 @@ export async function compileCatalog(
     const common = cfg as unknown as ToolCommon;
     const ctx = entryContext('tools', name);
     const compiled = registry.get('tools', cfg.kind)?.compile(common, ctx);
-    const inputSchema = buildInputSchema(common.input) as JsonSchema;
+    checkInputKeywords(common.input, ['tools', name, 'input'], report);
+    // A kind may add arguments of its own and supply a description and outputSchema the manifest left out.
+    const inputSchema = buildInputSchema({ ...common.input, ...compiled?.input }) as JsonSchema;
     const validateArgs = tryCompile(compileSchema, inputSchema, ['tools', name, 'input'], report);
-    const validateOutput = common.outputSchema
-      ? tryCompile(compileSchema, common.outputSchema, ['tools', name, 'outputSchema'], report)
+    const outputSchema = common.outputSchema ?? compiled?.outputSchema;
+    const validateOutput = outputSchema
+      ? tryCompile(compileSchema, outputSchema, ['tools', name, 'outputSchema'], report)
       : undefined;
-    if (!compiled || !validateArgs || (common.outputSchema && !validateOutput)) continue;
+    if (!compiled || !validateArgs || (outputSchema && !validateOutput)) continue;
     const annotations = { ...compiled.annotations, ...common.annotations };
+    const description = common.description ?? compiled.description;
     const descriptor = {
       name,
       ...(common.title !== undefined && { title: common.title }),
-      ...(common.description !== undefined && { description: common.description }),
+      ...(description !== undefined && { description }),
       inputSchema,
-      ...(common.outputSchema !== undefined && { outputSchema: common.outputSchema }),
+      ...(outputSchema !== undefined && { outputSchema }),
       ...(Object.keys(annotations).length > 0 && { annotations }),
     };
     tools.set(name, guardTool(descriptor, compiled, validateArgs, validateOutput, log));
@@ -112,6 +117,7 @@ export async function compileCatalog(
   const resources = new Map<string, CatalogResource>();
   const owners = new Map<string, string>();
   const templates: CatalogTemplate[] = [];
+  const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
   for (const [name, cfg] of entries(data.resources)) {
     const compiled = await registry.get('resources', cfg.kind)?.compile(cfg, entryContext('resources', name));
     for (const resource of compiled?.resources ?? []) {
@@ -122,6 +128,7 @@ export async function compileCatalog(
       owners.set(uri, owner ?? name);
     }
     templates.push(...(compiled?.templates ?? []));
+    if (compiled?.list) resourceLists.push(compiled.list);
   }
 
   const prompts = new Map<string, CatalogPrompt>();
@@ -140,6 +147,7 @@ export async function compileCatalog(
     server: serverInfo(manifest),
     tools,
     resources,
+    ...(resourceLists.length > 0 && { resourceLists }),
     templates,
     prompts,
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,

@@ -5,7 +5,9 @@
  * an HTTP address that cannot be bound), 2 bad usage.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { initCommand } from './init.js';
 import { readPackageVersion } from './package-version.js';
+import { callCommand, listCommand, promptCommand, readCommand } from './run-one.js';
 import { schemaCommand } from './schema.js';
 import { serveCommand } from './serve.js';
 import { validateCommand } from './validate.js';
@@ -80,6 +82,72 @@ program
   .option('--json', 'print the errors as JSON for machines')
   .addHelpText('after', '\nExamples:\n  $ mcp-run validate\n  $ mcp-run validate shop.yaml --json')
   .action(validateCommand);
+
+program
+  .command('list')
+  .description('print the tools (with their arguments), resources, templates and prompts a manifest serves')
+  .argument('[manifest]', 'the manifest', 'mcp.yaml')
+  .option('--json', 'print the lists as JSON, as a client receives them')
+  .addHelpText('after', '\nExamples:\n  $ mcp-run list\n  $ mcp-run list shop.yaml --json')
+  .action(listCommand);
+
+const manifestOption = () => new Option('-m, --manifest <file>', 'the manifest').default('mcp.yaml');
+const rawOption = () => new Option('--raw', 'print the raw JSON result instead of its text');
+const argOption = () =>
+  new Option('--arg <name=value>', 'an argument (repeatable); typed by the input schema');
+
+program
+  .command('call')
+  .description('call one tool and print its result as a client would see it; progress and logs on stderr')
+  .argument('<tool>', 'the tool name')
+  .addOption(argOption().argParser(collect).default([]))
+  .option('--json <object>', 'the arguments as one JSON object (--arg values win)')
+  .addOption(manifestOption())
+  .addOption(rawOption())
+  .addHelpText(
+    'after',
+    `
+Exit codes: 0 success; 1 the tool returned an error (isError), it does not exist, or the manifest has errors; 2 bad usage.
+
+Examples:
+  $ mcp-run call find_orders --arg email=ada@example.com --arg limit=5
+  $ mcp-run call find_orders --json '{"email": "ada@example.com"}' --raw -m shop.yaml`,
+  )
+  .action(callCommand);
+
+program
+  .command('read')
+  .description('read one resource (or a resource template URI) and print its contents')
+  .argument('<uri>', 'the resource URI')
+  .addOption(manifestOption())
+  .addOption(rawOption())
+  .addHelpText(
+    'after',
+    '\nExamples:\n  $ mcp-run read shop://docs/handbook.md\n  $ mcp-run read shop://orders/1001 --raw',
+  )
+  .action(readCommand);
+
+program
+  .command('prompt')
+  .description('get one prompt with its arguments and print its messages')
+  .argument('<name>', 'the prompt name')
+  .addOption(argOption().argParser(collect).default([]))
+  .addOption(manifestOption())
+  .addOption(rawOption())
+  .addHelpText('after', '\nExample:\n  $ mcp-run prompt summarize_customer --arg email=ada@example.com')
+  .action(promptCommand);
+
+program
+  .command('init')
+  .description('write a starter mcp.yaml, or copy a recipe (manifest and files) into a folder')
+  .option('--recipe <name>', 'start from a recipe in recipes/ instead of the starter')
+  .option('--dir <folder>', 'where to write', '.')
+  .option('--force', 'replace files that exist')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 written; 1 a file exists (use --force); 2 no such recipe.\n\nExamples:\n  $ mcp-run init\n  $ mcp-run init --recipe git-tools --dir ./tools',
+  )
+  .action(initCommand);
 
 program
   .command('schema')

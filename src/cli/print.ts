@@ -1,0 +1,72 @@
+/** Human-readable renderings of protocol results for the CLI. */
+// biome-ignore lint/suspicious/noExplicitAny: protocol results are free-form JSON, read field by field for printing
+type Json = Record<string, any>;
+
+export interface Lists {
+  readonly tools: Json[];
+  readonly resources: Json[];
+  readonly resourceTemplates: Json[];
+  readonly prompts: Json[];
+}
+
+/** Content blocks as a terminal shows them: text as is, binary as a one-line summary. */
+export function formatContent(blocks: readonly Json[]): string {
+  return blocks
+    .map((block) => {
+      switch (block.type) {
+        case 'text':
+          return block.text;
+        case 'image':
+        case 'audio':
+          return `[${block.type} ${block.mimeType}, ${Buffer.byteLength(block.data ?? '', 'base64')} bytes]`;
+        case 'resource': {
+          const r = block.resource ?? {};
+          return r.text !== undefined
+            ? `[resource ${r.uri}]\n${r.text}`
+            : `[resource ${r.uri}, ${r.mimeType ?? 'binary'}]`;
+        }
+        case 'resource_link':
+          return `[link ${block.uri}${block.name ? ` (${block.name})` : ''}]`;
+        default:
+          return JSON.stringify(block);
+      }
+    })
+    .join('\n');
+}
+
+export function formatLists(lists: Lists): string {
+  const out: string[] = [];
+  const section = (title: string, items: Json[], line: (item: Json) => string[]) => {
+    out.push(`${title} (${items.length})`);
+    for (const item of items) out.push(...line(item).map((l, i) => (i === 0 ? `  ${l}` : `      ${l}`)));
+    out.push('');
+  };
+  section('Tools', lists.tools, (t) => [
+    `${t.name}${t.title ? ` — ${t.title}` : ''}`,
+    ...(t.description ? [t.description] : []),
+    ...argumentLines(t.inputSchema),
+  ]);
+  section('Resources', lists.resources, (r) => [
+    `${r.uri}  ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}`,
+    ...(r.description ? [r.description] : []),
+  ]);
+  section('Resource templates', lists.resourceTemplates, (t) => [
+    `${t.uriTemplate}  ${t.name}`,
+    ...(t.description ? [t.description] : []),
+  ]);
+  section('Prompts', lists.prompts, (p) => [
+    `${p.name}(${(p.arguments ?? []).map((a: Json) => `${a.name}${a.required ? '*' : ''}`).join(', ')})`,
+    ...(p.description ? [p.description] : []),
+  ]);
+  return `${out.join('\n')}\n`;
+}
+
+/** "limit: integer = 20 — How many orders at most"; a `*` marks a required argument. */
+function argumentLines(schema: Json | undefined): string[] {
+  const required = new Set<string>(schema?.required ?? []);
+  return Object.entries((schema?.properties ?? {}) as Record<string, Json>).map(([name, p]) => {
+    const type = p.enum ? p.enum.map((v: unknown) => JSON.stringify(v)).join('|') : (p.type ?? 'any');
+    const fallback = p.default === undefined ? '' : ` = ${JSON.stringify(p.default)}`;
+    return `${name}${required.has(name) ? '*' : ''}: ${type}${fallback}${p.description ? ` — ${p.description}` : ''}`;
+  });
+}
