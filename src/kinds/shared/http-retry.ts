@@ -1,0 +1,89 @@
+/**
+ * When an HTTP request is tried again, and after how long. Only idempotent methods are retried (a
+ * POST that reached the server may have had its effect), and only on answers that say "try again
+ * later" (429, 502, 503, 504) or a connection reset. `Retry-After` is honoured, up to a cap: a
+ * server asking for a longer wait gets no retry, and the result says how long it asked for.
+ */
+
+export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+/** The longest Retry-After that is waited for. */
+export const MAX_RETRY_AFTER_MS = 10_000;
+const BASE_BACKOFF_MS = 200;
+
+/**
+ * Runs `attempt` until it succeeds without a "try again" status, or `retries` retries are spent.
+ * A connection reset is retried like a 503; any other failure is thrown at once.
+ */
+export async function withRetries<
+  T extends { readonly status: number; readonly headers: Readonly<Record<string, string>> },
+>(
+  method: string,
+  retries: number,
+  signal: AbortSignal,
+  attempt: () => Promise<T>,
+): Promise<T & { attempts: number }> {
+  const allowed = IDEMPOTENT_METHODS.has(method) ? retries : 0;
+  for (let n = 1; ; n++) {
+    let response: T;
+    try {
+      response = await attempt();
+    } catch (err) {
+      if (n > allowed || !isConnectionReset(err)) throw err;
+      await sleep(backoffMs(n), signal);
+      continue;
+    }
+    if (n <= allowed && RETRY_STATUSES.has(response.status)) {
+      const wait = parseRetryAfter(response.headers['retry-after']);
+      if (wait === undefined || wait <= MAX_RETRY_AFTER_MS) {
+        await sleep(wait ?? backoffMs(n), signal);
+        continue;
+      }
+    }
+    return { ...response, attempts: n };
+  }
+}
+
+/** Undici and Node codes for a connection the peer closed or reset under a request. */
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+export function isConnectionReset(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RESET_CODES.has(code);
+}
+
+/**
+ * The wait a `Retry-After` value asks for, in ms: delay-seconds or an HTTP date (a date in the past
+ * means now). Undefined when the header is absent or unreadable.
+ */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (!/[A-Za-z]/.test(text)) return undefined; // "-1", "1.5": neither form
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Exponential backoff for retry n (1, 2, …): 200 ms, 400 ms, 800 ms…, plus up to 20% jitter. */
+export function backoffMs(retry: number): number {
+  const base = BASE_BACKOFF_MS * 2 ** (retry - 1);
+  return Math.round(base * (1 + Math.random() * 0.2));
+}
+
+/** Resolves after `ms`, or rejects ("the request was cancelled") as soon as the signal aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cancelled = () => new Error('the request was cancelled');
+    if (signal.aborted) return reject(cancelled());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(cancelled());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

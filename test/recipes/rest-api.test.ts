@@ -1,0 +1,229 @@
+/**
+ * recipes/rest-api served by the built CLI over stdio to the official SDK v1 client, against a local
+ * stand-in that answers like the GitHub REST API for the calls the recipe makes (and checks the
+ * token, the API version header and the request shapes as GitHub would).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI, REPO } from '../helpers/demo.js';
+import { type Seen, send, startUpstream, type Upstream } from '../kinds/http-upstream.js';
+
+const MANIFEST = join(REPO, 'recipes/rest-api/mcp.yaml');
+const TOKEN = 'ghp_recipeTestToken0123456789';
+
+const user = (login: string) => ({ login, id: login.length, type: 'User' });
+const label = (name: string) => ({ id: name.length, name, color: 'ededed' });
+const issue = (number: number, title: string, extra: Record<string, unknown> = {}) => ({
+  url: `https://api.github.com/repos/acme/widgets/issues/${number}`,
+  html_url: `https://github.com/acme/widgets/issues/${number}`,
+  number,
+  title,
+  state: 'open',
+  state_reason: null,
+  user: user('ann'),
+  labels: [label('bug')],
+  assignees: [user('bob')],
+  comments: 2,
+  created_at: '2026-01-02T10:00:00Z',
+  updated_at: '2026-01-03T10:00:00Z',
+  body: `Body of ${number}`,
+  ...extra,
+});
+
+/** Answers like api.github.com for the recipe's calls. */
+function github(seen: Seen, res: ServerResponse) {
+  const url = new URL(seen.url, 'http://stand-in');
+  const json = seen.body ? JSON.parse(seen.body) : undefined;
+  if (seen.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { message: 'Bad credentials' });
+  if (seen.headers['x-github-api-version'] !== '2022-11-28')
+    return send(res, 400, { message: 'bad version' });
+  const route = `${seen.method} ${url.pathname}`;
+  if (route === 'GET /repos/acme/widgets/issues') {
+    const all = [issue(2, 'Crash on start'), issue(1, 'Slow search', { labels: [] })];
+    const page = Number(url.searchParams.get('page'));
+    return send(res, 200, page === 1 ? all.slice(0, Number(url.searchParams.get('per_page'))) : []);
+  }
+  if (route === 'GET /repos/acme/widgets/issues/2') return send(res, 200, issue(2, 'Crash on start'));
+  if (route === 'GET /repos/acme/widgets/issues/2/comments') {
+    return send(res, 200, [
+      { id: 11, user: user('cy'), created_at: '2026-01-04T00:00:00Z', body: 'Same here' },
+    ]);
+  }
+  if (route === 'GET /search/issues') {
+    return send(res, 200, { total_count: 1, incomplete_results: false, items: [issue(2, 'Crash on start')] });
+  }
+  if (route === 'POST /repos/acme/widgets/issues') {
+    if (typeof json?.title !== 'string') return send(res, 422, { message: 'Validation Failed' });
+    return send(res, 201, issue(3, json.title, { body: json.body ?? null }));
+  }
+  if (route === 'POST /repos/acme/widgets/issues/2/comments') {
+    return send(res, 201, {
+      id: 12,
+      html_url: 'https://github.com/acme/widgets/issues/2#issuecomment-12',
+      body: json.body,
+    });
+  }
+  if (route === 'PATCH /repos/acme/widgets/issues/2') {
+    return send(res, 200, issue(2, 'Crash on start', { state: json.state, state_reason: json.state_reason }));
+  }
+  send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+}
+
+describe('recipes/rest-api', () => {
+  let upstream: Upstream;
+  const client = new Client({ name: 'recipe-rest-api', version: '1.0.0' });
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as {
+      content: { type: string; text: string }[];
+      structuredContent?: unknown;
+      isError?: boolean;
+    };
+  const last = () => upstream.seen.at(-1)!;
+
+  before(async () => {
+    upstream = await startUpstream(() => github);
+    const env = {
+      ...(process.env as Record<string, string>),
+      ISSUES_API_URL: upstream.origin,
+      GITHUB_TOKEN: TOKEN,
+    };
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, MANIFEST], env, stderr: 'pipe' }),
+    );
+  });
+  after(async () => {
+    await client.close();
+    await upstream.close();
+  });
+
+  test('validates as committed, with api.github.com as the default base URL', () => {
+    const run = spawnSync(process.execPath, [CLI, 'validate', MANIFEST], {
+      env: { ...process.env, GITHUB_TOKEN: TOKEN, ISSUES_API_URL: '' },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /is valid: 7 tools/);
+  });
+
+  test('lists issues: arguments as query parameters, a compact picked list, readable text', async () => {
+    const r = await call('list_issues', { owner: 'acme', repo: 'widgets', per_page: 5 });
+    assert.equal(last().url, '/repos/acme/widgets/issues?state=open&per_page=5&page=1');
+    assert.equal(last().headers.accept, 'application/vnd.github+json');
+    assert.deepEqual(r.structuredContent, {
+      result: [
+        {
+          number: 2,
+          title: 'Crash on start',
+          state: 'open',
+          user: 'ann',
+          labels: ['bug'],
+          comments: 2,
+          updated_at: '2026-01-03T10:00:00Z',
+        },
+        {
+          number: 1,
+          title: 'Slow search',
+          state: 'open',
+          user: 'ann',
+          labels: [],
+          comments: 2,
+          updated_at: '2026-01-03T10:00:00Z',
+        },
+      ],
+    });
+    assert.equal(
+      r.content[0]!.text,
+      '#2 Crash on start [open] by ann, 2 comments, updated 2026-01-03T10:00:00Z\n#1 Slow search [open] by ann, 2 comments, updated 2026-01-03T10:00:00Z\n',
+    );
+    const empty = await call('list_issues', { owner: 'acme', repo: 'widgets', page: 2, labels: 'bug,ui' });
+    assert.equal(last().url, '/repos/acme/widgets/issues?state=open&labels=bug%2Cui&per_page=20&page=2');
+    assert.equal(empty.content[0]!.text, 'No issues.');
+  });
+
+  test('gets one issue, its comments, and searches', async () => {
+    const one = await call('get_issue', { owner: 'acme', repo: 'widgets', number: 2 });
+    assert.deepEqual(one.structuredContent, {
+      number: 2,
+      title: 'Crash on start',
+      state: 'open',
+      state_reason: null,
+      user: 'ann',
+      labels: ['bug'],
+      assignees: ['bob'],
+      comments: 2,
+      created_at: '2026-01-02T10:00:00Z',
+      updated_at: '2026-01-03T10:00:00Z',
+      html_url: 'https://github.com/acme/widgets/issues/2',
+      body: 'Body of 2',
+    });
+    const comments = await call('list_comments', { owner: 'acme', repo: 'widgets', number: 2 });
+    assert.equal(last().url, '/repos/acme/widgets/issues/2/comments?per_page=30');
+    assert.deepEqual(comments.structuredContent, {
+      result: [{ user: 'cy', created_at: '2026-01-04T00:00:00Z', body: 'Same here' }],
+    });
+    const found = await call('search_issues', { owner: 'acme', repo: 'widgets', query: 'crash is:open' });
+    assert.equal(new URL(last().url, 'http://x').searchParams.get('q'), 'repo:acme/widgets crash is:open');
+    assert.deepEqual(found.structuredContent, {
+      total_count: 1,
+      items: [{ number: 2, title: 'Crash on start', state: 'open', user: 'ann' }],
+    });
+  });
+
+  test('writes: JSON bodies built as data, labels as an array, absent fields left out', async () => {
+    const created = await call('create_issue', {
+      owner: 'acme',
+      repo: 'widgets',
+      title: 'Quote " and \\ survive',
+      labels: ['bug', 'ui'],
+    });
+    assert.deepEqual(JSON.parse(last().body), { title: 'Quote " and \\ survive', labels: ['bug', 'ui'] });
+    assert.deepEqual(created.structuredContent, {
+      number: 3,
+      state: 'open',
+      html_url: 'https://github.com/acme/widgets/issues/3',
+    });
+    const comment = await call('add_comment', { owner: 'acme', repo: 'widgets', number: 2, body: 'On it.' });
+    assert.deepEqual(JSON.parse(last().body), { body: 'On it.' });
+    assert.deepEqual(comment.structuredContent, {
+      id: 12,
+      html_url: 'https://github.com/acme/widgets/issues/2#issuecomment-12',
+    });
+    const closed = await call('close_issue', {
+      owner: 'acme',
+      repo: 'widgets',
+      number: 2,
+      reason: 'not_planned',
+    });
+    assert.equal(last().method, 'PATCH');
+    assert.deepEqual(JSON.parse(last().body), { state: 'closed', state_reason: 'not_planned' });
+    assert.deepEqual(closed.structuredContent, { number: 2, state: 'closed', state_reason: 'not_planned' });
+  });
+
+  test('a missing issue is an error result the model can act on; the token never shows', async () => {
+    const r = await call('get_issue', { owner: 'acme', repo: 'nope', number: 1 });
+    assert.equal(r.isError, true);
+    assert.equal(
+      r.content[0]!.text,
+      'GET /repos/acme/nope/issues/1 returned 404 Not Found: {"message":"Not Found","documentation_url":"https://docs.github.com/rest"}\nIt does not exist, or the credentials cannot see it.',
+    );
+    const { tools } = await client.listTools();
+    assert.deepEqual(
+      tools.map((t) => [t.name, t.annotations?.readOnlyHint ?? false]),
+      [
+        ['list_issues', true],
+        ['get_issue', true],
+        ['list_comments', true],
+        ['search_issues', true],
+        ['create_issue', false],
+        ['add_comment', false],
+        ['close_issue', false],
+      ],
+    );
+    assert.ok(!JSON.stringify(upstream.seen.map((s) => s.url)).includes(TOKEN));
+  });
+});
