@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { InvalidRequestParams } from '../../src/catalog/types.js';
 import { type PromptTemplateConfig, templatePrompt } from '../../src/kinds/prompts/template.js';
-import { testContext } from './context.js';
+import { tempDir, testContext } from './context.js';
 
 const signal = new AbortController().signal;
 
@@ -143,4 +145,80 @@ test('a prompt without arguments renders its text', async () => {
   const result = await prompt!.get({}, signal);
   assert.deepEqual(result, { messages: [{ role: 'user', content: { type: 'text', text: 'Plain text.' } }] });
   await assert.rejects(prompt!.get({ x: '1' }, signal), /the prompt takes no arguments/);
+});
+
+test('messages may carry an image, audio, an embedded resource or a resource link', async () => {
+  const dir = tempDir('mcp-run-prompt-');
+  const png = Buffer.from('89504e470d0a1a0a0000', 'hex');
+  writeFileSync(join(dir, 'chart.png'), png);
+  writeFileSync(join(dir, 'voice.wav'), 'RIFF....WAVE');
+  const ctx = testContext({ baseDir: dir, name: 'review' });
+  const prompt = templatePrompt.compile(
+    {
+      description: 'Review with attachments.',
+      arguments: { resourceUri: { required: true }, who: {} },
+      messages: [
+        { image: { path: 'chart.png' } },
+        { role: 'assistant', audio: { path: './voice.wav', mimeType: 'audio/x-wav' } },
+        { resource: { uri: '{{resourceUri}}', text: 'Read by {{who}}.', mimeType: 'text/markdown' } },
+        { resourceLink: { uri: 'docs://{{who}}', name: 'profile' } },
+        { text: 'Review {{resourceUri}}.' },
+      ],
+    },
+    ctx,
+  );
+  assert.deepEqual(ctx.errors, []);
+  const result = await prompt!.get({ resourceUri: 'test://example-resource', who: 'ada' }, signal);
+  assert.deepEqual(result.messages, [
+    { role: 'user', content: { type: 'image', data: png.toString('base64'), mimeType: 'image/png' } },
+    {
+      role: 'assistant',
+      content: {
+        type: 'audio',
+        data: Buffer.from('RIFF....WAVE').toString('base64'),
+        mimeType: 'audio/x-wav',
+      },
+    },
+    {
+      role: 'user',
+      content: {
+        type: 'resource',
+        resource: { uri: 'test://example-resource', mimeType: 'text/markdown', text: 'Read by ada.' },
+      },
+    },
+    { role: 'user', content: { type: 'resource_link', uri: 'docs://ada', name: 'profile' } },
+    { role: 'user', content: { type: 'text', text: 'Review test://example-resource.' } },
+  ]);
+  // A required argument is still required when only a resource URI uses it.
+  await assert.rejects(prompt!.get({ who: 'ada' }, signal), /missing required argument: resourceUri/);
+});
+
+test('message content mistakes are reported at the message, all at once', () => {
+  const dir = tempDir('mcp-run-prompt-');
+  const ctx = testContext({ baseDir: dir, name: 'broken' });
+  const prompt = templatePrompt.compile(
+    {
+      arguments: { uri: {} },
+      messages: [
+        { role: 'user' },
+        { text: 'a', image: { path: 'x.png' } },
+        { image: { path: 'missing.png' } },
+        { resource: { uri: '{{url}}', text: 'x' } },
+        { resource: { uri: 'plain', text: 'x' } },
+      ],
+    },
+    ctx,
+  );
+  assert.equal(prompt, undefined);
+  assert.deepEqual(
+    ctx.errors.map((e) => [e.problem.code, e.at.join('.')]),
+    [
+      ['MANIFEST_INVALID_VALUE', 'messages.0'],
+      ['MANIFEST_INVALID_VALUE', 'messages.1'],
+      ['PATH_NOT_FOUND', 'messages.2.image.path'],
+      ['TEMPLATE_UNKNOWN_VARIABLE', 'messages.3.resource.uri'],
+      ['MANIFEST_INVALID_VALUE', 'messages.4.resource.uri'],
+    ],
+  );
+  assert.match(ctx.errors[0]!.problem.message, /expected one of text, image, audio, resource, resourceLink/);
 });

@@ -1,7 +1,9 @@
 /**
  * Prompt `template`: messages written as Handlebars templates over declared arguments. Templates
  * are compiled once; using an undeclared argument is a manifest error, and a missing required
- * argument is refused rather than rendered as an empty string.
+ * argument is refused rather than rendered as an empty string. Besides `text`, a message may carry
+ * an image, audio, an embedded resource or a resource link (see shared/content-blocks.ts); files are
+ * read once when the manifest loads.
  *
  * @example
  * ```yaml
@@ -13,13 +15,20 @@
  *       tone: { enum: [brief, detailed] }
  *     messages:
  *       - text: "Summarise the orders of {{email}}{{#if tone}} in a {{tone}} way{{/if}}."
+ *       - image: { path: ./assets/logo.png }
+ *       - resource: { uri: "crm://customers/{{email}}", text: "Customer {{email}}" }
  * ```
  */
 import { InvalidRequestParams, type PromptMessage } from '../../catalog/types.js';
 import { suggest } from '../../util/suggest.js';
 import type { PromptKind } from '../contracts.js';
 import { compact } from '../shared/compact.js';
-import { compileTemplate, type RenderTemplate } from '../shared/template.js';
+import {
+  type ContentItemConfig,
+  compileContentItem,
+  contentItemProperties,
+  type RenderContent,
+} from '../shared/content-blocks.js';
 import { completeFrom, completionList, ownEntry } from '../shared/variables.js';
 
 export interface PromptArgumentConfig {
@@ -30,11 +39,16 @@ export interface PromptArgumentConfig {
   readonly complete?: readonly string[];
 }
 
+/** One message: a role and exactly one content item (`text`, `image`, `audio`, `resource`, …). */
+export interface PromptMessageConfig extends ContentItemConfig {
+  readonly role?: 'user' | 'assistant';
+}
+
 export interface PromptTemplateConfig {
   readonly title?: string;
   readonly description?: string;
   readonly arguments?: Readonly<Record<string, PromptArgumentConfig>>;
-  readonly messages: readonly { readonly role?: 'user' | 'assistant'; readonly text: string }[];
+  readonly messages: readonly PromptMessageConfig[];
 }
 
 export const templatePrompt: PromptKind<PromptTemplateConfig> = {
@@ -77,7 +91,8 @@ export const templatePrompt: PromptKind<PromptTemplateConfig> = {
       messages: {
         type: 'array',
         minItems: 1,
-        description: 'The messages the prompt produces, in order.',
+        description:
+          'The messages the prompt produces, in order; each has a role and one of text, image, audio, resource, resourceLink.',
         items: {
           type: 'object',
           properties: {
@@ -86,9 +101,9 @@ export const templatePrompt: PromptKind<PromptTemplateConfig> = {
               default: 'user',
               description: 'Who says it (default user).',
             },
+            ...contentItemProperties,
             text: { type: 'string', description: 'A Handlebars template, e.g. "Summarise {{topic}}."' },
           },
-          required: ['text'],
           additionalProperties: false,
         },
       },
@@ -100,10 +115,10 @@ export const templatePrompt: PromptKind<PromptTemplateConfig> = {
   compile(config, ctx) {
     const args = config.arguments ?? {};
     const declared = Object.keys(args);
-    const renders: { role: 'user' | 'assistant'; render: RenderTemplate | undefined }[] = config.messages.map(
+    const renders: { role: 'user' | 'assistant'; render: RenderContent | undefined }[] = config.messages.map(
       (message, i) => ({
         role: message.role ?? 'user',
-        render: compileTemplate(message.text, declared, ['messages', i, 'text'], ctx),
+        render: compileContentItem(message, declared, ['messages', i], ctx),
       }),
     );
     if (renders.some((m) => m.render === undefined)) return undefined;
@@ -155,7 +170,7 @@ export const templatePrompt: PromptKind<PromptTemplateConfig> = {
         }
         const messages: PromptMessage[] = renders.map(({ role, render }) => ({
           role,
-          content: { type: 'text', text: render!(values) },
+          content: render!(values),
         }));
         return compact({ description: config.description, messages });
       },
