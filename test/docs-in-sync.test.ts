@@ -9,11 +9,17 @@ import { test } from 'node:test';
 import { problems } from '../src/errors.js';
 import { builtinKinds } from '../src/kinds/builtin.js';
 import { manifestJsonSchema } from '../src/manifest/json-schema.js';
+import { renderReference } from '../src/manifest/reference.js';
 import { REPO } from './helpers/demo.js';
 
 test('schemas/manifest.schema.json is the schema the kinds generate (run `npm run schema`)', () => {
   const committed = JSON.parse(readFileSync(join(REPO, 'schemas/manifest.schema.json'), 'utf8'));
   assert.deepEqual(committed, manifestJsonSchema(builtinKinds()));
+});
+
+test('docs/manifest.md is the reference the schema renders (run `npm run schema`)', () => {
+  const committed = readFileSync(join(REPO, 'docs/manifest.md'), 'utf8');
+  assert.equal(committed, renderReference(manifestJsonSchema(builtinKinds())));
 });
 
 test('docs/errors.md documents every error code, and only those', () => {

@@ -152,7 +152,11 @@ program
 program
   .command('schema')
   .description("print the manifest's JSON Schema (editors use it for completion and checks)")
-  .addHelpText('after', '\nExample:\n  $ mcp-run schema > schemas/manifest.schema.json')
+  .option('--markdown', 'print the manifest reference rendered from the schema instead')
+  .addHelpText(
+    'after',
+    '\nExamples:\n  $ mcp-run schema > schemas/manifest.schema.json\n  $ mcp-run schema --markdown > docs/manifest.md',
+  )
   .action(schemaCommand);
 
 await program.parseAsync();

@@ -36,9 +36,9 @@ const SERVER_SCHEMA = {
   properties: {
     name: {
       type: 'string',
-      description: 'Server name shown to clients; defaults to the manifest file name.',
+      description: 'Server name shown to clients (default: mcp-run).',
     },
-    version: { type: 'string', description: 'Server version shown to clients.' },
+    version: { type: 'string', description: 'Server version shown to clients (default: 0.0.0).' },
     title: { type: 'string', description: 'Human-readable server title.' },
     description: { type: 'string', description: 'What the server offers.' },
     instructions: { type: 'string', description: 'Guidance for the model on how to use this server.' },
