@@ -20,6 +20,7 @@ import { hasEnvelope } from '../protocol/envelope.js';
 import { ErrorCode, isObject } from '../protocol/jsonrpc.js';
 import type { Protocol } from '../protocol/server.js';
 import { isLegacyVersion, isModernVersion } from '../protocol/versions.js';
+import { settleWithin } from '../util/with-timeout.js';
 import { Authenticator, type AuthOptions, WWW_AUTHENTICATE } from './http/auth.js';
 import {
   accepts,
@@ -222,10 +223,10 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       // Answers still to come close their connection behind them, so keep-alive cannot hold it open.
       for (const res of responses) if (!res.headersSent) res.setHeader('Connection', 'close');
       protocol.close();
-      await withTimeout(Promise.allSettled([...inFlight]), graceMs);
+      await settleWithin(Promise.allSettled([...inFlight]), graceMs);
       sessions.closeAll();
       // Let the last answers (and 503s queued behind them) flush before cutting what remains.
-      await withTimeout(serverClosed, FLUSH_MS);
+      await settleWithin(serverClosed, FLUSH_MS);
       server.closeAllConnections();
       await serverClosed;
     })();
@@ -246,16 +247,4 @@ function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
   const query = raw.indexOf('?');
   return query === -1 ? raw : raw.slice(0, query);
-}
-
-async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  try {
-    await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -11,6 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../kinds/contracts.js';
 import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from '../protocol/jsonrpc.js';
 import type { Connection, Protocol } from '../protocol/server.js';
+import { settleWithin } from '../util/with-timeout.js';
 
 export interface StdioOptions {
   readonly log: Logger;
@@ -77,10 +78,10 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
     shuttingDown = true;
     input.off('data', onData);
     framer.end();
-    await withTimeout(Promise.allSettled([...inFlight]), drainTimeoutMs);
+    await settleWithin(Promise.allSettled([...inFlight]), drainTimeoutMs);
     connection.close();
     if (!outputBroken && output.writableNeedDrain) {
-      await withTimeout(new Promise((resolve) => output.once('drain', resolve)), drainTimeoutMs);
+      await settleWithin(new Promise((resolve) => output.once('drain', resolve)), drainTimeoutMs);
     }
     resolveClosed();
   }
@@ -173,16 +174,4 @@ function oversize(maxLineBytes: number): ProtocolError {
     ErrorCode.InvalidRequest,
     `Message too large: a line may hold at most ${maxLineBytes} bytes`,
   );
-}
-
-async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  try {
-    await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
