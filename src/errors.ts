@@ -177,6 +177,36 @@ export const problems = {
     message: `cannot listen on ${address}: ${reason}`,
     hint: 'another process may hold the port: pick another with --port (0 picks a free one), or stop it',
   }),
+  OPENAPI_READ: (file: string, reason: string): Problem => ({
+    code: 'OPENAPI_READ',
+    message: `cannot read the API description ${quote(file)}: ${reason}`,
+    hint: 'pass a local OpenAPI 3.x or Swagger 2.0 file, YAML or JSON (download a remote one first)',
+  }),
+  OPENAPI_INVALID: (reason: string): Problem => ({
+    code: 'OPENAPI_INVALID',
+    message: `not an OpenAPI document mcp-run can import: ${reason}`,
+    hint: 'the document needs `openapi: 3.x.y` (or `swagger: "2.0"`) at the top and a `paths:` map',
+  }),
+  OPENAPI_REF: (ref: string, reason: string): Problem => ({
+    code: 'OPENAPI_REF',
+    message: `cannot resolve $ref ${quote(ref)}: ${reason}`,
+    hint: 'local refs (#/components/…) and relative files (common.yaml#/Pet) are followed; URLs are not fetched',
+  }),
+  OPENAPI_UNKNOWN_OPERATION: (name: string, known: readonly string[], suggestion?: string): Problem => ({
+    code: 'OPENAPI_UNKNOWN_OPERATION',
+    message: `--operations names ${quote(name)}, which is not an operation of the document${didYouMean(suggestion)}`,
+    hint: `operations: ${known.join(', ')}`,
+  }),
+  OPENAPI_UNKNOWN_TAG: (tag: string, known: readonly string[], suggestion?: string): Problem => ({
+    code: 'OPENAPI_UNKNOWN_TAG',
+    message: `--tags names ${quote(tag)}, which no operation of the document has${didYouMean(suggestion)}`,
+    hint: known.length ? `tags: ${known.join(', ')}` : 'the document has no tags; select with --operations',
+  }),
+  IMPORT_OUTPUT_EXISTS: (file: string): Problem => ({
+    code: 'IMPORT_OUTPUT_EXISTS',
+    message: `${quote(file)} exists; not writing over it`,
+    hint: 'add --merge to update it and keep your edits, or --force to replace it',
+  }),
 } as const;
 
 export type ErrorCode = keyof typeof problems;

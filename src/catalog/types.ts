@@ -195,6 +195,11 @@ export interface Catalog {
   readonly tools: ReadonlyMap<string, CatalogTool>;
   /** Static resources by URI. */
   readonly resources: ReadonlyMap<string, CatalogResource>;
+  /**
+   * Live resource sets (a database's tables), listed after the static resources, in manifest
+   * order; their resources are read through `templates`.
+   */
+  readonly resourceLists?: readonly ((signal: AbortSignal) => Promise<readonly CatalogResource[]>)[];
   readonly templates: readonly CatalogTemplate[];
   readonly prompts: ReadonlyMap<string, CatalogPrompt>;
   /** Page size of the list methods. */

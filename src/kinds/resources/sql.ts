@@ -151,7 +151,8 @@ function rowsReader(capability: SqlCapability, statement: SqlStatement, maxRows:
     signal: AbortSignal,
   ): Promise<readonly ResourceContents[]> => {
     const values = statement.params.map((name) => vars[name] ?? null);
-    const result = await capability.query(statement, values, { maxRows, timeoutMs, signal });
+    // A resource only reads, even on a writable source.
+    const result = await capability.query(statement, values, { maxRows, timeoutMs, signal, readOnly: true });
     if (result.rows.length === 0 && Object.keys(vars).length > 0) return [];
     const body = { rows: result.rows, rowCount: result.rows.length, truncated: result.truncated };
     return [{ uri, mimeType: MIME_TYPE, text: JSON.stringify(body, null, 2) }];

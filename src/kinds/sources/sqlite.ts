@@ -1,6 +1,10 @@
 /**
  * Source `sqlite`: a SQLite database file, read-only unless the manifest says otherwise.
  *
+ * A read-only source opens the file read-only; a read (a read-only source, or a call that asks for
+ * one on a writable source) must also pass the statement classifier and SQLite's own verdict on the
+ * prepared statement (`sqlite3_stmt_readonly`).
+ *
  * better-sqlite3 is synchronous, so a query cannot be interrupted from outside. The timeout and
  * cancellation are checked between rows: a query that streams many rows stops promptly, but one
  * long step (a big sort or aggregate before the first row) runs to its end before the check.
@@ -27,8 +31,19 @@ import type {
   SqlResult,
   SqlStatement,
 } from '../contracts.js';
+import { sqliteSchemaReader } from '../shared/introspect-sqlite.js';
+import { classifySql } from '../shared/sql-classify.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../shared/sql-defaults.js';
+import { quoteDoubled } from '../shared/sql-identifiers.js';
 import { renderSql } from '../shared/sql-params.js';
+import {
+  CANCELLED_MESSAGE,
+  READ_ONLY_SOURCE_REFUSAL,
+  readOnlyRefusal,
+  rowObjects,
+  timeoutMessage,
+  uniqueColumns,
+} from '../shared/sql-result.js';
 
 export interface SqliteConfig {
   readonly path: string;
@@ -39,7 +54,9 @@ export interface SqliteConfig {
 }
 
 const MEMORY = ':memory:';
-const READ_ONLY_REFUSAL = 'the source is read-only; set readOnly: false on the source to allow writes';
+const WRITE_REFUSAL = 'refused: this statement writes, and this tool only reads';
+/** Prepared statements kept per database; model-written queries (sql-query) would grow it forever. */
+const MAX_PREPARED = 500;
 
 export const sqliteSource: SourceKind<SqliteConfig> = {
   kind: 'sqlite',
@@ -159,12 +176,13 @@ function openedSource(
   readOnly: boolean,
   defaults: { maxRows: number; timeoutMs: number },
 ): OpenedSource {
-  // Statements come from the manifest, so the cache is bounded by its size.
+  // Statements come from the manifest (and from sql-query calls, hence the bound on the cache).
   const prepared = new Map<string, Database.Statement<unknown[]>>();
   const prepare = (text: string) => {
     let stmt = prepared.get(text);
     if (!stmt) {
       stmt = db.prepare<unknown[]>(text);
+      if (prepared.size >= MAX_PREPARED) prepared.delete(prepared.keys().next().value as string);
       prepared.set(text, stmt);
     }
     return stmt;
@@ -182,6 +200,13 @@ function openedSource(
         return (err as Error).message;
       }
     },
+    columns(statement) {
+      const stmt = prepare(renderSql(statement, () => '?'));
+      if (!stmt.reader) return undefined;
+      const columns = stmt.columns();
+      const names = uniqueColumns(columns.map((c) => c.name));
+      return columns.map((c, i) => ({ name: names[i]!, ...(c.type !== null && { type: c.type }) }));
+    },
     async query(
       statement: SqlStatement,
       values: readonly unknown[],
@@ -190,32 +215,40 @@ function openedSource(
       if (values.length !== statement.params.length) {
         throw new Error(`expected ${statement.params.length} values, got ${values.length}`);
       }
-      if (options.signal.aborted) throw new Error('the query was cancelled');
-      const stmt = prepare(renderSql(statement, () => '?'));
-      if (readOnly && !stmt.readonly) throw new Error(READ_ONLY_REFUSAL);
+      if (options.signal.aborted) throw new Error(CANCELLED_MESSAGE);
+      const text = renderSql(statement, () => '?');
+      const readsOnly = readOnly || options.readOnly === true;
+      if (readsOnly) {
+        const verdict = classifySql(text, 'sqlite');
+        if (!verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly));
+      }
+      const stmt = prepare(text);
+      // SQLite's own verdict backs the classifier up: it knows what the compiled program does.
+      if (readsOnly && !stmt.readonly) throw new Error(readOnly ? READ_ONLY_SOURCE_REFUSAL : WRITE_REFUSAL);
       const bound = values.map(bindable);
       if (!stmt.reader) {
         const { changes } = stmt.run(...bound);
         return { columns: [], rows: [], truncated: false, changes };
       }
-      const columns = stmt.columns().map((c) => c.name);
-      const rows: Record<string, unknown>[] = [];
+      const columns = uniqueColumns(stmt.columns().map((c) => c.name));
+      const raw: unknown[][] = [];
+      let skip = options.offset ?? 0;
       let truncated = false;
       const deadline = Date.now() + options.timeoutMs;
       // Leaving the loop early (break or throw) resets the statement and releases its read lock.
-      for (const row of stmt.iterate(...bound)) {
-        if (rows.length >= options.maxRows) {
+      for (const row of stmt.raw(true).iterate(...bound)) {
+        if (skip > 0) skip--;
+        else if (raw.length >= options.maxRows) {
           truncated = true;
           break;
-        }
-        rows.push(jsonRow(row as Record<string, unknown>));
-        if (options.signal.aborted) throw new Error('the query was cancelled');
-        if (Date.now() > deadline) {
-          throw new Error(`the query took longer than ${options.timeoutMs} ms; narrow it or raise timeoutMs`);
-        }
+        } else raw.push(row as unknown[]);
+        if (options.signal.aborted) throw new Error(CANCELLED_MESSAGE);
+        if (Date.now() > deadline) throw new Error(timeoutMessage(options.timeoutMs));
       }
-      return { columns, rows, truncated };
+      return { columns, rows: rowObjects(columns, raw), truncated };
     },
+    quoteIdentifier: quoteDoubled,
+    schema: sqliteSchemaReader(db),
   };
 
   return {
@@ -237,13 +270,4 @@ function bindable(value: unknown): unknown {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
   if (typeof value === 'string' || typeof value === 'bigint' || value instanceof Uint8Array) return value;
   return JSON.stringify(value);
-}
-
-/** Rows travel as JSON: BLOBs become base64 text. */
-function jsonRow(row: Record<string, unknown>): Record<string, unknown> {
-  for (const key in row) {
-    const v = row[key];
-    if (v instanceof Uint8Array) row[key] = Buffer.from(v).toString('base64');
-  }
-  return row;
 }

@@ -6,7 +6,7 @@
 import type { MethodSpec } from '../context.js';
 import { describe, knownError, resourceNotFound } from '../error-mapping.js';
 import { ErrorCode, ProtocolError } from '../jsonrpc.js';
-import { listPage } from '../pagination.js';
+import { decodeCursor, encodeCursor, listPage } from '../pagination.js';
 import { requireString } from '../params.js';
 import type { RequestScope } from '../request-scope.js';
 
@@ -31,12 +31,37 @@ async function readResource(scope: RequestScope): Promise<object> {
   throw resourceNotFound(uri, scope.era);
 }
 
+/**
+ * Static resources come from the cached pages; live sets (a database's tables) are listed anew on
+ * each request and appended in manifest order, so the offsets in cursors stay deterministic for an
+ * unchanged schema. A set that fails to list is logged and left out rather than failing the list.
+ */
+async function listResources(scope: RequestScope): Promise<object> {
+  const { catalog, signal } = scope;
+  const lists = catalog.resourceLists ?? [];
+  if (lists.length === 0) return listPage(catalog, 'resources', scope.params);
+  const all = Array.from(catalog.resources.values(), (r) => r.descriptor);
+  const seen = new Set(catalog.resources.keys());
+  for (const list of lists) {
+    const listed = await list(signal).catch((err: unknown) => {
+      scope.server.log.error(`resources/list: a live resource set failed: ${describe(err)}`);
+      return [];
+    });
+    for (const { descriptor } of listed) {
+      if (seen.has(descriptor.uri)) continue;
+      seen.add(descriptor.uri);
+      all.push(descriptor);
+    }
+  }
+  const offset = decodeCursor(scope.params.cursor, all.length);
+  const end = offset + Math.max(1, Math.floor(catalog.pageSize) || all.length || 1);
+  return end < all.length
+    ? { resources: all.slice(offset, end), nextCursor: encodeCursor(end) }
+    : { resources: all.slice(offset) };
+}
+
 export const resourceMethods: Record<string, MethodSpec> = {
-  'resources/list': {
-    era: 'both',
-    cacheable: true,
-    handle: (scope) => listPage(scope.catalog, 'resources', scope.params),
-  },
+  'resources/list': { era: 'both', cacheable: true, handle: listResources },
   'resources/templates/list': {
     era: 'both',
     cacheable: true,
