@@ -5,6 +5,7 @@
  * an HTTP address that cannot be bound), 2 bad usage.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { importOpenApiCommand } from './import.js';
 import { initCommand } from './init.js';
 import { readPackageVersion } from './package-version.js';
 import { callCommand, listCommand, promptCommand, readCommand } from './run-one.js';
@@ -158,5 +159,35 @@ program
     '\nExamples:\n  $ mcp-run schema > schemas/manifest.schema.json\n  $ mcp-run schema --markdown > docs/manifest.md',
   )
   .action(schemaCommand);
+
+program
+  .command('import')
+  .description('generate a manifest from an API description (see `mcp-run import openapi --help`)')
+  .command('openapi')
+  .description('turn an OpenAPI 3.x or Swagger 2.0 document into a manifest of http tools')
+  .argument('<spec>', 'the API description, a local YAML or JSON file')
+  .option('--tags <list>', 'only operations with one of these tags, comma-separated')
+  .option('--operations <list>', 'only these operations (operationId or tool name), comma-separated')
+  .option(
+    '--name <name>',
+    'short API name: the source name, and the prefix of its variables (NAME_BASE_URL, …)',
+  )
+  .option(
+    '-o, --output <file>',
+    'write the manifest here (and a .mcp-run-import.<file>.json record) instead of stdout',
+  )
+  .option('--merge', 'update the existing -o manifest from the document, keeping your edits')
+  .option('--force', 'replace an existing -o file instead of refusing')
+  .addHelpText(
+    'after',
+    `
+Exit codes: 0 done; 1 the document cannot be read or imported, or the output exists (use --merge or --force); 2 bad usage (unknown --tags or --operations, --merge without -o).
+
+Examples:
+  $ mcp-run import openapi petstore.yaml > mcp.yaml
+  $ mcp-run import openapi api.json --tags pets,store --name petstore -o mcp.yaml
+  $ mcp-run import openapi api.json -o mcp.yaml --merge      after the API changed; keeps your edits`,
+  )
+  .action(importOpenApiCommand);
 
 await program.parseAsync();

@@ -1,0 +1,163 @@
+/**
+ * An API description as the parts of a manifest: one `http` source and one `http` tool per selected
+ * operation, plus the comments and warnings that go with them. Tool names are given over all
+ * operations before selecting, so an operation keeps its name whatever `--tags` or `--operations`
+ * picks (which is what lets a later `--merge` recognise it).
+ */
+import { problems } from '../errors.js';
+import { parsePathTemplate } from '../kinds/shared/http-path.js';
+import { suggest } from '../util/suggest.js';
+import { ImportError, isObj, type Obj, type Spec } from './load.js';
+import { envPrefix, serverName, sourceName, toolBaseName, UniqueNames } from './naming.js';
+import { listRoutes, type Route, readOperation, routeOf } from './operations.js';
+import { RefResolver } from './refs.js';
+import { type SourceDraft, sourceDraft } from './source.js';
+import { toolDraft } from './tool.js';
+
+export interface ImportOptions {
+  /** Import the operations with any of these tags… */
+  readonly tags?: readonly string[];
+  /** …and these, by operationId or tool name. Neither given: every operation. */
+  readonly operations?: readonly string[];
+  /** The API's short name: the source name and the prefix of the environment variables. */
+  readonly name?: string;
+}
+
+export interface GeneratedTool {
+  readonly name: string;
+  /** `GET /pets/{petId}` */
+  readonly route: string;
+  readonly operationId?: string;
+  readonly config: Obj;
+  readonly notes: readonly string[];
+}
+
+export interface Generated {
+  readonly title: string;
+  readonly apiVersion: string;
+  /** `OpenAPI 3.0.0` or `Swagger 2.0`. */
+  readonly format: string;
+  readonly server: Obj;
+  readonly sourceName: string;
+  readonly source: SourceDraft;
+  readonly tools: readonly GeneratedTool[];
+  /** Operations selected but not imported, with the reason. */
+  readonly skipped: readonly string[];
+  /** Things to tell the user on stderr (remote refs left out, operations skipped). */
+  readonly warnings: readonly string[];
+}
+
+export function generate(spec: Spec, options: ImportOptions = {}): Generated {
+  const info = isObj(spec.doc.info) ? spec.doc.info : {};
+  const title = typeof info.title === 'string' && info.title.trim() ? info.title.trim() : 'API';
+  const apiName = options.name ?? title;
+  const prefix = envPrefix(apiName);
+  const source = sourceName(apiName);
+  const refs = new RefResolver(spec.file, spec.doc);
+
+  const routes = listRoutes(spec, refs);
+  if (routes.length === 0) throw new ImportError(problems.OPENAPI_INVALID('its `paths` have no operations'));
+  const names = new UniqueNames();
+  const named = routes.map((route) => ({
+    route,
+    name: names.take(toolBaseName(route.operationId, route.method, route.path)),
+  }));
+  const selected = select(named, options);
+
+  const warnings: string[] = [];
+  const skipped: string[] = [];
+  const tools: GeneratedTool[] = [];
+  const operations = [];
+  for (const { route, name } of selected) {
+    const op = readOperation(route, spec, refs);
+    const reason =
+      op.unsupported ??
+      pathProblem(op.path) ??
+      (op.method === 'TRACE' ? 'TRACE is not an http tool method' : undefined);
+    if (reason) {
+      skipped.push(`${routeOf(op)} (${reason})`);
+      continue;
+    }
+    operations.push(op);
+    const draft = toolDraft(op, source);
+    tools.push({
+      name,
+      route: routeOf(op),
+      ...(op.operationId && { operationId: op.operationId }),
+      ...draft,
+    });
+  }
+  for (const s of skipped) warnings.push(`not imported: ${s}`);
+  const sourceDraftValue = sourceDraft(spec, operations, prefix, refs);
+  warnings.push(...new Set(refs.warnings));
+
+  const version =
+    typeof info.version === 'string' || typeof info.version === 'number' ? String(info.version) : '';
+  const description = typeof info.description === 'string' ? firstParagraph(info.description) : undefined;
+  return {
+    title,
+    apiVersion: version,
+    format: spec.major === 2 ? `Swagger ${spec.version}` : `OpenAPI ${spec.version}`,
+    server: {
+      name: serverName(apiName),
+      ...(version && { version }),
+      ...(description && { description }),
+    },
+    sourceName: source,
+    source: sourceDraftValue,
+    tools,
+    skipped,
+    warnings,
+  };
+}
+
+interface Named {
+  readonly route: Route;
+  readonly name: string;
+}
+
+/** The operations `--tags` and `--operations` pick (either one matching is enough). */
+function select(named: readonly Named[], options: ImportOptions): Named[] {
+  const tags = options.tags ?? [];
+  const wanted = options.operations ?? [];
+  const knownTags = [...new Set(named.flatMap((n) => n.route.tags))];
+  for (const tag of tags) {
+    if (!knownTags.includes(tag)) {
+      throw new ImportError(problems.OPENAPI_UNKNOWN_TAG(tag, knownTags, suggest(tag, knownTags)), 2);
+    }
+  }
+  const ids = named.flatMap((n) => (n.route.operationId ? [n.route.operationId, n.name] : [n.name]));
+  for (const id of wanted) {
+    if (!ids.includes(id)) {
+      const known = named.map((n) => n.route.operationId ?? n.name);
+      throw new ImportError(problems.OPENAPI_UNKNOWN_OPERATION(id, known, suggest(id, ids)), 2);
+    }
+  }
+  if (tags.length === 0 && wanted.length === 0) return [...named];
+  return named.filter(
+    (n) =>
+      n.route.tags.some((t) => tags.includes(t)) ||
+      wanted.includes(n.name) ||
+      (n.route.operationId !== undefined && wanted.includes(n.route.operationId)),
+  );
+}
+
+/** Why the http tool cannot use this path as written (after its placeholders are renamed). */
+function pathProblem(path: string): string | undefined {
+  try {
+    parsePathTemplate(path.replace(/\{[^{}]*\}/g, '{p}'));
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+function firstParagraph(text: string): string | undefined {
+  const first = text
+    .trim()
+    .split(/\n\s*\n/)[0]
+    ?.replace(/\s+/g, ' ')
+    .trim();
+  if (!first) return undefined;
+  return first.length > 300 ? `${first.slice(0, 297).replace(/\s+\S*$/, '')}…` : first;
+}

@@ -1,0 +1,87 @@
+/**
+ * Reads an API description from a local file (YAML or JSON; never from the network) and checks that
+ * it is an OpenAPI 3.x or Swagger 2.0 document with paths. Every failure is an ImportError carrying
+ * a catalogued problem and the exit code the command line uses.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse } from 'yaml';
+import type { Problem } from '../errors.js';
+import { problems } from '../errors.js';
+
+export type Obj = Record<string, unknown>;
+
+export interface Spec {
+  /** Absolute path of the document; relative `$ref`s resolve from its folder. */
+  readonly file: string;
+  readonly doc: Obj;
+  /** 2 for Swagger 2.0, 3 for OpenAPI 3.0 and 3.1. */
+  readonly major: 2 | 3;
+  /** `3.0.3`, `2.0`, … as written. */
+  readonly version: string;
+}
+
+/** A failure of the import: the problem to print, and 1 (bad input) or 2 (bad usage). */
+export class ImportError extends Error {
+  constructor(
+    readonly problem: Problem,
+    readonly exitCode: 1 | 2 = 1,
+    /** The file the problem is about, when it is not the API description. */
+    readonly file?: string,
+  ) {
+    super(problem.message);
+    this.name = 'ImportError';
+  }
+}
+
+/** Documents larger than this are refused (the biggest public specs are around 10 MiB). */
+const MAX_BYTES = 64 * 1024 * 1024;
+
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Parses one YAML or JSON file; throws ImportError(OPENAPI_READ). Also used for `$ref`'d files. */
+export function readDocument(path: string): unknown {
+  let text: string;
+  try {
+    const size = statSync(path).size;
+    if (size > MAX_BYTES) throw new Error(`it is ${size} bytes, more than the ${MAX_BYTES} byte limit`);
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new ImportError(problems.OPENAPI_READ(path, reason));
+  }
+  try {
+    // YAML 1.2 reads JSON too; duplicate keys are errors, so an ambiguous document is refused.
+    return parse(text, { maxAliasCount: 10_000 });
+  } catch (err) {
+    const first = (err as Error).message.split('\n')[0] ?? '';
+    throw new ImportError(problems.OPENAPI_READ(path, `it is neither valid YAML nor JSON (${first})`));
+  }
+}
+
+export function loadSpec(path: string): Spec {
+  const file = resolve(path);
+  const doc = readDocument(file);
+  if (!isObj(doc)) throw new ImportError(problems.OPENAPI_INVALID('the document is not a mapping'));
+  const openapi = doc.openapi;
+  const swagger = doc.swagger;
+  let major: 2 | 3;
+  let version: string;
+  if (openapi !== undefined) {
+    version = String(openapi);
+    if (!/^3\.\d+(\.\d+)?/.test(version)) {
+      throw new ImportError(problems.OPENAPI_INVALID(`openapi: ${version} is not a 3.x version`));
+    }
+    major = 3;
+  } else if (swagger !== undefined) {
+    version = String(swagger);
+    if (version !== '2.0' && version !== '2') {
+      throw new ImportError(problems.OPENAPI_INVALID(`swagger: ${version} is not 2.0`));
+    }
+    major = 2;
+  } else {
+    throw new ImportError(problems.OPENAPI_INVALID('it has neither an `openapi` nor a `swagger` field'));
+  }
+  if (!isObj(doc.paths)) throw new ImportError(problems.OPENAPI_INVALID('it has no `paths` map'));
+  return { file, doc, major, version };
+}

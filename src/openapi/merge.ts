@@ -1,0 +1,216 @@
+/**
+ * `--merge`: re-import into a manifest the user has edited, keeping the edits. Next to the manifest,
+ * a sidecar file (`.mcp-run-import.<manifest>.json`) records what the last import generated. Each
+ * value is then merged three ways, field by field down to scalars and lists:
+ *
+ * - the manifest still holds what was generated last time → the user did not touch it → it takes
+ *   the new generated value (or goes, when the document no longer produces it);
+ * - it holds something else → the user changed it → it stays (a warning names it when the document
+ *   changed it too);
+ * - it is gone but was generated → the user deleted it → it stays deleted;
+ * - it was never generated → a new field or a new operation → it is added.
+ *
+ * A tool whose operation left the document goes only if it is exactly as generated; an edited one
+ * stays, with a warning. Edits go through the yaml Document API, so comments, order and formatting
+ * of everything the merge does not change are kept as they were.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { type Document, isNode } from 'yaml';
+import { addEntry, sourcePair, styled, toolPair } from './document.js';
+import type { Generated } from './generate.js';
+import { isObj, type Obj } from './load.js';
+
+export interface Sidecar {
+  readonly generator: 'mcp-run import openapi';
+  readonly version: 1;
+  /** The API description, relative to the manifest's folder. */
+  readonly spec: string;
+  /** The selection and name used, reused by a later `--merge` that does not give them. */
+  readonly options: { readonly tags?: string[]; readonly operations?: string[]; readonly name?: string };
+  readonly server: Obj;
+  readonly sources: Record<string, Obj>;
+  readonly tools: Record<string, Obj>;
+}
+
+export interface MergeReport {
+  /** Anything in the manifest changed (else it need not be written). */
+  changed: boolean;
+  readonly added: string[];
+  readonly updated: string[];
+  readonly removed: string[];
+  /** Warnings: edits kept over a changed document, edited tools whose operation is gone. */
+  readonly warnings: string[];
+}
+
+export const sidecarPath = (manifest: string): string =>
+  join(dirname(manifest), `.mcp-run-import.${basename(manifest)}.json`);
+
+export function sidecarOf(gen: Generated, spec: string, options: Sidecar['options']): Sidecar {
+  return {
+    generator: 'mcp-run import openapi',
+    version: 1,
+    spec,
+    options,
+    server: gen.server,
+    sources: { [gen.sourceName]: gen.source.config },
+    tools: Object.fromEntries(gen.tools.map((t) => [t.name, t.config])),
+  };
+}
+
+/** The last import's record, or undefined when there is none (or it is not one). */
+export function readSidecar(manifest: string): Sidecar | undefined {
+  const path = sidecarPath(manifest);
+  if (!existsSync(path)) return undefined;
+  try {
+    const data = JSON.parse(readFileSync(path, 'utf8'));
+    return isObj(data) && data.generator === 'mcp-run import openapi' && isObj(data.tools)
+      ? (data as unknown as Sidecar)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The record as JSON laid out as the repository's formatter (biome) lays it out: objects one key a
+ * line, lists of plain values on one line when they fit, so a committed record stays formatted.
+ */
+export function formatRecord(record: Sidecar): string {
+  const write = (value: unknown, indent: string): string => {
+    if (Array.isArray(value)) {
+      if (value.length === 0) return '[]';
+      if (value.every((v) => v === null || typeof v !== 'object')) {
+        const line = `[${value.map((v) => JSON.stringify(v)).join(', ')}]`;
+        if (indent.length + line.length <= 100) return line;
+      }
+      const inner = `${indent}  `;
+      return `[\n${value.map((v) => inner + write(v, inner)).join(',\n')}\n${indent}]`;
+    }
+    if (isObj(value)) {
+      const entries = Object.entries(value);
+      if (entries.length === 0) return '{}';
+      const inner = `${indent}  `;
+      const lines = entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${write(v, inner)}`);
+      return `{\n${lines.join(',\n')}\n${indent}}`;
+    }
+    return JSON.stringify(value);
+  };
+  return `${write(record, '')}\n`;
+}
+
+const ABSENT = Symbol('absent');
+type Value = unknown | typeof ABSENT;
+
+export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Generated): MergeReport {
+  const report: MergeReport = { changed: false, added: [], updated: [], removed: [], warnings: [] };
+  const conflicts: string[] = [];
+  if (!previous) {
+    report.warnings.push(
+      'no record of the last import was found: entries already in the manifest are kept as they are',
+    );
+  }
+  report.changed = mergeValue(doc, ['server'], previous ? previous.server : ABSENT, gen.server, conflicts);
+
+  const sections = [
+    {
+      section: 'sources',
+      base: previous?.sources ?? {},
+      next: new Map([[gen.sourceName, { config: gen.source.config, pair: () => sourcePair(doc, gen) }]]),
+    },
+    {
+      section: 'tools',
+      base: previous?.tools ?? {},
+      next: new Map(gen.tools.map((t) => [t.name, { config: t.config, pair: () => toolPair(doc, t) }])),
+    },
+  ];
+  for (const { section, base, next } of sections) {
+    for (const [name, entry] of next) {
+      const had = Object.hasOwn(base, name);
+      if (!doc.hasIn([section, name])) {
+        if (!had) {
+          addEntry(doc, section, entry.pair());
+          report.changed = true;
+          if (section === 'tools') report.added.push(name);
+        }
+        continue; // generated before and deleted since: the user's choice stands
+      }
+      const changed = mergeValue(doc, [section, name], had ? base[name] : ABSENT, entry.config, conflicts);
+      report.changed ||= changed;
+      if (changed && section === 'tools') report.updated.push(name);
+    }
+    for (const [name, config] of Object.entries(base)) {
+      if (next.has(name) || !doc.hasIn([section, name])) continue;
+      if (equal(read(doc, [section, name]), config)) {
+        doc.deleteIn([section, name]);
+        report.changed = true;
+        if (section === 'tools') report.removed.push(name);
+      } else {
+        report.warnings.push(
+          `${section}.${name} is no longer generated from the document, but you edited it: kept`,
+        );
+      }
+    }
+  }
+  for (const path of conflicts) {
+    report.warnings.push(`${path} keeps your edit; the document changed it too (re-check it)`);
+  }
+  return report;
+}
+
+/** Merges one value; true when the manifest changed. */
+function mergeValue(doc: Document, path: string[], base: Value, next: Value, conflicts: string[]): boolean {
+  const ours = doc.hasIn(path) ? read(doc, path) : ABSENT;
+  if (ours === ABSENT) {
+    if (base !== ABSENT || next === ABSENT) return false; // deleted by the user, or nowhere
+    doc.setIn(path, styled(doc, next));
+    return true;
+  }
+  if (base === ABSENT) return false; // written by the user (or no record): theirs
+  if (equal(ours, base)) {
+    if (next === ABSENT) {
+      doc.deleteIn(path);
+      return true;
+    }
+    if (equal(ours, next)) return false;
+    if (isObj(ours) && isObj(next)) return mergeKeys(doc, path, base as Obj, next, ours, conflicts);
+    doc.setIn(path, styled(doc, next));
+    return true;
+  }
+  if (isObj(ours) && isObj(base) && isObj(next)) return mergeKeys(doc, path, base, next, ours, conflicts);
+  if (next !== ABSENT && !equal(next, base) && !equal(next, ours)) conflicts.push(path.join('.'));
+  return false;
+}
+
+function mergeKeys(
+  doc: Document,
+  path: string[],
+  base: Obj,
+  next: Obj,
+  ours: Obj,
+  conflicts: string[],
+): boolean {
+  let changed = false;
+  for (const key of new Set([...Object.keys(ours), ...Object.keys(base), ...Object.keys(next)])) {
+    const b = Object.hasOwn(base, key) ? base[key] : ABSENT;
+    const n = Object.hasOwn(next, key) ? next[key] : ABSENT;
+    changed = mergeValue(doc, [...path, key], b, n, conflicts) || changed;
+  }
+  return changed;
+}
+
+function read(doc: Document, path: string[]): unknown {
+  const node = doc.getIn(path, true);
+  return isNode(node) ? node.toJS(doc) : node;
+}
+
+/** Deep equality of plain data, ignoring the order of keys. */
+export function equal(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => equal(x, b[i]));
+  }
+  if (!isObj(a) || !isObj(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && equal(a[k], b[k]));
+}

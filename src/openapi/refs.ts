@@ -1,0 +1,117 @@
+/**
+ * `$ref` resolution. Local references (`#/components/schemas/Pet`) and relative files
+ * (`common.yaml#/Error`, read from the document's folder) are inlined, so the manifest stands on its
+ * own; URLs are never fetched. A schema that contains itself is expanded once and cut at its second
+ * visit on the same branch, leaving a schema with a description that says so. Siblings of a `$ref`
+ * (OpenAPI 3.1 allows `description` next to it) override what the target says.
+ */
+import { dirname, resolve } from 'node:path';
+import { problems } from '../errors.js';
+import { ImportError, isObj, readDocument } from './load.js';
+
+interface Target {
+  readonly value: unknown;
+  /** The file the value lives in, for the refs inside it. */
+  readonly file: string;
+  /** file#pointer: one identity per referenced place, to find cycles. */
+  readonly key: string;
+  /** The last pointer segment (`Pet`), to name it in a cut. */
+  readonly label: string;
+}
+
+export class RefResolver {
+  private readonly files = new Map<string, unknown>();
+  /** Things the user should know that do not stop the import (a remote ref left unexpanded). */
+  readonly warnings: string[] = [];
+
+  constructor(rootFile: string, rootDoc: unknown) {
+    this.files.set(rootFile, rootDoc);
+  }
+
+  /** A copy of `node` with every `$ref` in it replaced by what it points at. */
+  inline(node: unknown, file: string, stack: readonly string[] = [], names = false): unknown {
+    if (Array.isArray(node)) return node.map((item) => this.inline(item, file, stack));
+    if (!isObj(node)) return node;
+    const { $ref, ...siblings } = node;
+    if (typeof $ref === 'string') {
+      const target = this.find($ref, file);
+      if (!target) {
+        return { description: `Not expanded: ${$ref} is not a local reference (URLs are not fetched).` };
+      }
+      const expanded = stack.includes(target.key)
+        ? cut(target)
+        : this.inline(target.value, target.file, [...stack, target.key]);
+      const rest = this.inline(siblings, file, stack) as Record<string, unknown>;
+      return Object.keys(rest).length > 0 && isObj(expanded) ? { ...expanded, ...rest } : expanded;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      // Examples, enums and defaults are data: a `$ref` key inside one is not a reference. Under
+      // `properties` the keys are names, so a property called `example` is still a schema.
+      const data = !names && DATA_KEYS.has(key);
+      out[key] = data ? value : this.inline(value, file, stack, !names && NAME_MAPS.has(key));
+    }
+    return out;
+  }
+
+  /** Follows a chain of `$ref`s at the top of `node` only (a path item, a parameter list entry). */
+  follow(node: unknown, file: string): { value: unknown; file: string } {
+    const seen = new Set<string>();
+    let current = { value: node, file };
+    while (isObj(current.value) && typeof current.value.$ref === 'string') {
+      const target = this.find(current.value.$ref, current.file);
+      if (!target || seen.has(target.key)) return { value: {}, file: current.file };
+      seen.add(target.key);
+      current = { value: target.value, file: target.file };
+    }
+    return current;
+  }
+
+  /** What a reference points at; undefined for a URL (recorded as a warning). */
+  private find(ref: string, from: string): Target | undefined {
+    const hash = ref.indexOf('#');
+    const location = hash < 0 ? ref : ref.slice(0, hash);
+    const pointer = hash < 0 ? '' : ref.slice(hash + 1);
+    if (/^[a-z][a-z0-9+.-]*:|^\/\//i.test(location)) {
+      this.warnings.push(`${ref} is a remote reference; it was not fetched and is left unexpanded.`);
+      return undefined;
+    }
+    const file = location === '' ? from : resolve(dirname(from), decodeURIComponent(location));
+    let doc = this.files.get(file);
+    if (doc === undefined) {
+      try {
+        doc = readDocument(file);
+      } catch (err) {
+        throw new ImportError(problems.OPENAPI_REF(ref, (err as ImportError).problem.message));
+      }
+      this.files.set(file, doc);
+    }
+    const segments = pointer === '' ? [] : pointer.replace(/^\//, '').split('/').map(unescapeSegment);
+    let value: unknown = doc;
+    for (const [i, segment] of segments.entries()) {
+      const next = Array.isArray(value) ? value[Number(segment)] : isObj(value) ? value[segment] : undefined;
+      if (next === undefined || !Object.hasOwn(value as object, segment)) {
+        const at = `#/${segments.slice(0, i + 1).join('/')}`;
+        throw new ImportError(problems.OPENAPI_REF(ref, `${at} does not exist in ${file}`));
+      }
+      value = next;
+    }
+    return { value, file, key: `${file}#${pointer}`, label: segments.at(-1) ?? location };
+  }
+}
+
+const DATA_KEYS = new Set(['example', 'examples', 'enum', 'default', 'const']);
+const NAME_MAPS = new Set(['properties', 'patternProperties']);
+
+/** JSON Pointer escapes (~1 is `/`, ~0 is `~`), after the URI fragment's percent-encoding. */
+const unescapeSegment = (segment: string): string =>
+  decodeURIComponent(segment).replaceAll('~1', '/').replaceAll('~0', '~');
+
+/** The second visit of a schema inside itself: its type, and a description instead of the rest. */
+function cut(target: Target): Record<string, unknown> {
+  const type = isObj(target.value) ? target.value.type : undefined;
+  return {
+    ...(type !== undefined && { type }),
+    description: `A ${target.label} again (a recursive schema; not expanded a second time).`,
+  };
+}
