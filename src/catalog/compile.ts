@@ -19,9 +19,12 @@ import type { KindRegistry } from '../kinds/registry.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
 import type { EntryConfig, EntrySection, LoadedManifest } from '../manifest/types.js';
 import { suggest } from '../util/suggest.js';
+import { guardPrompt } from './guard-prompt.js';
 import { guardTool } from './guard-tool.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { createSchemaCompiler } from './schemas.js';
+import { entrySteps, withStepInputs } from './steps-entry.js';
+import type { StepsConfig } from './steps-schema.js';
 import type {
   Catalog,
   CatalogPrompt,
@@ -91,16 +94,19 @@ export async function compileCatalog(
   for (const [name, cfg] of entries(data.tools)) {
     const common = cfg as unknown as ToolCommon;
     const ctx = entryContext('tools', name);
-    const compiled = registry.get('tools', cfg.kind)?.compile(common, ctx);
+    // The interactive steps (roots, ask, confirm, sample): their answers are values the kind may use.
+    const steps = entrySteps(common, Object.keys(common.input ?? {}), ctx);
+    const compiled = registry.get('tools', cfg.kind)?.compile(withStepInputs(common, 'input', steps), ctx);
     checkInputKeywords(common.input, ['tools', name, 'input'], report);
     // A kind may add arguments of its own and supply a description and outputSchema the manifest left out.
     const inputSchema = buildInputSchema({ ...common.input, ...compiled?.input }) as JsonSchema;
     const validateArgs = tryCompile(compileSchema, inputSchema, ['tools', name, 'input'], report);
-    const outputSchema = common.outputSchema ?? compiled?.outputSchema;
+    // A tool whose result is the model's reply (a sample after the action) has no structured result.
+    const outputSchema = common.outputSchema ?? (steps?.after ? undefined : compiled?.outputSchema);
     const validateOutput = outputSchema
       ? tryCompile(compileSchema, outputSchema, ['tools', name, 'outputSchema'], report)
       : undefined;
-    if (!compiled || !validateArgs || (outputSchema && !validateOutput)) continue;
+    if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
     const annotations = { ...compiled.annotations, ...common.annotations };
     const description = common.description ?? compiled.description;
     const descriptor = {
@@ -111,7 +117,7 @@ export async function compileCatalog(
       ...(outputSchema !== undefined && { outputSchema }),
       ...(Object.keys(annotations).length > 0 && { annotations }),
     };
-    tools.set(name, guardTool(descriptor, compiled, validateArgs, validateOutput, log));
+    tools.set(name, guardTool(descriptor, compiled, validateArgs, validateOutput, log, steps));
   }
 
   const resources = new Map<string, CatalogResource>();
@@ -133,8 +139,12 @@ export async function compileCatalog(
 
   const prompts = new Map<string, CatalogPrompt>();
   for (const [name, cfg] of entries(data.prompts)) {
-    const prompt = registry.get('prompts', cfg.kind)?.compile(cfg, entryContext('prompts', name));
-    if (prompt) prompts.set(name, prompt);
+    const ctx = entryContext('prompts', name);
+    const args = Object.keys((cfg as { arguments?: object }).arguments ?? {});
+    const steps = entrySteps(cfg as StepsConfig, args, ctx);
+    const kindConfig = withStepInputs(cfg, 'arguments', steps, () => ({ required: false }));
+    const prompt = registry.get('prompts', cfg.kind)?.compile(kindConfig, ctx);
+    if (prompt && steps !== null) prompts.set(name, steps ? guardPrompt(prompt, steps) : prompt);
   }
 
   if (diagnostics.length > 0) {

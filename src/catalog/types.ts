@@ -7,6 +7,8 @@
  * nothing in it knows JSON-RPC.
  */
 
+import type { Interaction } from './interaction.js';
+
 /** A JSON Schema object, as plain data. */
 export type JsonSchema = { [key: string]: unknown };
 
@@ -84,6 +86,12 @@ export interface CallContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message to the client when its log level asks for this severity. */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /**
+   * Asks the client (the user, its model, its roots) in whichever way this request's era allows;
+   * the catalog's step engine uses it for the manifest's `roots`/`ask`/`confirm`/`sample`.
+   * Absent where nothing can be asked (then those steps end the call with an error).
+   */
+  readonly interaction?: Interaction;
 }
 
 export interface CatalogTool {
@@ -180,8 +188,15 @@ export interface PromptResult {
 
 export interface CatalogPrompt {
   readonly descriptor: PromptDescriptor;
-  /** Throws InvalidRequestParams for a missing required argument. */
-  get(args: Readonly<Record<string, string>>, signal: AbortSignal): Promise<PromptResult>;
+  /**
+   * Throws InvalidRequestParams for a missing required argument. `interaction` is how the client
+   * answers the prompt's `ask` forms (see guard-prompt.ts); kinds themselves never use it.
+   */
+  get(
+    args: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+    interaction?: Interaction,
+  ): Promise<PromptResult>;
   complete(
     argument: string,
     prefix: string,

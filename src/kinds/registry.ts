@@ -2,6 +2,7 @@
  * The kind registry: every kind by section and name. The core never names a kind; it asks the
  * registry. Registering a name twice is a programming error and throws.
  */
+import { ASK_SCHEMA, STEP_FIELDS } from '../catalog/steps-schema.js';
 import type { JsonSchema } from '../catalog/types.js';
 import type { EntrySection, KindSchemas } from '../manifest/types.js';
 import type { PromptKind, ResourceKind, SourceKind, ToolKind } from './contracts.js';
@@ -50,7 +51,12 @@ const TOOL_COMMON: Record<string, JsonSchema> = {
     },
     additionalProperties: false,
   },
+  // Interactive steps (roots, ask, confirm, sample), run around the action by the catalog.
+  ...STEP_FIELDS,
 };
+
+/** Fields every prompt has, whatever its kind: `ask` forms whose answers the messages use. */
+const PROMPT_COMMON: Record<string, JsonSchema> = { ask: ASK_SCHEMA };
 
 const DEFAULT_KIND: Partial<Record<EntrySection, string>> = { prompts: 'template' };
 
@@ -97,7 +103,7 @@ export class KindRegistry implements KindSchemas {
       description: kind.description,
       properties: {
         kind: { const: name, description: kind.description },
-        ...(section === 'tools' ? TOOL_COMMON : {}),
+        ...(section === 'tools' ? TOOL_COMMON : section === 'prompts' ? PROMPT_COMMON : {}),
         ...own.properties,
       },
       required: [...new Set(['kind', ...(own.required ?? [])])],

@@ -21,6 +21,11 @@ export interface ProtocolOptions {
   readonly listChanged: boolean;
   /** ttlMs on cacheable 2026 results; default 60000 when listChanged, else 3600000. */
   readonly ttlMs?: number;
+  /**
+   * The secret the 2026 `requestState` is signed with; default: MCP_RUN_STATE_KEY from the
+   * environment, else a random key per process (then only this process accepts its states).
+   */
+  readonly stateKey?: string;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * One client connection: parses and checks each inbound message, classifies it by era, dispatches
  * it through the method table, and delivers the response to the request's outlet. It also owns
- * the in-flight table (for `notifications/cancelled`) and the legacy session state.
+ * the in-flight table (for `notifications/cancelled`), the legacy session state, and the 2025-era
+ * server→client requests awaiting the client's answer (an inbound response goes to Outbound).
  */
 import type { Logger } from '../kinds/contracts.js';
 import type { Connection, ConnectOptions, ReceiveOutcome, RequestRoute } from './api.js';
@@ -20,6 +21,7 @@ import {
   type RequestId,
   resultResponse,
 } from './jsonrpc.js';
+import { Outbound } from './outbound.js';
 import { RequestScope, type ScopeOwner } from './request-scope.js';
 import { BATCH_VERSION, type Era, isLegacyVersion } from './versions.js';
 
@@ -36,7 +38,9 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     ready: false,
     logLevel: undefined,
     subscriptions: new Set(),
+    clientCapabilities: {},
   };
+  readonly outbound: Outbound;
   private readonly inFlight = new Map<RequestId, AbortController>();
   private readonly standing: Outlet;
   private readonly log: Logger;
@@ -48,6 +52,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     options: ConnectOptions = {},
   ) {
     this.log = server.log;
+    this.outbound = new Outbound(server.log);
     const emit = (message: object): void => {
       if (this.closed) return;
       try {
@@ -99,6 +104,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     const controllers = [...this.inFlight.values()];
     this.inFlight.clear();
     for (const controller of controllers) controller.abort(new Error('connection closed'));
+    this.outbound.closeAll();
   }
 
   release(id: RequestId, controller: AbortController): void {
@@ -143,8 +149,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     const echoId = isRequestId(id) ? id : null;
     if (method === undefined) {
       if ('result' in message || 'error' in message) {
-        // Answers to server→client requests; the server sends none yet.
-        this.log.debug(`protocol: ignored a client response (id ${JSON.stringify(id)})`);
+        // The answer to one of our server→client requests (elicitation, sampling, roots).
+        this.outbound.settle(message);
         return ACCEPTED;
       }
       return this.reject(

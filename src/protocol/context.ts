@@ -7,6 +7,7 @@ import type { CatalogRef, LogLevel } from '../catalog/types.js';
 import type { Logger } from '../kinds/contracts.js';
 import type { NotificationHub } from './hub.js';
 import type { RequestScope } from './request-scope.js';
+import type { StateSigner } from './request-state.js';
 
 /**
  * Where the messages about one request go. Over stdio both calls write to the one stdout channel;
@@ -32,6 +33,8 @@ export interface LegacySession {
   logLevel: LogLevel | undefined;
   /** URIs from `resources/subscribe`. */
   readonly subscriptions: Set<string>;
+  /** The `capabilities` the client declared at `initialize` (what it may be asked). */
+  clientCapabilities: Readonly<Record<string, unknown>>;
 }
 
 /** Everything one protocol instance shares across its connections. */
@@ -45,6 +48,8 @@ export interface ServerState {
   /** The capabilities object, built once: both eras advertise the same one. */
   readonly capabilities: object;
   readonly hub: NotificationHub;
+  /** Seals and opens the 2026 `requestState` of interactive calls. */
+  readonly signer: StateSigner;
 }
 
 /** Returned by a handler whose request stays open (subscriptions/listen); it answers later. */

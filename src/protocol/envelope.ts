@@ -12,6 +12,8 @@ export interface Envelope {
   readonly version: string;
   /** Logs for this request only, at or above this level; none when absent. */
   readonly logLevel: LogLevel | undefined;
+  /** What the client declared for this request only (what it may be asked through MRTR). */
+  readonly capabilities: Readonly<Record<string, unknown>>;
 }
 
 /** A request is modern when its `params._meta` has any `io.modelcontextprotocol/` key. */
@@ -29,7 +31,8 @@ export function hasEnvelope(meta: unknown): meta is Record<string, unknown> {
 export function readEnvelope(meta: Record<string, unknown>, headerVersion: string | undefined): Envelope {
   const version = meta[Meta.protocolVersion];
   if (typeof version !== 'string') throw missingField(Meta.protocolVersion, 'a string');
-  if (!isObject(meta[Meta.clientCapabilities])) throw missingField(Meta.clientCapabilities, 'an object');
+  const capabilities = meta[Meta.clientCapabilities];
+  if (!isObject(capabilities)) throw missingField(Meta.clientCapabilities, 'an object');
   if (headerVersion !== undefined && headerVersion !== version) {
     throw new ProtocolError(
       ErrorCode.HeaderMismatch,
@@ -48,7 +51,7 @@ export function readEnvelope(meta: Record<string, unknown>, headerVersion: strin
       HttpStatus.BadRequest,
     );
   }
-  return { version, logLevel };
+  return { version, logLevel, capabilities };
 }
 
 /** For modern-only methods (`server/discover`, `subscriptions/listen`) sent without an envelope. */

@@ -3,9 +3,10 @@
  * meaning (ResourceNotFound, InvalidRequestParams); anything unknown is a bug in mcp-run: it is
  * logged in full on stderr and the client gets a message that leaks nothing.
  */
+import { InteractionFailed, MissingClientCapability } from '../catalog/interaction.js';
 import { InvalidRequestParams, ResourceNotFound } from '../catalog/types.js';
 import type { Logger } from '../kinds/contracts.js';
-import { ErrorCode, invalidParams, ProtocolError } from './jsonrpc.js';
+import { ErrorCode, HttpStatus, invalidParams, ProtocolError } from './jsonrpc.js';
 import type { Era } from './versions.js';
 
 /** Legacy: -32002; 2026-07-28 reserves that code and uses -32602. Both carry `{uri}`. */
@@ -23,6 +24,19 @@ export function knownError(err: unknown, era: Era): ProtocolError | undefined {
   if (err instanceof ProtocolError) return err;
   if (err instanceof ResourceNotFound) return resourceNotFound(err.uri, era, err.message);
   if (err instanceof InvalidRequestParams) return invalidParams(err.message);
+  if (err instanceof MissingClientCapability) {
+    // 2026: -32021 with the ClientCapabilities object it needs; a 2025 prompt: invalid params.
+    if (era === 'legacy') return invalidParams(err.message);
+    const data = { requiredCapabilities: err.required };
+    return new ProtocolError(
+      ErrorCode.MissingRequiredClientCapability,
+      err.message,
+      data,
+      HttpStatus.BadRequest,
+    );
+  }
+  // A question of a 2025 prompt that got no answer: not a bug, so the client hears why.
+  if (err instanceof InteractionFailed) return new ProtocolError(ErrorCode.InternalError, err.message);
   return undefined;
 }
 

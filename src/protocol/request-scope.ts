@@ -4,11 +4,13 @@
  * checked here, once, against the rules: progress only with a token and strictly increasing; logs
  * only at or above the level the client asked for; nothing at all after the response or a cancel.
  */
+import type { Interaction } from '../catalog/interaction.js';
 import type { CallContext, Catalog, LogLevel } from '../catalog/types.js';
 import type { LegacySession, Outlet, ServerState } from './context.js';
 import type { Envelope } from './envelope.js';
 import { HttpStatus, notification, type RequestId, resultResponse } from './jsonrpc.js';
 import { passes } from './log-levels.js';
+import type { Outbound } from './outbound.js';
 import { modernResult } from './results.js';
 import type { Era } from './versions.js';
 
@@ -16,6 +18,8 @@ import type { Era } from './versions.js';
 export interface ScopeOwner {
   readonly server: ServerState;
   readonly session: LegacySession;
+  /** The connection's server→client requests (2025 era). */
+  readonly outbound: Outbound;
   release(id: RequestId, controller: AbortController): void;
 }
 
@@ -27,6 +31,8 @@ export class RequestScope implements CallContext {
   readonly signal: AbortSignal;
   /** Run when the request ends (unlinks the transport's abort signal). */
   cleanup: (() => void) | undefined = undefined;
+  /** Set by `tools/call` and `prompts/get` (protocol/interaction.ts) for the steps of the entry. */
+  interaction: Interaction | undefined = undefined;
   private ended = false;
   private lastProgress = Number.NEGATIVE_INFINITY;
   private readonly progressToken: ProgressToken | undefined;
@@ -50,6 +56,10 @@ export class RequestScope implements CallContext {
 
   get server(): ServerState {
     return this.owner.server;
+  }
+
+  get outbound(): Outbound {
+    return this.owner.outbound;
   }
 
   /** Legacy connection state. Modern handlers must not read it: 2026 requests are stateless. */

@@ -8,6 +8,7 @@ import type { Connection, ConnectOptions, Protocol, ProtocolOptions } from './ap
 import { ProtocolConnection } from './connection.js';
 import type { ServerState } from './context.js';
 import { type ListCategory, NotificationHub } from './hub.js';
+import { STATE_KEY_ENV, StateSigner, stateKey } from './request-state.js';
 import { buildCapabilities } from './results.js';
 
 export type {
@@ -33,6 +34,7 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
   if (!Number.isInteger(ttlMs) || ttlMs < 0)
     throw new RangeError(`ttlMs must be an integer >= 0, got ${ttlMs}`);
   const hub = new NotificationHub(options.listChanged);
+  const signer = new StateSigner(stateKey(options.stateKey ?? process.env[STATE_KEY_ENV], options.log));
   const server: ServerState = {
     ref,
     log: options.log,
@@ -40,6 +42,7 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     ttlMs,
     capabilities: buildCapabilities(options.listChanged),
     hub,
+    signer,
   };
   return {
     connect: (send: (message: object) => void, connectOptions?: ConnectOptions): Connection =>

@@ -1,7 +1,8 @@
 // `npm run conformance`: the official MCP conformance suite against mcp-run, live over HTTP.
 //
-// Serves test/conformance/mcp.yaml with the built CLI (`npm run build` first) on a free loopback
-// port, then runs the suite three times, each with its own baseline of known failures:
+// Serves a copy of test/conformance/mcp.yaml (its trigger tools edit the manifest they are served
+// from, so hot reload announces a changed list) with the built CLI (`npm run build` first) on a free
+// loopback port, then runs the suite three times, each with its own baseline of known failures:
 //   stable       @modelcontextprotocol/conformance@0.1.16, the active suite
 //   2025-11-25   0.2.0-alpha.12 --requirements 2025-11-25 (the frozen, scored set)
 //   2026-07-28   0.2.0-alpha.12 --requirements 2026-07-28
@@ -12,7 +13,7 @@
 // Prints each run's summary and a plain "N passed, N failed" line (checks, as the suite counts
 // them); exits 1 when any run fails. Pass run names to run only those: `npm run conformance -- stable`.
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,9 +65,16 @@ function checkInstalled() {
   }
 }
 
+/** A private copy of the fixture (manifest and assets) in `dir`; returns the manifest's path. */
+function copyFixture(dir) {
+  cpSync(join(HERE, 'assets'), join(dir, 'assets'), { recursive: true });
+  cpSync(MANIFEST, join(dir, 'mcp.yaml'));
+  return join(dir, 'mcp.yaml');
+}
+
 /** Starts the server and resolves with its URL once it prints "listening on …". */
-function startServer(logFile) {
-  const server = spawn(process.execPath, [CLI, MANIFEST, '--http', '--port', '0'], {
+function startServer(manifest, logFile) {
+  const server = spawn(process.execPath, [CLI, manifest, '--http', '--port', '0'], {
     cwd: REPO,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -151,7 +159,8 @@ async function main() {
   checkInstalled();
 
   const outDir = mkdtempSync(join(tmpdir(), 'mcp-run-conformance-'));
-  const { server, url: listening } = startServer(join(outDir, 'server.log'));
+  const manifest = copyFixture(mkdtempSync(join(outDir, 'fixture-')));
+  const { server, url: listening } = startServer(manifest, join(outDir, 'server.log'));
   const stop = () => stopServer(server).then(() => process.exit(130));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -159,7 +168,7 @@ async function main() {
   let failedRuns = 0;
   try {
     const url = await listening;
-    console.log(`conformance: serving ${relative(REPO, MANIFEST)} at ${url}`);
+    console.log(`conformance: serving a copy of ${relative(REPO, MANIFEST)} at ${url}`);
     for (const run of runs) {
       console.log(`\n### ${run.label} (baseline ${relative(REPO, run.baseline)})\n`);
       const result = await runSuite(run, url, outDir);

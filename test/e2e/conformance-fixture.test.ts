@@ -28,7 +28,7 @@ type Json = Record<string, any>;
 test('the fixture validates', () => {
   const run = spawnSync(process.execPath, [CLI, 'validate', MANIFEST], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /is valid: 10 tools, 3 resources, 1 resource templates, 4 prompts/);
+  assert.match(run.stdout, /is valid: 26 tools, 3 resources, 1 resource templates, 5 prompts/);
 });
 
 describe('conformance fixture over stdio, SDK v1 client', () => {
@@ -56,14 +56,30 @@ describe('conformance fixture over stdio, SDK v1 client', () => {
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'json_schema_2020_12_tool',
       'test_audio_content',
+      'test_elicitation',
+      'test_elicitation_sep1034_defaults',
+      'test_elicitation_sep1330_enums',
       'test_embedded_resource',
       'test_error_handling',
       'test_image_content',
+      'test_input_required_result_capabilities',
+      'test_input_required_result_elicitation',
+      'test_input_required_result_list_roots',
+      'test_input_required_result_multi_round',
+      'test_input_required_result_multiple_inputs',
+      'test_input_required_result_request_state',
+      'test_input_required_result_sampling',
+      'test_input_required_result_tampered_state',
       'test_logging_tool',
+      'test_missing_capability',
       'test_multiple_content_types',
+      'test_sampling',
       'test_simple_text',
+      'test_streaming_elicitation',
       'test_tool_with_logging',
       'test_tool_with_progress',
+      'test_trigger_prompt_change',
+      'test_trigger_tool_change',
     ]);
     for (const tool of tools) {
       assert.ok(tool.description, `${tool.name} has a description`);
@@ -197,6 +213,7 @@ describe('conformance fixture over stdio, SDK v1 client', () => {
         ['test_prompt_with_arguments', true, ['arg1', 'arg2']],
         ['test_prompt_with_embedded_resource', true, ['resourceUri']],
         ['test_prompt_with_image', true, []],
+        ['test_input_required_result_prompt', true, []],
       ],
     );
     assert.deepEqual((await client.getPrompt({ name: 'test_simple_prompt' })).messages, [

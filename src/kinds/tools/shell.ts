@@ -23,6 +23,7 @@
  * ```
  */
 import { realpathSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ToolResult } from '../../catalog/types.js';
 import { problems } from '../../errors.js';
@@ -66,7 +67,11 @@ export const shellTool: ToolKind<ShellToolConfig> = {
         description:
           'The program and its arguments, e.g. [git, log, -n, "{{count}}"]. Each element is rendered alone; no shell.',
       },
-      cwd: { type: 'string', description: 'Working folder, relative to the manifest folder (default: it).' },
+      cwd: {
+        type: 'string',
+        description:
+          'Working folder, relative to the manifest folder (default: it); may be a template such as "{{root}}", checked inside root on every call.',
+      },
       root: {
         type: 'string',
         description:
@@ -123,7 +128,11 @@ export const shellTool: ToolKind<ShellToolConfig> = {
     const { ctx, failed } = trackErrors(entryCtx);
     const declared = Object.keys(config.input ?? {});
     const realRoot = realFolder(config.root ?? '.', ['root'], ctx);
-    const cwd = realRoot && realFolder(config.cwd ?? '.', ['cwd'], ctx);
+    // A templated cwd (e.g. the client's root) is resolved and checked inside root on each call.
+    const cwdTemplate = config.cwd?.includes('{{')
+      ? compileString(config.cwd, declared, ['cwd'], ctx)
+      : undefined;
+    const cwd = realRoot && (cwdTemplate ? realRoot : realFolder(config.cwd ?? '.', ['cwd'], ctx));
     if (realRoot && cwd && !isInside(realRoot, cwd)) {
       ctx.error(['cwd'], problems.PATH_OUTSIDE_ROOT(config.cwd ?? '.', realRoot));
     }
@@ -159,7 +168,9 @@ export const shellTool: ToolKind<ShellToolConfig> = {
       async run(args, call): Promise<ToolResult> {
         const rendered = argv.render(args);
         if ('refused' in rendered) return failure(`Refused to run ${program}: ${rendered.refused}.`);
-        if ((await realpathInside(realRoot, cwd)) !== cwd) {
+        const folder = cwdTemplate ? await renderedFolder(cwdTemplate, args, ctx.baseDir, realRoot) : cwd;
+        if (typeof folder !== 'string') return failure(`Refused to run ${program}: ${folder.refused}.`);
+        if (!cwdTemplate && (await realpathInside(realRoot, cwd)) !== cwd) {
           return failure(`Refused to run ${program}: its working folder moved outside ${realRoot}.`);
         }
         const environment: Record<string, string> = {};
@@ -175,7 +186,7 @@ export const shellTool: ToolKind<ShellToolConfig> = {
         const outcome = await runProcess({
           file,
           args: rendered.argv,
-          cwd,
+          cwd: folder,
           env: environment,
           ...(input !== undefined && { stdin: input }),
           timeoutMs,
@@ -202,6 +213,26 @@ function text(node: ValueNode, args: Readonly<Record<string, unknown>>): string 
   const value = evaluateTree(node, args);
   if (value === ABSENT) return undefined;
   return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+}
+
+/** The real folder a templated cwd names for these values, if it exists inside `realRoot`. */
+async function renderedFolder(
+  node: ValueNode,
+  args: Readonly<Record<string, unknown>>,
+  baseDir: string,
+  realRoot: string,
+): Promise<string | { refused: string }> {
+  const path = text(node, args);
+  if (!path)
+    return { refused: 'its working folder is empty for these values (did the client share a root?)' };
+  const real = await realpathInside(realRoot, resolve(baseDir, path));
+  if (real === undefined)
+    return { refused: `its working folder ${JSON.stringify(path)} does not exist or is outside ${realRoot}` };
+  const isFolder = await stat(real).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  return isFolder ? real : { refused: `its working folder ${JSON.stringify(path)} is not a folder` };
 }
 
 function realFolder(path: string, at: EntryPath, ctx: KindContext): string | undefined {

@@ -3,7 +3,7 @@
  * (`notifications/initialized` is a notification; the connection handles it.)
  */
 import type { MethodSpec } from '../context.js';
-import { invalidParams } from '../jsonrpc.js';
+import { invalidParams, isObject } from '../jsonrpc.js';
 import type { RequestScope } from '../request-scope.js';
 import { serverInfo } from '../results.js';
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SUPPORTED_VERSIONS } from '../versions.js';
@@ -18,6 +18,8 @@ function initialize(scope: RequestScope): object {
   session.ready = false;
   session.logLevel = undefined;
   session.subscriptions.clear();
+  const declared = scope.params.capabilities;
+  session.clientCapabilities = isObject(declared) ? declared : {};
   const { catalog } = scope;
   const result: Record<string, unknown> = {
     protocolVersion: version,

@@ -1,5 +1,9 @@
-/** `prompts/list` and `prompts/get`. The prompt itself checks its required arguments. */
+/**
+ * `prompts/list` and `prompts/get`. The prompt itself checks its required arguments; a prompt with
+ * `ask` forms asks the client through `interactive` (2026: `input_required`).
+ */
 import type { MethodSpec } from '../context.js';
+import { interactive } from '../interaction.js';
 import { invalidParams } from '../jsonrpc.js';
 import { listPage } from '../pagination.js';
 import { optionalStringRecord, requireString } from '../params.js';
@@ -10,8 +14,10 @@ async function getPrompt(scope: RequestScope): Promise<object> {
   const prompt = scope.catalog.prompts.get(name);
   if (prompt === undefined) throw invalidParams(`Unknown prompt: ${name}`);
   const args = optionalStringRecord(scope.params.arguments, 'prompts/get "arguments"');
-  const { description, messages } = await prompt.get(args, scope.signal);
-  return description === undefined ? { messages } : { description, messages };
+  return interactive(scope, name, async () => {
+    const { description, messages } = await prompt.get(args, scope.signal, scope.interaction);
+    return description === undefined ? { messages } : { description, messages };
+  });
 }
 
 export const promptMethods: Record<string, MethodSpec> = {

@@ -1,6 +1,11 @@
-/** `tools/list` and `tools/call`. Argument validation belongs to the tool (it answers isError). */
+/**
+ * `tools/list` and `tools/call`. Argument validation belongs to the tool (it answers isError); a
+ * call runs through `interactive`, so a tool's steps can ask the client (2025) or end the call with
+ * `input_required` (2026).
+ */
 import type { ToolResult } from '../../catalog/types.js';
 import type { MethodSpec } from '../context.js';
+import { interactive } from '../interaction.js';
 import { invalidParams, isObject } from '../jsonrpc.js';
 import { listPage } from '../pagination.js';
 import { requireString } from '../params.js';
@@ -12,7 +17,7 @@ async function callTool(scope: RequestScope): Promise<object> {
   if (tool === undefined) throw invalidParams(`Unknown tool: ${name}`);
   const args = scope.params.arguments;
   if (args !== undefined && !isObject(args)) throw invalidParams('tools/call "arguments" must be an object');
-  return toWire(await tool.call(args ?? {}, scope));
+  return interactive(scope, name, async () => toWire(await tool.call(args ?? {}, scope)));
 }
 
 /** Copies only the defined fields: a kind's undefined must not become a key in the result. */

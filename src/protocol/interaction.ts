@@ -1,0 +1,122 @@
+/**
+ * The Interaction a request offers its tool or prompt (catalog/interaction.ts), per era, and the
+ * wrapper that `tools/call` and `prompts/get` run through:
+ *
+ * - 2025: questions are server→client requests on the request's outlet (Outbound), gated by the
+ *   capabilities the client declared at `initialize`.
+ * - 2026 (MRTR): the request's `inputResponses` are the answers and its `requestState` (verified,
+ *   single-use) is where the call resumes; a call that still needs answers ends with
+ *   `{resultType: "input_required", inputRequests, requestState}`. Capabilities come from this
+ *   request's envelope only.
+ */
+import {
+  type CarriedState,
+  type InputMethod,
+  type InputRequest,
+  type InputRequests,
+  InputRequired,
+  type Interaction,
+} from '../catalog/interaction.js';
+import { invalidParams, isObject } from './jsonrpc.js';
+import type { RequestScope } from './request-scope.js';
+import type { OpenedState } from './request-state.js';
+
+type Capabilities = Readonly<Record<string, unknown>>;
+
+/** Whether the client declared what `method` needs. Elicitation `{}` means form mode (spec). */
+export function supports(capabilities: Capabilities, method: InputMethod): boolean {
+  if (method === 'sampling/createMessage') return isObject(capabilities.sampling);
+  if (method === 'roots/list') return isObject(capabilities.roots);
+  const elicitation = capabilities.elicitation;
+  if (!isObject(elicitation)) return false;
+  return isObject(elicitation.form) || (elicitation.form === undefined && elicitation.url === undefined);
+}
+
+/** Names form mode explicitly to clients that declared it by name; older clients get no `mode`. */
+function forClient(request: InputRequest, capabilities: Capabilities): InputRequest {
+  const elicitation = capabilities.elicitation;
+  if (request.method !== 'elicitation/create' || !isObject(elicitation) || !isObject(elicitation.form))
+    return request;
+  return { method: request.method, params: { mode: 'form', ...request.params } };
+}
+
+function legacyInteraction(scope: RequestScope): Interaction {
+  const capabilities = scope.session.clientCapabilities;
+  return {
+    stateless: false,
+    carried: undefined,
+    supports: (method) => supports(capabilities, method),
+    async gather(requests, timeoutMs) {
+      const answers: Record<string, unknown> = {};
+      for (const [key, request] of Object.entries(requests)) {
+        const { method, params } = forClient(request, capabilities);
+        answers[key] = await scope.outbound.request(scope.outlet, method, params, timeoutMs, scope.signal);
+      }
+      return answers;
+    },
+  };
+}
+
+function modernInteraction(
+  capabilities: Capabilities,
+  responses: Readonly<Record<string, unknown>>,
+  carried: CarriedState | undefined,
+): Interaction {
+  return {
+    stateless: true,
+    carried,
+    supports: (method) => supports(capabilities, method),
+    gather: async (requests) => {
+      const answers: Record<string, unknown> = {};
+      for (const key of Object.keys(requests))
+        if (Object.hasOwn(responses, key)) answers[key] = responses[key];
+      return answers;
+    },
+  };
+}
+
+/**
+ * Runs a `tools/call` or `prompts/get` (the entry `name`) with the request's Interaction in
+ * `scope.interaction`. 2026: checks `inputResponses` and `requestState` first, and turns
+ * InputRequired into the `input_required` result.
+ */
+export async function interactive(
+  scope: RequestScope,
+  name: string,
+  run: () => Promise<object>,
+): Promise<object> {
+  if (scope.era === 'legacy' || scope.envelope === undefined) {
+    scope.interaction = legacyInteraction(scope);
+    return run();
+  }
+  const { params, method } = scope;
+  const responses = params.inputResponses;
+  if (responses !== undefined && !isObject(responses))
+    throw invalidParams(`${method} "inputResponses" must be an object of answers by input request key`);
+  const token = params.requestState;
+  if (token !== undefined && typeof token !== 'string')
+    throw invalidParams(`${method} "requestState" must be the string this server returned, echoed unchanged`);
+  const binding = { method, name, args: params.arguments ?? {} };
+  const { signer } = scope.server;
+  const opened: OpenedState | undefined = token === undefined ? undefined : signer.open(token, binding);
+  const capabilities = scope.envelope.capabilities;
+  scope.interaction = modernInteraction(capabilities, responses ?? {}, opened?.state);
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof InputRequired) {
+      return {
+        resultType: 'input_required',
+        inputRequests: adapt(err.requests, capabilities),
+        requestState: signer.seal(binding, err.state),
+      };
+    }
+    // A retry that failed before doing anything may be corrected and sent again.
+    if (opened !== undefined) signer.release(opened);
+    throw err;
+  }
+}
+
+function adapt(requests: InputRequests, capabilities: Capabilities): Record<string, InputRequest> {
+  return Object.fromEntries(Object.entries(requests).map(([key, r]) => [key, forClient(r, capabilities)]));
+}

@@ -1,0 +1,173 @@
+/**
+ * The 2026 `requestState`: what a call carries between MRTR rounds, sealed so that a client (which
+ * the spec says to treat as an attacker here) can echo it but not forge or alter it.
+ *
+ * Token: `base64url(JSON payload) "." base64url(HMAC-SHA256(key, that first part))`. The payload
+ * binds the state to the method and the tool or prompt name, to a digest of the arguments, and to
+ * an expiry; a random id makes each token single-use on this process (a retry reserves it; a
+ * protocol fault releases it so a corrected retry may follow). The key is random per process, or
+ * derived from MCP_RUN_STATE_KEY so replicas behind a load balancer accept each other's tokens.
+ * Tokens are signed, not encrypted: they hold only what the client sent or will be shown anyway.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { CarriedState } from '../catalog/interaction.js';
+import type { Logger } from '../kinds/contracts.js';
+import { invalidParams, isObject, type ProtocolError } from './jsonrpc.js';
+
+export const STATE_KEY_ENV = 'MCP_RUN_STATE_KEY';
+export const STATE_TTL_MS = 10 * 60_000;
+/** Single-use ids remembered at most (the oldest are forgotten first; they expire soonest). */
+const MAX_REMEMBERED = 100_000;
+
+/** What a token is bound to besides its own expiry. */
+export interface StateBinding {
+  readonly method: string;
+  readonly name: string;
+  readonly args: unknown;
+}
+
+interface Payload {
+  readonly v: 1;
+  readonly m: string;
+  readonly n: string;
+  /** sha256 of the arguments in canonical JSON. */
+  readonly d: string;
+  /** Expiry, ms since the epoch. */
+  readonly x: number;
+  /** Random id, for single use. */
+  readonly j: string;
+  readonly s: CarriedState;
+}
+
+export interface OpenedState {
+  readonly state: CarriedState;
+  readonly id: string;
+}
+
+/** The HMAC key: derived from MCP_RUN_STATE_KEY when set, else random for this process. */
+export function stateKey(secret: string | undefined, log: Logger): Buffer {
+  if (secret === undefined || secret === '') return randomBytes(32);
+  if (secret.length < 32)
+    log.warn(
+      `${STATE_KEY_ENV} is shorter than 32 characters; use a long random value (openssl rand -hex 32)`,
+    );
+  return createHash('sha256').update(`mcp-run requestState\0${secret}`).digest();
+}
+
+/** Seals a payload with `key` (exported so tests can mint tokens, e.g. an expired one). */
+export function sealPayload(key: Buffer, payload: object): string {
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+}
+
+export function argumentsDigest(args: unknown): string {
+  return createHash('sha256')
+    .update(canonicalJson(args ?? {}))
+    .digest('base64url');
+}
+
+export class StateSigner {
+  private readonly used = new Map<string, number>();
+
+  constructor(
+    private readonly key: Buffer,
+    private readonly ttlMs: number = STATE_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  seal(binding: StateBinding, state: CarriedState): string {
+    const payload: Payload = {
+      v: 1,
+      m: binding.method,
+      n: binding.name,
+      d: argumentsDigest(binding.args),
+      x: this.now() + this.ttlMs,
+      j: randomBytes(12).toString('base64url'),
+      s: state,
+    };
+    return sealPayload(this.key, payload);
+  }
+
+  /** Verifies and reserves a token; throws -32602 saying what is wrong with it. */
+  open(token: string, binding: StateBinding): OpenedState {
+    const payload = this.verify(token);
+    const what = `${binding.method} ${JSON.stringify(binding.name)}`;
+    if (payload.x <= this.now())
+      throw refused(
+        `it expired (a requestState is good for ${minutes(this.ttlMs)}); call ${what} again without it`,
+      );
+    if (payload.m !== binding.method || payload.n !== binding.name)
+      throw refused(`it was issued for ${payload.m} ${JSON.stringify(payload.n)}, not ${what}`);
+    if (payload.d !== argumentsDigest(binding.args))
+      throw refused('it was issued for other arguments; retry with exactly the arguments of the first call');
+    this.forgetExpired();
+    if (this.used.has(payload.j))
+      throw refused(
+        `it was already used; each requestState is good for one retry (call ${what} again without it)`,
+      );
+    this.used.set(payload.j, payload.x);
+    return { state: payload.s, id: payload.j };
+  }
+
+  /** Gives a reserved token back (the retry failed before it did anything). */
+  release(opened: OpenedState): void {
+    this.used.delete(opened.id);
+  }
+
+  private verify(token: string): Payload {
+    const dot = token.indexOf('.');
+    const body = token.slice(0, dot);
+    const mac = Buffer.from(token.slice(dot + 1), 'base64url');
+    const expected = createHmac('sha256', this.key).update(body).digest();
+    if (dot < 0 || mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
+      throw refused(
+        `it failed its integrity check: it was altered, or issued by another server (replicas must share ${STATE_KEY_ENV})`,
+      );
+    }
+    const payload: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    if (!isPayload(payload)) throw refused('it is not a requestState this server understands');
+    return payload;
+  }
+
+  private forgetExpired(): void {
+    const now = this.now();
+    for (const [id, expiry] of this.used) {
+      if (expiry > now && this.used.size < MAX_REMEMBERED) break;
+      this.used.delete(id);
+    }
+  }
+}
+
+function minutes(ms: number): string {
+  const n = Math.round(ms / 60_000);
+  return n === 1 ? '1 minute' : `${n} minutes`;
+}
+
+function refused(why: string): ProtocolError {
+  return invalidParams(`requestState refused: ${why}`);
+}
+
+function isPayload(value: unknown): value is Payload {
+  if (!isObject(value) || value.v !== 1 || !isObject(value.s)) return false;
+  const { m, n, d, x, j, s } = value;
+  return (
+    typeof m === 'string' &&
+    typeof n === 'string' &&
+    typeof d === 'string' &&
+    typeof x === 'number' &&
+    typeof j === 'string' &&
+    isObject(s.values) &&
+    Array.isArray(s.done) &&
+    (s.result === undefined || typeof s.result === 'string')
+  );
+}
+
+/** JSON with object keys sorted, so equal arguments always digest the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
