@@ -23,7 +23,7 @@ describe('validate', () => {
     const run = runCli(['validate', BAD]);
     assert.equal(run.code, 1);
     assert.equal(run.stderr.match(/^error\[/gm)?.length, 4);
-    assert.match(run.stderr, /> 13 \|     maxRows: many/);
+    assert.match(run.stderr, /> 13 \| {5}maxRows: many/);
     assert.match(run.stderr, /4 errors in /);
   });
   test('--json: the diagnostics for machines', () => {
@@ -67,12 +67,29 @@ describe('list', () => {
 
 describe('call, read, prompt', () => {
   test('call prints the result as text; --arg values are typed by the input schema', () => {
-    const run = runCli(['call', 'find_orders', '-m', demo.manifest, '--arg', 'email=ada@example.com', '--arg', 'limit=1']);
+    const run = runCli([
+      'call',
+      'find_orders',
+      '-m',
+      demo.manifest,
+      '--arg',
+      'email=ada@example.com',
+      '--arg',
+      'limit=1',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /\| 1002 \| shipped \| 2025-09-12 \| 129 \|\n\n1 row\.\n$/);
   });
   test('call --json takes the arguments; --raw prints the raw result', () => {
-    const run = runCli(['call', 'find_orders', '-m', demo.manifest, '--json', '{"email":"grace@example.com"}', '--raw']);
+    const run = runCli([
+      'call',
+      'find_orders',
+      '-m',
+      demo.manifest,
+      '--json',
+      '{"email":"grace@example.com"}',
+      '--raw',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout);
     assert.deepEqual(
@@ -81,7 +98,16 @@ describe('call, read, prompt', () => {
     );
   });
   test('a tool error exits 1 and still prints what the model would read', () => {
-    const run = runCli(['call', 'find_orders', '-m', demo.manifest, '--arg', 'email=a@b', '--arg', 'limit=1000']);
+    const run = runCli([
+      'call',
+      'find_orders',
+      '-m',
+      demo.manifest,
+      '--arg',
+      'email=a@b',
+      '--arg',
+      'limit=1000',
+    ]);
     assert.equal(run.code, 1);
     assert.match(run.stdout, /Invalid arguments for tool find_orders: limit must be <= 100/);
   });
@@ -91,7 +117,16 @@ describe('call, read, prompt', () => {
     assert.match(run.stderr, /no tool named "find_order" \(did you mean "find_orders"\?\)/);
   });
   test('a value that does not parse for its type is bad usage: exit 2', () => {
-    const run = runCli(['call', 'find_orders', '-m', demo.manifest, '--arg', 'email=a@b', '--arg', 'limit=ten']);
+    const run = runCli([
+      'call',
+      'find_orders',
+      '-m',
+      demo.manifest,
+      '--arg',
+      'email=a@b',
+      '--arg',
+      'limit=ten',
+    ]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /limit=ten/);
   });
@@ -104,7 +139,14 @@ describe('call, read, prompt', () => {
     assert.match(missing.stderr, /shop:\/\/orders\/4242/);
   });
   test('prompt prints the messages; a missing required argument exits 1', () => {
-    const run = runCli(['prompt', 'summarize_customer', '-m', demo.manifest, '--arg', 'email=ada@example.com']);
+    const run = runCli([
+      'prompt',
+      'summarize_customer',
+      '-m',
+      demo.manifest,
+      '--arg',
+      'email=ada@example.com',
+    ]);
     assert.equal(run.code, 0);
     assert.match(run.stdout, /^\[user\]\nSummarise the order history of ada@example\.com\./);
     const missing = runCli(['prompt', 'summarize_customer', '-m', demo.manifest]);
@@ -123,7 +165,16 @@ describe('init', () => {
       const first = readFileSync(manifest, 'utf8').split('\n')[0];
       assert.match(first ?? '', /^# yaml-language-server: \$schema=.*schemas\/manifest\.schema\.json$/);
       assert.equal(runCli(['validate', manifest]).code, 0);
-      const call = runCli(['call', 'days_between', '-m', manifest, '--arg', 'from=2026-01-01', '--arg', 'to=2026-12-25']);
+      const call = runCli([
+        'call',
+        'days_between',
+        '-m',
+        manifest,
+        '--arg',
+        'from=2026-01-01',
+        '--arg',
+        'to=2026-12-25',
+      ]);
       assert.match(call.stdout, /\| 358 \|/);
       const again = runCli(['init', '--dir', dir.dir]);
       assert.equal(again.code, 1);
@@ -141,5 +192,8 @@ describe('init', () => {
 
 test('schema prints the committed manifest JSON Schema', () => {
   const run = runCli(['schema']);
-  assert.deepEqual(JSON.parse(run.stdout), JSON.parse(readFileSync(join(REPO, 'schemas/manifest.schema.json'), 'utf8')));
+  assert.deepEqual(
+    JSON.parse(run.stdout),
+    JSON.parse(readFileSync(join(REPO, 'schemas/manifest.schema.json'), 'utf8')),
+  );
 });
