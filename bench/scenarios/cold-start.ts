@@ -1,0 +1,101 @@
+/**
+ * Scenario `cold-start`: from spawning the process to the first answered request on stdio (the
+ * `initialize` answer), and to the first answered `tools/call`, for 10- and 1,000-tool manifests,
+ * against the SDK stdio servers with the same tools and a bare stdio echo (node's own start-up).
+ */
+import { performance } from 'node:perf_hooks';
+import { manyToolsText, writeManifest } from '../lib/fixtures.js';
+import { goal } from '../lib/goals.js';
+import { INITIALIZED, initialize, toolCall } from '../lib/mcp.js';
+import { benchServer, mcpRun } from '../lib/proc.js';
+import { fmt, median } from '../lib/stats.js';
+import { StdioPeer, stdioAnswered } from '../lib/stdio-peer.js';
+import type { BenchOptions, Scenario, Table } from '../lib/types.js';
+
+interface Start {
+  readonly firstAnswerMs: number;
+  readonly firstCallMs: number;
+}
+
+async function coldStart(label: string, args: readonly string[]): Promise<Start> {
+  const peer = new StdioPeer(label, args);
+  try {
+    // Written at once: the request waits in the pipe until the server reads it.
+    const init = await peer.request(initialize(0));
+    const firstAnswerMs = performance.now() - peer.spawnedAt;
+    if (!init.result) throw new Error(`${label}: ${JSON.stringify(init)}`);
+    peer.notify(INITIALIZED);
+    const call = await peer.request(toolCall('legacy', 0, 'tool_0', { q: 'x' }));
+    const firstCallMs = performance.now() - peer.spawnedAt;
+    if (!stdioAnswered(call)) throw new Error(`${label}: ${JSON.stringify(call)}`);
+    return { firstAnswerMs, firstCallMs };
+  } finally {
+    await peer.close();
+  }
+}
+
+export const coldStartScenario: Scenario = {
+  name: 'cold-start',
+  title: 'Cold start on stdio',
+
+  async run(options: BenchOptions, work: string) {
+    const sizes = options.smoke ? [10, 50] : [10, 1000];
+    const tables: Table[] = [];
+    const raw: Record<number, Record<string, Start[]>> = {};
+    const goalPoints: [string, number][] = [];
+    for (const n of sizes) {
+      const manifest = writeManifest(work, `tools-${n}.yaml`, manyToolsText(n));
+      const contenders = [
+        { label: 'mcp-run (watching, the default)', args: mcpRun(manifest, [], options.profileDir) },
+        {
+          label: 'SDK v1 (StdioServerTransport)',
+          args: benchServer('sdk-v1-stdio.mjs', ['--many', String(n)]),
+        },
+        { label: 'SDK v2 (serveStdio)', args: benchServer('sdk-v2-stdio.mjs', ['--many', String(n)]) },
+        { label: 'bare stdio echo (node start-up)', args: benchServer('bare-stdio.mjs', []) },
+      ];
+      const runs: Start[][] = contenders.map(() => []);
+      // One discarded start each (file cache), then runs interleaved A, B, C, A, B, C…
+      if (!options.smoke) for (const c of contenders) await coldStart(c.label, c.args);
+      for (let run = 0; run < options.runs; run++) {
+        for (const [i, c] of contenders.entries()) runs[i]!.push(await coldStart(c.label, c.args));
+        console.error(`  cold-start: ${n} tools, run ${run + 1}/${options.runs}`);
+      }
+      raw[n] = Object.fromEntries(contenders.map((c, i) => [c.label, runs[i]!]));
+      const row = (i: number) => {
+        const first = runs[i]!.map((r) => r.firstAnswerMs);
+        const call = runs[i]!.map((r) => r.firstCallMs);
+        return { first: median(first), worst: Math.max(...first), call: median(call) };
+      };
+      tables.push({
+        caption: `${n.toLocaleString('en-US')} tools (median of ${options.runs} starts; bare echo has no tools: its call is a canned answer)`,
+        columns: ['server', 'spawn → first answer, ms', 'worst, ms', 'spawn → first tools/call answer, ms'],
+        rows: contenders.map((c, i) => {
+          const r = row(i);
+          return [c.label, fmt(r.first), fmt(r.worst), fmt(r.call)];
+        }),
+      });
+      goalPoints.push([`${n} tools`, row(0).first]);
+    }
+    return {
+      name: this.name,
+      title: this.title,
+      setup: [
+        'Each start: spawn `node <server>` with piped stdio, write `initialize` at once, time its answer (the first answered request), then send `notifications/initialized` and a `tools/call` of `tool_0` and time that answer; then close stdin.',
+        'Tools: `tool_0` … `tool_<n-1>`, one string argument each (mcp-run: `content` tools in a generated YAML manifest; SDKs: `registerTool` with zod schemas built in a loop, which spares them reading a file).',
+        'One discarded start per contender first; then starts interleaved across contenders.',
+      ],
+      tables,
+      goals: [
+        goal(
+          'Cold start, spawn → first answer (mcp-run, watching)',
+          '≤ 150 ms for 10 tools',
+          goalPoints.slice(0, 1),
+          (v) => v <= 150,
+          (v) => `${fmt(v)} ms`,
+        ),
+      ],
+      raw,
+    };
+  },
+};
