@@ -1,19 +1,45 @@
 /**
- * JSON Schema validation of tool arguments and structured results, compiled once per tool.
+ * JSON Schema validation of tool arguments and structured results.
  * MCP's default dialect is 2020-12, so user schemas are compiled with ajv's 2020 build.
+ *
+ * A schema is checked against the meta-schema when the manifest loads (so a malformed one is a
+ * manifest error), but compiled into code only on its first use: compiling every tool's schema up
+ * front was the largest cost of start-up and of each reload, and of memory with many tools.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema } from './types.js';
 
 export type Validator = (value: unknown) => string | undefined;
 
+// useDefaults fills declared defaults into the arguments; strict off because user schemas may
+// carry annotations ajv does not know (x-…, examples, and the like).
+const OPTIONS = { allErrors: true, useDefaults: true, strict: false, validateFormats: false } as const;
+
+/** Checks schemas against the 2020-12 meta-schema; shared, since it compiles nothing else. */
+let metaChecker: Ajv2020 | undefined;
+
+/**
+ * One compiler per catalog: ajv keeps every schema it compiled, so a reload's new catalog gets a
+ * fresh instance and the old one goes with the old catalog.
+ */
 export function createSchemaCompiler(): (schema: JsonSchema) => Validator {
-  // useDefaults fills declared defaults into the arguments; strict off because user schemas may
-  // carry annotations ajv does not know (x-…, examples, and the like).
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false, validateFormats: false });
+  let ajv: Ajv2020 | undefined;
   return (schema) => {
-    const validate: ValidateFunction = ajv.compile(schema);
-    return (value) => (validate(value) ? undefined : describeErrors(validate.errors ?? []));
+    metaChecker ??= new Ajv2020(OPTIONS);
+    if (!metaChecker.validateSchema(schema)) {
+      throw new Error(metaChecker.errorsText(metaChecker.errors, { dataVar: 'schema' }));
+    }
+    let validate: ValidateFunction | undefined;
+    return (value) => {
+      try {
+        ajv ??= new Ajv2020(OPTIONS);
+        validate ??= ajv.compile(schema);
+      } catch (err) {
+        // Only what the meta-schema cannot see is left, such as a $ref to nowhere.
+        return `the schema cannot be used: ${(err as Error).message}`;
+      }
+      return validate(value) ? undefined : describeErrors(validate.errors ?? []);
+    };
   };
 }
 

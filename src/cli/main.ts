@@ -5,13 +5,55 @@
  * an HTTP address that cannot be bound), 2 bad usage.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { importOpenApiCommand } from './import.js';
-import { initCommand } from './init.js';
 import { readPackageVersion } from './package-version.js';
-import { callCommand, listCommand, promptCommand, readCommand } from './run-one.js';
-import { schemaCommand } from './schema.js';
-import { serveCommand } from './serve.js';
-import { validateCommand } from './validate.js';
+
+/**
+ * Each command's module loads only when that command runs: `mcp-run mcp.yaml` is started by a
+ * client for every session, so the OpenAPI importer and friends must not slow serving down.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: commander passes each action its own argument list
+type Action = (...args: any[]) => void | Promise<void>;
+const lazy =
+  <M>(load: () => Promise<M>, pick: (module: M) => Action): Action =>
+  async (...args) => {
+    await pick(await load())(...args);
+  };
+const serveCommand = lazy(
+  () => import('./serve.js'),
+  (m) => m.serveCommand,
+);
+const validateCommand = lazy(
+  () => import('./validate.js'),
+  (m) => m.validateCommand,
+);
+const listCommand = lazy(
+  () => import('./run-one.js'),
+  (m) => m.listCommand,
+);
+const callCommand = lazy(
+  () => import('./run-one.js'),
+  (m) => m.callCommand,
+);
+const readCommand = lazy(
+  () => import('./run-one.js'),
+  (m) => m.readCommand,
+);
+const promptCommand = lazy(
+  () => import('./run-one.js'),
+  (m) => m.promptCommand,
+);
+const initCommand = lazy(
+  () => import('./init.js'),
+  (m) => m.initCommand,
+);
+const schemaCommand = lazy(
+  () => import('./schema.js'),
+  (m) => m.schemaCommand,
+);
+const importOpenApiCommand = lazy(
+  () => import('./import.js'),
+  (m) => m.importOpenApiCommand,
+);
 
 function parsePort(value: string): number {
   const port = Number(value);

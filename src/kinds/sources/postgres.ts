@@ -16,7 +16,7 @@
  *     schemas: [public, sales]   # what sql-schema shows (default: the search path)
  * ```
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { problems } from '../../errors.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contracts.js';
 import { postgresSchemaReader } from '../shared/introspect-postgres.js';
@@ -48,13 +48,13 @@ const GRACE_MS = 1000;
 const TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1266, 1182, 1115, 1185]);
 const INT8 = 20;
 
-const types: pg.CustomTypesConfig = {
+const typeParsers = (driver: typeof pg): pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (TEXT_TYPES.has(oid)) return (value: string) => value;
     if (oid === INT8) return (value: string) => (Number.isSafeInteger(Number(value)) ? Number(value) : value);
-    return pg.types.getTypeParser(oid, format);
+    return driver.types.getTypeParser(oid, format);
   }) as pg.CustomTypesConfig['getTypeParser'],
-};
+});
 
 interface Run {
   readonly readOnly: boolean;
@@ -79,6 +79,9 @@ export const postgresSource: SourceKind<PostgresConfig> = {
   }),
 
   async open(config, ctx) {
+    // The driver loads only when a manifest uses it: it costs ~80 ms of start-up.
+    const { default: driver } = await import('pg');
+    const types = typeParsers(driver);
     const readOnly = config.readOnly ?? true;
     const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const redact = redactor(urlSecrets(config.url));
@@ -92,7 +95,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     const connection = { connectionString: config.url, connectionTimeoutMillis: timeoutMs, types };
     let pool: pg.Pool;
     try {
-      pool = new pg.Pool({ ...connection, max: config.poolSize ?? 5, idleTimeoutMillis: 10_000 });
+      pool = new driver.Pool({ ...connection, max: config.poolSize ?? 5, idleTimeoutMillis: 10_000 });
     } catch (err) {
       return fail(err);
     }
@@ -119,11 +122,11 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     }
     // Declared schemas are also where unqualified names resolve, as the schema resources show them.
     const searchPath = config.schemas
-      ? `; SET LOCAL search_path TO ${config.schemas.map((s) => pg.escapeIdentifier(s)).join(', ')}`
+      ? `; SET LOCAL search_path TO ${config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')}`
       : '';
 
     const cancel = async (pid: number) => {
-      const client = new pg.Client(connection);
+      const client = new driver.Client(connection);
       client.on('error', () => undefined);
       try {
         await client.connect();
@@ -182,7 +185,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
           offset: options.offset ?? 0,
         });
       },
-      quoteIdentifier: pg.escapeIdentifier,
+      quoteIdentifier: driver.escapeIdentifier,
       schema: postgresSchemaReader(async (text, values, signal) => {
         const result = await run(text, values, {
           readOnly: true,
