@@ -63,8 +63,10 @@ export function guardTool(
   return {
     descriptor,
     async call(args: Record<string, unknown>, ctx: CallContext): Promise<ToolResult> {
-      // Defaults are written into the arguments: work on a copy, never on the caller's object.
-      const values = structuredClone(args);
+      // Defaults are written into the arguments: work on a copy of the top level. (Nested defaults
+      // land in the request's own parsed objects, which nothing else reads; a deep copy per call
+      // showed up in the profile.)
+      const values = { ...args };
       const invalid = validateArgs(values);
       if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
       // Only the action's own result has to match the outputSchema, not "cancelled by the user".

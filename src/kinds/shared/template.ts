@@ -28,6 +28,8 @@ export function compileTemplate(
   at: EntryPath,
   ctx: KindContext,
 ): RenderTemplate | undefined {
+  // Text with no mustache at all renders as itself: no Handlebars work at load or per call.
+  if (!text.includes('{{')) return () => text;
   let render: HandlebarsTemplateDelegate;
   let ast: hbs.AST.Program;
   try {
