@@ -4,7 +4,7 @@
  * away.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
@@ -185,5 +185,60 @@ describe('hot reload over stdio, SDK v2 client pinned to 2026-07-28 (subscriptio
     );
     assert.deepEqual(seen, { tools: 1, prompts: 0 });
     await subscription.close();
+  });
+});
+
+describe('hot reload over stdio: a call in flight during a reload', () => {
+  // The tool announces it started, then waits for a file before printing its version: the test
+  // swaps the manifest while the call is provably in flight.
+  const slow = (version: string) => `
+tools:
+  slow:
+    kind: shell
+    description: Prints the version it was declared with, once the go file exists.
+    cwd: .
+    command:
+      - node
+      - -e
+      - |
+        const fs = require('node:fs');
+        fs.writeFileSync('started-${version}', '');
+        const timer = setInterval(() => {
+          if (fs.existsSync('go')) { clearInterval(timer); console.log('${version}'); }
+        }, 20);
+    timeoutMs: 20000
+`;
+  const files = tempFiles({ 'mcp.yaml': slow('v1') });
+  const file = join(files.dir, 'mcp.yaml');
+  const client = new Client({ name: 'reload-in-flight', version: '1' });
+  let log: ServerLog;
+
+  before(async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, file, '--log-level', 'debug'],
+      stderr: 'pipe',
+    });
+    log = new ServerLog(transport.stderr as never);
+    await client.connect(transport);
+    await log.waitFor(() => log.text.includes('watching'), 'the watcher to start');
+  });
+  after(async () => {
+    await client.close();
+    files.cleanup();
+  });
+
+  test('finishes with its original behaviour; the next call runs the new one', async () => {
+    const inFlight = client.callTool({ name: 'slow', arguments: {} });
+    await log.waitFor(() => existsSync(join(files.dir, 'started-v1')), 'the first call to start');
+    await log.edit(file, slow('v2'));
+    assert.match(log.text, /reloaded mcp\.yaml: no visible change/); // the command changed, not the descriptor
+    writeFileSync(join(files.dir, 'go'), '');
+    const first = (await inFlight) as { content: { text: string }[] };
+    assert.equal(first.content[0]?.text.trim(), 'v1');
+    const second = (await client.callTool({ name: 'slow', arguments: {} })) as {
+      content: { text: string }[];
+    };
+    assert.equal(second.content[0]?.text.trim(), 'v2');
   });
 });
