@@ -7,6 +7,7 @@
  * object, as the http tool wraps such answers. Annotations are left to the http kind, which
  * derives them from the method.
  */
+import { CLIENT_OWNED_HEADERS } from '../kinds/shared/http-headers.js';
 import { isObj, type Obj } from './load.js';
 import { argumentName, UniqueNames } from './naming.js';
 import type { Operation, Parameter } from './operations.js';
@@ -19,20 +20,7 @@ export interface ToolDraft {
 }
 
 /** Headers the API description may list but the http tool sets itself (or may not send). */
-const SKIPPED_HEADERS = new Set([
-  'accept',
-  'content-type',
-  'authorization',
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-]);
+const SKIPPED_HEADERS = new Set(['accept', 'content-type', 'authorization', ...CLIENT_OWNED_HEADERS]);
 
 export function toolDraft(op: Operation, source: string): ToolDraft {
   const notes: string[] = [];

@@ -29,7 +29,7 @@ import {
   contentItemProperties,
   type RenderContent,
 } from '../shared/content-blocks.js';
-import { completeFrom, completionList, ownEntry } from '../shared/variables.js';
+import { completeFrom, completionList, ownEntry, valueListProperties } from '../shared/variables.js';
 
 export interface PromptArgumentConfig {
   readonly title?: string;
@@ -73,17 +73,7 @@ export const templatePrompt: PromptKind<PromptTemplateConfig> = {
               default: false,
               description: 'The prompt cannot be used without it.',
             },
-            enum: {
-              type: 'array',
-              items: { type: 'string' },
-              minItems: 1,
-              description: 'The only values allowed; also offered as completions.',
-            },
-            complete: {
-              type: 'array',
-              items: { type: 'string' },
-              description: 'Values offered as completions (other values stay allowed).',
-            },
+            ...valueListProperties,
           },
           additionalProperties: false,
         },

@@ -17,7 +17,7 @@ export const headerNameSchema: JsonSchema = {
 };
 
 /** Headers the HTTP client owns: letting a value set them would change the target or the framing. */
-const RESERVED = new Set([
+export const CLIENT_OWNED_HEADERS: ReadonlySet<string> = new Set([
   'host',
   'content-length',
   'transfer-encoding',
@@ -34,7 +34,7 @@ export function checkHeaders(headers: Readonly<Record<string, string>>): [string
   const found: [string, string][] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (!TOKEN_RE.test(name)) found.push([name, `${JSON.stringify(name)} is not a valid header name`]);
-    else if (RESERVED.has(name.toLowerCase())) {
+    else if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) {
       found.push([name, `the ${name} header is set by the HTTP client and cannot be declared`]);
     } else if (/[\r\n\0]/.test(value)) {
       found.push([

@@ -13,6 +13,21 @@ export interface VariableConfig {
 /** Completions are capped like the protocol's completion result (at most 100 values). */
 export const MAX_COMPLETIONS = 100;
 
+/** `enum` and `complete`: the value lists of a variable or a prompt argument. */
+export const valueListProperties: Record<string, JsonSchema> = {
+  enum: {
+    type: 'array',
+    items: { type: 'string' },
+    minItems: 1,
+    description: 'The only values allowed; also offered as completions.',
+  },
+  complete: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Values offered as completions (other values stay allowed).',
+  },
+};
+
 export const variablesSchema: JsonSchema = {
   type: 'object',
   description:
@@ -21,17 +36,7 @@ export const variablesSchema: JsonSchema = {
     type: 'object',
     properties: {
       description: { type: 'string', description: 'What the variable means.' },
-      enum: {
-        type: 'array',
-        items: { type: 'string' },
-        minItems: 1,
-        description: 'The only values allowed; also offered as completions.',
-      },
-      complete: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'Values offered as completions (other values stay allowed).',
-      },
+      ...valueListProperties,
     },
     additionalProperties: false,
   },
