@@ -15,10 +15,9 @@
  */
 import { type ResourceContents, ResourceNotFound } from '../../catalog/types.js';
 import { problems } from '../../errors.js';
-import { suggest } from '../../util/suggest.js';
 import type { ResourceKind, SqlCapability, SqlStatement } from '../contracts.js';
 import { compact } from '../shared/compact.js';
-import { parseSqlParams } from '../shared/sql-params.js';
+import { parseDeclaredSql, parseSqlParams } from '../shared/sql-params.js';
 import {
   hasScheme,
   hasTemplateVariables,
@@ -99,15 +98,9 @@ export const sqlResource: ResourceKind<SqlResourceConfig> = {
       }
     }
     const capability = ctx.source(config.source, 'sql', ['source']);
-    const statement = parseSqlParams(config.sql);
-    const declared = template?.variables ?? [];
-    let ok = statement.positional.length === 0;
-    if (!ok) ctx.error(['sql'], problems.MANIFEST_INVALID_VALUE('use named parameters like :name, not "?"'));
-    for (const param of new Set(statement.params)) {
-      if (declared.includes(param)) continue;
-      ok = false;
-      ctx.error(['sql'], problems.SQL_PARAM_UNDECLARED(param, declared, suggest(param, declared)));
-    }
+    const parsed = parseDeclaredSql(config.sql, template?.variables ?? [], ctx);
+    let ok = parsed !== undefined;
+    const statement = parsed ?? parseSqlParams(config.sql);
     const invalid = ok ? capability?.check?.(statement) : undefined;
     if (invalid) {
       ok = false;

@@ -3,7 +3,9 @@
  * splice them into the text. Quoted text, comments and Postgres `::type` casts are skipped, so a
  * `:word` inside them is not a parameter.
  */
-import type { SqlStatement } from '../contracts.js';
+import { problems } from '../../errors.js';
+import { suggest } from '../../util/suggest.js';
+import type { KindContext, SqlStatement } from '../contracts.js';
 
 /** A statement plus the positional placeholders (`?`, `?3`) found outside quotes and comments. */
 export interface ParsedSql extends SqlStatement {
@@ -83,4 +85,34 @@ export function renderSql(
     text += placeholder(index, name) + (statement.segments[index + 1] ?? '');
   });
   return text;
+}
+
+/**
+ * The statement of an entry's `sql:` field, checked for what every SQL entry requires: named
+ * parameters only, each one declared (an input property, a URI variable). Problems are reported at
+ * `['sql']`; the result is undefined when there was any.
+ */
+export function parseDeclaredSql(
+  sql: string,
+  declared: readonly string[],
+  ctx: Pick<KindContext, 'error'>,
+): ParsedSql | undefined {
+  const statement = parseSqlParams(sql);
+  let ok = true;
+  if (statement.positional.length > 0) {
+    ok = false;
+    ctx.error(
+      ['sql'],
+      problems.MANIFEST_INVALID_VALUE(
+        'the SQL has a positional placeholder "?"; use named parameters like :name',
+        'declare each value and write :name where it goes in the SQL',
+      ),
+    );
+  }
+  for (const param of new Set(statement.params)) {
+    if (declared.includes(param)) continue;
+    ok = false;
+    ctx.error(['sql'], problems.SQL_PARAM_UNDECLARED(param, declared, suggest(param, declared)));
+  }
+  return ok ? statement : undefined;
 }

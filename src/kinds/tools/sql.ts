@@ -27,12 +27,11 @@
  */
 import type { JsonSchema } from '../../catalog/types.js';
 import { problems } from '../../errors.js';
-import { suggest } from '../../util/suggest.js';
 import type { SqlResult, ToolCommon, ToolKind } from '../contracts.js';
 import { classifySql } from '../shared/sql-classify.js';
 import { CURSOR_ARGUMENT, decodeCursor, encodeCursor } from '../shared/sql-cursor.js';
 import { bindIdentifiers } from '../shared/sql-identifiers.js';
-import { parseSqlParams, renderSql } from '../shared/sql-params.js';
+import { parseDeclaredSql, parseSqlParams, renderSql } from '../shared/sql-params.js';
 import { rowsOutputSchema, rowsToolResult } from '../shared/sql-rows.js';
 
 export interface SqlToolConfig extends ToolCommon {
@@ -108,22 +107,10 @@ export const sqlTool: ToolKind<SqlToolConfig> = {
       ctx.error([at], problem);
     };
     const capability = ctx.source(config.source, 'sql', ['source']);
-    const statement = parseSqlParams(config.sql);
-    if (statement.positional.length > 0) {
-      fail(
-        'sql',
-        problems.MANIFEST_INVALID_VALUE(
-          'the SQL has a positional placeholder "?"; use named parameters like :name',
-          'declare each value under input and write :name where it goes in the SQL',
-        ),
-      );
-    }
     const input = config.input ?? {};
-    const declared = Object.keys(input);
-    for (const param of new Set(statement.params)) {
-      if (!declared.includes(param))
-        fail('sql', problems.SQL_PARAM_UNDECLARED(param, declared, suggest(param, declared)));
-    }
+    const parsed = parseDeclaredSql(config.sql, Object.keys(input), ctx);
+    if (!parsed) ok = false;
+    const statement = parsed ?? parseSqlParams(config.sql);
     const identifiers = new Set(config.identifiers ?? []);
     const choices = new Map<string, readonly string[]>();
     for (const name of identifiers) {
