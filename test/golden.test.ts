@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { compileCatalog } from '../src/catalog/compile.js';
 import { CatalogRef } from '../src/catalog/types.js';
 import { ManifestError } from '../src/errors.js';
@@ -15,7 +15,7 @@ import { builtinKinds } from '../src/kinds/builtin.js';
 import { StderrLogger } from '../src/log.js';
 import { loadManifest } from '../src/manifest/load.js';
 import { createProtocol } from '../src/protocol/server.js';
-import { REPO } from './helpers/demo.js';
+import { demoCopy, REPO } from './helpers/demo.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -50,10 +50,10 @@ describe('invalid manifests report every error with its position', () => {
 describe('valid manifests serve exactly their expected lists', () => {
   const dir = join(FIXTURES, 'valid');
   const cases = readdirSync(dir).map((name) => [name, join(dir, name, 'mcp.yaml')] as const);
-  for (const [name, file] of [
-    ...cases,
-    ['demo (mcp.yaml.example)', join(REPO, 'mcp.yaml.example')] as const,
-  ]) {
+  // The demo creates its database on first run: compile a private copy, not the repository's.
+  const demo = demoCopy();
+  after(() => demo.cleanup());
+  for (const [name, file] of [...cases, ['demo (mcp.yaml.example)', demo.manifest] as const]) {
     test(name, async () => {
       const catalog = await compile(file);
       try {
