@@ -63,9 +63,6 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   process.on('SIGHUP', () => void reloader?.reload());
   if (options.http) return serveOverHttp(file, ref, protocol, log, options, async () => reloader?.close());
   const stdio = serveStdio(protocol, { log });
-  if (process.stdin.isTTY) log.info(banner(file, catalog));
-  else log.debug(`serving ${file} on stdio`);
-
   const stop = async () => {
     protocol.close();
     await reloader?.close();
@@ -73,6 +70,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  if (process.stdin.isTTY) log.info(banner(file, catalog));
+  else log.debug(`serving ${file} on stdio`);
 
   await stdio.closed;
   await reloader?.close();
@@ -106,7 +105,20 @@ async function serveOverHttp(
   options: ServeOptions,
   stopWatching: () => Promise<void>,
 ): Promise<void> {
-  let http: HttpTransport;
+  // Signal handlers go in before the port opens: a SIGTERM that arrives right after the
+  // "listening on" line must shut down gracefully, not kill the process with the default action.
+  let http: HttpTransport | undefined;
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    await stopWatching();
+    await http?.close();
+    await ref.current.dispose();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     const auth = authFromEnv({ tokenEnv: options.authTokenEnv, apiKeyEnv: options.apiKeyEnv }, process.env);
     log.addSecrets([...(auth.bearerTokens ?? []), ...(auth.apiKeys ?? [])]);
@@ -125,6 +137,11 @@ async function serveOverHttp(
     process.stderr.write(`mcp-run: ${err.message}\n`);
     process.exit(err.problem.code === 'HTTP_LISTEN_FAILED' ? 1 : 2);
   }
+  if (stopping) {
+    // A signal came while the port was opening: close what just opened, and stop() exits.
+    await http.close();
+    return;
+  }
   log.info(`listening on ${http.url}`);
   const catalog = ref.current;
   log.info(
@@ -132,15 +149,4 @@ async function serveOverHttp(
       `${catalog.resources.size + catalog.templates.length} resources, ${catalog.prompts.size} prompts); ` +
       `client config: { "url": "${http.url}" }`,
   );
-  let stopping = false;
-  const stop = async (): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    await stopWatching();
-    await http.close();
-    await ref.current.dispose();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
