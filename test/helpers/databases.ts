@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import type { OpenedSource, SqlCapability } from '../../src/kinds/contracts.js';
+import type { OpenedSource, SqlCapability, SqlQueryOptions } from '../../src/kinds/contracts.js';
+import { parseSqlParams } from '../../src/kinds/shared/sql-params.js';
 import { mysqlSource } from '../../src/kinds/sources/mysql.js';
 import { postgresSource } from '../../src/kinds/sources/postgres.js';
 import { sqliteSource } from '../../src/kinds/sources/sqlite.js';
@@ -21,6 +22,17 @@ export const PG_URL = process.env.MCP_RUN_TEST_POSTGRES_URL;
 export const MYSQL_URL = process.env.MCP_RUN_TEST_MYSQL_URL;
 export const PG_SKIP = PG_URL ? false : 'MCP_RUN_TEST_POSTGRES_URL is not set';
 export const MYSQL_SKIP = MYSQL_URL ? false : 'MCP_RUN_TEST_MYSQL_URL is not set';
+
+/** Runs `text` (with `:name` parameters) on a capability, with small test limits unless overridden. */
+export function runSql(
+  sql: SqlCapability,
+  text: string,
+  values: unknown[] = [],
+  extra: Partial<SqlQueryOptions> = {},
+) {
+  const options = { maxRows: 3, timeoutMs: 4000, signal: new AbortController().signal, ...extra };
+  return sql.query(parseSqlParams(text), values, options);
+}
 
 export type Engine = 'sqlite' | 'postgres' | 'mysql';
 export const ENGINES: readonly Engine[] = ['sqlite', 'postgres', 'mysql'];

@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, test } from 'node:test';
-import type { SqlCapability, SqlQueryOptions } from '../../src/kinds/contracts.js';
-import { parseSqlParams } from '../../src/kinds/shared/sql-params.js';
+import type { SqlCapability } from '../../src/kinds/contracts.js';
 import { type MysqlConfig, mysqlSource } from '../../src/kinds/sources/mysql.js';
 import {
   CUSTOMERS,
@@ -15,6 +14,7 @@ import {
   ITEMS,
   MYSQL_SKIP,
   MYSQL_URL,
+  runSql,
   type TestDatabase,
   until,
 } from '../helpers/databases.js';
@@ -43,18 +43,7 @@ after(async () => {
   await db?.drop();
 });
 
-const options = (extra: Partial<SqlQueryOptions> = {}): SqlQueryOptions => ({
-  maxRows: 3,
-  timeoutMs: 4000,
-  signal: new AbortController().signal,
-  ...extra,
-});
-const run = (
-  sql: SqlCapability,
-  text: string,
-  values: unknown[] = [],
-  extra: Partial<SqlQueryOptions> = {},
-) => sql.query(parseSqlParams(text), values, options(extra));
+const run = runSql;
 
 async function openFails(config: MysqlConfig) {
   const ctx = testContext({ baseDir: tmpdir(), name: 'shop' });

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { after, before, test } from 'node:test';
-import type { SqlCapability, SqlQueryOptions } from '../../src/kinds/contracts.js';
-import { parseSqlParams } from '../../src/kinds/shared/sql-params.js';
+import type { SqlCapability } from '../../src/kinds/contracts.js';
 import { type PostgresConfig, postgresSource } from '../../src/kinds/sources/postgres.js';
 import {
   CUSTOMERS,
@@ -16,6 +15,7 @@ import {
   ITEMS,
   PG_SKIP,
   PG_URL,
+  runSql,
   type TestDatabase,
   until,
 } from '../helpers/databases.js';
@@ -42,18 +42,7 @@ after(async () => {
   await db?.drop();
 });
 
-const options = (extra: Partial<SqlQueryOptions> = {}): SqlQueryOptions => ({
-  maxRows: 3,
-  timeoutMs: 4000,
-  signal: new AbortController().signal,
-  ...extra,
-});
-const run = (
-  sql: SqlCapability,
-  text: string,
-  values: unknown[] = [],
-  extra: Partial<SqlQueryOptions> = {},
-) => sql.query(parseSqlParams(text), values, options(extra));
+const run = runSql;
 
 async function openFails(config: PostgresConfig) {
   const ctx = testContext({ baseDir: tmpdir(), name: 'crm' });
