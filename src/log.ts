@@ -2,7 +2,14 @@
  * The logger. Everything goes to stderr: on stdio, stdout belongs to JSON-RPC alone. Values that came
  * from the environment (`${env:…}`) are registered as secrets and replaced by `***` in every line.
  */
-import type { Logger } from './kinds/contracts.js';
+
+/** Where a part of mcp-run writes its lines; the kinds get one through their context. */
+export interface Logger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 export type LogThreshold = keyof typeof LEVELS;

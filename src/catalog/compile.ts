@@ -14,17 +14,17 @@ import type {
   OpenedSource,
   SourceCapabilities,
   ToolCommon,
-} from '../kinds/contracts.js';
+} from '../kinds/contract/kinds.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
 import type { EntryConfig, EntrySection, LoadedManifest } from '../manifest/types.js';
+import { entrySteps, withStepInputs } from '../steps/entry.js';
+import { guardPrompt } from '../steps/prompt.js';
+import type { StepsConfig } from '../steps/schema.js';
 import { suggest } from '../util/suggest.js';
-import { guardPrompt } from './guard-prompt.js';
-import { guardTool } from './guard-tool.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { createSchemaCompiler } from './schemas.js';
-import { entrySteps, withStepInputs } from './steps-entry.js';
-import type { StepsConfig } from './steps-schema.js';
+import { guardTool } from './tool.js';
 import type {
   Catalog,
   CatalogPrompt,

@@ -3,9 +3,7 @@
  * resource's `size` is left out: a file edited in place is a resources/updated for its subscribers,
  * not a change of the list.
  */
-import type { Catalog } from './types.js';
-
-export type Category = 'tools' | 'prompts' | 'resources';
+import type { Catalog, ListCategory } from './types.js';
 
 export interface CategoryChange {
   readonly added: number;
@@ -15,11 +13,15 @@ export interface CategoryChange {
   readonly reordered: boolean;
 }
 
-export type CatalogDiff = ReadonlyMap<Category, CategoryChange>;
+export type CatalogDiff = ReadonlyMap<ListCategory, CategoryChange>;
 
 export function diffCatalogs(before: Catalog, after: Catalog): CatalogDiff {
-  const diff = new Map<Category, CategoryChange>();
-  const compare = (category: Category, a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>) => {
+  const diff = new Map<ListCategory, CategoryChange>();
+  const compare = (
+    category: ListCategory,
+    a: ReadonlyMap<string, string>,
+    b: ReadonlyMap<string, string>,
+  ) => {
     let added = 0;
     let removed = 0;
     let changed = 0;

@@ -5,7 +5,7 @@
  * extension.
  */
 import { type Problem, problems } from '../errors.js';
-import type { EntryPath } from '../kinds/contracts.js';
+import type { EntryPath } from '../kinds/contract/kinds.js';
 import { suggest } from '../util/suggest.js';
 
 const KEYWORDS = new Set([

@@ -19,11 +19,11 @@ import type { KindRegistry } from '../kinds/registry.js';
 import type { StderrLogger } from '../log.js';
 import { loadManifestText } from '../manifest/load.js';
 import { compileCatalog } from './compile.js';
-import { type Category, describeDiff, diffCatalogs } from './diff.js';
-import type { Catalog, CatalogRef } from './types.js';
+import { describeDiff, diffCatalogs } from './diff.js';
+import type { Catalog, CatalogRef, ListCategory } from './types.js';
 
 export interface ReloadListener {
-  listChanged(categories: ReadonlySet<Category>): void;
+  listChanged(categories: ReadonlySet<ListCategory>): void;
   resourceUpdated(uri: string): void;
 }
 

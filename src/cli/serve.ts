@@ -6,7 +6,7 @@ import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { type LogThreshold, StderrLogger } from '../log.js';
 import { createProtocol, type Protocol } from '../protocol/server.js';
-import { authFromEnv, type HttpTransport, ProblemError, serveHttp } from '../transports/http.js';
+import { authFromEnv, type HttpTransport, ProblemError, serveHttp } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
 
 export interface ServeOptions {
@@ -130,7 +130,6 @@ async function serveOverHttp(
       path: options.path,
       allowedHosts: options.allowedHost,
       allowedOrigins: options.allowedOrigin,
-      toolSchema: (name) => ref.current.tools.get(name)?.descriptor.inputSchema,
     });
   } catch (err) {
     if (!(err instanceof ProblemError)) throw err;

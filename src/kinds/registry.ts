@@ -1,11 +1,15 @@
 /**
  * The kind registry: every kind by section and name. The core never names a kind; it asks the
  * registry. Registering a name twice is a programming error and throws.
+ *
+ * The fields every entry of a section has whatever its kind (a tool's `description`, its steps) are
+ * handed in by whoever builds the registry (`builtin.ts`); the registry adds them to each kind's
+ * schema without knowing what they are.
  */
-import { ASK_SCHEMA, STEP_FIELDS } from '../catalog/steps-schema.js';
-import type { JsonSchema } from '../catalog/types.js';
+
 import type { EntrySection, KindSchemas } from '../manifest/types.js';
-import type { PromptKind, ResourceKind, SourceKind, ToolKind } from './contracts.js';
+import type { PromptKind, ResourceKind, SourceKind, ToolKind } from './contract/kinds.js';
+import type { JsonSchema } from './contract/types.js';
 
 interface KindsBySection {
   sources: SourceKind;
@@ -16,49 +20,10 @@ interface KindsBySection {
 
 type AnyKind = KindsBySection[EntrySection];
 
-/** Fields every tool has, whatever its kind; the catalog compiler handles them. */
-const TOOL_COMMON: Record<string, JsonSchema> = {
-  title: { type: 'string', description: 'Human-friendly name shown by clients.' },
-  description: {
-    type: 'string',
-    description: 'What the tool does and when to use it; the model reads this to choose the tool.',
-  },
-  input: {
-    type: 'object',
-    description:
-      'The arguments, as JSON Schema properties by name. Each is required unless it has a `default` or `required: false`.',
-    additionalProperties: { type: 'object' },
-  },
-  outputSchema: {
-    type: 'object',
-    description: 'JSON Schema that the structured result must satisfy; advertised to clients.',
-  },
-  annotations: {
-    type: 'object',
-    description: 'Hints for clients; values declared here override the defaults the kind implies.',
-    properties: {
-      title: { type: 'string' },
-      readOnlyHint: { type: 'boolean', description: 'The tool does not change its environment.' },
-      destructiveHint: { type: 'boolean', description: 'The tool may destroy or overwrite data.' },
-      idempotentHint: {
-        type: 'boolean',
-        description: 'Calling it again with the same arguments has no further effect.',
-      },
-      openWorldHint: {
-        type: 'boolean',
-        description: 'The tool reaches outside systems (the internet, other services).',
-      },
-    },
-    additionalProperties: false,
-  },
-  // Interactive steps (roots, ask, confirm, sample), run around the action by the catalog.
-  ...STEP_FIELDS,
-};
-
-/** Fields every prompt has, whatever its kind: `ask` forms whose answers the messages use. */
-const PROMPT_COMMON: Record<string, JsonSchema> = { ask: ASK_SCHEMA };
-
 const DEFAULT_KIND: Partial<Record<EntrySection, string>> = { prompts: 'template' };
+
+/** Extra fields by section, added to the schema of every kind of that section. */
+export type SectionFields = Partial<Record<EntrySection, Readonly<Record<string, JsonSchema>>>>;
 
 export class KindRegistry implements KindSchemas {
   private readonly bySection: { [S in EntrySection]: Map<string, KindsBySection[S]> } = {
@@ -68,6 +33,8 @@ export class KindRegistry implements KindSchemas {
     prompts: new Map(),
   };
   private readonly schemas = new Map<string, JsonSchema>();
+
+  constructor(private readonly common: SectionFields = {}) {}
 
   register<S extends EntrySection>(section: S, kind: KindsBySection[S]): this {
     const map = this.bySection[section] as Map<string, KindsBySection[S]>;
@@ -103,7 +70,7 @@ export class KindRegistry implements KindSchemas {
       description: kind.description,
       properties: {
         kind: { const: name, description: kind.description },
-        ...(section === 'tools' ? TOOL_COMMON : section === 'prompts' ? PROMPT_COMMON : {}),
+        ...this.common[section],
         ...own.properties,
       },
       required: [...new Set(['kind', ...(own.required ?? [])])],

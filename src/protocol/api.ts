@@ -6,9 +6,10 @@
  * stream) and its final response with the HTTP status the response implies; the connection's
  * standing `send` keeps only unsolicited traffic (legacy list_changed and resources/updated).
  */
-import type { Logger } from '../kinds/contracts.js';
-import type { Outlet } from './context.js';
+import type { Logger } from '../log.js';
 import type { ListCategory } from './hub.js';
+import type { HeaderReader } from './routing-headers.js';
+import type { Outlet } from './session.js';
 import type { Era } from './versions.js';
 
 export type { ListCategory } from './hub.js';
@@ -43,6 +44,11 @@ export interface RequestRoute extends Outlet {
    * unknown value is refused (-32022). A legacy value lets the request go the legacy way.
    */
   readonly protocolVersion?: string;
+  /**
+   * The request's headers (HTTP), for the 2026 routing checks (`Mcp-Method`, `Mcp-Name`,
+   * `Mcp-Param-*`; see routing-headers.ts). A route without it (stdio) has no such headers.
+   */
+  readonly header?: HeaderReader;
 }
 
 /**

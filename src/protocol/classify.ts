@@ -8,11 +8,12 @@
  * - otherwise the request is legacy: `initialize` (re)starts the session, and everything else
  *   (except `ping`) needs a completed `initialize` first.
  */
-import type { LegacySession, MethodSpec } from './context.js';
+import type { MethodSpec } from './context.js';
 import { type Envelope, hasEnvelope, headerOnlyFault, missingEnvelope, readEnvelope } from './envelope.js';
-import { ErrorCode, HttpStatus, invalidRequest, ProtocolError } from './jsonrpc.js';
+import { ErrorCode, HttpStatus, invalidRequest, isObject, ProtocolError } from './jsonrpc.js';
 import { METHODS } from './method-table.js';
-import { type Era, Meta, MODERN_VERSIONS } from './versions.js';
+import type { LegacySession } from './session.js';
+import { type Era, isLegacyVersion, isModernVersion, Meta, MODERN_VERSIONS } from './versions.js';
 
 export type Classification =
   | {
@@ -24,6 +25,21 @@ export type Classification =
   | { readonly ok: false; readonly era: Era; readonly error: ProtocolError };
 
 const fail = (era: Era, error: ProtocolError): Classification => ({ ok: false, era, error });
+
+/**
+ * The transport's question, answered by the same rules: does this HTTP message go to a stateless
+ * 2026 exchange, or to the 2025 session machinery? 2026 by header or by envelope; a version nobody
+ * supports, outside a session, goes there too, to be refused with -32022.
+ */
+export function servedStatelessly(
+  message: unknown,
+  headerVersion: string | undefined,
+  inSession: boolean,
+): boolean {
+  if (headerVersion !== undefined && isModernVersion(headerVersion)) return true;
+  if (isObject(message) && isObject(message.params) && hasEnvelope(message.params._meta)) return true;
+  return headerVersion !== undefined && !isLegacyVersion(headerVersion) && !inSession;
+}
 
 export function classifyRequest(
   method: string,

@@ -4,10 +4,10 @@
  * the in-flight table (for `notifications/cancelled`), the legacy session state, and the 2025-era
  * server→client requests awaiting the client's answer (an inbound response goes to Outbound).
  */
-import type { Logger } from '../kinds/contracts.js';
+import type { Logger } from '../log.js';
 import type { Connection, ConnectOptions, ReceiveOutcome, RequestRoute } from './api.js';
 import { type Classification, classifyRequest } from './classify.js';
-import { KEEP_OPEN, type LegacySession, type Outlet, type ServerState } from './context.js';
+import { KEEP_OPEN } from './context.js';
 import { describe, toProtocolError } from './error-mapping.js';
 import type { LegacyListener } from './hub.js';
 import {
@@ -23,6 +23,9 @@ import {
 } from './jsonrpc.js';
 import { Outbound } from './outbound.js';
 import { RequestScope, type ScopeOwner } from './request-scope.js';
+import { routingFault } from './routing-headers.js';
+import type { LegacySession, Outlet } from './session.js';
+import type { ServerState } from './state.js';
 import { BATCH_VERSION, type Era, isLegacyVersion } from './versions.js';
 
 const ACCEPTED: ReceiveOutcome = { kind: 'accepted', status: HttpStatus.Accepted };
@@ -194,6 +197,12 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
       batch !== undefined,
     );
     if (!classified.ok) return this.reject(outlet, echoId, classified.error, batch, classified.era);
+    if (classified.era === 'modern' && route?.header !== undefined) {
+      const tools = this.server.ref.current.tools;
+      const toolSchema = (name: string) => tools.get(name)?.descriptor.inputSchema;
+      const fault = routingFault(method, classified.spec, params, route.header, toolSchema);
+      if (fault !== undefined) return this.reject(outlet, echoId, fault, batch, 'modern');
+    }
     return this.run(classified, echoId, method, params, outlet, route, batch);
   }
 

@@ -3,9 +3,10 @@
  * meaning (ResourceNotFound, InvalidRequestParams); anything unknown is a bug in mcp-run: it is
  * logged in full on stderr and the client gets a message that leaks nothing.
  */
-import { InteractionFailed, MissingClientCapability } from '../catalog/interaction.js';
+
 import { InvalidRequestParams, ResourceNotFound } from '../catalog/types.js';
-import type { Logger } from '../kinds/contracts.js';
+import type { Logger } from '../log.js';
+import { InteractionFailed, MissingClientCapability } from '../steps/interaction.js';
 import { ErrorCode, HttpStatus, invalidParams, ProtocolError } from './jsonrpc.js';
 import type { Era } from './versions.js';
 

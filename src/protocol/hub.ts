@@ -7,10 +7,13 @@
  * - Modern listen subscriptions get only the types their acknowledged filter holds, each message
  *   tagged with the subscription id, on the listen request's own outlet.
  */
-import type { LegacySession } from './context.js';
-import { notification } from './jsonrpc.js';
 
-export type ListCategory = 'tools' | 'prompts' | 'resources';
+import { notification } from './jsonrpc.js';
+import type { LegacySession } from './session.js';
+
+export type { ListCategory } from '../catalog/types.js';
+
+import type { ListCategory } from '../catalog/types.js';
 
 const LIST_CATEGORIES: readonly ListCategory[] = ['tools', 'prompts', 'resources'];
 const LIST_CHANGED: Readonly<Record<ListCategory, string>> = {

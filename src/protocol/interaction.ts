@@ -16,7 +16,7 @@ import {
   type InputRequests,
   InputRequired,
   type Interaction,
-} from '../catalog/interaction.js';
+} from '../steps/interaction.js';
 import { invalidParams, isObject } from './jsonrpc.js';
 import type { RequestScope } from './request-scope.js';
 import type { OpenedState } from './request-state.js';
@@ -76,18 +76,17 @@ function modernInteraction(
 }
 
 /**
- * Runs a `tools/call` or `prompts/get` (the entry `name`) with the request's Interaction in
- * `scope.interaction`. 2026: checks `inputResponses` and `requestState` first, and turns
+ * Runs a `tools/call` or `prompts/get` (the entry `name`), handing `run` the request's Interaction.
+ * 2026: checks `inputResponses` and `requestState` first, and turns
  * InputRequired into the `input_required` result.
  */
 export async function interactive(
   scope: RequestScope,
   name: string,
-  run: () => Promise<object>,
+  run: (interaction: Interaction) => Promise<object>,
 ): Promise<object> {
   if (scope.era === 'legacy' || scope.envelope === undefined) {
-    scope.interaction = legacyInteraction(scope);
-    return run();
+    return run(legacyInteraction(scope));
   }
   const { params, method } = scope;
   const responses = params.inputResponses;
@@ -100,9 +99,9 @@ export async function interactive(
   const { signer } = scope.server;
   const opened: OpenedState | undefined = token === undefined ? undefined : signer.open(token, binding);
   const capabilities = scope.envelope.capabilities;
-  scope.interaction = modernInteraction(capabilities, responses ?? {}, opened?.state);
+  const interaction = modernInteraction(capabilities, responses ?? {}, opened?.state);
   try {
-    return await run();
+    return await run(interaction);
   } catch (err) {
     if (err instanceof InputRequired) {
       return {

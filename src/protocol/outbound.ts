@@ -4,10 +4,11 @@
  * SSE stream), matched with the client's response by id, bounded by a time limit, and withdrawn
  * with `notifications/cancelled` when the limit passes or the call is cancelled.
  */
-import { InteractionFailed } from '../catalog/interaction.js';
-import type { Logger } from '../kinds/contracts.js';
-import type { Outlet } from './context.js';
+
+import type { Logger } from '../log.js';
+import { InteractionFailed } from '../steps/interaction.js';
 import { isObject, notification, type RequestId } from './jsonrpc.js';
+import type { Outlet } from './session.js';
 
 interface Pending {
   readonly method: string;

@@ -4,14 +4,14 @@
  * checked here, once, against the rules: progress only with a token and strictly increasing; logs
  * only at or above the level the client asked for; nothing at all after the response or a cancel.
  */
-import type { Interaction } from '../catalog/interaction.js';
 import type { CallContext, Catalog, LogLevel } from '../catalog/types.js';
-import type { LegacySession, Outlet, ServerState } from './context.js';
 import type { Envelope } from './envelope.js';
 import { HttpStatus, notification, type RequestId, resultResponse } from './jsonrpc.js';
 import { passes } from './log-levels.js';
 import type { Outbound } from './outbound.js';
 import { modernResult } from './results.js';
+import type { LegacySession, Outlet } from './session.js';
+import type { ServerState } from './state.js';
 import type { Era } from './versions.js';
 
 /** The connection side of a scope: shared state, and how an ended request leaves the in-flight table. */
@@ -31,8 +31,6 @@ export class RequestScope implements CallContext {
   readonly signal: AbortSignal;
   /** Run when the request ends (unlinks the transport's abort signal). */
   cleanup: (() => void) | undefined = undefined;
-  /** Set by `tools/call` and `prompts/get` (protocol/interaction.ts) for the steps of the entry. */
-  interaction: Interaction | undefined = undefined;
   private ended = false;
   private lastProgress = Number.NEGATIVE_INFINITY;
   private readonly progressToken: ProgressToken | undefined;

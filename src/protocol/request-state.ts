@@ -10,8 +10,8 @@
  * Tokens are signed, not encrypted: they hold only what the client sent or will be shown anyway.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { CarriedState } from '../catalog/interaction.js';
-import type { Logger } from '../kinds/contracts.js';
+import type { Logger } from '../log.js';
+import type { CarriedState } from '../steps/interaction.js';
 import { invalidParams, isObject, type ProtocolError } from './jsonrpc.js';
 
 export const STATE_KEY_ENV = 'MCP_RUN_STATE_KEY';

@@ -6,10 +6,10 @@
 import type { CatalogRef } from '../catalog/types.js';
 import type { Connection, ConnectOptions, Protocol, ProtocolOptions } from './api.js';
 import { ProtocolConnection } from './connection.js';
-import type { ServerState } from './context.js';
 import { type ListCategory, NotificationHub } from './hub.js';
 import { STATE_KEY_ENV, StateSigner, stateKey } from './request-state.js';
 import { buildCapabilities } from './results.js';
+import type { ServerState } from './state.js';
 
 export type {
   Connection,

@@ -8,7 +8,7 @@
  * requests in flight, closes the connection and resolves `closed`, so the CLI can exit.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { Logger } from '../kinds/contracts.js';
+import type { Logger } from '../log.js';
 import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from '../protocol/jsonrpc.js';
 import type { Connection, Protocol } from '../protocol/server.js';
 import { settleWithin } from '../util/with-timeout.js';

@@ -13,7 +13,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
-import { startUpstream, type Upstream } from '../kinds/http-upstream.js';
+import { startUpstream, type Upstream } from '../kinds/http/upstream.js';
 
 const TOKEN = 'e2e-token-5e1f0c2a';
 

@@ -19,7 +19,7 @@ import {
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
-import { INTERACTIVE_FILES, INTERACTIVE_MANIFEST } from '../interactive/manifest.js';
+import { INTERACTIVE_FILES, INTERACTIVE_MANIFEST } from '../steps/manifest.js';
 import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 
 type Json = Record<string, any>;

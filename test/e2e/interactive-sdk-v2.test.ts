@@ -13,8 +13,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { sealPayload, stateKey } from '../../src/protocol/request-state.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
-import { INTERACTIVE_FILES, INTERACTIVE_MANIFEST } from '../interactive/manifest.js';
 import { captureLogger } from '../protocol/harness.js';
+import { INTERACTIVE_FILES, INTERACTIVE_MANIFEST } from '../steps/manifest.js';
 import { modernRequest, post, type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 
 type Json = Record<string, any>;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import type { CallContext } from '../../src/catalog/types.js';
 import { type Problem, problems } from '../../src/errors.js';
-import type { EntryContext, EntryPath, SourceCapabilities } from '../../src/kinds/contracts.js';
+import type { EntryContext, EntryPath, SourceCapabilities } from '../../src/kinds/contract/kinds.js';
 
 export interface RecordedError {
   readonly at: EntryPath;

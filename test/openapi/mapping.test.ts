@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Catalog } from '../../src/catalog/types.js';
 import type { ImportError } from '../../src/openapi/load.js';
-import { send, startUpstream, type Upstream } from '../kinds/http-upstream.js';
+import { send, startUpstream, type Upstream } from '../kinds/http/upstream.js';
 import { call, compile, importFixture, importText, tool } from './helpers.js';
 
 let upstream: Upstream;

@@ -10,7 +10,7 @@
  * Errors are the documents' `Error` objects: `{code, message}`.
  */
 import type { ServerResponse } from 'node:http';
-import { type Seen, send, startUpstream, type Upstream } from '../kinds/http-upstream.js';
+import { type Seen, send, startUpstream, type Upstream } from '../kinds/http/upstream.js';
 
 export interface Pet {
   id: number;

@@ -2,7 +2,7 @@
  * Test harness: a protocol over the fixture catalog, and clients that record every message the
  * server sends them. Requests resolve with their response once `receive` has resolved.
  */
-import type { Logger } from '../../src/kinds/contracts.js';
+import type { Logger } from '../../src/kinds/contract/kinds.js';
 import type { Connection, Protocol, ReceiveOutcome, RequestRoute } from '../../src/protocol/server.js';
 import { createProtocol } from '../../src/protocol/server.js';
 import { type Fixture, makeFixture } from './catalog-fixture.js';

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI, REPO } from '../helpers/demo.js';
-import { type Seen, send, startUpstream, type Upstream } from '../kinds/http-upstream.js';
+import { type Seen, send, startUpstream, type Upstream } from '../kinds/http/upstream.js';
 
 const MANIFEST = join(REPO, 'recipes/rest-api/mcp.yaml');
 const TOKEN = 'ghp_recipeTestToken0123456789';

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI, REPO } from '../helpers/demo.js';
-import { type Seen, send, startUpstream, type Upstream } from '../kinds/http-upstream.js';
+import { type Seen, send, startUpstream, type Upstream } from '../kinds/http/upstream.js';
 
 const MANIFEST = join(REPO, 'recipes/weather/mcp.yaml');
 

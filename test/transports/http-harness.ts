@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { Catalog, CatalogTool } from '../../src/catalog/types.js';
 import { createProtocol, type Protocol } from '../../src/protocol/server.js';
-import { type HttpOptions, type HttpTransport, serveHttp } from '../../src/transports/http.js';
+import { type HttpOptions, type HttpTransport, serveHttp } from '../../src/transports/http/server.js';
 import { CLI } from '../helpers/demo.js';
 import { type Fixture, makeFixture } from '../protocol/catalog-fixture.js';
 import { type CapturedLogger, captureLogger } from '../protocol/harness.js';
@@ -41,7 +41,6 @@ export async function startHttp(
   const transport = await serveHttp(protocol, {
     log,
     port: 0,
-    toolSchema: (name) => fixture.ref.current.tools.get(name)?.descriptor.inputSchema,
     ...http,
   });
   return {

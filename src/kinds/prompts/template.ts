@@ -19,9 +19,10 @@
  *       - resource: { uri: "crm://customers/{{email}}", text: "Customer {{email}}" }
  * ```
  */
-import { InvalidRequestParams, type PromptMessage } from '../../catalog/types.js';
+
 import { suggest } from '../../util/suggest.js';
-import type { PromptKind } from '../contracts.js';
+import type { PromptKind } from '../contract/kinds.js';
+import { InvalidRequestParams, type PromptMessage } from '../contract/types.js';
 import { compact } from '../shared/compact.js';
 import {
   type ContentItemConfig,

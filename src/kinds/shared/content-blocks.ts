@@ -7,9 +7,9 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ContentBlock, JsonSchema, ResourceContents } from '../../catalog/types.js';
 import { problems } from '../../errors.js';
-import type { EntryPath, KindContext } from '../contracts.js';
+import type { EntryPath, KindContext } from '../contract/kinds.js';
+import type { ContentBlock, JsonSchema, ResourceContents } from '../contract/types.js';
 import { compact } from './compact.js';
 import { isTextMime, mimeFromPath } from './mime.js';
 import { isInside } from './paths.js';

@@ -2,7 +2,7 @@
  * MIME types by file extension, and the text-or-blob decision for resource contents.
  */
 import { extname } from 'node:path';
-import type { ResourceContents } from '../../catalog/types.js';
+import type { ResourceContents } from '../contract/types.js';
 
 const BY_EXTENSION: Readonly<Record<string, string>> = {
   '.md': 'text/markdown',

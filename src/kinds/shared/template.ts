@@ -7,7 +7,7 @@
 import Handlebars from 'handlebars';
 import { problems } from '../../errors.js';
 import { suggest } from '../../util/suggest.js';
-import type { EntryPath, KindContext } from '../contracts.js';
+import type { EntryPath, KindContext } from '../contract/kinds.js';
 
 const env = Handlebars.create();
 

@@ -4,7 +4,7 @@
  */
 
 import type { Problem } from '../../errors.js';
-import type { EntryPath } from '../contracts.js';
+import type { EntryPath } from '../contract/kinds.js';
 
 export function trackErrors<C extends { error(at: EntryPath, problem: Problem): void }>(
   ctx: C,

@@ -10,7 +10,7 @@
 import Handlebars from 'handlebars';
 import { problems } from '../../errors.js';
 import { suggest } from '../../util/suggest.js';
-import type { EntryPath, KindContext } from '../contracts.js';
+import type { EntryPath, KindContext } from '../contract/kinds.js';
 import { compileTemplate, type RenderTemplate, templateVariables } from './template.js';
 
 export type ValueNode =

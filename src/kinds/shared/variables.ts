@@ -2,7 +2,7 @@
  * Declared variables and prompt arguments: the `enum` that restricts their values and the lists
  * that feed completion/complete.
  */
-import type { JsonSchema } from '../../catalog/types.js';
+import type { JsonSchema } from '../contract/types.js';
 
 export interface VariableConfig {
   readonly description?: string;

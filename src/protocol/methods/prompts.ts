@@ -14,8 +14,8 @@ async function getPrompt(scope: RequestScope): Promise<object> {
   const prompt = scope.catalog.prompts.get(name);
   if (prompt === undefined) throw invalidParams(`Unknown prompt: ${name}`);
   const args = optionalStringRecord(scope.params.arguments, 'prompts/get "arguments"');
-  return interactive(scope, name, async () => {
-    const { description, messages } = await prompt.get(args, scope.signal, scope.interaction);
+  return interactive(scope, name, async (interaction) => {
+    const { description, messages } = await prompt.get(args, scope.signal, interaction);
     return description === undefined ? { messages } : { description, messages };
   });
 }
@@ -26,5 +26,5 @@ export const promptMethods: Record<string, MethodSpec> = {
     cacheable: true,
     handle: (scope) => listPage(scope.catalog, 'prompts', scope.params),
   },
-  'prompts/get': { era: 'both', handle: getPrompt },
+  'prompts/get': { era: 'both', routingName: 'name', handle: getPrompt },
 };

@@ -67,5 +67,5 @@ export const resourceMethods: Record<string, MethodSpec> = {
     cacheable: true,
     handle: (scope) => listPage(scope.catalog, 'resourceTemplates', scope.params),
   },
-  'resources/read': { era: 'both', cacheable: true, handle: readResource },
+  'resources/read': { era: 'both', cacheable: true, routingName: 'uri', handle: readResource },
 };

@@ -17,7 +17,10 @@ async function callTool(scope: RequestScope): Promise<object> {
   if (tool === undefined) throw invalidParams(`Unknown tool: ${name}`);
   const args = scope.params.arguments;
   if (args !== undefined && !isObject(args)) throw invalidParams('tools/call "arguments" must be an object');
-  return interactive(scope, name, async () => toWire(await tool.call(args ?? {}, scope)));
+  return interactive(scope, name, async (interaction) => {
+    const { signal, progress, log } = scope;
+    return toWire(await tool.call(args ?? {}, { signal, progress, log, interaction }));
+  });
 }
 
 /** Copies only the defined fields: a kind's undefined must not become a key in the result. */
@@ -34,5 +37,5 @@ export const toolMethods: Record<string, MethodSpec> = {
     cacheable: true,
     handle: (scope) => listPage(scope.catalog, 'tools', scope.params),
   },
-  'tools/call': { era: 'both', handle: callTool },
+  'tools/call': { era: 'both', routingName: 'name', routesArguments: true, handle: callTool },
 };

@@ -5,6 +5,7 @@
  * nothing before its result is answered as one `application/json` body, which is cheaper.
  */
 import type { ServerResponse } from 'node:http';
+import type { HeaderReader } from '../../protocol/routing-headers.js';
 import type { ReceiveOutcome, RequestRoute } from '../../protocol/server.js';
 import { SseStream } from './sse.js';
 import { sendEmpty, sendJson } from './wire.js';
@@ -13,6 +14,7 @@ export interface ReplyOptions {
   readonly keepAliveMs: number;
   readonly signal?: AbortSignal;
   readonly protocolVersion?: string;
+  readonly header?: HeaderReader;
   /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
   readonly beforeRespond?: (message: object) => void;
 }
@@ -20,6 +22,7 @@ export interface ReplyOptions {
 export class HttpReply implements RequestRoute {
   readonly signal?: AbortSignal;
   readonly protocolVersion?: string;
+  readonly header?: HeaderReader;
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
   private stream: SseStream | undefined;
@@ -30,6 +33,7 @@ export class HttpReply implements RequestRoute {
   ) {
     if (options.signal !== undefined) this.signal = options.signal;
     if (options.protocolVersion !== undefined) this.protocolVersion = options.protocolVersion;
+    if (options.header !== undefined) this.header = options.header;
   }
 
   notify(message: object): void {

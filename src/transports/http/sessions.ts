@@ -5,7 +5,7 @@
  * or at shutdown; their number is bounded so a client loop cannot exhaust memory.
  */
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../kinds/contracts.js';
+import type { Logger } from '../../log.js';
 import type { Connection, Protocol } from '../../protocol/server.js';
 import type { SseStream } from './sse.js';
 

@@ -1,0 +1,63 @@
+/**
+ * The import rules of src/ (ARCHITECTURE.md §2), checked by `npm run lint`:
+ * no circle anywhere, and a kind reaches the core only through its contract.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'An import circle: the layers must stay one-way (file → manifest → catalog → protocol → wire).',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'kinds-stay-behind-their-contract',
+      severity: 'error',
+      comment:
+        'A kind imports only kinds/contract, its own family, kinds/shared, errors, util and log; never the catalog, the steps, the protocol, the transports, the CLI or the manifest pipeline.',
+      from: { path: '^src/kinds/(contract|shared|sql|http|shell|files|content|prompts)/' },
+      to: { path: '^src/(catalog|steps|protocol|transports|cli|openapi|manifest)/' },
+    },
+    {
+      name: 'kind-families-stay-apart',
+      severity: 'error',
+      comment:
+        'A family uses another family only through kinds/shared: a helper two families need belongs there.',
+      from: { path: '^src/kinds/(sql|http|shell|files|content|prompts)/' },
+      to: {
+        path: '^src/kinds/(sql|http|shell|files|content|prompts)/',
+        pathNot: '^src/kinds/$1/',
+      },
+    },
+    {
+      name: 'shared-and-contract-know-no-family',
+      severity: 'error',
+      comment: 'kinds/shared and kinds/contract serve every family, so they import none.',
+      from: { path: '^src/kinds/(contract|shared)/' },
+      to: { path: '^src/kinds/(sql|http|shell|files|content|prompts)/' },
+    },
+    {
+      name: 'core-knows-no-kind',
+      severity: 'error',
+      comment:
+        'The catalog, the steps, the protocol and the transports never name a kind; only the contract.',
+      from: { path: '^src/(catalog|steps|protocol|transports)/' },
+      to: { path: '^src/kinds/', pathNot: '^src/kinds/(contract/|shared/template|registry)' },
+    },
+    {
+      name: 'protocol-knows-no-yaml',
+      severity: 'error',
+      comment: 'The protocol and the transports know nothing of the manifest side.',
+      from: { path: '^src/(protocol|transports)/' },
+      to: { path: '^src/(manifest|kinds|steps/(?!interaction)|cli|openapi)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,95 @@
+/**
+ * Wraps a kind's compiled tool with what every tool needs: argument validation (defaults applied),
+ * the interactive steps the manifest declares (roots, ask, confirm, sample; see steps-run.ts), the
+ * declared outputSchema enforced on structured results, and failures turned into results the model
+ * can act on instead of protocol errors.
+ *
+ * What stays a protocol matter is thrown on: InputRequired (a 2026 call ends with
+ * `input_required`), and in the 2026 era a missing client capability (-32021) or an invalid input
+ * response (-32602). In the 2025 era those two are tool errors, like a question that timed out.
+ */
+import type { CompiledTool } from '../kinds/contract/kinds.js';
+import type { Logger } from '../log.js';
+import {
+  InputRequired,
+  InteractionFailed,
+  InvalidInputResponse,
+  MissingClientCapability,
+} from '../steps/interaction.js';
+import type { StepPlan } from '../steps/plan.js';
+import { NO_INTERACTION, runTool } from '../steps/run.js';
+import type { Validator } from './schemas.js';
+import type { CatalogTool, ToolCallContext, ToolDescriptor, ToolResult } from './types.js';
+
+export function guardTool(
+  descriptor: ToolDescriptor,
+  compiled: CompiledTool,
+  validateArgs: Validator,
+  validateOutput: Validator | undefined,
+  log: Logger,
+  steps?: StepPlan,
+): CatalogTool {
+  const name = descriptor.name;
+  const action = async (
+    values: Readonly<Record<string, unknown>>,
+    ctx: ToolCallContext,
+  ): Promise<ToolResult> => {
+    try {
+      return await compiled.run(values, ctx);
+    } catch (err) {
+      if (ctx.signal.aborted) return errorResult(`Tool ${name} was cancelled.`);
+      log.error(`tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
+      return errorResult(`Tool ${name} failed: ${(err as Error).message}`);
+    }
+  };
+  const interactive = async (
+    values: Record<string, unknown>,
+    ctx: ToolCallContext,
+    plan: StepPlan,
+    act: (values: Readonly<Record<string, unknown>>) => Promise<ToolResult>,
+  ): Promise<ToolResult> => {
+    const interaction = ctx.interaction ?? NO_INTERACTION;
+    try {
+      return await runTool(plan, values, interaction, `Tool ${name}`, act);
+    } catch (err) {
+      if (err instanceof InputRequired) throw err;
+      if (ctx.signal.aborted) return errorResult(`Tool ${name} was cancelled.`);
+      const protocolFault = err instanceof MissingClientCapability || err instanceof InvalidInputResponse;
+      if (protocolFault && interaction.stateless) throw err;
+      if (err instanceof MissingClientCapability) return errorResult(`${err.message}`);
+      if (protocolFault || err instanceof InteractionFailed) {
+        return errorResult(`Tool ${name} stopped: ${(err as Error).message}. Nothing more was done.`);
+      }
+      log.error(`tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
+      return errorResult(`Tool ${name} failed: ${(err as Error).message}`);
+    }
+  };
+  return {
+    descriptor,
+    async call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+      // Defaults are written into the arguments: work on a copy of the top level. (Nested defaults
+      // land in the request's own parsed objects, which nothing else reads; a deep copy per call
+      // showed up in the profile.)
+      const values = { ...args };
+      const invalid = validateArgs(values);
+      if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
+      // Only the action's own result has to match the outputSchema, not "cancelled by the user".
+      let acted: ToolResult | undefined;
+      const act = async (v: Readonly<Record<string, unknown>>) => (acted = await action(v, ctx));
+      const result = steps ? await interactive(values, ctx, steps, act) : await act(values);
+      if (validateOutput && result === acted && !result.isError) {
+        const mismatch = validateOutput(result.structuredContent);
+        if (mismatch) {
+          return errorResult(
+            `Tool ${name} produced a result that does not match its outputSchema: ${mismatch}.`,
+          );
+        }
+      }
+      return result;
+    },
+  };
+}
+
+function errorResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}

@@ -1,0 +1,42 @@
+/**
+ * The schema of the fields every tool has, whatever its kind (`ToolCommon` in kinds.ts); the catalog
+ * compiler handles them, so a kind's own `configSchema` never declares them.
+ */
+import type { JsonSchema } from './types.js';
+
+/** Fields every tool has, whatever its kind; the catalog compiler handles them. */
+export const TOOL_FIELDS: Record<string, JsonSchema> = {
+  title: { type: 'string', description: 'Human-friendly name shown by clients.' },
+  description: {
+    type: 'string',
+    description: 'What the tool does and when to use it; the model reads this to choose the tool.',
+  },
+  input: {
+    type: 'object',
+    description:
+      'The arguments, as JSON Schema properties by name. Each is required unless it has a `default` or `required: false`.',
+    additionalProperties: { type: 'object' },
+  },
+  outputSchema: {
+    type: 'object',
+    description: 'JSON Schema that the structured result must satisfy; advertised to clients.',
+  },
+  annotations: {
+    type: 'object',
+    description: 'Hints for clients; values declared here override the defaults the kind implies.',
+    properties: {
+      title: { type: 'string' },
+      readOnlyHint: { type: 'boolean', description: 'The tool does not change its environment.' },
+      destructiveHint: { type: 'boolean', description: 'The tool may destroy or overwrite data.' },
+      idempotentHint: {
+        type: 'boolean',
+        description: 'Calling it again with the same arguments has no further effect.',
+      },
+      openWorldHint: {
+        type: 'boolean',
+        description: 'The tool reaches outside systems (the internet, other services).',
+      },
+    },
+    additionalProperties: false,
+  },
+};

@@ -1,0 +1,307 @@
+/**
+ * The extension contracts. A kind is one module exporting one plain object that satisfies one of
+ * these interfaces; `../builtin.ts` registers every built-in kind explicitly. A kind imports only
+ * this folder (`kinds.ts`, `types.ts`, `results.ts`), its own family's folder, `../shared/`,
+ * `../../errors.ts` and `../../util/`; never the catalog, the steps, the protocol or the transports
+ * (`npm run lint` checks it).
+ *
+ * Lifecycle, once, for all kinds:
+ * 1. The manifest pipeline has already validated the entry against `configSchema` (with
+ *    `additionalProperties: false`) and resolved `${env:…}` in its string values, so `compile`
+ *    receives a well-formed config of type C.
+ * 2. `open` (sources) and `compile` (everything else) do all checks and precomputation once:
+ *    templates and schemas are compiled here, never per call. They report every problem through
+ *    `ctx.error` (with a path relative to the entry) and keep going, so the user sees all errors at
+ *    once; returning undefined marks the entry as failed.
+ * 3. A catalog is built completely or not at all: when any entry failed, every source already opened
+ *    is disposed and the live catalog stays untouched.
+ * 4. `dispose` releases what `open` acquired. It must tolerate being called once on a source whose
+ *    calls have all finished, and must never throw.
+ */
+
+import type { Problem } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type {
+  CallContext,
+  CatalogResource,
+  CatalogTemplate,
+  CompiledPrompt,
+  JsonSchema,
+  ToolAnnotations,
+  ToolResult,
+} from './types.js';
+
+/** A path inside the current entry, e.g. ['sql'] or ['input', 'limit', 'type']. */
+export type EntryPath = readonly (string | number)[];
+
+export type { Logger } from '../../log.js';
+
+export interface KindContext {
+  /** The entry's key in its section (the tool, resource, prompt or source name). */
+  readonly name: string;
+  /** Absolute folder of the manifest; relative paths in the manifest are resolved from here. */
+  readonly baseDir: string;
+  readonly log: Logger;
+  /** Records a problem at a path inside this entry. Compilation goes on to find more. */
+  error(at: EntryPath, problem: Problem): void;
+  /**
+   * Declares a file or folder this entry was built from, so that hot reload watches it: a change
+   * recompiles the manifest. With `uri`, the file is the content of that resource, and clients
+   * subscribed to the URI are told when it changes.
+   */
+  watch(path: string, uri?: string): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources: things with a lifetime (database handles, HTTP pools), shared by several entries.
+
+/** A statement whose `:name` parameters have been found; see shared/sql-params.ts. */
+export interface SqlStatement {
+  /** The text between parameters: `text = segments[0] + p(0) + segments[1] + … + p(n-1) + segments[n]`. */
+  readonly segments: readonly string[];
+  /** Parameter names in order of occurrence (a name may repeat). */
+  readonly params: readonly string[];
+}
+
+export interface SqlQueryOptions {
+  /** At most this many rows are returned; `truncated` says whether more existed. */
+  readonly maxRows: number;
+  /** Enforced on the server where the engine can (the query is cancelled there, not abandoned). */
+  readonly timeoutMs: number;
+  /** Aborting it cancels the query on the server, as a timeout does. */
+  readonly signal: AbortSignal;
+  /**
+   * Only one read statement may run (shared/sql-classify.ts), in a read-only transaction. Default:
+   * the source's `readOnly`; a read-only source reads whatever this says.
+   */
+  readonly readOnly?: boolean;
+  /** Rows to skip before the first one returned, for continuation pages (default 0). */
+  readonly offset?: number;
+}
+
+export interface SqlResult {
+  /** Unique names: a repeated column name gets a suffix (`id`, `id_2`). */
+  readonly columns: readonly string[];
+  readonly rows: readonly Record<string, unknown>[];
+  readonly truncated: boolean;
+  /** For statements that do not return rows. */
+  readonly changes?: number;
+}
+
+/** A result column known before the statement runs. */
+export interface SqlColumnInfo {
+  readonly name: string;
+  /** The declared type of the table column it comes from, when it comes from one. */
+  readonly type?: string;
+}
+
+/** One table or view, as the schema resources and the ready-made tools list it. */
+export interface SqlTableSummary {
+  /** The name URIs and tools use: `table`, or `schema.table` outside the source's one schema. */
+  readonly name: string;
+  readonly type: 'table' | 'view';
+  readonly columnCount: number;
+  /** Exact on SQLite; the engine's estimate on Postgres and MySQL; absent when unknown. */
+  readonly rows?: number;
+  readonly rowsEstimated: boolean;
+  readonly comment?: string;
+}
+
+export interface SqlColumnDetail {
+  readonly name: string;
+  readonly type: string;
+  readonly nullable: boolean;
+  /** The default as the engine shows it (an expression), absent when there is none. */
+  readonly default?: string;
+  readonly comment?: string;
+}
+
+export interface SqlForeignKey {
+  readonly name?: string;
+  readonly columns: readonly string[];
+  /** The referenced table, named like SqlTableSummary.name. */
+  readonly table: string;
+  readonly referencedColumns: readonly string[];
+  readonly onUpdate?: string;
+  readonly onDelete?: string;
+}
+
+export interface SqlIndex {
+  readonly name: string;
+  /** Column names; an expression index shows its expression. */
+  readonly columns: readonly string[];
+  readonly unique: boolean;
+  readonly primary: boolean;
+}
+
+export interface SqlTableDetail extends SqlTableSummary {
+  readonly columns: readonly SqlColumnDetail[];
+  readonly primaryKey: readonly string[];
+  readonly foreignKeys: readonly SqlForeignKey[];
+  readonly indexes: readonly SqlIndex[];
+}
+
+/** Reads the live schema; every call asks the database, so it follows DDL without a reload. */
+export interface SqlSchemaReader {
+  /** Tables and views, sorted by name (code point order). */
+  tables(signal: AbortSignal): Promise<readonly SqlTableSummary[]>;
+  /** One table or view by its exact listed name; undefined when there is none. */
+  describe(name: string, signal: AbortSignal): Promise<SqlTableDetail | undefined>;
+}
+
+/** The `sql` capability: anything that can run a statement with bound parameters. */
+export interface SqlCapability {
+  readonly dialect: string;
+  readonly readOnly: boolean;
+  /** The source's limits, for statements whose entry declares none. */
+  readonly defaults: { readonly maxRows: number; readonly timeoutMs: number };
+  /**
+   * Checks a statement without running it (syntax, unknown tables) and returns the reason when it
+   * cannot run. Optional: a source that can only tell by a round trip leaves it out.
+   */
+  check?(statement: SqlStatement): string | undefined;
+  /**
+   * The result columns of a read statement, known without running it, for a derived outputSchema.
+   * Undefined for a statement that returns no rows. Optional, like `check`.
+   */
+  columns?(statement: SqlStatement): readonly SqlColumnInfo[] | undefined;
+  /** Values are bound in `statement.params` order; they are never spliced into the text. */
+  query(statement: SqlStatement, values: readonly unknown[], options: SqlQueryOptions): Promise<SqlResult>;
+  /** Quotes one identifier the engine's way. Callers pass only names from a known list. */
+  quoteIdentifier(name: string): string;
+  readonly schema: SqlSchemaReader;
+}
+
+/** One request to an `http` source. Scheme, host and port are the source's, whatever the path says. */
+export interface HttpRequest {
+  readonly method: string;
+  /** The percent-encoded path below the base URL, starting with `/`; no `?`, `#` or dot segments. */
+  readonly path: string;
+  /** Query parameters in order (a name may repeat); the source encodes them. */
+  readonly query?: readonly (readonly [string, string])[];
+  /** Header values must not contain CR, LF or NUL. The source's auth is added after these. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** Per-attempt time limit (default: the source's). */
+  readonly timeoutMs?: number;
+  /** Retries of idempotent methods on 429/502/503/504 or a reset connection (default: the source's). */
+  readonly retries?: number;
+  readonly signal: AbortSignal;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly statusText: string;
+  /** Lower-case names; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  /** Attempts it took, 1 when nothing was retried. */
+  readonly attempts: number;
+}
+
+/**
+ * The `http` capability: requests to one origin over a keep-alive pool. `request` rejects with an
+ * Error whose message is a sentence for the model (timeout, response over the size cap, connection
+ * refused, cancelled); any HTTP status, 2xx or not, resolves.
+ */
+export interface HttpCapability {
+  /** The base URL as written (without credentials), for messages. */
+  readonly baseUrl: string;
+  /** The host is loopback (localhost, 127.0.0.0/8, ::1): requests never leave the machine. */
+  readonly loopback: boolean;
+  request(request: HttpRequest): Promise<HttpResponse>;
+  /** Replaces the source's credentials with `***`; applied to everything returned to the model. */
+  redact(text: string): string;
+}
+
+/** The capabilities a source can offer; a tool asks for one by name, never for a source kind. */
+export interface SourceCapabilities {
+  sql: SqlCapability;
+  http: HttpCapability;
+}
+
+export interface OpenedSource {
+  readonly capabilities: Partial<SourceCapabilities>;
+  dispose(): Promise<void>;
+}
+
+export interface SourceKind<C = unknown> {
+  readonly kind: string;
+  readonly description: string;
+  readonly configSchema: JsonSchema;
+  /** Opens the source (I/O allowed). Report failures with ctx.error and return undefined. */
+  open(config: C, ctx: KindContext): Promise<OpenedSource | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entries: tools, resources, prompts.
+
+export interface EntryContext extends KindContext {
+  /**
+   * The named source with the capability, or undefined after recording SOURCE_UNKNOWN or
+   * SOURCE_INCOMPATIBLE at `at`.
+   */
+  source<K extends keyof SourceCapabilities>(
+    name: string,
+    capability: K,
+    at: EntryPath,
+  ): SourceCapabilities[K] | undefined;
+}
+
+/** The fields every tool has, whatever its kind; the catalog compiler handles them. */
+export interface ToolCommon {
+  readonly kind: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** JSON Schema properties of the arguments; see manifest/input-schema.ts for the rules. */
+  readonly input?: Record<string, JsonSchema>;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations?: ToolAnnotations;
+}
+
+export interface CompiledTool {
+  /** Annotations this kind implies (a read-only query is readOnlyHint); the manifest's win. */
+  readonly annotations?: ToolAnnotations;
+  /** Arguments the kind itself defines (a fixed input, a `cursor`), added after the manifest's. */
+  readonly input?: Readonly<Record<string, JsonSchema>>;
+  /** The description when the manifest gives none (ready-made tools describe themselves). */
+  readonly description?: string;
+  /** The outputSchema when the manifest declares none, derived from what the kind knows. */
+  readonly outputSchema?: JsonSchema;
+  /** Runs with arguments already validated against the input schema, defaults applied. */
+  run(args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
+}
+
+export interface ToolKind<C extends ToolCommon = ToolCommon> {
+  readonly kind: string;
+  readonly description: string;
+  /** This kind's own fields; the common tool fields are added by the registry. */
+  readonly configSchema: JsonSchema;
+  compile(config: C, ctx: EntryContext): CompiledTool | undefined;
+}
+
+export interface CompiledResources {
+  readonly resources: readonly CatalogResource[];
+  readonly templates: readonly CatalogTemplate[];
+  /**
+   * Resources whose set follows something live (a database schema), listed at `resources/list`
+   * time after the static ones, in a stable order. Each must also be readable through one of
+   * `templates`; a failing list is logged and lists nothing.
+   */
+  readonly list?: (signal: AbortSignal) => Promise<readonly CatalogResource[]>;
+}
+
+export interface ResourceKind<C = unknown> {
+  readonly kind: string;
+  readonly description: string;
+  readonly configSchema: JsonSchema;
+  /** May read the file system (to list a folder, to check a path stays inside its root). */
+  compile(config: C, ctx: EntryContext): Promise<CompiledResources | undefined>;
+}
+
+export interface PromptKind<C = unknown> {
+  readonly kind: string;
+  readonly description: string;
+  readonly configSchema: JsonSchema;
+  compile(config: C, ctx: EntryContext): CompiledPrompt | undefined;
+}

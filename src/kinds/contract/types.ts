@@ -1,0 +1,170 @@
+/**
+ * What a kind produces and what a running kind may use: descriptors, contents, results and the call
+ * context. These are the catalog's building blocks; the catalog (../../catalog/types.ts) assembles
+ * them and adds what only the core knows (the interactive steps, the mutable reference). Nothing
+ * here knows YAML or JSON-RPC.
+ */
+
+/** A JSON Schema object, as plain data. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** RFC 5424 severities, lowest first, as MCP names them. */
+export const LOG_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/** What `tools/list` shows for one tool. */
+export interface ToolDescriptor {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations?: ToolAnnotations;
+}
+
+export type ResourceContents =
+  | { readonly uri: string; readonly mimeType?: string; readonly text: string }
+  | { readonly uri: string; readonly mimeType?: string; readonly blob: string };
+
+export type ContentBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly data: string; readonly mimeType: string }
+  | { readonly type: 'audio'; readonly data: string; readonly mimeType: string }
+  | { readonly type: 'resource'; readonly resource: ResourceContents }
+  | {
+      readonly type: 'resource_link';
+      readonly uri: string;
+      readonly name: string;
+      readonly mimeType?: string;
+      readonly description?: string;
+    };
+
+export interface ToolResult {
+  readonly content: readonly ContentBlock[];
+  readonly structuredContent?: unknown;
+  readonly isError?: boolean;
+}
+
+/**
+ * What a running call may use. Kinds never see JSON-RPC: they report progress and logs through
+ * these functions and the transport decides whether (and where) anything is sent.
+ */
+export interface CallContext {
+  /** Aborted when the client cancels the request or goes away. */
+  readonly signal: AbortSignal;
+  /** Reports progress; sent only when the request carried a progress token. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends a log message to the client when its log level asks for this severity. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+}
+
+export interface ResourceDescriptor {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly size?: number;
+}
+
+export interface ResourceTemplateDescriptor {
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+
+/** Thrown by a read when the resource or template match does not exist (maps to not-found). */
+export class ResourceNotFound extends Error {
+  constructor(
+    readonly uri: string,
+    detail?: string,
+  ) {
+    super(detail ?? `Resource not found: ${uri}`);
+    this.name = 'ResourceNotFound';
+  }
+}
+
+/** Thrown by reads, prompt gets and completions for caller mistakes (maps to invalid params). */
+export class InvalidRequestParams extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidRequestParams';
+  }
+}
+
+export interface CatalogResource {
+  readonly descriptor: ResourceDescriptor;
+  read(signal: AbortSignal): Promise<readonly ResourceContents[]>;
+}
+
+export interface CatalogTemplate {
+  readonly descriptor: ResourceTemplateDescriptor;
+  /** The variable values when `uri` matches this template, else undefined. */
+  match(uri: string): Readonly<Record<string, string>> | undefined;
+  read(
+    uri: string,
+    vars: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): Promise<readonly ResourceContents[]>;
+  /** Completion candidates for one variable (already filtered by the typed prefix). */
+  complete(
+    variable: string,
+    prefix: string,
+    context: Readonly<Record<string, string>>,
+  ): Promise<readonly string[]>;
+}
+
+export interface PromptArgumentDescriptor {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly required?: boolean;
+}
+
+export interface PromptDescriptor {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments?: readonly PromptArgumentDescriptor[];
+}
+
+export interface PromptMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: ContentBlock;
+}
+
+export interface PromptResult {
+  readonly description?: string;
+  readonly messages: readonly PromptMessage[];
+}
+
+/** A compiled prompt, as a kind returns it. */
+export interface CompiledPrompt {
+  readonly descriptor: PromptDescriptor;
+  /** Throws InvalidRequestParams for a missing required argument. */
+  get(args: Readonly<Record<string, string>>, signal: AbortSignal): Promise<PromptResult>;
+  complete(
+    argument: string,
+    prefix: string,
+    context: Readonly<Record<string, string>>,
+  ): Promise<readonly string[]>;
+}

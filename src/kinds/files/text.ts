@@ -1,0 +1,154 @@
+/**
+ * Resource `text`: content written in the manifest itself, for notes, fixtures and small
+ * references. With `{var}`s in `uri` it is a template whose `text` is a Handlebars template
+ * rendered with the URI's variables.
+ *
+ * @example
+ * ```yaml
+ * resources:
+ *   style: { kind: text, uri: notes://style, text: "Answer in British English." }
+ *   greeting:
+ *     kind: text
+ *     uri: greet://{lang}
+ *     text: "Greet the user in {{lang}}."
+ *     variables:
+ *       lang: { enum: [en, fr] }
+ * ```
+ */
+
+import { problems } from '../../errors.js';
+import type { ResourceKind } from '../contract/kinds.js';
+import { ResourceNotFound } from '../contract/types.js';
+import { compact } from '../shared/compact.js';
+import { compileTemplate } from '../shared/template.js';
+import {
+  hasScheme,
+  hasTemplateVariables,
+  parseUriTemplate,
+  type UriTemplate,
+} from '../shared/uri-template.js';
+import {
+  completeFrom,
+  completionList,
+  ownEntry,
+  type VariableConfig,
+  variablesSchema,
+} from '../shared/variables.js';
+
+export interface TextResourceConfig {
+  readonly uri: string;
+  readonly text: string;
+  readonly mimeType?: string;
+  readonly name?: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly variables?: Readonly<Record<string, VariableConfig>>;
+}
+
+export const textResource: ResourceKind<TextResourceConfig> = {
+  kind: 'text',
+  description: 'Text written in the manifest; a Handlebars template when `uri` has {variables}.',
+  configSchema: {
+    type: 'object',
+    properties: {
+      uri: {
+        type: 'string',
+        minLength: 1,
+        description: 'The resource URI; with {name} or {+name} it is a template.',
+      },
+      text: {
+        type: 'string',
+        description:
+          'The content. For a template URI, a Handlebars template using its variables, e.g. {{name}}.',
+      },
+      mimeType: {
+        type: 'string',
+        minLength: 1,
+        default: 'text/plain',
+        description: 'MIME type (default text/plain).',
+      },
+      name: { type: 'string', minLength: 1, description: 'Resource name (default: the entry name).' },
+      title: { type: 'string', description: 'Human-friendly name shown by clients.' },
+      description: { type: 'string', description: 'What the text is for; the model reads this.' },
+      variables: variablesSchema,
+    },
+    required: ['uri', 'text'],
+    additionalProperties: false,
+  },
+
+  async compile(config, ctx) {
+    if (!hasScheme(config.uri)) {
+      ctx.error(
+        ['uri'],
+        problems.MANIFEST_INVALID_VALUE(
+          `the URI ${JSON.stringify(config.uri)} has no scheme`,
+          'write e.g. notes://style',
+        ),
+      );
+      return undefined;
+    }
+    const mimeType = config.mimeType ?? 'text/plain';
+    const common = {
+      name: config.name ?? ctx.name,
+      title: config.title,
+      description: config.description,
+      mimeType,
+    };
+
+    if (!hasTemplateVariables(config.uri)) {
+      if (config.variables !== undefined) {
+        ctx.error(
+          ['variables'],
+          problems.MANIFEST_INVALID_VALUE('variables apply only when uri has {variables}'),
+        );
+        return undefined;
+      }
+      const contents = [{ uri: config.uri, mimeType, text: config.text }] as const;
+      const descriptor = compact({ uri: config.uri, ...common, size: Buffer.byteLength(config.text) });
+      return { resources: [{ descriptor, read: async () => contents }], templates: [] };
+    }
+
+    let template: UriTemplate;
+    try {
+      template = parseUriTemplate(config.uri);
+    } catch (err) {
+      ctx.error(['uri'], problems.URI_TEMPLATE_INVALID((err as Error).message));
+      return undefined;
+    }
+    let ok = true;
+    for (const name of Object.keys(config.variables ?? {})) {
+      if (template.variables.includes(name)) continue;
+      ok = false;
+      ctx.error(
+        ['variables', name],
+        problems.URI_TEMPLATE_INVALID(
+          `${JSON.stringify(name)} is not a variable of ${JSON.stringify(config.uri)}`,
+        ),
+      );
+    }
+    const render = compileTemplate(config.text, template.variables, ['text'], ctx);
+    if (!ok || !render) return undefined;
+
+    const variables = config.variables ?? {};
+    return {
+      resources: [],
+      templates: [
+        {
+          descriptor: compact({ uriTemplate: config.uri, ...common }),
+          match: (uri: string) => template.match(uri),
+          async read(uri: string, vars: Readonly<Record<string, string>>) {
+            for (const name of template.variables) {
+              const allowed = variables[name]?.enum;
+              if (vars[name] === undefined || (allowed && !allowed.includes(vars[name])))
+                throw new ResourceNotFound(uri);
+            }
+            return [{ uri, mimeType, text: render(vars) }];
+          },
+          async complete(variable: string, prefix: string) {
+            return completeFrom(completionList(ownEntry(variables, variable)), prefix);
+          },
+        },
+      ],
+    };
+  },
+};

@@ -1,0 +1,87 @@
+/**
+ * One HTTP attempt over an undici pool: send, then read the answer with a byte cap, under a time
+ * limit that covers everything up to the last byte, and aborted at once when the caller's signal
+ * fires (the connection is closed, so the upstream sees the request go away). Failures are Errors
+ * whose message is a sentence for the model.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Pool } from 'undici';
+import type { HttpResponse } from '../contract/kinds.js';
+
+export interface Attempt {
+  readonly method: string;
+  /** Path and query, as sent. */
+  readonly target: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly signal: AbortSignal;
+}
+
+export type AttemptResult = Omit<HttpResponse, 'attempts'>;
+
+export async function attemptRequest(pool: Pool, a: Attempt): Promise<AttemptResult> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('timeout')), a.timeoutMs);
+  const onCancel = () => controller.abort(new Error('cancelled'));
+  a.signal.addEventListener('abort', onCancel, { once: true });
+  try {
+    if (a.signal.aborted) onCancel();
+    const res = await pool.request({
+      path: a.target,
+      method: a.method as 'GET',
+      headers: a.headers,
+      body: a.body ?? null,
+      signal: controller.signal,
+      // Our own timer covers the whole attempt; undici's would cut in at 300 s with a vaguer error.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    // Closing the body early aborts the connection, and undici reports that as a body error.
+    const discard = () => res.body.on('error', () => {}).destroy();
+    const declared = Number(res.headers['content-length']);
+    if (declared > a.maxBytes) {
+      discard();
+      throw new Error(tooLarge(a.maxBytes, declared));
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > a.maxBytes) {
+        discard();
+        throw new Error(tooLarge(a.maxBytes));
+      }
+      chunks.push(chunk);
+    }
+    return {
+      status: res.statusCode,
+      statusText: res.statusText || STATUS_CODES[res.statusCode] || '',
+      headers: flatHeaders(res.headers),
+      body: Buffer.concat(chunks),
+    };
+  } catch (err) {
+    if (a.signal.aborted) throw new Error('the request was cancelled');
+    if (controller.signal.aborted) {
+      throw new Error(`no complete answer within ${a.timeoutMs} ms; try again later or raise timeoutMs`);
+    }
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    a.signal.removeEventListener('abort', onCancel);
+  }
+}
+
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+function tooLarge(maxBytes: number, declared?: number): string {
+  const size = declared === undefined ? 'more than' : `${declared} bytes, more than`;
+  return `the response is ${size} the ${maxBytes}-byte cap (maxResponseBytes on the source); ask for less (a filter, a smaller page) or raise the cap`;
+}

@@ -1,0 +1,74 @@
+/**
+ * What a `shell` tool returns: stdout as text (structured when it is a JSON object the tool promised
+ * with an outputSchema), a note when output was cut, and an error result with the reason and the
+ * last lines of stderr when the program failed, timed out, was cancelled or could not start.
+ */
+import type { ToolResult } from '../contract/types.js';
+import type { Output, RunOutcome } from './run-process.js';
+
+const TAIL_LINES = 20;
+
+/** The result the model sees for one run: the output, or why there is none. */
+export function outcomeResult(
+  program: string,
+  o: RunOutcome,
+  timeoutMs: number,
+  maxBytes: number,
+  wantsJson: boolean,
+): ToolResult {
+  if (o.spawnError) return failure(`Could not start ${program}: ${o.spawnError.message}.`);
+  if (o.stopped === 'cancelled') return failure(`${program} was cancelled and stopped.`);
+  if (o.stopped === 'timeout') {
+    return failure(
+      `${program} did not finish within ${timeoutMs} ms and was stopped. Ask for less, or raise timeoutMs.${tail(o.stderr)}`,
+    );
+  }
+  if (o.exitCode !== 0) {
+    const how = o.exitSignal ? `was killed by ${o.exitSignal}` : `exited with code ${o.exitCode}`;
+    return failure(`${program} ${how}.${tail(o.stderr.total > 0 ? o.stderr : o.stdout)}`);
+  }
+  const stdout = o.stdout.bytes.toString('utf8');
+  const cut =
+    o.stdout.total > maxBytes
+      ? `\n\n[output truncated: ${program} wrote ${o.stdout.total} bytes; only the first ${maxBytes} are shown (maxOutputBytes).]`
+      : '';
+  const result: ToolResult = {
+    content: [{ type: 'text', text: stdout === '' ? `${program} finished with no output.` : stdout + cut }],
+  };
+  if (!wantsJson || cut) return result;
+  try {
+    const parsed: unknown = JSON.parse(stdout);
+    if (isObject(parsed)) return { ...result, structuredContent: parsed };
+  } catch {
+    // not JSON: the text alone is the result (an outputSchema then reports the mismatch)
+  }
+  return result;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The last lines of an output, for error results. */
+function tail(output: Output): string {
+  const lines = output.bytes.toString('utf8').trimEnd().split('\n');
+  if (lines.length === 1 && lines[0] === '') return '';
+  const shown = lines.slice(-TAIL_LINES).join('\n');
+  return `\n${lines.length > TAIL_LINES ? '…\n' : ''}${shown}`;
+}
+
+/** The compiled pattern, null when it is invalid or lacks the `progress` group. */
+export function progressPattern(pattern: string): RegExp | null {
+  try {
+    const regex = new RegExp(pattern);
+    // Matching the empty alternative lists every named group of the pattern.
+    const groups = new RegExp(`${pattern}|`).exec('')?.groups;
+    return groups && 'progress' in groups ? regex : null;
+  } catch {
+    return null;
+  }
+}
+
+const failure = (message: string): ToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: message }],
+});

@@ -1,0 +1,255 @@
+/**
+ * Tool `shell`: runs one program with an argument vector, never through a shell. Each element of
+ * `command` is a Handlebars template rendered alone (one element is one argument, whatever the value
+ * holds); a rendered argument starting with `-` is refused unless the manifest wrote that dash or a
+ * `--` before it. The program is a bare name found on PATH or a file inside the manifest folder,
+ * resolved when the manifest loads; it runs in `cwd` (inside `root`) with only the environment
+ * variables the manifest lets through, in its own process group, with a time limit and output caps.
+ *
+ * stdout is the result (and, when the tool declares an outputSchema and stdout is a JSON object, the
+ * structured result); stderr lines are sent as log messages; a non-zero exit is an error result.
+ *
+ * @example
+ * ```yaml
+ * tools:
+ *   recent_commits:
+ *     kind: shell
+ *     description: The last commits of the repository.
+ *     command: [git, log, --oneline, -n, "{{count}}"]
+ *     cwd: .
+ *     timeoutMs: 5000
+ *     input:
+ *       count: { type: integer, default: 10, maximum: 200 }
+ * ```
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { problems } from '../../errors.js';
+import type { EntryPath, KindContext, ToolCommon, ToolKind } from '../contract/kinds.js';
+import type { ToolResult } from '../contract/types.js';
+import { isInside, realpathInside } from '../shared/paths.js';
+import { trackErrors } from '../shared/tracked-context.js';
+import { ABSENT, compileString, evaluateTree, type ValueNode } from '../shared/value-tree.js';
+import { compileArgv } from './argv.js';
+import { resolveProgram } from './program.js';
+import { outcomeResult, progressPattern } from './result.js';
+import { runProcess } from './run-process.js';
+
+export interface ShellToolConfig extends ToolCommon {
+  readonly command: readonly string[];
+  readonly cwd?: string;
+  readonly root?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly envPassthrough?: readonly string[];
+  readonly stdin?: string;
+  readonly timeoutMs?: number;
+  readonly maxOutputBytes?: number;
+  readonly progress?: { readonly pattern: string };
+  readonly logStderr?: boolean;
+}
+
+export const DEFAULT_SHELL_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+const DEFAULT_PASSTHROUGH = ['PATH', 'HOME', 'LANG'];
+const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
+
+export const shellTool: ToolKind<ShellToolConfig> = {
+  kind: 'shell',
+  description: 'Runs one program with an argument vector (no shell), with a time limit and output caps.',
+  configSchema: {
+    type: 'object',
+    properties: {
+      command: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'string' },
+        description:
+          'The program and its arguments, e.g. [git, log, -n, "{{count}}"]. Each element is rendered alone; no shell.',
+      },
+      cwd: {
+        type: 'string',
+        description:
+          'Working folder, relative to the manifest folder (default: it); may be a template such as "{{root}}", checked inside root on every call.',
+      },
+      root: {
+        type: 'string',
+        description:
+          'The folder that cwd and a program path must stay inside (default: the manifest folder).',
+      },
+      env: {
+        type: 'object',
+        description: 'Extra environment variables; values may use {{name}}.',
+        propertyNames: { pattern: ENV_NAME },
+        additionalProperties: { type: 'string' },
+      },
+      envPassthrough: {
+        type: 'array',
+        items: { type: 'string', pattern: ENV_NAME },
+        description: "Variables copied from mcp-run's own environment (default: PATH, HOME, LANG).",
+      },
+      stdin: { type: 'string', description: 'Text written to the standard input (a template).' },
+      timeoutMs: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_SHELL_TIMEOUT_MS,
+        description: 'Time limit; then SIGTERM to the process group, SIGKILL 2 s later.',
+      },
+      maxOutputBytes: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_MAX_OUTPUT_BYTES,
+        description: 'Cap of stdout and of stderr each; the rest is not kept and the result says so.',
+      },
+      progress: {
+        type: 'object',
+        description: 'Turns stdout lines into progress notifications.',
+        properties: {
+          pattern: {
+            type: 'string',
+            description:
+              'A regular expression with the named group progress, optionally total and message, e.g. "^(?<progress>\\\\d+)/(?<total>\\\\d+)".',
+          },
+        },
+        required: ['pattern'],
+        additionalProperties: false,
+      },
+      logStderr: {
+        type: 'boolean',
+        default: true,
+        description: 'Send each stderr line to the client as an info log message.',
+      },
+    },
+    required: ['command'],
+    additionalProperties: false,
+  },
+
+  compile(config, entryCtx) {
+    const { ctx, failed } = trackErrors(entryCtx);
+    const declared = Object.keys(config.input ?? {});
+    const realRoot = realFolder(config.root ?? '.', ['root'], ctx);
+    // A templated cwd (e.g. the client's root) is resolved and checked inside root on each call.
+    const cwdTemplate = config.cwd?.includes('{{')
+      ? compileString(config.cwd, declared, ['cwd'], ctx)
+      : undefined;
+    const cwd = realRoot && (cwdTemplate ? realRoot : realFolder(config.cwd ?? '.', ['cwd'], ctx));
+    if (realRoot && cwd && !isInside(realRoot, cwd)) {
+      ctx.error(['cwd'], problems.PATH_OUTSIDE_ROOT(config.cwd ?? '.', realRoot));
+    }
+    const [program, ...rest] = config.command as [string, ...string[]];
+    const resolved = realRoot ? resolveProgram(program, ctx.baseDir, realRoot) : undefined;
+    if (resolved && 'reason' in resolved) {
+      ctx.error(['command', 0], problems.SHELL_PROGRAM_NOT_FOUND(program, resolved.reason));
+    }
+    const argv = compileArgv(rest, declared, ['command'], ctx, 1);
+    const env = Object.entries(config.env ?? {}).map(
+      ([name, value]) => [name, compileString(value, declared, ['env', name], ctx)] as const,
+    );
+    const stdin =
+      config.stdin === undefined ? undefined : compileString(config.stdin, declared, ['stdin'], ctx);
+    const progress = config.progress && progressPattern(config.progress.pattern);
+    if (progress === null) {
+      ctx.error(
+        ['progress', 'pattern'],
+        problems.MANIFEST_INVALID_VALUE('a regular expression with a named group (?<progress>…) is expected'),
+      );
+    }
+    if (failed() || !realRoot || !cwd || !argv || !resolved || !('file' in resolved)) return undefined;
+
+    const file = resolved.file;
+    const timeoutMs = config.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS;
+    const maxOutputBytes = config.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+    const passthrough = config.envPassthrough ?? DEFAULT_PASSTHROUGH;
+    const wantsJson = config.outputSchema !== undefined;
+    const logStderr = config.logStderr ?? true;
+
+    return {
+      annotations: { openWorldHint: false },
+      async run(args, call): Promise<ToolResult> {
+        const rendered = argv.render(args);
+        if ('refused' in rendered) return failure(`Refused to run ${program}: ${rendered.refused}.`);
+        const folder = cwdTemplate ? await renderedFolder(cwdTemplate, args, ctx.baseDir, realRoot) : cwd;
+        if (typeof folder !== 'string') return failure(`Refused to run ${program}: ${folder.refused}.`);
+        if (!cwdTemplate && (await realpathInside(realRoot, cwd)) !== cwd) {
+          return failure(`Refused to run ${program}: its working folder moved outside ${realRoot}.`);
+        }
+        const environment: Record<string, string> = {};
+        for (const name of passthrough) {
+          const value = process.env[name];
+          if (value !== undefined) environment[name] = value;
+        }
+        for (const [name, node] of env) {
+          const value = text(node!, args);
+          if (value !== undefined) environment[name] = value;
+        }
+        const input = stdin && text(stdin, args);
+        const outcome = await runProcess({
+          file,
+          args: rendered.argv,
+          cwd: folder,
+          env: environment,
+          ...(input !== undefined && { stdin: input }),
+          timeoutMs,
+          maxOutputBytes,
+          signal: call.signal,
+          ...(progress && {
+            onStdoutLine: (line: string) => {
+              const groups = progress.exec(line)?.groups;
+              const value = Number(groups?.progress);
+              if (!groups || !Number.isFinite(value)) return;
+              const total = Number(groups.total);
+              call.progress(value, Number.isFinite(total) ? total : undefined, groups.message || undefined);
+            },
+          }),
+          ...(logStderr && { onStderrLine: (line: string) => line && call.log('info', line, ctx.name) }),
+        });
+        return outcomeResult(program, outcome, timeoutMs, maxOutputBytes, wantsJson);
+      },
+    };
+  },
+};
+
+function text(node: ValueNode, args: Readonly<Record<string, unknown>>): string | undefined {
+  const value = evaluateTree(node, args);
+  if (value === ABSENT) return undefined;
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+}
+
+/** The real folder a templated cwd names for these values, if it exists inside `realRoot`. */
+async function renderedFolder(
+  node: ValueNode,
+  args: Readonly<Record<string, unknown>>,
+  baseDir: string,
+  realRoot: string,
+): Promise<string | { refused: string }> {
+  const path = text(node, args);
+  if (!path)
+    return { refused: 'its working folder is empty for these values (did the client share a root?)' };
+  const real = await realpathInside(realRoot, resolve(baseDir, path));
+  if (real === undefined)
+    return { refused: `its working folder ${JSON.stringify(path)} does not exist or is outside ${realRoot}` };
+  const isFolder = await stat(real).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  return isFolder ? real : { refused: `its working folder ${JSON.stringify(path)} is not a folder` };
+}
+
+function realFolder(path: string, at: EntryPath, ctx: KindContext): string | undefined {
+  const full = resolve(ctx.baseDir, path);
+  let real: string;
+  try {
+    real = realpathSync(full);
+  } catch {
+    ctx.error(at, problems.PATH_NOT_FOUND(full));
+    return undefined;
+  }
+  if (statSync(real).isDirectory()) return real;
+  ctx.error(at, problems.MANIFEST_INVALID_VALUE(`${JSON.stringify(full)} is not a folder`));
+  return undefined;
+}
+
+const failure = (message: string): ToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: message }],
+});

@@ -1,0 +1,254 @@
+/**
+ * Source `mysql`: a MySQL or MariaDB database through a `mysql2` connection pool, read-only by
+ * default.
+ *
+ * Every call runs in its own transaction (`START TRANSACTION READ ONLY` unless the call may write)
+ * as a server-side prepared statement, so values are bound and a second statement cannot ride along.
+ * The time limit is enforced twice: by the server (`max_statement_time` on MariaDB,
+ * `max_execution_time` on MySQL, set a little past the limit) and by the client, which sends
+ * `KILL QUERY <thread>` over a separate connection when the limit passes or the caller cancels.
+ * Rows stream in; once the row cap is passed a read is killed rather than read to its end.
+ *
+ * @example
+ * ```yaml
+ * sources:
+ *   shop:
+ *     kind: mysql
+ *     url: ${env:SHOP_DATABASE_URL}   # mysql://user:password@host:3306/shop
+ *     timeoutMs: 3000
+ * ```
+ */
+import type { Connection as CoreConnection } from 'mysql2';
+import type mysql from 'mysql2/promise';
+import { problems } from '../../errors.js';
+import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
+import { classifySql } from './classify.js';
+import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { quoteBackticked } from './identifiers.js';
+import { mysqlSchemaReader } from './introspect-mysql.js';
+import { renderSql } from './params.js';
+import { CANCELLED_MESSAGE, readOnlyRefusal, redactor, rowObjects, uniqueColumns } from './result.js';
+import { networkSourceSchema } from './source-schema.js';
+import { QueryWatch, urlSecrets } from './watch.js';
+
+export interface MysqlConfig {
+  readonly url: string;
+  readonly poolSize?: number;
+  readonly timeoutMs?: number;
+  readonly maxRows?: number;
+  readonly readOnly?: boolean;
+}
+
+/** How far past the client's limit the server's own is set. */
+const GRACE_MS = 1000;
+const ER_QUERY_INTERRUPTED = 1317;
+
+interface Run {
+  readonly readOnly: boolean;
+  readonly maxRows: number;
+  readonly timeoutMs: number;
+  readonly offset: number;
+  readonly signal: AbortSignal;
+}
+
+export const mysqlSource: SourceKind<MysqlConfig> = {
+  kind: 'mysql',
+  description:
+    'A MySQL or MariaDB database (read-only by default), for `sql` tools and `sql-schema` resources.',
+  configSchema: networkSourceSchema('mysql://user:password@host:3306/database'),
+
+  async open(config, ctx) {
+    // The driver loads only when a manifest uses it: it costs ~70 ms of start-up.
+    const { default: driver } = await import('mysql2/promise');
+    const readOnly = config.readOnly ?? true;
+    const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const redact = redactor(urlSecrets(config.url));
+    const fail = (reason: string) => {
+      ctx.error(['url'], problems.SOURCE_OPEN_FAILED(ctx.name, redact(reason)));
+      return undefined;
+    };
+    const connection = { uri: config.url, connectTimeout: timeoutMs, charset: 'utf8mb4' };
+    let pool: mysql.Pool;
+    let mariadb: boolean;
+    try {
+      pool = driver.createPool({
+        ...connection,
+        connectionLimit: config.poolSize ?? 5,
+        multipleStatements: false,
+        dateStrings: true,
+        supportBigNumbers: true,
+        // Statements are cached per connection; model-written queries would otherwise pile up.
+        maxPreparedStatements: 100,
+      });
+    } catch (err) {
+      return fail((err as Error).message);
+    }
+    try {
+      const [rows] = await pool.query<mysql.RowDataPacket[]>('SELECT VERSION() AS version, DATABASE() AS db');
+      if (!rows[0]?.db) {
+        await pool.end();
+        return fail('the URL names no database; end it with /<database name>');
+      }
+      mariadb = /mariadb/i.test(String(rows[0].version));
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      return fail((err as Error).message);
+    }
+
+    const kill = async (thread: number) => {
+      try {
+        const killer = await driver.createConnection(connection);
+        await killer.query(`KILL QUERY ${Math.trunc(thread)}`).finally(() => killer.end());
+      } catch (err) {
+        ctx.log.warn(`source ${ctx.name}: cannot stop a query: ${redact((err as Error).message)}`);
+      }
+    };
+
+    const run = async (text: string, values: readonly unknown[], o: Run): Promise<SqlResult> => {
+      if (o.signal.aborted) throw new Error(CANCELLED_MESSAGE);
+      let conn: mysql.PoolConnection;
+      try {
+        conn = await pool.getConnection();
+      } catch (err) {
+        throw new Error(`cannot reach the database: ${redact((err as Error).message)}`);
+      }
+      const thread = conn.threadId;
+      const watch = new QueryWatch(o.signal, o.timeoutMs, o.timeoutMs, () => kill(thread));
+      let healthy = false;
+      try {
+        const core = (conn as unknown as { connection: CoreConnection }).connection;
+        const stopAtCap = o.readOnly ? () => kill(thread) : undefined;
+        const work = transaction(conn, core, serverLimit(mariadb, o.timeoutMs), text, values, o, stopAtCap);
+        work.catch(() => undefined); // when abandoned, its late failure is of no interest
+        const streamed = await Promise.race([work, watch.abandoned]);
+        if (watch.reason) throw new Error('stopped after the end');
+        healthy = !streamed.killed;
+        const { columns, rows, changes } = streamed;
+        if (columns === undefined) return { columns: [], rows: [], truncated: false, changes: changes ?? 0 };
+        return { columns, rows: rowObjects(columns, rows), truncated: streamed.truncated };
+      } catch (err) {
+        await watch.finish();
+        throw watch.error(err, redact);
+      } finally {
+        await watch.finish();
+        // A connection a KILL was aimed at is closed rather than handed to the next call.
+        if (healthy) conn.release();
+        else conn.destroy();
+      }
+    };
+
+    const sql: SqlCapability = {
+      dialect: 'mysql',
+      readOnly,
+      defaults: { maxRows: config.maxRows ?? DEFAULT_MAX_ROWS, timeoutMs },
+      async query(statement, values, options) {
+        const text = renderSql(statement, () => '?');
+        const readsOnly = readOnly || options.readOnly === true;
+        const verdict = classifySql(text, 'mysql');
+        if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly));
+        return run(text, values, { ...options, readOnly: readsOnly, offset: options.offset ?? 0 });
+      },
+      quoteIdentifier: quoteBackticked,
+      schema: mysqlSchemaReader(async (text, values, signal) => {
+        const result = await run(text, values, {
+          readOnly: true,
+          maxRows: 100_000,
+          timeoutMs,
+          offset: 0,
+          signal,
+        });
+        return result.rows;
+      }),
+    };
+    const opened: OpenedSource = {
+      capabilities: { sql },
+      dispose: () => pool.end().catch(() => undefined),
+    };
+    return opened;
+  },
+};
+
+/** The server's own limit, set past the client's so that the client's KILL comes first. */
+function serverLimit(mariadb: boolean, timeoutMs: number): string {
+  const ms = Math.trunc(timeoutMs) + GRACE_MS;
+  return mariadb ? `SET SESSION max_statement_time = ${ms / 1000}` : `SET SESSION max_execution_time = ${ms}`;
+}
+
+/** One call's transaction: the server's limit, the statement, the end (unless it was killed). */
+async function transaction(
+  conn: mysql.PoolConnection,
+  core: CoreConnection,
+  limit: string,
+  text: string,
+  values: readonly unknown[],
+  o: Run,
+  stopAtCap: (() => Promise<void>) | undefined,
+): Promise<Streamed> {
+  await conn.query(limit);
+  await conn.query(o.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
+  // A read stops at the cap; a write is read to its end so that it commits whole.
+  const streamed = await stream(core, text, values, o, stopAtCap);
+  // A killed connection is closed by the caller, which ends its transaction.
+  if (!streamed.killed) await conn.query(o.readOnly ? 'ROLLBACK' : 'COMMIT');
+  return streamed;
+}
+
+interface Streamed {
+  columns?: string[];
+  rows: unknown[][];
+  truncated: boolean;
+  changes?: number;
+  /** The query was killed at the row cap. */
+  killed: boolean;
+}
+
+/** Runs one prepared statement, keeping rows `offset` to `offset + maxRows` as they stream in. */
+function stream(
+  core: CoreConnection,
+  text: string,
+  values: readonly unknown[],
+  o: Run,
+  stopAtCap: (() => Promise<void>) | undefined,
+): Promise<Streamed> {
+  return new Promise((resolve, reject) => {
+    const out: Streamed = { rows: [], truncated: false, killed: false };
+    let skip = o.offset;
+    let stopping: Promise<void> | undefined;
+    let settled = false;
+    const finish = (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      Promise.resolve(stopping).then(() => (err ? reject(err) : resolve(out)));
+    };
+    const cmd = core.execute({ sql: text, values: values.map(bindable), rowsAsArray: true });
+    // A statement without a result set still emits 'fields', with nothing.
+    cmd.on('fields', (fields: { name: string }[] | undefined) => {
+      if (fields) out.columns = uniqueColumns(fields.map((f) => f.name));
+    });
+    cmd.on('result', (row: unknown) => {
+      if (!Array.isArray(row)) {
+        out.changes = (row as { affectedRows?: number }).affectedRows;
+      } else if (skip > 0) skip--;
+      else if (out.rows.length < o.maxRows) out.rows.push(row);
+      else if (!out.truncated) {
+        out.truncated = true;
+        if (stopAtCap) {
+          out.killed = true;
+          stopping = stopAtCap();
+        }
+      }
+    });
+    cmd.on('error', (err: { errno?: number }) =>
+      finish(out.killed && err.errno === ER_QUERY_INTERRUPTED ? undefined : err),
+    );
+    cmd.on('end', () => finish());
+  });
+}
+
+/** Booleans as 1/0 and objects as JSON text, as the other sources bind them. */
+function bindable(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'object' && !(value instanceof Uint8Array)) return JSON.stringify(value);
+  return value;
+}

@@ -1,0 +1,245 @@
+/**
+ * Source `postgres`: a PostgreSQL database through a `pg` connection pool, read-only by default.
+ *
+ * Every call runs in its own transaction (`BEGIN READ ONLY` unless the call may write) with
+ * `SET LOCAL statement_timeout`, so the server itself stops a slow query; a client that cancels, or
+ * a server that does not answer in time, gets a `pg_cancel_backend` from a separate connection.
+ * Row sets are read through a cursor (`DECLARE … FETCH n+1`), so the row cap also bounds what
+ * crosses the network, and a continuation page skips rows on the server (`MOVE`).
+ *
+ * @example
+ * ```yaml
+ * sources:
+ *   crm:
+ *     kind: postgres
+ *     url: ${env:CRM_DATABASE_URL}
+ *     schemas: [public, sales]   # what sql-schema shows (default: the search path)
+ * ```
+ */
+import type pg from 'pg';
+import { problems } from '../../errors.js';
+import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
+import { classifySql } from './classify.js';
+import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { postgresSchemaReader } from './introspect-postgres.js';
+import { renderSql } from './params.js';
+import { CANCELLED_MESSAGE, readOnlyRefusal, redactor, rowObjects, uniqueColumns } from './result.js';
+import { networkSourceSchema } from './source-schema.js';
+import { QueryWatch, urlSecrets } from './watch.js';
+
+export interface PostgresConfig {
+  readonly url: string;
+  readonly poolSize?: number;
+  readonly timeoutMs?: number;
+  readonly maxRows?: number;
+  readonly readOnly?: boolean;
+  readonly schemas?: readonly string[];
+}
+
+/** How long past statement_timeout the client waits before it cancels the query itself. */
+const GRACE_MS = 1000;
+/** Date and time types stay as the server writes them (no time-zone shift through JS Date). */
+const TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1266, 1182, 1115, 1185]);
+const INT8 = 20;
+
+const typeParsers = (driver: typeof pg): pg.CustomTypesConfig => ({
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (TEXT_TYPES.has(oid)) return (value: string) => value;
+    if (oid === INT8) return (value: string) => (Number.isSafeInteger(Number(value)) ? Number(value) : value);
+    return driver.types.getTypeParser(oid, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
+});
+
+interface Run {
+  readonly readOnly: boolean;
+  readonly rowSet: boolean;
+  readonly maxRows: number;
+  readonly timeoutMs: number;
+  readonly offset: number;
+  readonly signal: AbortSignal;
+}
+
+export const postgresSource: SourceKind<PostgresConfig> = {
+  kind: 'postgres',
+  description: 'A PostgreSQL database (read-only by default), for `sql` tools and `sql-schema` resources.',
+  configSchema: networkSourceSchema('postgres://user:password@host:5432/database', {
+    schemas: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      minItems: 1,
+      description:
+        'The schemas whose tables `sql-schema` and the ready-made tools show, and where unqualified names resolve (default: the search path). With one schema, table names are unqualified; with several, `schema.table`.',
+    },
+  }),
+
+  async open(config, ctx) {
+    // The driver loads only when a manifest uses it: it costs ~80 ms of start-up.
+    const { default: driver } = await import('pg');
+    const types = typeParsers(driver);
+    const readOnly = config.readOnly ?? true;
+    const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const redact = redactor(urlSecrets(config.url));
+    const fail = (err: unknown) => {
+      ctx.error(
+        ['url'],
+        problems.SOURCE_OPEN_FAILED(ctx.name, redact((err as Error).message || String(err))),
+      );
+      return undefined;
+    };
+    const connection = { connectionString: config.url, connectionTimeoutMillis: timeoutMs, types };
+    let pool: pg.Pool;
+    try {
+      pool = new driver.Pool({ ...connection, max: config.poolSize ?? 5, idleTimeoutMillis: 10_000 });
+    } catch (err) {
+      return fail(err);
+    }
+    // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
+    pool.on('error', (err) => ctx.log.warn(`source ${ctx.name}: ${redact(err.message)}`));
+    let schemas: readonly string[];
+    try {
+      const result = await pool.query<{ schemas: string[] }>(
+        'SELECT current_schemas(false)::text[] AS schemas',
+      );
+      schemas = config.schemas ?? result.rows[0]?.schemas ?? [];
+      const missing = await pool.query<{ name: string }>(
+        'SELECT s AS name FROM unnest($1::text[]) s WHERE s NOT IN (SELECT nspname FROM pg_namespace)',
+        [schemas],
+      );
+      if (missing.rows.length > 0) {
+        throw new Error(
+          `no schema ${missing.rows.map((r) => JSON.stringify(r.name)).join(', ')} in the database`,
+        );
+      }
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      return fail(err);
+    }
+    // Declared schemas are also where unqualified names resolve, as the schema resources show them.
+    const searchPath = config.schemas
+      ? `; SET LOCAL search_path TO ${config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')}`
+      : '';
+
+    const cancel = async (pid: number) => {
+      const client = new driver.Client(connection);
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        await client.query('SELECT pg_cancel_backend($1)', [pid]);
+      } catch (err) {
+        ctx.log.warn(`source ${ctx.name}: cannot cancel a query: ${redact((err as Error).message)}`);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    };
+
+    const run = async (text: string, values: readonly unknown[], o: Run): Promise<SqlResult> => {
+      if (o.signal.aborted) throw new Error(CANCELLED_MESSAGE);
+      if (!Number.isSafeInteger(o.offset) || o.offset < 0) throw new Error(`invalid offset ${o.offset}`);
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw new Error(`cannot reach the database: ${redact((err as Error).message)}`);
+      }
+      const pid = (client as unknown as { processID: number }).processID;
+      const watch = new QueryWatch(o.signal, o.timeoutMs, o.timeoutMs + GRACE_MS, () => cancel(pid));
+      let healthy = false;
+      try {
+        const work = transaction(client, `${o.readOnly ? ' READ ONLY' : ''}`, searchPath, text, values, o);
+        work.catch(() => undefined); // when abandoned, its late failure is of no interest
+        const result = await Promise.race([work, watch.abandoned]);
+        if (watch.reason) throw new Error('stopped after the end');
+        healthy = true;
+        return result;
+      } catch (err) {
+        await watch.finish();
+        if ((err as { code?: string }).code === '57014' && !watch.reason) watch.reason = 'timeout';
+        throw watch.error(err, redact);
+      } finally {
+        await watch.finish();
+        // A failed or cancelled call closes its connection (which ends its transaction) rather
+        // than handing the pool one that a late cancel could still hit.
+        client.release(healthy ? undefined : true);
+      }
+    };
+
+    const sql: SqlCapability = {
+      dialect: 'postgres',
+      readOnly,
+      defaults: { maxRows: config.maxRows ?? DEFAULT_MAX_ROWS, timeoutMs },
+      async query(statement, values, options) {
+        const text = renderSql(statement, (i) => `$${i + 1}`);
+        const readsOnly = readOnly || options.readOnly === true;
+        const verdict = classifySql(text, 'postgres');
+        if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly));
+        return run(text, values, {
+          ...options,
+          readOnly: readsOnly,
+          rowSet: verdict.read && verdict.rowSet,
+          offset: options.offset ?? 0,
+        });
+      },
+      quoteIdentifier: driver.escapeIdentifier,
+      schema: postgresSchemaReader(async (text, values, signal) => {
+        const result = await run(text, values, {
+          readOnly: true,
+          rowSet: true,
+          maxRows: 100_000,
+          timeoutMs,
+          offset: 0,
+          signal,
+        });
+        return result.rows;
+      }, schemas),
+    };
+    const opened: OpenedSource = {
+      capabilities: { sql },
+      dispose: () => pool.end().catch(() => undefined),
+    };
+    return opened;
+  },
+};
+
+/** One call's transaction: its limits, the statement (through a cursor for a row set), the end. */
+async function transaction(
+  client: pg.PoolClient,
+  mode: string,
+  searchPath: string,
+  text: string,
+  values: readonly unknown[],
+  o: Run,
+): Promise<SqlResult> {
+  // Several statements in one simple-protocol round trip; all are fixed text, integers and
+  // identifiers quoted by escapeIdentifier.
+  await client.query(`BEGIN${mode}; SET LOCAL statement_timeout = ${o.timeoutMs}${searchPath}`);
+  let fields: { name: string }[];
+  let rows: unknown[][];
+  let changes: number | null = null;
+  if (o.rowSet) {
+    await client.query({
+      text: `DECLARE mcp_run_rows NO SCROLL CURSOR FOR ${text}`,
+      values: [...values],
+      queryMode: 'extended',
+    } as pg.QueryConfig);
+    if (o.offset > 0) await client.query(`MOVE FORWARD ${o.offset} IN mcp_run_rows`);
+    ({ fields, rows } = await client.query({
+      text: `FETCH FORWARD ${o.maxRows + 1} FROM mcp_run_rows`,
+      rowMode: 'array',
+    }));
+  } else {
+    // Extended protocol even without values: it refuses a second statement in the text.
+    const result = await client.query({
+      text,
+      values: [...values],
+      rowMode: 'array',
+      queryMode: 'extended',
+    } as pg.QueryConfig);
+    fields = result.fields;
+    rows = result.rows.slice(o.offset);
+    changes = result.rowCount;
+  }
+  await client.query(o.readOnly ? 'ROLLBACK' : 'COMMIT');
+  if (fields.length === 0) return { columns: [], rows: [], truncated: false, changes: changes ?? 0 };
+  const columns = uniqueColumns(fields.map((f) => f.name));
+  return { columns, rows: rowObjects(columns, rows.slice(0, o.maxRows)), truncated: rows.length > o.maxRows };
+}

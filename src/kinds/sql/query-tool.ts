@@ -1,0 +1,83 @@
+/**
+ * Tool `sql-query` (ready-made): the model writes one SQL query and it runs read-only. Before the
+ * database sees it, the statement is checked to be a single read (shared/sql-classify.ts); it then
+ * runs in a read-only transaction with the row cap and the time limit, whatever the source allows.
+ *
+ * @example
+ * ```yaml
+ * tools:
+ *   query: { kind: sql-query, source: shop }
+ * ```
+ */
+import type { ToolCommon, ToolKind } from '../contract/kinds.js';
+import { classifySql } from './classify.js';
+import { readyMadeSchema, refuseInput } from './list-tables-tool.js';
+import { rowsToolResult } from './rows.js';
+
+export interface SqlQueryToolConfig extends ToolCommon {
+  readonly source: string;
+  readonly maxRows?: number;
+  readonly timeoutMs?: number;
+}
+
+const READS = 'SELECT, WITH … SELECT, VALUES, EXPLAIN, SHOW or DESCRIBE';
+
+export const sqlQueryTool: ToolKind<SqlQueryToolConfig> = {
+  kind: 'sql-query',
+  description: 'Ready-made: runs one read-only SQL query that the model writes (argument `sql`).',
+  configSchema: readyMadeSchema({
+    maxRows: {
+      type: 'integer',
+      minimum: 1,
+      description: "At most this many rows are returned (default: the source's maxRows).",
+    },
+    timeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      description: "Time limit of a query (default: the source's timeoutMs).",
+    },
+  }),
+
+  compile(config, ctx) {
+    const capability = ctx.source(config.source, 'sql', ['source']);
+    if (!refuseInput(config, ctx) || !capability) return undefined;
+    const maxRows = config.maxRows ?? capability.defaults.maxRows;
+    const timeoutMs = config.timeoutMs ?? capability.defaults.timeoutMs;
+    const dialect = capability.dialect;
+    return {
+      annotations: { readOnlyHint: true },
+      description: `Runs one read-only SQL query on the ${dialect} database "${config.source}" and returns at most ${maxRows} rows, with a ${timeoutMs / 1000} s time limit. Only one ${READS} statement is accepted; anything that writes is refused. Write values into the text (there are no parameters). Look up table and column names first.`,
+      input: {
+        sql: {
+          type: 'string',
+          minLength: 1,
+          description: `One ${dialect} read statement (${READS}).`,
+        },
+      },
+      async run(args, call) {
+        const text = String(args.sql);
+        const verdict = classifySql(text, dialect);
+        if (!verdict.read) {
+          return {
+            isError: true,
+            content: [
+              { type: 'text', text: `Query refused: ${verdict.reason}. Send one ${READS} statement.` },
+            ],
+          };
+        }
+        try {
+          // The text goes to the driver as is: no :name parameters are looked for in it.
+          const result = await capability.query({ segments: [text], params: [] }, [], {
+            maxRows,
+            timeoutMs,
+            signal: call.signal,
+            readOnly: true,
+          });
+          return rowsToolResult(result, maxRows);
+        } catch (err) {
+          return { isError: true, content: [{ type: 'text', text: `SQL error: ${(err as Error).message}` }] };
+        }
+      },
+    };
+  },
+};

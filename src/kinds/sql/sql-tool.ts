@@ -1,0 +1,226 @@
+/**
+ * Tool `sql`: one parameterised statement against a source with the `sql` capability. Arguments
+ * are bound by the driver as `:name` parameters, never pasted into the SQL text. A name listed in
+ * `identifiers` is a table or column name instead: its value must come from the argument's `enum`,
+ * and it is quoted the engine's way. On a read-only source every statement only reads; on a writable
+ * one, `readOnly: true` keeps a tool to reads. `paginate: true` adds a `cursor` argument.
+ *
+ * @example
+ * ```yaml
+ * tools:
+ *   find_orders:
+ *     kind: sql
+ *     source: shop
+ *     description: Orders of one customer, newest first.
+ *     input:
+ *       email: { type: string }
+ *       limit: { type: integer, default: 20, maximum: 100 }
+ *     sql: SELECT id, total FROM orders WHERE email = :email ORDER BY placed_at DESC LIMIT :limit
+ *   table_rows:
+ *     kind: sql
+ *     source: shop
+ *     input: { table: { type: string, enum: [orders, customers] } }
+ *     identifiers: [table]
+ *     sql: SELECT * FROM :table ORDER BY 1
+ *     paginate: true
+ * ```
+ */
+
+import { problems } from '../../errors.js';
+import type { SqlResult, ToolCommon, ToolKind } from '../contract/kinds.js';
+import type { JsonSchema } from '../contract/types.js';
+import { classifySql } from './classify.js';
+import { CURSOR_ARGUMENT, decodeCursor, encodeCursor } from './cursor.js';
+import { bindIdentifiers } from './identifiers.js';
+import { parseDeclaredSql, parseSqlParams, renderSql } from './params.js';
+import { rowsOutputSchema, rowsToolResult } from './rows.js';
+
+export interface SqlToolConfig extends ToolCommon {
+  readonly source: string;
+  readonly sql: string;
+  readonly maxRows?: number;
+  readonly timeoutMs?: number;
+  readonly readOnly?: boolean;
+  readonly paginate?: boolean;
+  readonly identifiers?: readonly string[];
+}
+
+const CURSOR_INPUT: JsonSchema = {
+  type: 'string',
+  required: false,
+  description: 'The nextCursor of the previous page; leave it out for the first page.',
+};
+
+export const sqlTool: ToolKind<SqlToolConfig> = {
+  kind: 'sql',
+  description: 'Runs one SQL statement with the arguments bound as :name parameters.',
+  configSchema: {
+    type: 'object',
+    properties: {
+      source: {
+        type: 'string',
+        minLength: 1,
+        description: 'The source to query (one with SQL, e.g. kind: sqlite).',
+      },
+      sql: {
+        type: 'string',
+        minLength: 1,
+        description:
+          'One SQL statement. Use :name for each argument; values are bound, never pasted into the text.',
+      },
+      maxRows: {
+        type: 'integer',
+        minimum: 1,
+        description: "At most this many rows are returned (default: the source's maxRows, else 500).",
+      },
+      timeoutMs: {
+        type: 'integer',
+        minimum: 1,
+        description: "Time limit of the query (default: the source's timeoutMs, else 5000).",
+      },
+      readOnly: {
+        type: 'boolean',
+        description:
+          "Whether the tool only reads (default: the source's readOnly). true keeps a tool on a writable source to one read statement in a read-only transaction; false needs a source with readOnly: false.",
+      },
+      paginate: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Return maxRows rows per page and add a `cursor` argument for the next page. Order the rows (ORDER BY) so pages are stable.',
+      },
+      identifiers: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        uniqueItems: true,
+        description:
+          'Arguments that name a table or column (`FROM :table`): each needs an `enum` of the allowed names under input, and its value is quoted as an identifier instead of bound as a value.',
+      },
+    },
+    required: ['source', 'sql'],
+    additionalProperties: false,
+  },
+
+  compile(config, ctx) {
+    let ok = true;
+    const fail = (at: string, problem: Parameters<typeof ctx.error>[1]) => {
+      ok = false;
+      ctx.error([at], problem);
+    };
+    const capability = ctx.source(config.source, 'sql', ['source']);
+    const input = config.input ?? {};
+    const parsed = parseDeclaredSql(config.sql, Object.keys(input), ctx);
+    if (!parsed) ok = false;
+    const statement = parsed ?? parseSqlParams(config.sql);
+    const identifiers = new Set(config.identifiers ?? []);
+    const choices = new Map<string, readonly string[]>();
+    for (const name of identifiers) {
+      const allowed = Object.hasOwn(input, name) ? (input[name] as { enum?: unknown }).enum : undefined;
+      if (!Array.isArray(allowed) || allowed.length === 0 || !allowed.every((v) => typeof v === 'string')) {
+        fail('identifiers', problems.SQL_IDENTIFIER_NOT_ENUM(name));
+      } else if (!statement.params.includes(name)) {
+        fail('identifiers', problems.MANIFEST_INVALID_VALUE(`the SQL does not use the identifier :${name}`));
+      } else choices.set(name, allowed as string[]);
+    }
+    if (config.paginate && Object.hasOwn(input, CURSOR_ARGUMENT)) {
+      fail(
+        'paginate',
+        problems.MANIFEST_INVALID_VALUE('paginate adds the argument "cursor"; rename your input "cursor"'),
+      );
+    }
+    if (!capability || !ok) return undefined;
+
+    if (config.readOnly === false && capability.readOnly) {
+      fail(
+        'readOnly',
+        problems.SQL_WRITE_NOT_ALLOWED(`the tool asks to write, but source "${config.source}" is read-only`),
+      );
+    }
+    const readOnly = config.readOnly ?? capability.readOnly;
+    // Every statement the tool can run: one per allowed identifier value (the others at their first).
+    const variants = identifierVariants(choices).map((values) =>
+      bindIdentifiers(statement, identifiers, values, capability.quoteIdentifier),
+    );
+    for (const variant of variants) {
+      const invalid = capability.check?.(variant);
+      if (invalid) {
+        fail('sql', problems.SQL_INVALID(invalid));
+        break;
+      }
+      const verdict = classifySql(
+        renderSql(variant, () => '?'),
+        capability.dialect,
+      );
+      if (!verdict.read && config.readOnly === true) {
+        fail('sql', problems.SQL_WRITE_NOT_ALLOWED(`the tool is readOnly: true, but ${verdict.reason}`));
+        break;
+      }
+      if (!verdict.read && readOnly)
+        ctx.log.warn(`tool ${ctx.name}: ${verdict.reason}; it will be refused at run time`);
+      if (config.paginate && !(verdict.read && verdict.rowSet)) {
+        fail(
+          'paginate',
+          problems.MANIFEST_INVALID_VALUE(
+            'paginate needs a statement that returns rows (SELECT, WITH, VALUES)',
+          ),
+        );
+        break;
+      }
+    }
+    if (!ok) return undefined;
+
+    const paginate = config.paginate ?? false;
+    const defaults = capability.defaults;
+    const maxRows = config.maxRows ?? defaults.maxRows;
+    const timeoutMs = config.timeoutMs ?? defaults.timeoutMs;
+    const columns = identifiers.size === 0 ? capability.columns?.(statement) : undefined;
+    return {
+      ...(readOnly && { annotations: { readOnlyHint: true } }),
+      ...(paginate && { input: { [CURSOR_ARGUMENT]: CURSOR_INPUT } }),
+      ...(columns && { outputSchema: rowsOutputSchema(columns, paginate) }),
+      async run(args, call) {
+        const offset = paginate ? decodeCursor(args) : 0;
+        if (offset === undefined) {
+          return errorResult(
+            `The cursor is not one this tool gave for these arguments; call ${ctx.name} again without cursor to start from the first page.`,
+          );
+        }
+        // The input schema already holds identifiers to their enum; this keeps it true for any caller.
+        for (const [name, allowed] of choices) {
+          if (!allowed.includes(args[name] as string)) {
+            return errorResult(`${name} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}.`);
+          }
+        }
+        const bound = bindIdentifiers(statement, identifiers, args, capability.quoteIdentifier);
+        const values = bound.params.map((name) => args[name] ?? null);
+        let result: SqlResult;
+        try {
+          result = await capability.query(bound, values, {
+            maxRows,
+            timeoutMs,
+            signal: call.signal,
+            ...(readOnly && { readOnly }),
+            ...(offset > 0 && { offset }),
+          });
+        } catch (err) {
+          return errorResult(`SQL error: ${(err as Error).message}`);
+        }
+        if (!paginate) return rowsToolResult(result, maxRows);
+        const next = result.truncated ? encodeCursor(offset + result.rows.length, args) : undefined;
+        return rowsToolResult(result, maxRows, { offset, tool: ctx.name, ...(next && { nextCursor: next }) });
+      },
+    };
+  },
+};
+
+const errorResult = (text: string) => ({ isError: true, content: [{ type: 'text' as const, text }] });
+
+/** Each allowed value of each identifier once, the other identifiers at their first value. */
+function identifierVariants(choices: ReadonlyMap<string, readonly string[]>): Record<string, string>[] {
+  const first = Object.fromEntries([...choices].map(([name, values]) => [name, values[0]!]));
+  const variants = [first];
+  for (const [name, values] of choices) {
+    for (const value of values.slice(1)) variants.push({ ...first, [name]: value });
+  }
+  return variants;
+}

@@ -1,0 +1,76 @@
+/**
+ * The client side of a query's time limit and cancellation, for servers that run a query on their
+ * own connection (Postgres, MySQL): when the deadline passes or the caller aborts, `cancel` is sent
+ * once over a separate connection, so the query stops on the server instead of running on after its
+ * caller gave up. The server-side limit (statement_timeout, max_statement_time) is the first line;
+ * this is the one that also serves a client's cancellation.
+ */
+import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
+
+/** How long a cancelled query may take to answer before its call gives up on the connection. */
+const ABANDON_MS = 3000;
+
+export class QueryWatch {
+  /** Why the query was cancelled, once it was. */
+  reason: 'timeout' | 'cancelled' | undefined;
+  /**
+   * Rejects when a cancelled query has not answered ABANDON_MS after the cancel (a server or
+   * network that no longer responds): race the work against it, then close the connection.
+   */
+  readonly abandoned: Promise<never>;
+  private rejectAbandoned: ((err: Error) => void) | undefined;
+  private abandonTimer: NodeJS.Timeout | undefined;
+  private cancelling: Promise<void> | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort = () => this.fire('cancelled');
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly timeoutMs: number,
+    deadlineMs: number,
+    private readonly cancel: () => Promise<void>,
+  ) {
+    this.abandoned = new Promise<never>((_, reject) => {
+      this.rejectAbandoned = reject;
+    });
+    this.abandoned.catch(() => undefined);
+    this.timer = setTimeout(() => this.fire('timeout'), deadlineMs);
+    signal.addEventListener('abort', this.onAbort, { once: true });
+    if (signal.aborted) this.fire('cancelled');
+  }
+
+  /** Stops watching; resolves once a cancel already sent has been answered. */
+  async finish(): Promise<void> {
+    clearTimeout(this.timer);
+    this.signal.removeEventListener('abort', this.onAbort);
+    await this.cancelling;
+    clearTimeout(this.abandonTimer);
+  }
+
+  /** The error to report: the reason when the watch fired, else the driver's own. */
+  error(err: unknown, redact: (text: string) => string): Error {
+    if (this.reason === 'timeout') return new Error(timeoutMessage(this.timeoutMs));
+    if (this.reason === 'cancelled') return new Error(CANCELLED_MESSAGE);
+    return new Error(redact(err instanceof Error ? err.message : String(err)));
+  }
+
+  private fire(reason: 'timeout' | 'cancelled'): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.cancelling = this.cancel()
+      .catch(() => undefined)
+      .then(() => {
+        this.abandonTimer = setTimeout(() => this.rejectAbandoned?.(new Error('no answer')), ABANDON_MS);
+      });
+  }
+}
+
+/** The password of a connection URL (decoded and as written), to redact from messages. */
+export function urlSecrets(url: string): string[] {
+  try {
+    const password = new URL(url).password;
+    return password ? [password, decodeURIComponent(password), url] : [url];
+  } catch {
+    return [url];
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The 2026-07-28 routing headers (digest §6.3): over HTTP, `Mcp-Method` must equal the method,
+ * `Mcp-Name` the name or URI the method's spec names (`routingName`), and `Mcp-Param-*` must mirror
+ * the tool arguments whose inputSchema property carries `"x-mcp-header"` (SEP-2243), after
+ * base64-sentinel decoding (integers compared as numbers). A fault is 400 + -32020.
+ *
+ * The core runs these checks for a request it has already classified as modern, after the envelope
+ * and method checks (the order the official SDK uses), so a broken envelope or an unknown method
+ * gets that more basic error first. Only properties reachable through a plain chain of `properties`
+ * count, as the spec defines them; declarations are read from the schema per call.
+ */
+import type { MethodSpec } from './context.js';
+import { ErrorCode, HttpStatus, isObject, ProtocolError } from './jsonrpc.js';
+
+/** A request's headers by lower-case name, as the transport received them. */
+export type HeaderReader = (name: string) => string | undefined;
+
+const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+
+/** Undefined when the routing headers agree with the body. */
+export function routingFault(
+  method: string,
+  spec: MethodSpec,
+  params: Record<string, unknown>,
+  header: HeaderReader,
+  toolSchema: (name: string) => unknown,
+): ProtocolError | undefined {
+  const text = routingText(method, spec, params, header, toolSchema);
+  return text === undefined
+    ? undefined
+    : new ProtocolError(ErrorCode.HeaderMismatch, text, undefined, HttpStatus.BadRequest);
+}
+
+function routingText(
+  method: string,
+  spec: MethodSpec,
+  params: Record<string, unknown>,
+  header: HeaderReader,
+  toolSchema: (name: string) => unknown,
+): string | undefined {
+  if (header('mcp-protocol-version') === undefined)
+    return 'missing MCP-Protocol-Version header (required on every 2026-07-28 request)';
+  const methodFault = compare(header, 'Mcp-Method', method);
+  if (methodFault !== undefined) return methodFault;
+  const expected = spec.routingName === undefined ? undefined : params[spec.routingName];
+  if (typeof expected !== 'string') return undefined;
+  const nameFault = compare(header, 'Mcp-Name', expected);
+  if (nameFault !== undefined || !spec.routesArguments) return nameFault;
+  return paramHeaderFault(header, paramDeclarations(toolSchema(expected)), params.arguments);
+}
+
+function compare(header: HeaderReader, name: string, expected: string): string | undefined {
+  const raw = header(name.toLowerCase());
+  if (raw === undefined)
+    return `missing ${name} header (it must repeat ${JSON.stringify(expected)} from the body)`;
+  const value = decodeHeaderValue(raw);
+  if (value === undefined) return `${name} header has an invalid base64 value`;
+  if (value !== expected)
+    return `${name} header ${JSON.stringify(value)} does not match the body's ${JSON.stringify(expected)}`;
+  return undefined;
+}
+
+/** A `=?base64?…?=` sentinel carries UTF-8 bytes in base64; anything else is the value itself. */
+export function decodeHeaderValue(raw: string): string | undefined {
+  if (!raw.startsWith('=?base64?')) return raw;
+  const match = SENTINEL.exec(raw);
+  if (match === null || match[1]!.length % 4 !== 0) return undefined;
+  const bytes = Buffer.from(match[1]!, 'base64');
+  const text = new TextDecoder('utf-8', { fatal: true });
+  try {
+    return text.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ParamDeclaration {
+  readonly path: readonly string[];
+  readonly header: string;
+}
+
+/** The `x-mcp-header` declarations of an inputSchema. */
+export function paramDeclarations(schema: unknown, path: readonly string[] = []): ParamDeclaration[] {
+  if (!isObject(schema) || !isObject(schema.properties)) return [];
+  const found: ParamDeclaration[] = [];
+  for (const [name, property] of Object.entries(schema.properties)) {
+    if (!isObject(property)) continue;
+    const at = [...path, name];
+    const declared = property['x-mcp-header'];
+    if (typeof declared === 'string' && declared !== '') found.push({ path: at, header: declared });
+    found.push(...paramDeclarations(property, at));
+  }
+  return found;
+}
+
+/** Undefined when every declared argument present in `args` has its matching header. */
+function paramHeaderFault(
+  header: HeaderReader,
+  declarations: readonly ParamDeclaration[],
+  args: unknown,
+): string | undefined {
+  for (const { path, header: name } of declarations) {
+    const value = valueAt(args, path);
+    if (value === undefined || value === null) continue;
+    const headerName = `Mcp-Param-${name}`;
+    const raw = header(headerName.toLowerCase());
+    if (raw === undefined) return `missing ${headerName} header for argument "${path.join('.')}"`;
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === undefined) return `${headerName} header has an invalid base64 value`;
+    if (!agrees(decoded, value))
+      return `${headerName} header ${JSON.stringify(decoded)} does not match argument "${path.join('.')}"`;
+  }
+  return undefined;
+}
+
+function agrees(headerValue: string, value: unknown): boolean {
+  if (typeof value === 'string') return headerValue === value;
+  if (typeof value === 'boolean') return headerValue === String(value);
+  if (typeof value === 'number') return headerValue.trim() !== '' && Number(headerValue) === value;
+  return false;
+}
+
+function valueAt(root: unknown, path: readonly string[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (!isObject(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}

@@ -1,0 +1,20 @@
+/** What one protocol instance holds, shared by all its connections. */
+import type { CatalogRef } from '../catalog/types.js';
+import type { Logger } from '../log.js';
+import type { NotificationHub } from './hub.js';
+import type { StateSigner } from './request-state.js';
+
+/** Everything one protocol instance shares across its connections. */
+export interface ServerState {
+  readonly ref: CatalogRef;
+  readonly log: Logger;
+  /** Whether list_changed is advertised (and therefore ever sent). */
+  readonly listChanged: boolean;
+  /** ttlMs on cacheable 2026 results. */
+  readonly ttlMs: number;
+  /** The capabilities object, built once: both eras advertise the same one. */
+  readonly capabilities: object;
+  readonly hub: NotificationHub;
+  /** Seals and opens the 2026 `requestState` of interactive calls. */
+  readonly signer: StateSigner;
+}

@@ -1,0 +1,237 @@
+/**
+ * The Streamable HTTP transport (digest §6.2, §6.3) on node:http: one endpoint serving both protocol
+ * eras. A POST carrying the 2026 `_meta` envelope (or a 2026 `MCP-Protocol-Version` header) is served
+ * statelessly; everything else is the 2025 era, with sessions minted by `initialize`. GET and DELETE
+ * exist only for 2025 sessions.
+ *
+ * Every request passes, in order: shutdown (503), Host and Origin (403, DNS rebinding), the path
+ * (404), CORS preflight, authentication (401), then the method's own checks (Accept 406,
+ * Content-Type 415, body size 413, JSON 400). Safe by default: loopback bind, loopback Host/Origin.
+ *
+ * Shutdown (`close(graceMs)`): stop accepting connections, answer 503 to requests on open ones, end
+ * every listen stream with its final result, let requests in flight finish within the grace period,
+ * then end the 2025 sessions and their GET streams and drop what is left.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { problems } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { servedStatelessly } from '../../protocol/classify.js';
+import { ErrorCode, isObject } from '../../protocol/jsonrpc.js';
+import type { Protocol } from '../../protocol/server.js';
+import { settleWithin } from '../../util/with-timeout.js';
+import { Authenticator, type AuthOptions, WWW_AUTHENTICATE } from './auth.js';
+import {
+  accepts,
+  answerPreflight,
+  corsHeaders,
+  Guards,
+  isJsonContentType,
+  isLoopbackHost,
+  urlHost,
+} from './guards.js';
+import { type LegacyContext, serveLegacyDelete, serveLegacyGet, serveLegacyPost } from './legacy.js';
+import { type ModernContext, serveModernPost } from './modern.js';
+import { SessionStore } from './sessions.js';
+import { header, ProblemError, readBody, sendError } from './wire.js';
+
+export { type AuthOptions, authFromEnv } from './auth.js';
+export { ProblemError } from './wire.js';
+
+export interface HttpOptions {
+  readonly log: Logger;
+  /** TCP port; 0 picks a free one (read it from `url`). Default 3000. */
+  readonly port?: number;
+  /** Address to bind. Default 127.0.0.1; anything beyond loopback is logged as a warning without auth. */
+  readonly host?: string;
+  /** The one MCP endpoint. Default /mcp. */
+  readonly path?: string;
+  /** Host names accepted besides the loopback names and the bind address (`name` or `name:port`). */
+  readonly allowedHosts?: readonly string[];
+  /** Browser origins accepted besides loopback ones, e.g. `https://app.example.com`. */
+  readonly allowedOrigins?: readonly string[];
+  /** Bearer tokens and/or API keys; when any is set, every request must carry one. */
+  readonly auth?: AuthOptions;
+  /** Largest accepted POST body. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /** A 2025 session unused this long ends. Default 30 minutes. */
+  readonly sessionIdleMs?: number;
+  /** Open 2025 sessions at most; `initialize` beyond it gets 503. Default 1000. */
+  readonly maxSessions?: number;
+  /** Interval of `: keep-alive` comments on open SSE streams. Default 15 s. */
+  readonly keepAliveMs?: number;
+}
+
+export interface HttpTransport {
+  /** Where the endpoint listens, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string;
+  /** Graceful shutdown (see the file comment); resolves once the server is closed. Default grace 10 s. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export const HTTP_DEFAULTS = {
+  port: 3000,
+  host: '127.0.0.1',
+  path: '/mcp',
+  maxBodyBytes: 4 * 1024 * 1024,
+  sessionIdleMs: 30 * 60 * 1000,
+  maxSessions: 1000,
+  keepAliveMs: 15_000,
+  graceMs: 10_000,
+} as const;
+
+/** How long shutdown waits for the last responses to flush before dropping connections. */
+const FLUSH_MS = 1000;
+
+export async function serveHttp(protocol: Protocol, options: HttpOptions): Promise<HttpTransport> {
+  const { log } = options;
+  const host = options.host ?? HTTP_DEFAULTS.host;
+  const path = options.path ?? HTTP_DEFAULTS.path;
+  const maxBodyBytes = options.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes;
+  const keepAliveMs = options.keepAliveMs ?? HTTP_DEFAULTS.keepAliveMs;
+  const guards = new Guards({
+    bindHost: host,
+    allowedHosts: options.allowedHosts ?? [],
+    allowedOrigins: options.allowedOrigins ?? [],
+  });
+  const auth = new Authenticator(options.auth ?? {});
+  const sessions = new SessionStore(
+    protocol,
+    {
+      idleMs: options.sessionIdleMs ?? HTTP_DEFAULTS.sessionIdleMs,
+      max: options.maxSessions ?? HTTP_DEFAULTS.maxSessions,
+    },
+    log,
+  );
+  const legacy: LegacyContext = { sessions, keepAliveMs };
+  const modern: ModernContext = { protocol, keepAliveMs };
+  let closing = false;
+
+  async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const accept = req.headers.accept;
+    if (!accepts(accept, 'application/json') || !accepts(accept, 'text/event-stream')) {
+      sendError(res, 406, 'Not Acceptable: a POST must accept both application/json and text/event-stream');
+      return;
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      sendError(res, 415, 'Unsupported Media Type: the body must be Content-Type: application/json');
+      return;
+    }
+    const body = await readBody(req, maxBodyBytes);
+    if (!body.ok) {
+      if (body.tooLarge) {
+        res.setHeader('Connection', 'close');
+        sendError(res, 413, `Payload Too Large: a message may hold at most ${maxBodyBytes} bytes`);
+      }
+      return;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(body.text);
+    } catch {
+      sendError(res, 400, 'Parse error: the body is not valid JSON', { code: ErrorCode.ParseError });
+      return;
+    }
+    const stateless = servedStatelessly(
+      message,
+      header(req, 'mcp-protocol-version'),
+      header(req, 'mcp-session-id') !== undefined,
+    );
+    if (stateless) await serveModernPost(modern, req, res, message);
+    else await serveLegacyPost(legacy, req, res, message);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (closing) {
+      res.setHeader('Connection', 'close');
+      sendError(res, 503, 'Service Unavailable: the server is shutting down');
+      return;
+    }
+    const forbidden = guards.hostFault(req) ?? guards.originFault(req);
+    if (forbidden !== undefined) {
+      sendError(res, 403, `Forbidden: ${forbidden}`);
+      return;
+    }
+    if (pathOf(req.url) !== path) {
+      sendError(res, 404, `Not Found: the MCP endpoint is ${path}`);
+      return;
+    }
+    for (const [name, value] of Object.entries(corsHeaders(req))) res.setHeader(name, value);
+    if (req.method === 'OPTIONS') {
+      answerPreflight(req, res);
+      return;
+    }
+    if (!auth.admits(req)) {
+      sendError(res, 401, 'Unauthorized: send Authorization: Bearer <token> or X-API-Key: <key>', {
+        headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
+      });
+      return;
+    }
+    if (req.method === 'POST') await post(req, res);
+    else if (req.method === 'GET') serveLegacyGet(legacy, req, res);
+    else if (req.method === 'DELETE') serveLegacyDelete(legacy, req, res);
+    else
+      sendError(res, 405, `Method Not Allowed: ${req.method}`, {
+        headers: { Allow: 'GET, POST, DELETE, OPTIONS' },
+      });
+  }
+
+  const inFlight = new Set<Promise<void>>();
+  const responses = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    responses.add(res);
+    res.once('close', () => responses.delete(res));
+    const done = handle(req, res).catch((err: unknown) => {
+      log.error(`http: unexpected failure: ${err instanceof Error ? err.message : String(err)}`);
+      if (!res.headersSent) sendError(res, 500, 'Internal error', { code: ErrorCode.InternalError });
+      else res.end();
+    });
+    inFlight.add(done);
+    void done.finally(() => inFlight.delete(done));
+  });
+  const wantedPort = options.port ?? HTTP_DEFAULTS.port;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => {
+      sessions.closeAll();
+      reject(new ProblemError(problems.HTTP_LISTEN_FAILED(`${urlHost(host)}:${wantedPort}`, err.message)));
+    });
+    server.listen(wantedPort, host, () => {
+      server.removeAllListeners('error');
+      resolve();
+    });
+  });
+  server.on('error', (err) => log.error(`http: server error: ${err.message}`));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${urlHost(host)}:${port}${path}`;
+  if (!isLoopbackHost(host) && !auth.enabled) {
+    log.warn(
+      `listening on ${host}, beyond loopback, without authentication: anyone who can reach this port can call every tool; ` +
+        'set --auth-token-env or --api-key-env',
+    );
+  }
+
+  let closed: Promise<void> | undefined;
+  const close = (graceMs: number = HTTP_DEFAULTS.graceMs): Promise<void> => {
+    closed ??= (async () => {
+      closing = true;
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Answers still to come close their connection behind them, so keep-alive cannot hold it open.
+      for (const res of responses) if (!res.headersSent) res.setHeader('Connection', 'close');
+      protocol.close();
+      await settleWithin(Promise.allSettled([...inFlight]), graceMs);
+      sessions.closeAll();
+      // Let the last answers (and 503s queued behind them) flush before cutting what remains.
+      await settleWithin(serverClosed, FLUSH_MS);
+      server.closeAllConnections();
+      await serverClosed;
+    })();
+    return closed;
+  };
+  return { url, close };
+}
+
+function pathOf(url: string | undefined): string {
+  const raw = url ?? '/';
+  const query = raw.indexOf('?');
+  return query === -1 ? raw : raw.slice(0, query);
+}

@@ -1,0 +1,188 @@
+/**
+ * The `postgres` source against a real PostgreSQL (MCP_RUN_TEST_POSTGRES_URL): opening and its
+ * failures, binding and value types, the row cap and continuation offset, writes where allowed, and a
+ * time limit or a cancellation that stops the query on the server (checked in pg_stat_activity).
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { after, before, test } from 'node:test';
+import type { SqlCapability } from '../../../src/kinds/contract/kinds.js';
+import { type PostgresConfig, postgresSource } from '../../../src/kinds/sql/postgres-source.js';
+import {
+  CUSTOMERS,
+  createDatabase,
+  ITEMS,
+  PG_SKIP,
+  PG_URL,
+  runSql,
+  type TestDatabase,
+  until,
+} from '../../helpers/databases.js';
+import { testContext } from '../context.js';
+
+const skip = PG_SKIP;
+let db: TestDatabase;
+let ro: SqlCapability;
+let rw: SqlCapability;
+const closers: (() => Promise<void>)[] = [];
+
+before(async () => {
+  if (skip) return;
+  db = await createDatabase('postgres', 'pg');
+  for (const readOnly of [true, false]) {
+    const { sql, opened } = await db.open({ readOnly, maxRows: 3, timeoutMs: 4000 });
+    if (readOnly) ro = sql;
+    else rw = sql;
+    closers.push(() => opened.dispose());
+  }
+});
+after(async () => {
+  for (const close of closers) await close();
+  await db?.drop();
+});
+
+const run = runSql;
+
+async function openFails(config: PostgresConfig) {
+  const ctx = testContext({ baseDir: tmpdir(), name: 'crm' });
+  assert.equal(await postgresSource.open(config, ctx), undefined);
+  assert.deepEqual(ctx.codes(), ['SOURCE_OPEN_FAILED']);
+  assert.deepEqual(ctx.errors[0]!.at, ['url']);
+  return ctx.errors[0]!.problem.message;
+}
+
+test('a server that cannot be reached is SOURCE_OPEN_FAILED with the driver reason', { skip }, async () => {
+  const message = await openFails({ url: 'postgres://postgres@127.0.0.1:1/test', timeoutMs: 2000 });
+  assert.match(message, /^cannot open source "crm": connect ECONNREFUSED 127\.0\.0\.1:1$/);
+});
+
+test('the password never appears in an open failure', { skip }, async () => {
+  const url = new URL(PG_URL!);
+  url.password = 'hunter2-secret';
+  url.pathname = '/no_such_db_hunter2-secret';
+  const message = await openFails({ url: url.toString() });
+  assert.match(message, /database "no_such_db_\*\*\*" does not exist/);
+  assert.doesNotMatch(message, /hunter2/);
+});
+
+test('declared schemas must exist', { skip }, async () => {
+  const message = await openFails({ url: PG_URL!, schemas: ['public', 'no such schema'] });
+  assert.match(message, /no schema "no such schema" in the database/);
+});
+
+test('values are bound as $n parameters; rows come back as JSON-ready values', { skip }, async () => {
+  const result = await run(
+    ro,
+    `SELECT :n::int8 AS big, 2::numeric / 3 AS num, DATE '2024-02-29' AS d,
+            TIMESTAMPTZ '2024-01-02 03:04:05+00' AS ts, '\\x01ff'::bytea AS bytes,
+            '{"a": [1]}'::jsonb AS doc, :flag::boolean AS flag, NULL AS nothing, 1 AS x, 2 AS x, :s AS s`,
+    [9007199254740993n.toString(), true, "it's ; DROP"],
+  );
+  assert.deepEqual(result.columns, [
+    'big',
+    'num',
+    'd',
+    'ts',
+    'bytes',
+    'doc',
+    'flag',
+    'nothing',
+    'x',
+    'x_2',
+    's',
+  ]);
+  const row = result.rows[0]!;
+  assert.equal(row.big, '9007199254740993');
+  assert.equal(row.num, '0.66666666666666666667');
+  assert.equal(row.d, '2024-02-29');
+  assert.match(String(row.ts), /^2024-01-02 0\d:04:05/);
+  assert.equal(row.bytes, 'Af8=');
+  assert.deepEqual(row.doc, { a: [1] });
+  assert.equal(row.flag, true);
+  assert.equal(row.nothing, null);
+  assert.equal(row.s, "it's ; DROP");
+  assert.deepEqual((await run(ro, 'SELECT count(*) AS n FROM "Customers ✓"')).rows, [{ n: 3 }]);
+});
+
+test('the row cap is read through a cursor; an offset skips rows on the server', { skip }, async () => {
+  const text = `SELECT id FROM ${ro.quoteIdentifier(ITEMS)} ORDER BY id`;
+  const first = await run(ro, text);
+  assert.deepEqual(first.rows, [{ id: 1 }, { id: 2 }, { id: 3 }]);
+  assert.equal(first.truncated, true);
+  const second = await run(ro, text, [], { offset: 3 });
+  assert.deepEqual(second.rows, [{ id: 4 }, { id: 5 }]);
+  assert.equal(second.truncated, false);
+  // A statement that is not a row set (SHOW) is capped too.
+  assert.deepEqual((await run(ro, 'SHOW statement_timeout')).rows, [{ statement_timeout: '4s' }]);
+});
+
+test('a writable source writes in a committed transaction; a read-only call on it does not', {
+  skip,
+}, async () => {
+  const insert = `INSERT INTO ${rw.quoteIdentifier(CUSTOMERS)} (id, "E-mail", name) VALUES (:id, :email, 'New')`;
+  assert.deepEqual(await run(rw, insert, [10, 'new@example.com']), {
+    columns: [],
+    rows: [],
+    truncated: false,
+    changes: 1,
+  });
+  const returning = await run(
+    rw,
+    `DELETE FROM ${rw.quoteIdentifier(CUSTOMERS)} WHERE id = 10 RETURNING name`,
+  );
+  assert.deepEqual(returning.rows, [{ name: 'New' }]);
+  await assert.rejects(run(rw, insert, [11, 'x@example.com'], { readOnly: true }), /refused: INSERT/);
+  assert.deepEqual(await db.admin(`SELECT count(*)::int AS n FROM ${rw.quoteIdentifier(CUSTOMERS)}`), [
+    { n: 3 },
+  ]);
+});
+
+test('a database error is a sentence, and the connection stays usable', { skip }, async () => {
+  await assert.rejects(run(ro, 'SELECT * FROM no_such_table'), /relation "no_such_table" does not exist/);
+  assert.deepEqual((await run(ro, 'SELECT 1 AS one')).rows, [{ one: 1 }]);
+});
+
+/**
+ * A source whose connections carry a unique application_name, and a count of its active queries:
+ * the server shows a cursor's FETCH, not the statement text, so the name is what finds them.
+ */
+async function marked() {
+  const name = `mcp_run_test_${randomBytes(4).toString('hex')}`;
+  const url = new URL(PG_URL!);
+  url.searchParams.set('application_name', name);
+  const { sql, opened } = await db.open({ url: url.toString() });
+  closers.push(() => opened.dispose());
+  const running = async () => {
+    const rows = await db.admin(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND application_name = '${name}'`,
+    );
+    return Number(rows[0]!.n);
+  };
+  return { sql, running };
+}
+
+test('a query past its time limit is stopped on the server', { skip }, async () => {
+  const { sql, running } = await marked();
+  const call = run(sql, 'SELECT pg_sleep(30)', [], { timeoutMs: 1500 });
+  await until(async () => (await running()) === 1);
+  await assert.rejects(call, /took longer than 1500 ms and was stopped/);
+  assert.equal(await running(), 0);
+});
+
+test('a cancelled call cancels its query on the server', { skip }, async () => {
+  const { sql, running } = await marked();
+  const controller = new AbortController();
+  const call = run(sql, 'SELECT pg_sleep(30)', [], { timeoutMs: 60_000, signal: controller.signal });
+  await until(async () => (await running()) === 1);
+  controller.abort();
+  await assert.rejects(call, /the query was cancelled/);
+  assert.equal(await running(), 0);
+  assert.deepEqual((await run(sql, 'SELECT 2 AS two')).rows, [{ two: 2 }]);
+});
+
+test('identifiers are quoted with pg escapeIdentifier', { skip }, () => {
+  assert.equal(ro.quoteIdentifier('a "b" c'), '"a ""b"" c"');
+  assert.equal(ro.dialect, 'postgres');
+  assert.deepEqual(ro.defaults, { maxRows: 3, timeoutMs: 4000 });
+});
