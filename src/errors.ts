@@ -10,6 +10,11 @@ export interface Problem {
   readonly hint?: string;
 }
 
+/** File order; diagnostics without a position (about the whole file) first. Sorts in place, stably. */
+export function sortByPosition(list: Diagnostic[]): Diagnostic[] {
+  return list.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
+}
+
 export interface Diagnostic extends Problem {
   readonly file: string;
   readonly line?: number;

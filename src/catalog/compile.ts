@@ -5,7 +5,7 @@
  * them. Every problem from every entry is collected; if there is any, the sources already opened are
  * disposed and one ManifestError lists them all, so a broken edit never yields a partial catalog.
  */
-import { type Diagnostic, ManifestError, type Problem, problems } from '../errors.js';
+import { type Diagnostic, ManifestError, type Problem, problems, sortByPosition } from '../errors.js';
 import type {
   EntryContext,
   EntryPath,
@@ -196,8 +196,4 @@ function tryCompile<T>(
     report(path, problems.SCHEMA_INVALID((err as Error).message));
     return undefined;
   }
-}
-
-function sortByPosition(diagnostics: Diagnostic[]): Diagnostic[] {
-  return diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
 }

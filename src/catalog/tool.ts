@@ -9,6 +9,7 @@
  * response (-32602). In the 2025 era those two are tool errors, like a question that timed out.
  */
 import type { CompiledTool } from '../kinds/contract/kinds.js';
+import { errorResult } from '../kinds/contract/results.js';
 import type { Logger } from '../log.js';
 import {
   InputRequired,
@@ -88,8 +89,4 @@ export function guardTool(
       return result;
     },
   };
-}
-
-function errorResult(text: string): ToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }

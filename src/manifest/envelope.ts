@@ -5,8 +5,6 @@
  */
 import { ENTRY_SECTIONS, type EntrySection } from './types.js';
 
-export const TOP_LEVEL_KEYS = ['server', ...ENTRY_SECTIONS] as const;
-
 /** Tool and prompt names are what a client shows and calls; source and resource names stay short. */
 export const NAME_PATTERNS: Readonly<Record<EntrySection, string>> = {
   sources: '^[A-Za-z0-9_.-]{1,64}$',

@@ -19,5 +19,4 @@ export interface Finding {
   readonly suggestion?: string;
 }
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+export { isObject as isPlainObject } from '../util/is-object.js';

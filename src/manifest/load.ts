@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { type Diagnostic, ManifestError, type Problem, problems } from '../errors.js';
+import { type Diagnostic, ManifestError, type Problem, problems, sortByPosition } from '../errors.js';
 import { type Finding, isPlainObject } from './finding.js';
 import { codeFrame, dottedPath } from './frame.js';
 import type { SourceMap } from './locate.js';
@@ -60,7 +60,7 @@ export function loadManifestText(
   if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES) throw tooLarge(file);
   const parsed = parseYaml(text);
   const toDiagnostic = diagnostics(file, text, parsed.source);
-  if (parsed.data === undefined) throw new ManifestError(sorted(parsed.errors.map(toDiagnostic)));
+  if (parsed.data === undefined) throw new ManifestError(sortByPosition(parsed.errors.map(toDiagnostic)));
 
   const data = parsed.data;
   applyDefaultKinds(data, kinds);
@@ -68,7 +68,7 @@ export function loadManifestText(
   // Resolution runs even when validation failed: missing variables belong in the same report.
   const resolved = resolveEnv(data, env);
   findings.push(...resolved.findings);
-  if (findings.length) throw new ManifestError(sorted(findings.map(toDiagnostic)));
+  if (findings.length) throw new ManifestError(sortByPosition(findings.map(toDiagnostic)));
 
   const absolute = resolve(file);
   return {
@@ -92,11 +92,6 @@ function diagnostics(file: string, text: string, source: SourceMap) {
       ...(pos ? { line: pos.line, col: pos.col, frame: codeFrame(text, pos.line, pos.col) } : {}),
     };
   };
-}
-
-/** File order; diagnostics without a position (about the whole file) first. Sort is stable. */
-function sorted(list: Diagnostic[]): Diagnostic[] {
-  return list.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
 }
 
 /** `tools:` with nothing under it is allowed while writing; the data just has no such section. */

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { parse } from 'yaml';
 import type { Problem } from '../errors.js';
 import { problems } from '../errors.js';
+import { isObject } from '../util/is-object.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ export class ImportError extends Error {
 /** Documents larger than this are refused (the biggest public specs are around 10 MiB). */
 const MAX_BYTES = 64 * 1024 * 1024;
 
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj: (v: unknown) => v is Obj = isObject;
 
 /** Parses one YAML or JSON file; throws ImportError(OPENAPI_READ). Also used for `$ref`'d files. */
 export function readDocument(path: string): unknown {

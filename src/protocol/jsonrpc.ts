@@ -2,6 +2,9 @@
  * JSON-RPC 2.0 as MCP uses it: ids, error codes, the message builders, and the one error type that
  * handlers throw. Anything else a handler throws is a bug and becomes -32603 (see error-mapping.ts).
  */
+import { isObject } from '../util/is-object.js';
+
+export { isObject };
 
 export type RequestId = string | number;
 
@@ -67,10 +70,6 @@ export function errorResponse(id: RequestId | null, error: ProtocolError): JsonR
 
 export function notification(method: string, params?: object): object {
   return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function isRequestId(value: unknown): value is RequestId {

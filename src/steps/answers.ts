@@ -4,6 +4,7 @@
  * tool error) naming the question, so a confused client learns what it sent wrong.
  */
 import { fileURLToPath } from 'node:url';
+import { isObject } from '../util/is-object.js';
 import { InvalidInputResponse } from './interaction.js';
 
 export type ElicitAction = 'accept' | 'decline' | 'cancel';
@@ -18,9 +19,6 @@ export interface Root {
   readonly uri: string;
   readonly name?: string;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const invalid = (key: string, expected: string, got: unknown): InvalidInputResponse =>
   new InvalidInputResponse(

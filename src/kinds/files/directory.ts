@@ -17,6 +17,7 @@ import { type CatalogResource, ResourceNotFound } from '../contract/types.js';
 import { compact } from '../shared/compact.js';
 import { mimeFromPath, toContents } from '../shared/mime.js';
 import { DEFAULT_MAX_BYTES, fileUri, readInside, realpathInside } from '../shared/paths.js';
+import { trackErrors } from '../shared/tracked-context.js';
 import { hasScheme } from '../shared/uri-template.js';
 import { compileGlob, type Glob } from './glob.js';
 
@@ -80,13 +81,12 @@ export const directoryResource: ResourceKind<DirectoryResourceConfig> = {
   },
 
   async compile(config, ctx) {
-    let ok = true;
+    const { ctx: tracked, failed } = trackErrors(ctx);
     let realRoot: string | undefined;
     try {
       realRoot = await realpath(resolve(ctx.baseDir, config.path));
       if (!(await stat(realRoot)).isDirectory()) {
-        ok = false;
-        ctx.error(
+        tracked.error(
           ['path'],
           problems.MANIFEST_INVALID_VALUE(
             `${JSON.stringify(config.path)} is not a folder`,
@@ -95,19 +95,16 @@ export const directoryResource: ResourceKind<DirectoryResourceConfig> = {
         );
       }
     } catch {
-      ok = false;
-      ctx.error(['path'], problems.PATH_NOT_FOUND(config.path));
+      tracked.error(['path'], problems.PATH_NOT_FOUND(config.path));
     }
     let glob: Glob | undefined;
     try {
       glob = compileGlob(config.glob ?? '**/*');
     } catch (err) {
-      ok = false;
-      ctx.error(['glob'], problems.MANIFEST_INVALID_VALUE(`invalid glob: ${(err as Error).message}`));
+      tracked.error(['glob'], problems.MANIFEST_INVALID_VALUE(`invalid glob: ${(err as Error).message}`));
     }
     if (config.uri !== undefined && !hasScheme(config.uri)) {
-      ok = false;
-      ctx.error(
+      tracked.error(
         ['uri'],
         problems.MANIFEST_INVALID_VALUE(
           `the URI prefix ${JSON.stringify(config.uri)} has no scheme`,
@@ -115,7 +112,7 @@ export const directoryResource: ResourceKind<DirectoryResourceConfig> = {
         ),
       );
     }
-    if (!ok || !realRoot || !glob) return undefined;
+    if (failed() || !realRoot || !glob) return undefined;
 
     const maxFiles = config.maxFiles ?? DEFAULT_MAX_FILES;
     const { files, more } = await listFiles(realRoot, glob, maxFiles, ctx.log);

@@ -23,6 +23,7 @@ import { ResourceNotFound } from '../contract/types.js';
 import { compact } from '../shared/compact.js';
 import { mimeFromPath, toContents } from '../shared/mime.js';
 import { DEFAULT_MAX_BYTES, fileUri, isInside, readInside } from '../shared/paths.js';
+import { trackErrors } from '../shared/tracked-context.js';
 import {
   hasScheme,
   hasTemplateVariables,
@@ -192,25 +193,23 @@ function compileTemplate(config: FileResourceConfig, uri: string, realRoot: stri
     ctx.error(['uri'], problems.URI_TEMPLATE_INVALID((err as Error).message));
     return undefined;
   }
-  let ok = true;
+  const { ctx: tracked, failed } = trackErrors(ctx);
   const path = parsePathTemplate(config.path);
   for (const name of path.variables) {
     if (template.variables.includes(name)) continue;
-    ok = false;
-    ctx.error(
+    tracked.error(
       ['path'],
       problems.URI_TEMPLATE_INVALID(`path uses {${name}} but uri ${JSON.stringify(uri)} has no {${name}}`),
     );
   }
   for (const name of Object.keys(config.variables ?? {})) {
     if (template.variables.includes(name)) continue;
-    ok = false;
-    ctx.error(
+    tracked.error(
       ['variables', name],
       problems.URI_TEMPLATE_INVALID(`${JSON.stringify(name)} is not a variable of ${JSON.stringify(uri)}`),
     );
   }
-  if (!ok) return undefined;
+  if (failed()) return undefined;
 
   const maxBytes = config.maxBytes ?? DEFAULT_MAX_BYTES;
   const variables = config.variables ?? {};

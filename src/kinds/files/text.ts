@@ -21,6 +21,7 @@ import type { ResourceKind } from '../contract/kinds.js';
 import { ResourceNotFound } from '../contract/types.js';
 import { compact } from '../shared/compact.js';
 import { compileTemplate } from '../shared/template.js';
+import { trackErrors } from '../shared/tracked-context.js';
 import {
   hasScheme,
   hasTemplateVariables,
@@ -115,11 +116,10 @@ export const textResource: ResourceKind<TextResourceConfig> = {
       ctx.error(['uri'], problems.URI_TEMPLATE_INVALID((err as Error).message));
       return undefined;
     }
-    let ok = true;
+    const { ctx: tracked, failed } = trackErrors(ctx);
     for (const name of Object.keys(config.variables ?? {})) {
       if (template.variables.includes(name)) continue;
-      ok = false;
-      ctx.error(
+      tracked.error(
         ['variables', name],
         problems.URI_TEMPLATE_INVALID(
           `${JSON.stringify(name)} is not a variable of ${JSON.stringify(config.uri)}`,
@@ -127,7 +127,7 @@ export const textResource: ResourceKind<TextResourceConfig> = {
       );
     }
     const render = compileTemplate(config.text, template.variables, ['text'], ctx);
-    if (!ok || !render) return undefined;
+    if (failed() || !render) return undefined;
 
     const variables = config.variables ?? {};
     return {

@@ -2,6 +2,8 @@
  * How the arguments of an `http` tool become a request: query pairs (arrays repeat the name), the
  * body in its declared encoding, and the annotations a method implies.
  */
+
+import { isObject } from '../../util/is-object.js';
 import type { ToolAnnotations } from '../contract/types.js';
 
 /** The Content-Type of each bodyType, unless the tool sets its own. */
@@ -49,6 +51,3 @@ export function encodeBody(type: 'json' | 'form' | 'text', data: unknown): strin
 
 export const scalar = (v: unknown): string =>
   typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);

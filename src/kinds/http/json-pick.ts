@@ -13,6 +13,7 @@
  * key, an index out of range or a step through something of the wrong type gives null, never an
  * error: an API that leaves out an optional field still yields a result.
  */
+import { isObject } from '../../util/is-object.js';
 
 type Step =
   | { readonly kind: 'key'; readonly name: string }
@@ -182,6 +183,3 @@ function evaluate(path: Path, i: number, value: unknown): unknown {
     }
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -6,7 +6,9 @@
  * Every string the model sees passes through the source's redaction first.
  */
 
+import { isObject } from '../../util/is-object.js';
 import type { HttpResponse } from '../contract/kinds.js';
+import { errorResult } from '../contract/results.js';
 import type { ContentBlock, ToolResult } from '../contract/types.js';
 import { isTextMime } from '../shared/mime.js';
 import type { Pick } from './json-pick.js';
@@ -65,7 +67,7 @@ function statusError(res: HttpResponse, o: ShapeOptions): ToolResult {
   const retryAfter = res.headers['retry-after'];
   if (retryAfter) lines.push(`The API asks to wait (Retry-After: ${retryAfter}) before trying again.`);
   if (res.attempts > 1) lines.push(`Tried ${res.attempts} times.`);
-  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }] };
+  return errorResult(lines.join('\n'));
 }
 
 function excerpt(res: HttpResponse, redact: (text: string) => string): string {
@@ -101,8 +103,5 @@ function redactDeep(value: unknown, redact: (text: string) => string): unknown {
   }
   return value;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });

@@ -25,8 +25,10 @@
  */
 
 import { problems } from '../../errors.js';
+import { isObject } from '../../util/is-object.js';
 import { suggest } from '../../util/suggest.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
+import { errorResult } from '../contract/results.js';
 import type { ToolResult } from '../contract/types.js';
 import { trackErrors } from '../shared/tracked-context.js';
 import { ABSENT, compileString, compileTree, evaluateTree, treeVariables } from '../shared/value-tree.js';
@@ -200,7 +202,7 @@ export const httpTool: ToolKind<HttpToolConfig> = {
         try {
           target = pathTemplate.render(args);
         } catch (err) {
-          return failure(`${method} ${config.path}: ${(err as Error).message}.`);
+          return errorResult(`${method} ${config.path}: ${(err as Error).message}.`);
         }
         const label = `${method} ${target}`;
         const headers: Record<string, string> = {};
@@ -209,7 +211,7 @@ export const httpTool: ToolKind<HttpToolConfig> = {
           if (value === ABSENT) continue;
           const text = scalar(value);
           if (/[\r\n\0]/.test(text)) {
-            return failure(
+            return errorResult(
               `${label} refused: the value for the ${name} header contains a line break or NUL.`,
             );
           }
@@ -241,14 +243,9 @@ export const httpTool: ToolKind<HttpToolConfig> = {
             redact: http.redact,
           });
         } catch (err) {
-          return failure(`${label} failed: ${http.redact((err as Error).message)}.`);
+          return errorResult(`${label} failed: ${http.redact((err as Error).message)}.`);
         }
       },
     };
   },
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const failure = (text: string): ToolResult => ({ isError: true, content: [{ type: 'text', text }] });

@@ -3,6 +3,9 @@
  * with an outputSchema), a note when output was cut, and an error result with the reason and the
  * last lines of stderr when the program failed, timed out, was cancelled or could not start.
  */
+
+import { isObject } from '../../util/is-object.js';
+import { errorResult } from '../contract/results.js';
 import type { ToolResult } from '../contract/types.js';
 import type { Output, RunOutcome } from './run-process.js';
 
@@ -16,16 +19,16 @@ export function outcomeResult(
   maxBytes: number,
   wantsJson: boolean,
 ): ToolResult {
-  if (o.spawnError) return failure(`Could not start ${program}: ${o.spawnError.message}.`);
-  if (o.stopped === 'cancelled') return failure(`${program} was cancelled and stopped.`);
+  if (o.spawnError) return errorResult(`Could not start ${program}: ${o.spawnError.message}.`);
+  if (o.stopped === 'cancelled') return errorResult(`${program} was cancelled and stopped.`);
   if (o.stopped === 'timeout') {
-    return failure(
+    return errorResult(
       `${program} did not finish within ${timeoutMs} ms and was stopped. Ask for less, or raise timeoutMs.${tail(o.stderr)}`,
     );
   }
   if (o.exitCode !== 0) {
     const how = o.exitSignal ? `was killed by ${o.exitSignal}` : `exited with code ${o.exitCode}`;
-    return failure(`${program} ${how}.${tail(o.stderr.total > 0 ? o.stderr : o.stdout)}`);
+    return errorResult(`${program} ${how}.${tail(o.stderr.total > 0 ? o.stderr : o.stdout)}`);
   }
   const stdout = o.stdout.bytes.toString('utf8');
   const cut =
@@ -44,9 +47,6 @@ export function outcomeResult(
   }
   return result;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The last lines of an output, for error results. */
 function tail(output: Output): string {
@@ -67,8 +67,3 @@ export function progressPattern(pattern: string): RegExp | null {
     return null;
   }
 }
-
-const failure = (message: string): ToolResult => ({
-  isError: true,
-  content: [{ type: 'text', text: message }],
-});

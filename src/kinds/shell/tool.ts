@@ -27,6 +27,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { problems } from '../../errors.js';
 import type { EntryPath, KindContext, ToolCommon, ToolKind } from '../contract/kinds.js';
+import { errorResult } from '../contract/results.js';
 import type { ToolResult } from '../contract/types.js';
 import { isInside, realpathInside } from '../shared/paths.js';
 import { trackErrors } from '../shared/tracked-context.js';
@@ -167,11 +168,11 @@ export const shellTool: ToolKind<ShellToolConfig> = {
       annotations: { openWorldHint: false },
       async run(args, call): Promise<ToolResult> {
         const rendered = argv.render(args);
-        if ('refused' in rendered) return failure(`Refused to run ${program}: ${rendered.refused}.`);
+        if ('refused' in rendered) return errorResult(`Refused to run ${program}: ${rendered.refused}.`);
         const folder = cwdTemplate ? await renderedFolder(cwdTemplate, args, ctx.baseDir, realRoot) : cwd;
-        if (typeof folder !== 'string') return failure(`Refused to run ${program}: ${folder.refused}.`);
+        if (typeof folder !== 'string') return errorResult(`Refused to run ${program}: ${folder.refused}.`);
         if (!cwdTemplate && (await realpathInside(realRoot, cwd)) !== cwd) {
-          return failure(`Refused to run ${program}: its working folder moved outside ${realRoot}.`);
+          return errorResult(`Refused to run ${program}: its working folder moved outside ${realRoot}.`);
         }
         const environment: Record<string, string> = {};
         for (const name of passthrough) {
@@ -248,8 +249,3 @@ function realFolder(path: string, at: EntryPath, ctx: KindContext): string | und
   ctx.error(at, problems.MANIFEST_INVALID_VALUE(`${JSON.stringify(full)} is not a folder`));
   return undefined;
 }
-
-const failure = (message: string): ToolResult => ({
-  isError: true,
-  content: [{ type: 'text', text: message }],
-});

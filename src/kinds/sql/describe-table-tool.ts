@@ -12,6 +12,7 @@
  */
 import { suggest } from '../../util/suggest.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
+import { errorResult } from '../contract/results.js';
 import { readyMadeSchema, refuseInput } from './list-tables-tool.js';
 import { tableMarkdown } from './schema-text.js';
 
@@ -30,7 +31,6 @@ export const sqlDescribeTableTool: ToolKind<SqlDescribeTableConfig> = {
   compile(config, ctx) {
     const capability = ctx.source(config.source, 'sql', ['source']);
     if (!refuseInput(config, ctx) || !capability) return undefined;
-    const error = (text: string) => ({ isError: true, content: [{ type: 'text' as const, text }] });
     return {
       annotations: { readOnlyHint: true },
       description: `Describes one table or view of the ${capability.dialect} database "${config.source}": its columns (type, nullable, default), primary key, foreign keys, indexes and row count.`,
@@ -50,11 +50,11 @@ export const sqlDescribeTableTool: ToolKind<SqlDescribeTableConfig> = {
           const names = (await capability.schema.tables(call.signal)).map((t) => t.name);
           const close = suggest(name, names);
           const shown = names.slice(0, NAMES_SHOWN).join(', ') + (names.length > NAMES_SHOWN ? ', …' : '');
-          return error(
+          return errorResult(
             `There is no table or view ${JSON.stringify(name)}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ''}. ${names.length ? `Tables: ${shown}.` : 'The database has no tables.'}`,
           );
         } catch (err) {
-          return error(`Cannot describe ${JSON.stringify(name)}: ${(err as Error).message}`);
+          return errorResult(`Cannot describe ${JSON.stringify(name)}: ${(err as Error).message}`);
         }
       },
     };

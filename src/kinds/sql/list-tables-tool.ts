@@ -11,6 +11,7 @@
 
 import { problems } from '../../errors.js';
 import type { EntryContext, ToolCommon, ToolKind } from '../contract/kinds.js';
+import { errorResult } from '../contract/results.js';
 import type { JsonSchema } from '../contract/types.js';
 import { tablesMarkdown } from './schema-text.js';
 
@@ -86,10 +87,7 @@ export const sqlListTablesTool: ToolKind<SqlListTablesConfig> = {
             structuredContent: { tables },
           };
         } catch (err) {
-          return {
-            isError: true,
-            content: [{ type: 'text', text: `Cannot list the tables: ${(err as Error).message}` }],
-          };
+          return errorResult(`Cannot list the tables: ${(err as Error).message}`);
         }
       },
     };

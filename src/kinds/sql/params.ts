@@ -6,6 +6,7 @@
 import { problems } from '../../errors.js';
 import { suggest } from '../../util/suggest.js';
 import type { KindContext, SqlStatement } from '../contract/kinds.js';
+import { trackErrors } from '../shared/tracked-context.js';
 
 /** A statement plus the positional placeholders (`?`, `?3`) found outside quotes and comments. */
 export interface ParsedSql extends SqlStatement {
@@ -98,10 +99,9 @@ export function parseDeclaredSql(
   ctx: Pick<KindContext, 'error'>,
 ): ParsedSql | undefined {
   const statement = parseSqlParams(sql);
-  let ok = true;
+  const { ctx: tracked, failed } = trackErrors(ctx);
   if (statement.positional.length > 0) {
-    ok = false;
-    ctx.error(
+    tracked.error(
       ['sql'],
       problems.MANIFEST_INVALID_VALUE(
         'the SQL has a positional placeholder "?"; use named parameters like :name',
@@ -111,8 +111,7 @@ export function parseDeclaredSql(
   }
   for (const param of new Set(statement.params)) {
     if (declared.includes(param)) continue;
-    ok = false;
-    ctx.error(['sql'], problems.SQL_PARAM_UNDECLARED(param, declared, suggest(param, declared)));
+    tracked.error(['sql'], problems.SQL_PARAM_UNDECLARED(param, declared, suggest(param, declared)));
   }
-  return ok ? statement : undefined;
+  return !failed() ? statement : undefined;
 }

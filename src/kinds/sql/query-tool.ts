@@ -10,6 +10,7 @@
  * ```
  */
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
+import { errorResult } from '../contract/results.js';
 import { classifySql } from './classify.js';
 import { readyMadeSchema, refuseInput } from './list-tables-tool.js';
 import { rowsToolResult } from './rows.js';
@@ -58,12 +59,7 @@ export const sqlQueryTool: ToolKind<SqlQueryToolConfig> = {
         const text = String(args.sql);
         const verdict = classifySql(text, dialect);
         if (!verdict.read) {
-          return {
-            isError: true,
-            content: [
-              { type: 'text', text: `Query refused: ${verdict.reason}. Send one ${READS} statement.` },
-            ],
-          };
+          return errorResult(`Query refused: ${verdict.reason}. Send one ${READS} statement.`);
         }
         try {
           // The text goes to the driver as is: no :name parameters are looked for in it.
@@ -75,7 +71,7 @@ export const sqlQueryTool: ToolKind<SqlQueryToolConfig> = {
           });
           return rowsToolResult(result, maxRows);
         } catch (err) {
-          return { isError: true, content: [{ type: 'text', text: `SQL error: ${(err as Error).message}` }] };
+          return errorResult(`SQL error: ${(err as Error).message}`);
         }
       },
     };

@@ -26,9 +26,11 @@
  * ```
  */
 
-import { problems } from '../../errors.js';
+import { type Problem, problems } from '../../errors.js';
 import type { SqlResult, ToolCommon, ToolKind } from '../contract/kinds.js';
+import { errorResult } from '../contract/results.js';
 import type { JsonSchema } from '../contract/types.js';
+import { trackErrors } from '../shared/tracked-context.js';
 import { classifySql } from './classify.js';
 import { CURSOR_ARGUMENT, decodeCursor, encodeCursor } from './cursor.js';
 import { bindIdentifiers } from './identifiers.js';
@@ -102,15 +104,11 @@ export const sqlTool: ToolKind<SqlToolConfig> = {
   },
 
   compile(config, ctx) {
-    let ok = true;
-    const fail = (at: string, problem: Parameters<typeof ctx.error>[1]) => {
-      ok = false;
-      ctx.error([at], problem);
-    };
+    const { ctx: tracked, failed } = trackErrors(ctx);
+    const fail = (at: string, problem: Problem) => tracked.error([at], problem);
     const capability = ctx.source(config.source, 'sql', ['source']);
     const input = config.input ?? {};
-    const parsed = parseDeclaredSql(config.sql, Object.keys(input), ctx);
-    if (!parsed) ok = false;
+    const parsed = parseDeclaredSql(config.sql, Object.keys(input), tracked);
     const statement = parsed ?? parseSqlParams(config.sql);
     const identifiers = new Set(config.identifiers ?? []);
     const choices = new Map<string, readonly string[]>();
@@ -128,7 +126,7 @@ export const sqlTool: ToolKind<SqlToolConfig> = {
         problems.MANIFEST_INVALID_VALUE('paginate adds the argument "cursor"; rename your input "cursor"'),
       );
     }
-    if (!capability || !ok) return undefined;
+    if (!capability || failed()) return undefined;
 
     if (config.readOnly === false && capability.readOnly) {
       fail(
@@ -167,7 +165,7 @@ export const sqlTool: ToolKind<SqlToolConfig> = {
         break;
       }
     }
-    if (!ok) return undefined;
+    if (failed()) return undefined;
 
     const paginate = config.paginate ?? false;
     const defaults = capability.defaults;
@@ -212,8 +210,6 @@ export const sqlTool: ToolKind<SqlToolConfig> = {
     };
   },
 };
-
-const errorResult = (text: string) => ({ isError: true, content: [{ type: 'text' as const, text }] });
 
 /** Each allowed value of each identifier once, the other identifiers at their first value. */
 function identifierVariants(choices: ReadonlyMap<string, readonly string[]>): Record<string, string>[] {

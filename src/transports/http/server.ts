@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { problems } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { servedStatelessly } from '../../protocol/classify.js';
-import { ErrorCode, isObject } from '../../protocol/jsonrpc.js';
+import { ErrorCode } from '../../protocol/jsonrpc.js';
 import type { Protocol } from '../../protocol/server.js';
 import { settleWithin } from '../../util/with-timeout.js';
 import { Authenticator, type AuthOptions, WWW_AUTHENTICATE } from './auth.js';
