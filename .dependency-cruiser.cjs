@@ -2,6 +2,9 @@
  * The import rules of src/ (ARCHITECTURE.md §2), checked by `npm run lint`:
  * no circle anywhere, and a kind reaches the core only through its contract.
  */
+/** A kind family: any folder of src/kinds/ but the contract and the shared helpers (group 1: its name). */
+const FAMILY = '^src/kinds/(?!contract/|shared/)([^/]+)/';
+
 module.exports = {
   forbidden: [
     {
@@ -17,7 +20,7 @@ module.exports = {
       severity: 'error',
       comment:
         'A kind imports only kinds/contract, its own family, kinds/shared, errors, util and log; never the catalog, the steps, the protocol, the transports, the CLI or the manifest pipeline.',
-      from: { path: '^src/kinds/(contract|shared|sql|http|shell|files|content|prompts)/' },
+      from: { path: '^src/kinds/[^/]+/' },
       to: { path: '^src/(catalog|steps|protocol|transports|cli|openapi|manifest)/' },
     },
     {
@@ -25,18 +28,15 @@ module.exports = {
       severity: 'error',
       comment:
         'A family uses another family only through kinds/shared: a helper two families need belongs there.',
-      from: { path: '^src/kinds/(sql|http|shell|files|content|prompts)/' },
-      to: {
-        path: '^src/kinds/(sql|http|shell|files|content|prompts)/',
-        pathNot: '^src/kinds/$1/',
-      },
+      from: { path: FAMILY },
+      to: { path: '^src/kinds/(?!contract/|shared/)[^/]+/', pathNot: '^src/kinds/$1/' },
     },
     {
       name: 'shared-and-contract-know-no-family',
       severity: 'error',
       comment: 'kinds/shared and kinds/contract serve every family, so they import none.',
       from: { path: '^src/kinds/(contract|shared)/' },
-      to: { path: '^src/kinds/(sql|http|shell|files|content|prompts)/' },
+      to: { path: '^src/kinds/(?!contract/|shared/)[^/]+/' },
     },
     {
       name: 'core-knows-no-kind',
