@@ -1,7 +1,7 @@
 /**
  * What every official client must see when it drives the demo manifest (mcp.yaml.example), whatever
- * the protocol era. The two e2e suites run this same script against the SDK v1 client (2025 era) and
- * the SDK v2 client pinned to 2026-07-28.
+ * the protocol era. clients.test.ts runs this same script in every cell of its matrix: {stdio, http}
+ * × {the SDK v1 client (2025 era), the SDK v2 client pinned to 2026-07-28}.
  */
 import assert from 'node:assert/strict';
 
