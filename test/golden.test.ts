@@ -26,8 +26,17 @@ async function compile(file: string) {
   return compileCatalog(await loadManifest(file, registry, {}), registry, log);
 }
 
+/**
+ * Compares `actual` with the golden file. Only UPDATE_GOLDEN=1 writes it: a missing file fails, so a
+ * new case cannot pass on whatever it happens to print today without anyone reading it.
+ */
 function matchGolden(file: string, actual: string): void {
-  if (UPDATE || !existsSync(file)) writeFileSync(file, actual);
+  if (UPDATE) writeFileSync(file, actual);
+  else if (!existsSync(file)) {
+    assert.fail(
+      `golden file ${relative(REPO, file)} is missing: run \`UPDATE_GOLDEN=1 npm test\` to write it, then review it`,
+    );
+  }
   assert.equal(actual, readFileSync(file, 'utf8'), `golden file ${relative(REPO, file)} differs`);
 }
 
