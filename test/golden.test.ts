@@ -2,9 +2,9 @@
  * Golden tests, made of data: every manifest in fixtures/invalid must fail with exactly the error
  * text in its .expected.txt; every folder in fixtures/invalid/cli holds a command (case.json) that
  * must fail with exactly the output in its expected.txt; every folder in fixtures/valid must serve
- * exactly the lists in its expected.json. A case named after a code in src/errors.ts produces that
- * code only. Regenerate after an intended change with `UPDATE_GOLDEN=1 npm test`, then review the
- * diff.
+ * exactly the lists in its expected.json. Together the invalid cases produce every code in
+ * src/errors.ts, and a case named after a code produces that code only. Regenerate after an
+ * intended change with `UPDATE_GOLDEN=1 npm test`, then review the diff.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -161,6 +161,35 @@ describe('commands that fail report the error a user sees', () => {
       }
     });
   }
+});
+
+describe('the golden cases cover every error code', () => {
+  test('every code in src/errors.ts is produced by at least one case', () => {
+    const produced = new Set<string>();
+    for (const c of [...manifestCases, ...cliCases]) {
+      if (existsSync(c.expected))
+        for (const code of codesIn(readFileSync(c.expected, 'utf8'))) produced.add(code);
+    }
+    const missing = ALL_CODES.filter((code) => !produced.has(code));
+    assert.deepEqual(
+      missing,
+      [],
+      `no golden case produces ${missing.join(', ')}: add a fixture named after each code to ` +
+        `${relative(REPO, INVALID)} (a manifest) or ${relative(REPO, CLI_CASES)} (a command)`,
+    );
+  });
+  test('every expected text belongs to a case', () => {
+    const expected = new Set([...manifestCases, ...cliCases].map((c) => c.expected));
+    const orphans = readdirSync(INVALID)
+      .filter((f) => f.endsWith('.expected.txt'))
+      .map((f) => join(INVALID, f))
+      .filter((f) => !expected.has(f));
+    assert.deepEqual(
+      orphans.map((f) => relative(REPO, f)),
+      [],
+      'expected texts without a case',
+    );
+  });
 });
 
 /** Runs the built CLI (npm test builds it first) and captures what a user sees. */
