@@ -19,8 +19,9 @@ import {
 } from '../steps/interaction.js';
 import type { StepPlan } from '../steps/plan.js';
 import { NO_INTERACTION, runTool } from '../steps/run.js';
+import { isObject } from '../util/is-object.js';
 import type { Validator } from './schemas.js';
-import type { CatalogTool, ToolCallContext, ToolDescriptor, ToolResult } from './types.js';
+import type { CatalogTool, JsonSchema, ToolCallContext, ToolDescriptor, ToolResult } from './types.js';
 
 export function guardTool(
   descriptor: ToolDescriptor,
@@ -31,6 +32,7 @@ export function guardTool(
   steps?: StepPlan,
 ): CatalogTool {
   const name = descriptor.name;
+  const nullMeansAbsent = optionalNonNullable(descriptor.inputSchema);
   const action = async (
     values: Readonly<Record<string, unknown>>,
     ctx: ToolCallContext,
@@ -72,6 +74,8 @@ export function guardTool(
       // land in the request's own parsed objects, which nothing else reads; a deep copy per call
       // showed up in the profile.)
       const values = { ...args };
+      // Strict clients (OpenAI's Agents SDK) send null for an optional argument they leave out.
+      for (const key of nullMeansAbsent) if (values[key] === null) delete values[key];
       const invalid = validateArgs(values);
       if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
       // Only the action's own result has to match the outputSchema, not "cancelled by the user".
@@ -89,4 +93,22 @@ export function guardTool(
       return result;
     },
   };
+}
+
+/** Top-level arguments that are optional and whose schema does not itself allow null. */
+function optionalNonNullable(schema: JsonSchema): readonly string[] {
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  return Object.entries(properties)
+    .filter(([key, property]) => !required.has(key) && isObject(property) && !allowsNull(property))
+    .map(([key]) => key);
+}
+
+/** Conservative: a schema with no `type`, or one that names null anywhere, allows null. */
+function allowsNull(property: Record<string, unknown>): boolean {
+  const { type } = property;
+  if (type === undefined) return true;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if (Array.isArray(property.enum) && property.enum.includes(null)) return true;
+  return property.const === null;
 }

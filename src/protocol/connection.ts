@@ -176,7 +176,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     }
     if (echoId === null) {
       const why =
-        id === null ? 'a request "id" must not be null' : 'a request "id" must be a string or a number';
+        id === null ? 'a request "id" must not be null' : 'a request "id" must be a string or an integer';
       return this.reject(outlet, null, invalidRequest(why), batch, undefined);
     }
     const params = message.params === undefined ? EMPTY_PARAMS : message.params;

@@ -72,6 +72,7 @@ export function notification(method: string, params?: object): object {
   return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
 }
 
+/** Every MCP schema says a request id is a string or an integer: `5.5` is not one. */
 export function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+  return typeof value === 'string' || Number.isSafeInteger(value);
 }

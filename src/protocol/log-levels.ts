@@ -12,4 +12,10 @@ export function passes(level: LogLevel, threshold: LogLevel): boolean {
   return (RANK.get(level) ?? 0) >= (RANK.get(threshold) ?? 0);
 }
 
+/**
+ * A 2025 session's level until `logging/setLevel`: warnings and above. Some clients never set a
+ * level (LangChain's adapters), and would otherwise never hear that a tool failed.
+ */
+export const DEFAULT_SESSION_LOG_LEVEL: LogLevel = 'warning';
+
 export const LOG_LEVEL_NAMES = LOG_LEVELS.join(', ');

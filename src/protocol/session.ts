@@ -25,7 +25,10 @@ export interface LegacySession {
   version: string | undefined;
   /** True once `notifications/initialized` arrived: list_changed is pushed only then. */
   ready: boolean;
-  /** Set by `logging/setLevel`; no `notifications/message` is sent before that. */
+  /**
+   * Set by `logging/setLevel`; until then DEFAULT_SESSION_LOG_LEVEL (warnings and above) after
+   * `initialize`. Undefined before `initialize`: nothing is sent.
+   */
   logLevel: LogLevel | undefined;
   /** URIs from `resources/subscribe`. */
   readonly subscriptions: Set<string>;

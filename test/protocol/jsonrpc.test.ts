@@ -33,6 +33,7 @@ describe('JSON-RPC framing', () => {
     ['a missing jsonrpc', { id: 8, method: 'ping' }, 8],
     ['a null id', { jsonrpc: '2.0', id: null, method: 'ping' }, null],
     ['an object id', { jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }, null],
+    ['a fractional id', { jsonrpc: '2.0', id: 5.5, method: 'ping' }, null],
     ['a non-string method', { jsonrpc: '2.0', id: 9, method: 5 }, 9],
     ['a missing method', { jsonrpc: '2.0', id: 10 }, 10],
     ['a batch on a 2025-11-25 connection', [{ jsonrpc: '2.0', id: 11, method: 'ping' }], null],

@@ -80,10 +80,13 @@ describe('progress', () => {
 });
 
 describe('logs', () => {
-  it('are never sent before logging/setLevel (legacy)', async () => {
+  it('are sent at warning and above before logging/setLevel (legacy)', async () => {
     const client = await ready();
     await client.request('tools/call', { name: 'work' });
-    assert.equal(client.notifications('notifications/message').length, 0);
+    assert.deepEqual(
+      client.notifications('notifications/message').map((n) => n.params),
+      [{ level: 'error', data: 'something failed' }],
+    );
   });
 
   it('are sent at or above the level set with logging/setLevel', async () => {

@@ -4,6 +4,7 @@
  */
 import type { MethodSpec } from '../context.js';
 import { invalidParams, isObject } from '../jsonrpc.js';
+import { DEFAULT_SESSION_LOG_LEVEL } from '../log-levels.js';
 import type { RequestScope } from '../request-scope.js';
 import { serverInfo } from '../results.js';
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SUPPORTED_VERSIONS } from '../versions.js';
@@ -16,7 +17,7 @@ function initialize(scope: RequestScope): object {
   const session = scope.session;
   session.version = version;
   session.ready = false;
-  session.logLevel = undefined;
+  session.logLevel = DEFAULT_SESSION_LOG_LEVEL;
   session.subscriptions.clear();
   const declared = scope.params.capabilities;
   session.clientCapabilities = isObject(declared) ? declared : {};
