@@ -242,3 +242,51 @@ describe('a kind that throws while compiling, on reload', () => {
     await until(() => counts.disposed.includes(1), 'the first catalog to be disposed', lines);
   });
 });
+
+describe('a reload that throws after the swap', () => {
+  const files = tempFiles({ 'data.txt': 'twelve bytes' });
+  const file = join(files.dir, 'mcp.yaml');
+  const { log, lines } = recordingLogger();
+  const registry = testRegistry({ opened: 0, disposed: [] });
+  let ref: CatalogRef;
+  let reloader: Reloader;
+
+  before(async () => {
+    writeFileSync(file, MANIFEST(''));
+    const loaded = await loadCatalog(file, registry, log);
+    ref = new CatalogRef(loaded.catalog);
+    reloader = new Reloader({
+      file,
+      ref,
+      registry,
+      log,
+      // A transport whose notification fails: the reload has no caller to tell when the watcher started it.
+      listener: {
+        listChanged: () => {
+          throw new Error('the notification could not be sent');
+        },
+        resourceUpdated: () => {},
+      },
+      debounceMs: 20,
+      disposeGraceMs: 1000,
+    });
+    reloader.start(loaded.text);
+    await reloader.ready();
+  });
+  after(async () => {
+    await reloader.close();
+    await ref.current.dispose();
+    files.cleanup();
+  });
+
+  test('is logged with the manifest it was reloading, not swallowed', async () => {
+    writeFileSync(file, MANIFEST(SIZED));
+    await until(() => lines.some((l) => l.includes('reload of mcp.yaml')), 'the reload to be logged', lines);
+    const logged = lines.find((l) => l.includes('reload of mcp.yaml')) ?? '';
+    assert.match(
+      logged,
+      /^mcp-run: error: reload of mcp\.yaml did not finish: Error: the notification could not be sent/,
+    );
+    assert.deepEqual([...ref.current.tools.keys()], ['one', 'sized'], 'the swap itself happened');
+  });
+});
