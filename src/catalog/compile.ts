@@ -4,6 +4,10 @@
  * Sources open first (in manifest order), then every tool, resource and prompt compiles against
  * them. Every problem from every entry is collected; if there is any, the sources already opened are
  * disposed and one ManifestError lists them all, so a broken edit never yields a partial catalog.
+ *
+ * A kind that throws instead of reporting (a `stat` racing a file an editor just deleted) fails its
+ * entry like a reported problem, located at the entry. Anything else that throws midway still
+ * disposes the sources already opened before it propagates.
  */
 import { type Diagnostic, ManifestError, type Problem, problems, sortByPosition } from '../errors.js';
 import type {
@@ -37,13 +41,43 @@ import type {
 
 const DEFAULT_PAGE_SIZE = 100;
 
+type OpenedSources = Map<string, { kind: string; opened: OpenedSource }>;
+
 export async function compileCatalog(
+  manifest: LoadedManifest,
+  registry: KindRegistry,
+  log: Logger,
+): Promise<Catalog> {
+  const sources: OpenedSources = new Map();
+  try {
+    return await compileWith(sources, manifest, registry, log);
+  } catch (err) {
+    await disposeAll(sources, log);
+    throw err;
+  }
+}
+
+/** Compiles into `sources` as it opens them; whoever calls it disposes them if it throws. */
+async function compileWith(
+  sources: OpenedSources,
   manifest: LoadedManifest,
   registry: KindRegistry,
   log: Logger,
 ): Promise<Catalog> {
   const diagnostics: Diagnostic[] = [];
   const report = (path: EntryPath, problem: Problem) => diagnostics.push(manifest.diagnose(path, problem));
+  /** Runs one kind's open or compile; a throw, sync or async, fails the entry instead of escaping. */
+  const guard = async <T>(section: EntrySection, name: string, call: () => T | Promise<T>) => {
+    try {
+      return await call();
+    } catch (err) {
+      log.debug(
+        `${section}.${name} threw: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
+      report([section, name], kindThrew(section, name, err));
+      return undefined;
+    }
+  };
   const data = manifest.data;
 
   const watched = new Map<string, string[]>();
@@ -59,13 +93,11 @@ export async function compileCatalog(
     },
   });
 
-  const sources = new Map<string, { kind: string; opened: OpenedSource }>();
   for (const [name, cfg] of entries(data.sources)) {
     const kind = registry.get('sources', cfg.kind);
-    const opened = await kind?.open(cfg, kindContext('sources', name));
+    const opened = await guard('sources', name, () => kind?.open(cfg, kindContext('sources', name)));
     if (opened) sources.set(name, { kind: cfg.kind, opened });
   }
-  const disposeSources = () => Promise.all([...sources.values()].map((s) => s.opened.dispose()));
 
   const entryContext = (section: EntrySection, name: string): EntryContext => ({
     ...kindContext(section, name),
@@ -96,7 +128,10 @@ export async function compileCatalog(
     const ctx = entryContext('tools', name);
     // The interactive steps (roots, ask, confirm, sample): their answers are values the kind may use.
     const steps = entrySteps(common, Object.keys(common.input ?? {}), ctx);
-    const compiled = registry.get('tools', cfg.kind)?.compile(withStepInputs(common, 'input', steps), ctx);
+    const kind = registry.get('tools', cfg.kind);
+    const compiled = await guard('tools', name, () =>
+      kind?.compile(withStepInputs(common, 'input', steps), ctx),
+    );
     checkInputKeywords(common.input, ['tools', name, 'input'], report);
     // A kind may add arguments of its own and supply a description and outputSchema the manifest left out.
     const inputSchema = buildInputSchema({ ...common.input, ...compiled?.input }) as JsonSchema;
@@ -125,7 +160,10 @@ export async function compileCatalog(
   const templates: CatalogTemplate[] = [];
   const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
   for (const [name, cfg] of entries(data.resources)) {
-    const compiled = await registry.get('resources', cfg.kind)?.compile(cfg, entryContext('resources', name));
+    const kind = registry.get('resources', cfg.kind);
+    const compiled = await guard('resources', name, () =>
+      kind?.compile(cfg, entryContext('resources', name)),
+    );
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
       const owner = owners.get(uri);
@@ -143,14 +181,13 @@ export async function compileCatalog(
     const args = Object.keys((cfg as { arguments?: object }).arguments ?? {});
     const steps = entrySteps(cfg as StepsConfig, args, ctx);
     const kindConfig = withStepInputs(cfg, 'arguments', steps, () => ({ required: false }));
-    const prompt = registry.get('prompts', cfg.kind)?.compile(kindConfig, ctx);
+    const kind = registry.get('prompts', cfg.kind);
+    const prompt = await guard('prompts', name, () => kind?.compile(kindConfig, ctx));
     if (prompt && steps !== null) prompts.set(name, steps ? guardPrompt(prompt, steps) : prompt);
   }
 
-  if (diagnostics.length > 0) {
-    await disposeSources();
-    throw new ManifestError(sortByPosition(diagnostics));
-  }
+  // compileCatalog disposes the sources opened so far.
+  if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
 
   let disposed: Promise<unknown> | undefined;
   return {
@@ -163,10 +200,38 @@ export async function compileCatalog(
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
     dispose: async () => {
-      disposed ??= disposeSources();
+      disposed ??= disposeAll(sources, log);
       await disposed;
     },
   };
+}
+
+/** Disposes every source; one that fails to (the contract says it must not) is logged, not thrown. */
+async function disposeAll(sources: OpenedSources, log: Logger): Promise<void> {
+  const names = [...sources.keys()];
+  const results = await Promise.allSettled([...sources.values()].map((s) => s.opened.dispose()));
+  for (const [i, result] of results.entries())
+    if (result.status === 'rejected')
+      log.warn(`disposing source ${names[i]} failed: ${reason(result.reason)}`);
+}
+
+/**
+ * The problem for a kind that threw. A source is SOURCE_OPEN_FAILED with the thrown reason; an
+ * entry whose file vanished (ENOENT from a `stat` or a read) is PATH_NOT_FOUND with that file's
+ * path; anything else keeps the thrown message, which is all there is to go on.
+ */
+function kindThrew(section: EntrySection, name: string, err: unknown): Problem {
+  if (section === 'sources') return problems.SOURCE_OPEN_FAILED(name, reason(err));
+  const { code, path } = (err ?? {}) as { code?: unknown; path?: unknown };
+  if (code === 'ENOENT' && typeof path === 'string') return problems.PATH_NOT_FOUND(path);
+  return problems.MANIFEST_INVALID_VALUE(
+    `compiling this entry failed: ${reason(err)}`,
+    'if a file it uses was changing, save the manifest again to retry; otherwise the kind has a bug (--log-level debug shows the stack)',
+  );
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 function serverInfo(manifest: LoadedManifest): ServerInfo {

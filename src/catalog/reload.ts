@@ -6,7 +6,9 @@
  * - An edit that leaves the manifest's bytes unchanged (and touches no resource file) is skipped.
  * - Reloads run one at a time; a reload that finishes after a newer edit arrived is dropped, so the
  *   newest edit always wins.
- * - A failed reload keeps the last good catalog serving and logs every error with file:line:col.
+ * - A failed reload keeps the last good catalog serving and logs every error with file:line:col;
+ *   an unexpected exception (not a ManifestError) is logged too, with the manifest's path, never
+ *   swallowed.
  * - The old catalog's sources are disposed once the requests that started on it have finished, or
  *   after a grace period.
  */
@@ -99,7 +101,10 @@ export class Reloader {
   private enqueue(paths: ReadonlySet<string>, force: boolean): Promise<ReloadOutcome> {
     const revision = ++this.revision;
     const run = this.queue.then(() => this.run(revision, paths, force));
-    this.queue = run.catch(() => undefined);
+    // A reload started by the watcher has no caller to hear of a failure: say it here.
+    this.queue = run.catch((err: unknown) =>
+      this.options.log.error(`reload of ${this.name} did not finish: ${describeError(err)}`),
+    );
     return run;
   }
 
@@ -124,11 +129,17 @@ export class Reloader {
       log.addSecrets(manifest.secrets);
       next = await compileCatalog(manifest, registry, log);
     } catch (err) {
-      if (!(err instanceof ManifestError)) throw err;
-      const n = err.diagnostics.length;
-      log.error(
-        `reload of ${this.name} failed with ${n} error${n === 1 ? '' : 's'}; still serving the previous version\n${err.message}`,
-      );
+      if (err instanceof ManifestError) {
+        const n = err.diagnostics.length;
+        log.error(
+          `reload of ${this.name} failed with ${n} error${n === 1 ? '' : 's'}; still serving the previous version\n${err.message}`,
+        );
+      } else {
+        // A bug rather than a manifest problem (compile turns a throwing kind into a diagnostic).
+        log.error(
+          `reload of ${this.name} failed; still serving the previous version\n${file}: ${describeError(err)}`,
+        );
+      }
       // The previous catalog reads its files live, so their subscribers still need to hear of edits.
       for (const uri of updated) this.options.listener.resourceUpdated(uri);
       return 'failed';
@@ -188,6 +199,10 @@ export class Reloader {
     await Promise.race([this.options.ref.idle(catalog), grace]);
     await catalog.dispose();
   }
+}
+
+function describeError(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
 function watchedPaths(catalog: Catalog): string[] {
