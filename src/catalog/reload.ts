@@ -27,6 +27,8 @@ import type { Catalog, CatalogRef, ListCategory } from './types.js';
 export interface ReloadListener {
   listChanged(categories: ReadonlySet<ListCategory>): void;
   resourceUpdated(uri: string): void;
+  /** A reload failed and the previous version keeps serving; `summary` is one line for clients. */
+  reloadFailed?(summary: string): void;
 }
 
 export interface ReloaderOptions {
@@ -55,6 +57,8 @@ export class Reloader {
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly name: string;
+  /** The last reload failed: the next good one says so, even when it changes nothing. */
+  private failing = false;
 
   constructor(private readonly options: ReloaderOptions) {
     this.name = basename(options.file);
@@ -142,6 +146,11 @@ export class Reloader {
       }
       // The previous catalog reads its files live, so their subscribers still need to hear of edits.
       for (const uri of updated) this.options.listener.resourceUpdated(uri);
+      this.failing = true;
+      const n = err instanceof ManifestError ? err.diagnostics.length : 1;
+      this.options.listener.reloadFailed?.(
+        `reload of ${this.name} failed with ${n} error${n === 1 ? '' : 's'}; still serving the previous version`,
+      );
       return 'failed';
     }
     if (revision !== this.revision) {
@@ -158,8 +167,10 @@ export class Reloader {
       ? `, ${stillServed.length} resource${stillServed.length === 1 ? '' : 's'} updated`
       : '';
     // Editor swap files and the like land in watched folders: say nothing when nothing changed.
-    const quiet = diff.size === 0 && !touched;
-    log[quiet ? 'debug' : 'info'](`reloaded ${this.name}: ${describeDiff(diff)}${touched}`);
+    const quiet = diff.size === 0 && !touched && !this.failing;
+    const recovered = this.failing ? ' (the errors are fixed)' : '';
+    this.failing = false;
+    log[quiet ? 'debug' : 'info'](`reloaded ${this.name}: ${describeDiff(diff)}${touched}${recovered}`);
 
     this.rewatch(previous, next);
     void this.retire(previous);

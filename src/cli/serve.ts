@@ -55,6 +55,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
         listener: {
           listChanged: (categories) => protocol.notifyListChanged(categories),
           resourceUpdated: (uri) => protocol.notifyResourceUpdated(uri),
+          reloadFailed: (summary) => protocol.notifyLog('error', summary),
         },
       })
     : undefined;

@@ -6,6 +6,7 @@
  * stream) and its final response with the HTTP status the response implies; the connection's
  * standing `send` keeps only unsolicited traffic (legacy list_changed and resources/updated).
  */
+import type { LogLevel } from '../catalog/types.js';
 import type { Logger } from '../log.js';
 import type { ListCategory } from './hub.js';
 import type { HeaderReader } from './routing-headers.js';
@@ -94,6 +95,8 @@ export interface Protocol {
   notifyListChanged(categories: ReadonlySet<ListCategory>): void;
   /** A resource's content changed. */
   notifyResourceUpdated(uri: string): void;
+  /** A message from the server itself, to the 2025 connections whose log level lets it through. */
+  notifyLog(level: LogLevel, data: unknown): void;
   /** Graceful shutdown: ends listen subscriptions with their final result, aborts nothing else. */
   close(): void;
 }

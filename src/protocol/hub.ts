@@ -9,11 +9,12 @@
  */
 
 import { notification } from './jsonrpc.js';
+import { passes } from './log-levels.js';
 import type { LegacySession } from './session.js';
 
 export type { ListCategory } from '../catalog/types.js';
 
-import type { ListCategory } from '../catalog/types.js';
+import type { ListCategory, LogLevel } from '../catalog/types.js';
 
 const LIST_CATEGORIES: readonly ListCategory[] = ['tools', 'prompts', 'resources'];
 const LIST_CHANGED: Readonly<Record<ListCategory, string>> = {
@@ -86,6 +87,19 @@ export class NotificationHub {
     for (const listen of this.listens) {
       if (listen.uris.has(uri))
         listen.send(notification('notifications/resources/updated', { uri, _meta: listen.tag }));
+    }
+  }
+
+  /**
+   * A message from the server itself (a failed reload) to every 2025 connection whose level lets
+   * it through. 2026 listen streams carry only change notifications, so they do not get it.
+   */
+  notifyLog(level: LogLevel, data: unknown): void {
+    const message = notification('notifications/message', { level, logger: 'mcp-run', data });
+    for (const connection of this.connections) {
+      const threshold = connection.session.logLevel;
+      if (connection.session.ready && threshold !== undefined && passes(level, threshold))
+        connection.notify(message);
     }
   }
 

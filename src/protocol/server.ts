@@ -3,7 +3,7 @@
  * transport and connection. It holds no per-request state; connections hold the legacy sessions
  * and the hub holds the listeners.
  */
-import type { CatalogRef } from '../catalog/types.js';
+import type { CatalogRef, LogLevel } from '../catalog/types.js';
 import type { Connection, ConnectOptions, Protocol, ProtocolOptions } from './api.js';
 import { ProtocolConnection } from './connection.js';
 import { type ListCategory, NotificationHub } from './hub.js';
@@ -49,6 +49,7 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
       new ProtocolConnection(server, send, connectOptions),
     notifyListChanged: (categories: ReadonlySet<ListCategory>) => hub.notifyListChanged(categories),
     notifyResourceUpdated: (uri: string) => hub.notifyResourceUpdated(uri),
+    notifyLog: (level: LogLevel, data: unknown) => hub.notifyLog(level, data),
     close: () => hub.endListens(),
   };
 }

@@ -12,6 +12,7 @@ import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/clien
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
+  LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
@@ -42,6 +43,7 @@ describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
   const file = join(files.dir, 'mcp.yaml');
   const client = new Client({ name: 'reload', version: '1' });
   const seen = { tools: 0, prompts: 0, resources: 0, updated: [] as string[] };
+  const messages: { level: string; data: unknown }[] = [];
   let log: ServerLog;
 
   /** A request as a barrier: every notification sent before it has been handled when it returns. */
@@ -51,6 +53,7 @@ describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void seen.tools++);
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => void seen.prompts++);
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void seen.resources++);
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params));
     client.setNotificationHandler(
       ResourceUpdatedNotificationSchema,
       (n) => void seen.updated.push(n.params.uri),
@@ -96,7 +99,7 @@ describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
     assert.deepEqual(seen, { tools: 3, prompts: 1, resources: 0, updated: [] });
   });
 
-  test('broken edits notify nothing and every tool keeps answering; the fix reloads', async () => {
+  test('broken edits change no list and every tool keeps answering; clients hear of each failure; the fix reloads', async () => {
     const broken = [
       manifest(ONE).replace('tools:', 'tools: ['), // YAML syntax
       manifest(ONE.replace('kind: sql', 'kind: sqll')), // unknown kind
@@ -110,9 +113,19 @@ describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
     assert.match(log.text, /reload of mcp\.yaml failed with 1 error; still serving the previous version/);
     assert.match(log.text, /error\[MANIFEST_UNKNOWN_KIND\] .*mcp\.yaml:5:16 tools\.one\.kind/);
     assert.deepEqual(seen, { tools: 3, prompts: 1, resources: 0, updated: [] });
+    assert.deepEqual(
+      messages,
+      broken.map(() => ({
+        level: 'error',
+        logger: 'mcp-run',
+        data: 'reload of mcp.yaml failed with 1 error; still serving the previous version',
+      })),
+      'each failed reload reaches the client at level error (the default level is warning)',
+    );
     await log.edit(file, manifest(`${ONE}\n${TWO}`));
     assert.deepEqual(await toolNames(), ['one', 'two']);
     assert.equal(seen.tools, 4);
+    assert.match(log.text, /reloaded mcp\.yaml: .*\(the errors are fixed\)/);
   });
 
   test('editing a resource file sends resources/updated for the URIs subscribed to, only', async () => {

@@ -67,7 +67,11 @@ describe('legacy lifecycle', () => {
     await client.request('resources/subscribe', { uri: 'test://static' });
     assert.equal((await client.initialize('2025-03-26')).protocolVersion, '2025-03-26');
     await client.request('tools/call', { name: 'work' });
-    assert.equal(client.notifications('notifications/message').length, 0, 'the log level was reset');
+    assert.deepEqual(
+      client.notifications('notifications/message').map((n) => n.params.level),
+      ['error'],
+      'the log level was reset to the default, warning',
+    );
   });
 });
 
