@@ -223,11 +223,15 @@ describe('legacy sessions', () => {
 });
 
 describe('session limits', () => {
-  it('refuses initialize with 503 once the bound is reached, and frees a slot on DELETE', async () => {
-    const s = await startHttp({ maxSessions: 2 });
+  it('refuses initialize with 503 once the bound is reached with no idle session, and frees a slot on DELETE', async () => {
+    const s = await startHttp({ maxSessions: 2, maxSessionsPerClient: 2 });
+    const streams: Awaited<ReturnType<typeof openStream>>[] = [];
     try {
       const a = await initSession(s.url);
-      await initSession(s.url);
+      const b = await initSession(s.url);
+      // An open GET stream holds a session: it is never evicted for a new one.
+      for (const id of [a, b])
+        streams.push(await openStream(s.url, { method: 'GET', headers: sessionHeaders(id) }));
       const refused = await post(
         s.url,
         req(9, 'initialize', { protocolVersion: '2025-11-25', capabilities: {} }),
@@ -237,6 +241,7 @@ describe('session limits', () => {
       await send(s.url, { method: 'DELETE', headers: sessionHeaders(a) });
       await initSession(s.url);
     } finally {
+      for (const stream of streams) stream.close();
       await s.close();
     }
   });

@@ -17,6 +17,8 @@ import { header, sendEmpty, sendError } from './wire.js';
 export interface LegacyContext {
   readonly sessions: SessionStore;
   readonly keepAliveMs: number;
+  /** Who a request comes from, for the per-client share of sessions (sessions.ts). */
+  readonly clientOf: (req: IncomingMessage) => string;
 }
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -31,7 +33,7 @@ export async function serveLegacyPost(
 ): Promise<void> {
   const id = isObject(message) && isRequestId(message.id) ? message.id : null;
   if (isObject(message) && message.method === 'initialize' && id !== null)
-    return initialize(ctx, res, message, id);
+    return initialize(ctx, req, res, message, id);
   const session = findSession(ctx, req, res, id);
   if (session === undefined) return;
   session.busy++;
@@ -40,19 +42,25 @@ export async function serveLegacyPost(
     reply.settle(await session.connection.receive(message, reply));
   } finally {
     session.busy--;
-    session.lastSeen = Date.now();
+    ctx.sessions.touch(session);
   }
 }
 
 async function initialize(
   ctx: LegacyContext,
+  req: IncomingMessage,
   res: ServerResponse,
   message: object,
   id: string | number,
 ): Promise<void> {
-  const session = ctx.sessions.create();
-  if (session === undefined) {
-    sendError(res, 503, 'too many open sessions; try again later, or end unused sessions with DELETE', {
+  const session = ctx.sessions.create(ctx.clientOf(req));
+  if (session === 'client' || session === 'server') {
+    const { max, perClient } = ctx.sessions.limits;
+    const why =
+      session === 'client'
+        ? `this client already holds its share of ${perClient} open sessions, each with a GET stream or a request in flight`
+        : `the server holds its ${max} open sessions, each with a GET stream or a request in flight`;
+    sendError(res, 503, `Service Unavailable: ${why}; end unused sessions with DELETE, or try again later`, {
       id,
       headers: { 'Retry-After': '10' },
     });
@@ -106,7 +114,7 @@ export function serveLegacyGet(ctx: LegacyContext, req: IncomingMessage, res: Se
   ctx.sessions.attach(session, stream);
   res.once('close', () => {
     if (session.stream === stream) session.stream = undefined;
-    session.lastSeen = Date.now();
+    ctx.sessions.touch(session);
   });
 }
 

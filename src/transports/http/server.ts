@@ -32,7 +32,7 @@ import {
 } from './guards.js';
 import { type LegacyContext, serveLegacyDelete, serveLegacyGet, serveLegacyPost } from './legacy.js';
 import { type ModernContext, serveModernPost } from './modern.js';
-import { SessionStore } from './sessions.js';
+import { clientIdentity, SessionStore } from './sessions.js';
 import { header, ProblemError, readBody, sendError } from './wire.js';
 
 export { type AuthOptions, authFromEnv } from './auth.js';
@@ -54,10 +54,21 @@ export interface HttpOptions {
   readonly auth?: AuthOptions;
   /** Largest accepted POST body. Default 4 MiB. */
   readonly maxBodyBytes?: number;
-  /** A 2025 session unused this long ends. Default 30 minutes. */
+  /** A 2025 session with no GET stream and no request in flight, unused this long, ends. Default 5 minutes. */
   readonly sessionIdleMs?: number;
-  /** Open 2025 sessions at most; `initialize` beyond it gets 503. Default 1000. */
+  /** A 2025 session holding a GET stream or a request in flight, without a new request this long, ends. Default 30 minutes. */
+  readonly heldSessionIdleMs?: number;
+  /**
+   * Open 2025 sessions at most. At the bound, `initialize` evicts the least recently used idle
+   * session; only when none is idle does it get 503. Default 1000.
+   */
   readonly maxSessions?: number;
+  /**
+   * Open 2025 sessions at most per client (its accepted credential with auth, else its remote
+   * address); beyond it, the client's own least recently used idle session is evicted, or it gets
+   * 503. Default a quarter of `maxSessions` (at least 1).
+   */
+  readonly maxSessionsPerClient?: number;
   /** Interval of `: keep-alive` comments on open SSE streams. Default 15 s. */
   readonly keepAliveMs?: number;
 }
@@ -74,8 +85,11 @@ export const HTTP_DEFAULTS = {
   host: '127.0.0.1',
   path: '/mcp',
   maxBodyBytes: 4 * 1024 * 1024,
-  sessionIdleMs: 30 * 60 * 1000,
+  sessionIdleMs: 5 * 60 * 1000,
+  heldSessionIdleMs: 30 * 60 * 1000,
   maxSessions: 1000,
+  /** The share of `maxSessions` one client may hold. */
+  clientShare: 1 / 4,
   keepAliveMs: 15_000,
   graceMs: 10_000,
 } as const;
@@ -95,15 +109,21 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     allowedOrigins: options.allowedOrigins ?? [],
   });
   const auth = new Authenticator(options.auth ?? {});
+  const maxSessions = options.maxSessions ?? HTTP_DEFAULTS.maxSessions;
   const sessions = new SessionStore(
     protocol,
     {
       idleMs: options.sessionIdleMs ?? HTTP_DEFAULTS.sessionIdleMs,
-      max: options.maxSessions ?? HTTP_DEFAULTS.maxSessions,
+      heldIdleMs: options.heldSessionIdleMs ?? HTTP_DEFAULTS.heldSessionIdleMs,
+      max: maxSessions,
+      perClient: Math.min(
+        maxSessions,
+        options.maxSessionsPerClient ?? Math.max(1, Math.floor(maxSessions * HTTP_DEFAULTS.clientShare)),
+      ),
     },
     log,
   );
-  const legacy: LegacyContext = { sessions, keepAliveMs };
+  const legacy: LegacyContext = { sessions, keepAliveMs, clientOf: clientIdentity(options.auth ?? {}) };
   const modern: ModernContext = { protocol, keepAliveMs };
   let closing = false;
 

@@ -1,41 +1,67 @@
 /**
  * Legacy (2025-era) HTTP sessions. `initialize` mints one: a crypto-random `Mcp-Session-Id` bound to
  * its own protocol Connection, whose standing channel is the session's GET stream (list_changed and
- * resources/updated, which belong to no request). Sessions end by DELETE, by idling past the expiry,
- * or at shutdown; their number is bounded so a client loop cannot exhaust memory.
+ * resources/updated, which belong to no request). Sessions end by DELETE, by idling past an expiry,
+ * by eviction, or at shutdown; their number is bounded so a client loop cannot exhaust memory.
+ *
+ * Fairness (one client must not lock everyone out):
+ * - A session is *idle* when it has no open GET stream and no request in flight; it expires after
+ *   `idleMs` unused. A *held* session (open GET stream or request in flight) expires after the longer
+ *   `heldIdleMs` without a new request.
+ * - Each client (its accepted credential when auth is on, else its remote address) holds at most
+ *   `perClient` sessions. At its share, a new `initialize` evicts that client's least recently used
+ *   idle session; with none idle, it is refused, and no one else is affected.
+ * - At `max`, a new `initialize` evicts the least recently used idle session of any client before
+ *   anyone is refused. A request on an evicted session gets 404, so its client initializes again.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../log.js';
 import type { Connection, Protocol } from '../../protocol/server.js';
+import type { AuthOptions } from './auth.js';
 import type { SseStream } from './sse.js';
 
 export interface Session {
   readonly id: string;
   readonly connection: Connection;
+  /** Whose session it is: a credential label (`token#1`, `key#0`) or `addr:<remote address>`. */
+  readonly client: string;
   /** The version `initialize` negotiated; undefined until it answered. */
   version: string | undefined;
   /** The open GET stream, when the client has one. */
   stream: SseStream | undefined;
   lastSeen: number;
-  /** Requests of this session in flight: a busy session never expires. */
+  /** Requests of this session in flight. */
   busy: number;
 }
 
 export interface SessionLimits {
+  /** An idle session (no GET stream, no request in flight) unused this long ends. */
   readonly idleMs: number;
+  /** A session holding a GET stream or a request in flight, without a new request this long, ends. */
+  readonly heldIdleMs: number;
+  /** Open sessions at most, over all clients. */
   readonly max: number;
+  /** Open sessions at most for one client. */
+  readonly perClient: number;
 }
 
+/** Why `create` refused: the client is at its share, or the server is full. */
+export type Refusal = 'client' | 'server';
+
 export class SessionStore {
+  /** In least recently used order: `touch` moves a session to the end. */
   private readonly sessions = new Map<string, Session>();
+  private readonly perClient = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly protocol: Protocol,
-    private readonly limits: SessionLimits,
+    readonly limits: SessionLimits,
     private readonly log: Logger,
   ) {
-    this.sweeper = setInterval(() => this.expireIdle(), Math.max(1000, Math.min(limits.idleMs / 2, 60_000)));
+    const shortest = Math.min(limits.idleMs, limits.heldIdleMs);
+    this.sweeper = setInterval(() => this.expire(), Math.max(1000, Math.min(shortest / 2, 60_000)));
     this.sweeper.unref();
   }
 
@@ -43,16 +69,21 @@ export class SessionStore {
     return this.sessions.size;
   }
 
-  /** A new session, or undefined when the bound is reached. */
-  create(): Session | undefined {
-    if (this.sessions.size >= this.limits.max) {
-      this.expireIdle();
-      if (this.sessions.size >= this.limits.max) return undefined;
-    }
+  /** Open sessions of one client. */
+  countOf(client: string): number {
+    return this.perClient.get(client) ?? 0;
+  }
+
+  /** A new session for `client`, evicting an idle one when a bound is reached, or the refusal. */
+  create(client: string): Session | Refusal {
+    this.expire();
+    if (this.countOf(client) >= this.limits.perClient && !this.evictIdle(client)) return 'client';
+    if (this.sessions.size >= this.limits.max && !this.evictIdle(undefined)) return 'server';
     // 24 random bytes as base64url: 32 visible-ASCII characters, unguessable.
     const id = randomBytes(24).toString('base64url');
     const session: Session = {
       id,
+      client,
       version: undefined,
       stream: undefined,
       lastSeen: Date.now(),
@@ -63,6 +94,7 @@ export class SessionStore {
       }),
     };
     this.sessions.set(id, session);
+    this.perClient.set(client, this.countOf(client) + 1);
     return session;
   }
 
@@ -75,14 +107,25 @@ export class SessionStore {
   /** The live session with this id (and marks it used), or undefined. */
   get(id: string): Session | undefined {
     const session = this.sessions.get(id);
-    if (session !== undefined) session.lastSeen = Date.now();
+    if (session !== undefined) this.touch(session);
     return session;
+  }
+
+  /** Marks the session used now: it becomes the most recently used, the last to be evicted. */
+  touch(session: Session): void {
+    session.lastSeen = Date.now();
+    if (this.sessions.get(session.id) !== session) return;
+    this.sessions.delete(session.id);
+    this.sessions.set(session.id, session);
   }
 
   end(id: string): void {
     const session = this.sessions.get(id);
     if (session === undefined) return;
     this.sessions.delete(id);
+    const left = this.countOf(session.client) - 1;
+    if (left > 0) this.perClient.set(session.client, left);
+    else this.perClient.delete(session.client);
     session.connection.close();
     session.stream?.end();
     session.stream = undefined;
@@ -94,15 +137,59 @@ export class SessionStore {
     for (const id of [...this.sessions.keys()]) this.end(id);
   }
 
-  private expireIdle(): void {
-    const cutoff = Date.now() - this.limits.idleMs;
+  /** Ends the least recently used idle session (of `client`, or of anyone); false when none is idle. */
+  private evictIdle(client: string | undefined): boolean {
+    for (const session of this.sessions.values()) {
+      if (!isIdle(session) || (client !== undefined && session.client !== client)) continue;
+      const whose = client === undefined ? 'the server is full' : 'its client is at its share';
+      this.log.debug(`http: evicted idle session ${shortId(session.id)}: ${whose}`);
+      this.end(session.id);
+      return true;
+    }
+    return false;
+  }
+
+  private expire(): void {
+    const now = Date.now();
     for (const session of [...this.sessions.values()]) {
-      if (session.busy === 0 && !session.stream?.open && session.lastSeen < cutoff) {
-        this.log.debug(`http: session ${shortId(session.id)} expired after ${this.limits.idleMs} ms idle`);
+      const limit = isIdle(session) ? this.limits.idleMs : this.limits.heldIdleMs;
+      if (session.lastSeen < now - limit) {
+        const what = isIdle(session) ? 'idle' : 'holding a stream or request, without a new request';
+        this.log.debug(`http: session ${shortId(session.id)} expired after ${limit} ms ${what}`);
         this.end(session.id);
       }
     }
   }
+}
+
+const isIdle = (session: Session): boolean => session.busy === 0 && !session.stream?.open;
+
+/**
+ * Who a request comes from, for the per-client share. With auth on (every request was admitted with
+ * an accepted credential) it is that credential, by its position in the configuration (`token#0`,
+ * `key#2`), never the secret itself. Without auth it is the remote address: behind a reverse proxy
+ * every client shares the proxy's address, so turn auth on to tell them apart.
+ */
+export function clientIdentity(auth: AuthOptions): (req: IncomingMessage) => string {
+  const labels = new Map<string, string>();
+  const hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
+  for (const [i, key] of (auth.apiKeys ?? []).entries())
+    if (key !== '') labels.set(`k${hex(key)}`, `key#${i}`);
+  for (const [i, token] of (auth.bearerTokens ?? []).entries())
+    if (token !== '') labels.set(`t${hex(token)}`, `token#${i}`);
+  return (req) => {
+    if (labels.size > 0) {
+      const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
+      const key = req.headers['x-api-key'];
+      // Only an accepted credential names a client: a request may carry a second, made-up one.
+      const label =
+        (bearer !== undefined ? labels.get(`t${hex(bearer)}`) : undefined) ??
+        (typeof key === 'string' ? labels.get(`k${hex(key)}`) : undefined);
+      if (label !== undefined) return label;
+    }
+    const address = req.socket.remoteAddress ?? 'unknown';
+    return `addr:${address.startsWith('::ffff:') ? address.slice(7) : address}`;
+  };
 }
 
 /** Enough of an id to tell sessions apart in a log, not enough to use it. */
