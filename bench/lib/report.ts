@@ -67,7 +67,7 @@ export function renderMarkdown(results: Results, order: readonly string[]): stri
     '- Reproduce: `npm run bench` (all), `npm run bench -- http sql` (some), `--duration 5 --rounds 5`',
     '  for longer runs, `--profile` for CPU profiles of the mcp-run processes (figures then go to a temp',
     '  folder; `npx tsx bench/profile.ts <folder>` prints the top self-time functions, mapped to src/).',
-    '  `npm test` never runs these; test/bench-smoke.test.ts runs a tiny `--smoke` pass of each scenario.',
+    '  `npm test` never runs these; `npm run bench:smoke` checks a tiny `--smoke` pass of each scenario.',
     '',
     '## Goals',
     '',
