@@ -12,7 +12,7 @@ type Message = Record<string, any>;
 export class RawStdioPeer {
   readonly stdoutLines: string[] = [];
   stderr = '';
-  private readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildProcessWithoutNullStreams;
   private readonly waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
   private buffered = '';
 

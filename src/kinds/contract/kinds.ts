@@ -86,6 +86,8 @@ export interface SqlResult {
   readonly truncated: boolean;
   /** For statements that do not return rows. */
   readonly changes?: number;
+  /** Why the rows were cut, when it was not `maxRows` (a source's byte budget); shown to the model. */
+  readonly note?: string;
 }
 
 /** A result column known before the statement runs. */

@@ -33,7 +33,7 @@ export function rowsToolResult(result: SqlResult, maxRows: number, paging?: Pagi
     ...(paging?.nextCursor !== undefined && { nextCursor: paging.nextCursor }),
   };
   if (rows.length === 0) {
-    const text = paging && paging.offset > 0 ? 'No more rows.' : 'No rows.';
+    const text = result.note ?? (paging && paging.offset > 0 ? 'No more rows.' : 'No rows.');
     return { content: [{ type: 'text', text }], structuredContent };
   }
   let footer: string;
@@ -42,11 +42,14 @@ export function rowsToolResult(result: SqlResult, maxRows: number, paging?: Pagi
     footer = paging.nextCursor
       ? `${range}; more exist. For the next page, call ${paging.tool} again with the same arguments and cursor "${paging.nextCursor}".`
       : `${range}; that is all.`;
+  } else if (result.note !== undefined) {
+    footer = `Showing the first ${plural(rows.length, 'row')}; more exist. ${result.note}`;
   } else {
     footer = truncated
       ? `Showing the first ${plural(rows.length, 'row')}; more exist (truncated at ${plural(maxRows, 'row')}). Narrow the query or ask for fewer rows.`
       : `${plural(rows.length, 'row')}.`;
   }
+  if (paging && result.note !== undefined) footer = `${footer} ${result.note}`;
   return {
     content: [{ type: 'text', text: `${markdownTable(result.columns, rows)}\n\n${footer}` }],
     structuredContent,

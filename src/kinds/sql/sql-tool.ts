@@ -204,7 +204,10 @@ export const sqlTool: ToolKind<SqlToolConfig> = {
           return errorResult(`SQL error: ${(err as Error).message}`);
         }
         if (!paginate) return rowsToolResult(result, maxRows);
-        const next = result.truncated ? encodeCursor(offset + result.rows.length, args) : undefined;
+        const next =
+          result.truncated && result.rows.length > 0
+            ? encodeCursor(offset + result.rows.length, args)
+            : undefined;
         return rowsToolResult(result, maxRows, { offset, tool: ctx.name, ...(next && { nextCursor: next }) });
       },
     };

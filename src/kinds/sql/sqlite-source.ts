@@ -5,9 +5,18 @@
  * one on a writable source) must also pass the statement classifier and SQLite's own verdict on the
  * prepared statement (`sqlite3_stmt_readonly`).
  *
- * better-sqlite3 is synchronous, so a query cannot be interrupted from outside. The timeout and
- * cancellation are checked between rows: a query that streams many rows stops promptly, but one
- * long step (a big sort or aggregate before the first row) runs to its end before the check.
+ * better-sqlite3 is synchronous and cannot be interrupted, so queries and schema reads run in worker
+ * processes (sqlite-pool.ts, sqlite-worker.ts), at most two per file and one connection each, started
+ * on the first query. The server's event loop never waits on SQLite: it answers `ping` while a query
+ * runs, and a query past its timeout (or a cancelled call) is ended by killing its worker. A
+ * `:memory:` database lives inside one worker, so such a source has exactly one; what was written to
+ * it is lost when a timeout ends that worker (the seed runs again in the next one).
+ *
+ * This process keeps its own connection only to prepare statements (`check`, `columns`, at compile
+ * time); it never steps one.
+ *
+ * Rows are capped by `maxRows` and by `maxBytes` (the sum of the value sizes, counted in the worker
+ * as the rows are read), so one result cannot fill memory whatever its values hold.
  *
  * @example
  * ```yaml
@@ -17,6 +26,7 @@
  *     path: ./data/shop.db
  *     seed: ./data/seed.sql   # creates shop.db on first run
  *     maxRows: 200
+ *     maxBytes: 4194304        # 4 MiB of values per result at most (the default)
  * ```
  */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -34,7 +44,6 @@ import type {
 import { classifySql } from './classify.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { quoteDoubled } from './identifiers.js';
-import { sqliteSchemaReader } from './introspect-sqlite.js';
 import { renderSql } from './params.js';
 import {
   CANCELLED_MESSAGE,
@@ -44,6 +53,8 @@ import {
   timeoutMessage,
   uniqueColumns,
 } from './result.js';
+import { SqlitePool } from './sqlite-pool.js';
+import type { WorkerInit, WorkerQueryResult } from './sqlite-worker.js';
 
 export interface SqliteConfig {
   readonly path: string;
@@ -51,12 +62,17 @@ export interface SqliteConfig {
   readonly timeoutMs?: number;
   readonly maxRows?: number;
   readonly seed?: string;
+  readonly maxBytes?: number;
 }
 
 const MEMORY = ':memory:';
 const WRITE_REFUSAL = 'refused: this statement writes, and this tool only reads';
 /** Prepared statements kept per database; model-written queries (sql-query) would grow it forever. */
 const MAX_PREPARED = 500;
+/** Bytes of values one result holds at most, by default. */
+export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
+/** Worker processes per database file; a `:memory:` database has one. */
+const FILE_WORKERS = 2;
 
 export const sqliteSource: SourceKind<SqliteConfig> = {
   kind: 'sqlite',
@@ -90,6 +106,13 @@ export const sqliteSource: SourceKind<SqliteConfig> = {
         type: 'string',
         minLength: 1,
         description: 'A SQL file run once to create the database when the file at `path` does not exist yet.',
+      },
+      maxBytes: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_MAX_BYTES,
+        description:
+          'Bytes of values one result holds at most (text and blob lengths, 8 per number); rows past it are cut, with a note.',
       },
     },
     required: ['path'],
@@ -146,7 +169,19 @@ export const sqliteSource: SourceKind<SqliteConfig> = {
       }
       if (readOnly) db.pragma('query_only = ON');
     }
-    return openedSource(db, readOnly, { maxRows: config.maxRows ?? DEFAULT_MAX_ROWS, timeoutMs });
+    const init: WorkerInit = {
+      op: 'init',
+      file,
+      readOnly,
+      memory,
+      timeoutMs,
+      ...(memory && seedSql !== undefined && { seedSql }),
+    };
+    const pool = new SqlitePool(init, memory ? 1 : FILE_WORKERS);
+    return openedSource(db, pool, readOnly, config.maxBytes ?? DEFAULT_MAX_BYTES, {
+      maxRows: config.maxRows ?? DEFAULT_MAX_ROWS,
+      timeoutMs,
+    });
   },
 };
 
@@ -173,10 +208,13 @@ function seedDatabase(file: string, sql: string, timeoutMs: number): void {
 
 function openedSource(
   db: Database.Database,
+  pool: SqlitePool,
   readOnly: boolean,
+  maxBytes: number,
   defaults: { maxRows: number; timeoutMs: number },
 ): OpenedSource {
   // Statements come from the manifest (and from sql-query calls, hence the bound on the cache).
+  // Here they are only prepared, never run: running is the workers' job.
   const prepared = new Map<string, Database.Statement<unknown[]>>();
   const prepare = (text: string) => {
     let stmt = prepared.get(text);
@@ -188,10 +226,11 @@ function openedSource(
     return stmt;
   };
 
-  const sql: SqlCapability = {
+  const sql: SqlCapability & { readonly pool: SqlitePool } = {
     dialect: 'sqlite',
     readOnly,
     defaults,
+    pool,
     check(statement) {
       try {
         prepare(renderSql(statement, () => '?'));
@@ -222,38 +261,45 @@ function openedSource(
         const verdict = classifySql(text, 'sqlite');
         if (!verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly));
       }
-      const stmt = prepare(text);
-      // SQLite's own verdict backs the classifier up: it knows what the compiled program does.
-      if (readsOnly && !stmt.readonly) throw new Error(readOnly ? READ_ONLY_SOURCE_REFUSAL : WRITE_REFUSAL);
-      const bound = values.map(bindable);
-      if (!stmt.reader) {
-        const { changes } = stmt.run(...bound);
-        return { columns: [], rows: [], truncated: false, changes };
+      const result = await pool.run<WorkerQueryResult>(
+        {
+          op: 'query',
+          text,
+          values: values.map(bindable),
+          readsOnly,
+          refusal: readOnly ? READ_ONLY_SOURCE_REFUSAL : WRITE_REFUSAL,
+          maxRows: options.maxRows,
+          maxBytes,
+          offset: options.offset ?? 0,
+          deadline: Date.now() + options.timeoutMs,
+          timeoutMessage: timeoutMessage(options.timeoutMs),
+        },
+        options.timeoutMs,
+        options.signal,
+      );
+      if (result.changes !== undefined) {
+        return { columns: [], rows: [], truncated: false, changes: result.changes };
       }
-      const columns = uniqueColumns(stmt.columns().map((c) => c.name));
-      const raw: unknown[][] = [];
-      let skip = options.offset ?? 0;
-      let truncated = false;
-      const deadline = Date.now() + options.timeoutMs;
-      // Leaving the loop early (break or throw) resets the statement and releases its read lock.
-      for (const row of stmt.raw(true).iterate(...bound)) {
-        if (skip > 0) skip--;
-        else if (raw.length >= options.maxRows) {
-          truncated = true;
-          break;
-        } else raw.push(row as unknown[]);
-        if (options.signal.aborted) throw new Error(CANCELLED_MESSAGE);
-        if (Date.now() > deadline) throw new Error(timeoutMessage(options.timeoutMs));
-      }
-      return { columns, rows: rowObjects(columns, raw), truncated };
+      return {
+        columns: result.columns,
+        rows: rowObjects(result.columns, result.rows),
+        truncated: result.truncated,
+        ...(result.cutByBytes && {
+          note: `The rows were cut at ${result.rows.length} because the next row would pass the source's byte budget (maxBytes: ${maxBytes}); select fewer or smaller columns, e.g. length(col) or substr(col, 1, 200) instead of a big value.`,
+        }),
+      };
     },
     quoteIdentifier: quoteDoubled,
-    schema: sqliteSchemaReader(db),
+    schema: {
+      tables: (signal) => pool.run({ op: 'tables' }, defaults.timeoutMs, signal),
+      describe: (name, signal) => pool.run({ op: 'describe', name }, defaults.timeoutMs, signal),
+    },
   };
 
   return {
     capabilities: { sql },
     async dispose() {
+      pool.close();
       try {
         if (db.open) db.close();
       } catch {

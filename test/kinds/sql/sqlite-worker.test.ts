@@ -1,0 +1,132 @@
+/**
+ * The SQLite source runs its queries in worker processes: a runaway query ends at its timeout or
+ * when its call is cancelled (its worker is killed and replaced), the next query runs, workers start
+ * only on the first query, a :memory: source keeps to one worker, and the byte budget cuts rows.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { OpenedSource, SqlCapability } from '../../../src/kinds/contract/kinds.js';
+import { parseSqlParams } from '../../../src/kinds/sql/params.js';
+import type { SqlitePool } from '../../../src/kinds/sql/sqlite-pool.js';
+import { type SqliteConfig, sqliteSource } from '../../../src/kinds/sql/sqlite-source.js';
+import { tempDir, testContext } from '../context.js';
+
+const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
+const SEED = 'CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3);';
+
+async function open(config: Omit<SqliteConfig, 'path'> & { path?: string }) {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'seed.sql'), SEED);
+  const ctx = testContext({ baseDir: dir, name: 'db' });
+  const opened = (await sqliteSource.open(
+    { path: 'db.sqlite', seed: 'seed.sql', ...config },
+    ctx,
+  )) as OpenedSource;
+  assert.deepEqual(ctx.errors, []);
+  const sql = opened.capabilities.sql as SqlCapability & { pool: SqlitePool };
+  return { opened, sql, pool: sql.pool };
+}
+
+const run = (sql: SqlCapability, text: string, timeoutMs = 30_000, signal = new AbortController().signal) =>
+  sql.query(parseSqlParams(text), [], { maxRows: 100, timeoutMs, signal });
+
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/State:\s+Z/.test(readStatus(pid));
+function readStatus(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return 'State: Z';
+  }
+}
+
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  return !alive(pid);
+}
+
+test('workers start on the first query, not at open', async () => {
+  const { opened, sql, pool } = await open({});
+  assert.equal(pool.running, 0);
+  assert.deepEqual((await run(sql, 'SELECT count(*) AS n FROM t')).rows, [{ n: 3 }]);
+  assert.equal(pool.running, 1);
+  await opened.dispose();
+  assert.equal(pool.running, 0);
+});
+
+test('a runaway query ends at its timeout: its worker is killed, and the next query runs', async () => {
+  const { opened, sql, pool } = await open({});
+  await run(sql, 'SELECT 1');
+  const [before] = pool.pids;
+  const started = Date.now();
+  await assert.rejects(run(sql, RUNAWAY, 500), /took longer than 500 ms and was stopped/);
+  const took = Date.now() - started;
+  assert.ok(took < 5000, `the timeout took ${took} ms`);
+  assert.ok(await gone(before!), 'the runaway worker is still running');
+  assert.deepEqual((await run(sql, 'SELECT count(*) AS n FROM t')).rows, [{ n: 3 }]);
+  assert.notEqual(pool.pids[0], before);
+  await opened.dispose();
+});
+
+test('a cancelled call ends its query the same way', async () => {
+  const { opened, sql, pool } = await open({});
+  const controller = new AbortController();
+  const call = run(sql, RUNAWAY, 60_000, controller.signal);
+  await new Promise((r) => setTimeout(r, 300));
+  const [worker] = pool.pids;
+  controller.abort();
+  await assert.rejects(call, /the query was cancelled/);
+  assert.ok(await gone(worker!), 'the cancelled worker is still running');
+  assert.deepEqual((await run(sql, 'SELECT max(x) AS m FROM t')).rows, [{ m: 3 }]);
+  await opened.dispose();
+});
+
+test('while one worker runs away, the other answers', async () => {
+  const { opened, sql } = await open({});
+  const controller = new AbortController();
+  const runaway = run(sql, RUNAWAY, 60_000, controller.signal);
+  assert.deepEqual((await run(sql, 'SELECT count(*) AS n FROM t')).rows, [{ n: 3 }]);
+  controller.abort();
+  await assert.rejects(runaway, /the query was cancelled/);
+  await opened.dispose();
+});
+
+test('a :memory: source keeps to one worker, which holds the seeded database', async () => {
+  const { opened, sql, pool } = await open({ path: ':memory:' });
+  const results = await Promise.all([1, 2, 3].map(() => run(sql, 'SELECT count(*) AS n FROM t')));
+  assert.deepEqual(
+    results.map((r) => r.rows),
+    [[{ n: 3 }], [{ n: 3 }], [{ n: 3 }]],
+  );
+  assert.equal(pool.running, 1);
+  // After a timeout the replacement worker is seeded again.
+  await assert.rejects(run(sql, RUNAWAY, 300), /took longer/);
+  assert.deepEqual((await run(sql, 'SELECT count(*) AS n FROM t')).rows, [{ n: 3 }]);
+  await opened.dispose();
+});
+
+test('the byte budget cuts rows before it is passed, with a note', async () => {
+  const { opened, sql } = await open({ maxBytes: 3500 });
+  const text =
+    'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 10) SELECT randomblob(1000) AS b FROM c';
+  const result = await run(sql, text);
+  assert.equal(result.rows.length, 3);
+  assert.equal(result.truncated, true);
+  assert.match(
+    result.note ?? '',
+    /cut at 3 because the next row would pass the source's byte budget \(maxBytes: 3500\)/,
+  );
+  // Under the budget nothing is cut, and no note is added.
+  const small = await run(sql, 'SELECT x FROM t');
+  assert.equal(small.truncated, false);
+  assert.equal(small.note, undefined);
+  await opened.dispose();
+});
+
+test('the read-only checks still hold in the worker', async () => {
+  const { opened, sql } = await open({});
+  await assert.rejects(run(sql, 'INSERT INTO t VALUES (4)'), /the source is read-only/);
+  await assert.rejects(run(sql, 'SELECT * FROM nope'), /no such table: nope/);
+  await opened.dispose();
+});
