@@ -111,7 +111,7 @@ export const shellTool: ToolKind<ShellToolConfig> = {
         type: 'integer',
         minimum: 1,
         default: DEFAULT_SHELL_TIMEOUT_MS,
-        description: 'Time limit; then SIGTERM to the process group, SIGKILL 2 s later.',
+        description: 'Time limit; then SIGTERM to every process the call started, SIGKILL 2 s later.',
       },
       maxOutputBytes: {
         type: 'integer',
