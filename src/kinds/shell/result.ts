@@ -1,12 +1,14 @@
 /**
  * What a `shell` tool returns: stdout as text (structured when it is a JSON object the tool promised
  * with an outputSchema), a note when output was cut, and an error result with the reason and the
- * last lines of stderr when the program failed, timed out, was cancelled or could not start.
+ * last lines of stderr when the program failed, timed out, was cancelled or could not start. Every
+ * text passes through the tool's redactor first.
  */
 
 import { isObject } from '../../util/is-object.js';
 import { errorResult } from '../contract/results.js';
 import type { ToolResult } from '../contract/types.js';
+import type { Redactor } from './redact.js';
 import type { Output, RunOutcome } from './run-process.js';
 
 const TAIL_LINES = 20;
@@ -18,8 +20,12 @@ export function outcomeResult(
   timeoutMs: number,
   maxBytes: number,
   wantsJson: boolean,
+  secrets: Redactor,
 ): ToolResult {
-  if (o.spawnError) return errorResult(`Could not start ${program}: ${o.spawnError.message}.`);
+  const tail = (output: Output) => tailOf(output, maxBytes, secrets);
+  if (o.spawnError) {
+    return errorResult(`Could not start ${program}: ${secrets.redact(o.spawnError.message)}.`);
+  }
   if (o.stopped === 'cancelled') return errorResult(`${program} was cancelled and stopped.`);
   if (o.stopped === 'timeout') {
     return errorResult(
@@ -30,11 +36,9 @@ export function outcomeResult(
     const how = o.exitSignal ? `was killed by ${o.exitSignal}` : `exited with code ${o.exitCode}`;
     return errorResult(`${program} ${how}.${tail(o.stderr.total > 0 ? o.stderr : o.stdout)}`);
   }
-  const stdout = o.stdout.bytes.toString('utf8');
-  const cut =
-    o.stdout.total > maxBytes
-      ? `\n\n[output truncated: ${program} wrote ${o.stdout.total} bytes; only the first ${maxBytes} are shown (maxOutputBytes).]`
-      : '';
+  const wasCut = o.stdout.total > maxBytes;
+  const stdout = (wasCut ? secrets.redactCut : secrets.redact)(o.stdout.bytes.toString('utf8'));
+  const cut = wasCut ? `\n\n[${cutNote(program, o.stdout, maxBytes)}]` : '';
   const result: ToolResult = {
     content: [{ type: 'text', text: stdout === '' ? `${program} finished with no output.` : stdout + cut }],
   };
@@ -48,12 +52,19 @@ export function outcomeResult(
   return result;
 }
 
+function cutNote(program: string, output: Output, maxBytes: number): string {
+  return `output cut at ${maxBytes} bytes: ${program} wrote ${output.total} bytes; the rest was read and dropped (maxOutputBytes)`;
+}
+
 /** The last lines of an output, for error results. */
-function tail(output: Output): string {
-  const lines = output.bytes.toString('utf8').trimEnd().split('\n');
+function tailOf(output: Output, maxBytes: number, secrets: Redactor): string {
+  const wasCut = output.total > maxBytes;
+  const text = (wasCut ? secrets.redactCut : secrets.redact)(output.bytes.toString('utf8'));
+  const lines = text.trimEnd().split('\n');
   if (lines.length === 1 && lines[0] === '') return '';
   const shown = lines.slice(-TAIL_LINES).join('\n');
-  return `\n${lines.length > TAIL_LINES ? '…\n' : ''}${shown}`;
+  const note = wasCut ? `\n[${cutNote('it', output, maxBytes)}]` : '';
+  return `\n${lines.length > TAIL_LINES ? '…\n' : ''}${shown}${note}`;
 }
 
 /** The compiled pattern, null when it is invalid or lacks the `progress` group. */

@@ -1,13 +1,18 @@
 /**
  * Runs one program without a shell, in its own process group, with bounded output and time.
  *
- * The group matters for stopping: a program's children (a script's subprocesses) share its group, so
- * a timeout or a cancellation signals the whole group, SIGTERM first and SIGKILL after a grace
- * period, and nothing it started is left running. The outcome is reported only once the group is gone
- * (or SIGKILL was sent). A run still in progress when mcp-run exits has its group killed.
+ * Everything the program starts dies with the call (tree.ts finds it: the group, the ppid chains,
+ * and processes that left the group or were orphaned). A timeout or a cancellation signals all of it,
+ * SIGTERM first and SIGKILL after a grace period; when the program exits by itself, whatever it left
+ * running is SIGKILLed at once. The outcome is reported only once they are gone. A run still in
+ * progress when mcp-run exits is killed the same way.
+ *
+ * stdout and stderr are kept up to maxOutputBytes each; past that the pipes are still read (so the
+ * program never blocks on a full pipe) and only counted.
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { killAllTrees, MARKER_VARIABLE, ProcessTree } from './tree.js';
 
 export const KILL_GRACE_MS = 2000;
 /** After the program exits, how long children holding its stdout/stderr may keep them open. */
@@ -46,16 +51,7 @@ export interface RunOutcome {
   readonly spawnError?: Error;
 }
 
-const liveGroups = new Set<number>();
 let exitHookInstalled = false;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
 
 function groupAlive(pid: number): boolean {
   try {
@@ -70,7 +66,7 @@ export function runProcess(o: RunOptions): Promise<RunOutcome> {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once('exit', () => {
-      for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
+      killAllTrees();
     });
   }
   return new Promise((resolve) => {
@@ -82,12 +78,13 @@ export function runProcess(o: RunOptions): Promise<RunOutcome> {
     let killed = false;
     let done = false;
     const timers: NodeJS.Timeout[] = [];
+    const tree = new ProcessTree();
 
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(o.file, [...o.args], {
         cwd: o.cwd,
-        env: o.env,
+        env: { ...o.env, [MARKER_VARIABLE]: tree.marker },
         shell: false,
         detached: true,
         stdio: [o.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -98,24 +95,25 @@ export function runProcess(o: RunOptions): Promise<RunOutcome> {
       return;
     }
     const pid = child.pid;
-    if (pid !== undefined) liveGroups.add(pid);
+    if (pid !== undefined) tree.track(pid);
 
     const finish = (spawnError?: Error) => {
       if (done) return;
       done = true;
       for (const t of timers) clearTimeout(t);
       o.signal.removeEventListener('abort', onAbort);
-      if (pid !== undefined) liveGroups.delete(pid);
       child.stdout?.destroy();
       child.stderr?.destroy();
-      resolve({
+      const outcome: RunOutcome = {
         stdout: stdout.end(),
         stderr: stderr.end(),
         exitCode,
         exitSignal,
         ...(stopped && { stopped }),
         ...(spawnError && { spawnError }),
-      });
+      };
+      // Nothing the call started outlives it.
+      void tree.kill().then(() => resolve(outcome));
     };
     /** After a stop, wait until the whole group is gone (or SIGKILL was sent) before reporting. */
     const finishWhenGroupGone = () => {
@@ -125,10 +123,10 @@ export function runProcess(o: RunOptions): Promise<RunOutcome> {
     const stop = (why: 'timeout' | 'cancelled') => {
       if (stopped || done || pid === undefined) return;
       stopped = why;
-      killGroup(pid, 'SIGTERM');
+      tree.signal('SIGTERM');
       timers.push(
         setTimeout(() => {
-          killGroup(pid, 'SIGKILL');
+          tree.signal('SIGKILL');
           killed = true;
           // Normally 'close' follows at once; a process in another session may still hold the pipes.
           timers.push(setTimeout(() => finish(), DRAIN_MS));
@@ -149,8 +147,11 @@ export function runProcess(o: RunOptions): Promise<RunOutcome> {
     child.once('exit', (code, signal) => {
       exitCode = code;
       exitSignal = signal;
-      // Children that outlive the program may hold its pipes open; do not wait for them forever.
-      if (!stopped) timers.push(setTimeout(() => finish(), DRAIN_MS));
+      if (stopped) return;
+      // The call ends with the program: what it left running (holding the pipes, maybe) is killed;
+      // output already in the pipes is still read. Do not wait for the pipes forever either.
+      void tree.kill();
+      timers.push(setTimeout(() => finish(), DRAIN_MS));
     });
     child.once('close', () => (stopped ? finishWhenGroupGone() : finish()));
     timers.push(setTimeout(() => stop('timeout'), o.timeoutMs));

@@ -7,7 +7,10 @@
  * variables the manifest lets through, in its own process group, with a time limit and output caps.
  *
  * stdout is the result (and, when the tool declares an outputSchema and stdout is a JSON object, the
- * structured result); stderr lines are sent as log messages; a non-zero exit is an error result.
+ * structured result); stderr lines are sent as log messages (at most MAX_LOG_LINES / MAX_LOG_BYTES
+ * per call); a non-zero exit is an error result. The values of `env:` are secrets, replaced by `***`
+ * in all of it (redact.ts). At most `maxConcurrency` calls of the tool run at once, and
+ * PROCESS_WIDE_LIMIT of all shell tools (limits.ts); everything a call started dies with it (tree.ts).
  *
  * @example
  * ```yaml
@@ -33,7 +36,16 @@ import { isInside, realpathInside } from '../shared/paths.js';
 import { trackErrors } from '../shared/tracked-context.js';
 import { ABSENT, compileString, evaluateTree, type ValueNode } from '../shared/value-tree.js';
 import { compileArgv } from './argv.js';
+import {
+  acquire,
+  DEFAULT_MAX_CONCURRENCY,
+  PROCESS_WIDE_LIMIT,
+  processWide,
+  QUEUE_WAIT_MS,
+  Slots,
+} from './limits.js';
 import { resolveProgram } from './program.js';
+import { redactor, secretsOfEnv } from './redact.js';
 import { outcomeResult, progressPattern } from './result.js';
 import { runProcess } from './run-process.js';
 
@@ -48,10 +60,14 @@ export interface ShellToolConfig extends ToolCommon {
   readonly maxOutputBytes?: number;
   readonly progress?: { readonly pattern: string };
   readonly logStderr?: boolean;
+  readonly maxConcurrency?: number;
 }
 
 export const DEFAULT_SHELL_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+/** stderr lines sent as log messages per call; past either cap, one notice and nothing more. */
+export const MAX_LOG_LINES = 100;
+export const MAX_LOG_BYTES = 64 * 1024;
 const DEFAULT_PASSTHROUGH = ['PATH', 'HOME', 'LANG'];
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
 
@@ -80,7 +96,8 @@ export const shellTool: ToolKind<ShellToolConfig> = {
       },
       env: {
         type: 'object',
-        description: 'Extra environment variables; values may use {{name}}.',
+        description:
+          'Extra environment variables; values may use {{name}}. Their literal text (4 characters or more) is treated as secret and shown as *** in everything the tool returns.',
         propertyNames: { pattern: ENV_NAME },
         additionalProperties: { type: 'string' },
       },
@@ -94,13 +111,14 @@ export const shellTool: ToolKind<ShellToolConfig> = {
         type: 'integer',
         minimum: 1,
         default: DEFAULT_SHELL_TIMEOUT_MS,
-        description: 'Time limit; then SIGTERM to the process group, SIGKILL 2 s later.',
+        description: 'Time limit; then SIGTERM to every process the call started, SIGKILL 2 s later.',
       },
       maxOutputBytes: {
         type: 'integer',
         minimum: 1,
         default: DEFAULT_MAX_OUTPUT_BYTES,
-        description: 'Cap of stdout and of stderr each; the rest is not kept and the result says so.',
+        description:
+          'Cap of stdout and of stderr each; the rest is read but not kept, and the result says so.',
       },
       progress: {
         type: 'object',
@@ -118,7 +136,13 @@ export const shellTool: ToolKind<ShellToolConfig> = {
       logStderr: {
         type: 'boolean',
         default: true,
-        description: 'Send each stderr line to the client as an info log message.',
+        description: `Send each stderr line to the client as an info log message (at most ${MAX_LOG_LINES} lines and ${MAX_LOG_BYTES} bytes per call).`,
+      },
+      maxConcurrency: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_MAX_CONCURRENCY,
+        description: `Calls of this tool running at once (all shell tools together: at most ${PROCESS_WIDE_LIMIT}); a call over the limit waits up to ${QUEUE_WAIT_MS} ms, then fails with a retryable error.`,
       },
     },
     required: ['command'],
@@ -163,6 +187,9 @@ export const shellTool: ToolKind<ShellToolConfig> = {
     const passthrough = config.envPassthrough ?? DEFAULT_PASSTHROUGH;
     const wantsJson = config.outputSchema !== undefined;
     const logStderr = config.logStderr ?? true;
+    const slots = new Slots(config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
+    const secrets = redactor(secretsOfEnv(config.env));
+    const { redact } = secrets;
 
     return {
       annotations: { openWorldHint: false },
@@ -184,6 +211,34 @@ export const shellTool: ToolKind<ShellToolConfig> = {
           if (value !== undefined) environment[name] = value;
         }
         const input = stdin && text(stdin, args);
+        const slot = await acquire([slots, processWide], call.signal);
+        if ('refused' in slot) {
+          if (slot.refused === 'cancelled') return errorResult(`${program} was cancelled before it started.`);
+          const limit =
+            slots.active >= slots.max
+              ? `maxConcurrency ${slots.max} of this tool`
+              : `the limit of ${PROCESS_WIDE_LIMIT} programs for all shell tools`;
+          return errorResult(
+            `${program} did not start: too many calls are running (${limit}) and none finished within ${QUEUE_WAIT_MS} ms. This is temporary: retry the call shortly.`,
+          );
+        }
+        let logLines = 0;
+        let logBytes = 0;
+        const logLine = (line: string) => {
+          if (!line || logLines > MAX_LOG_LINES) return;
+          const shown = redact(line);
+          logBytes += Buffer.byteLength(shown);
+          if (++logLines > MAX_LOG_LINES || logBytes > MAX_LOG_BYTES) {
+            logLines = MAX_LOG_LINES + 1;
+            call.log(
+              'info',
+              `[further stderr lines of ${program} are not sent: at most ${MAX_LOG_LINES} lines and ${MAX_LOG_BYTES} bytes per call]`,
+              ctx.name,
+            );
+            return;
+          }
+          call.log('info', shown, ctx.name);
+        };
         const outcome = await runProcess({
           file,
           args: rendered.argv,
@@ -199,12 +254,13 @@ export const shellTool: ToolKind<ShellToolConfig> = {
               const value = Number(groups?.progress);
               if (!groups || !Number.isFinite(value)) return;
               const total = Number(groups.total);
-              call.progress(value, Number.isFinite(total) ? total : undefined, groups.message || undefined);
+              const message = groups.message ? redact(groups.message) : undefined;
+              call.progress(value, Number.isFinite(total) ? total : undefined, message);
             },
           }),
-          ...(logStderr && { onStderrLine: (line: string) => line && call.log('info', line, ctx.name) }),
-        });
-        return outcomeResult(program, outcome, timeoutMs, maxOutputBytes, wantsJson);
+          ...(logStderr && { onStderrLine: logLine }),
+        }).finally(slot.release);
+        return outcomeResult(program, outcome, timeoutMs, maxOutputBytes, wantsJson, secrets);
       },
     };
   },

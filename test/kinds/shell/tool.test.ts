@@ -159,13 +159,16 @@ describe('running', () => {
     assert.equal(r.isError, undefined);
     assert.equal(
       text(r),
-      `${'x'.repeat(1000)}\n\n[output truncated: ./bin/node wrote 5000 bytes; only the first 1000 are shown (maxOutputBytes).]`,
+      `${'x'.repeat(1000)}\n\n[output cut at 1000 bytes: ./bin/node wrote 5000 bytes; the rest was read and dropped (maxOutputBytes)]`,
     );
     const failed = await node(`process.stderr.write('e'.repeat(5000)); process.exit(1)`, [], {
       maxOutputBytes: 100,
       logStderr: false,
     });
-    assert.equal(text(failed), `./bin/node exited with code 1.\n${'e'.repeat(100)}`);
+    assert.equal(
+      text(failed),
+      `./bin/node exited with code 1.\n${'e'.repeat(100)}\n[output cut at 100 bytes: it wrote 5000 bytes; the rest was read and dropped (maxOutputBytes)]`,
+    );
   });
 
   test('environment: only the allow-list passes through, plus declared variables', async () => {

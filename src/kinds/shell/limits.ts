@@ -1,0 +1,79 @@
+/**
+ * How many programs may run at once: `maxConcurrency` per `shell` tool and PROCESS_WIDE_LIMIT for
+ * all shell tools of this mcp-run together. A call over either limit waits, in arrival order, at most
+ * QUEUE_WAIT_MS (a cancellation ends the wait), then is refused with an error that says to retry.
+ */
+
+export const DEFAULT_MAX_CONCURRENCY = 4;
+export const PROCESS_WIDE_LIMIT = 16;
+export const QUEUE_WAIT_MS = 2000;
+
+/** A counter of running programs, with a maximum. */
+export class Slots {
+  active = 0;
+  constructor(readonly max: number) {}
+}
+
+/** All shell programs of this process. */
+export const processWide = new Slots(PROCESS_WIDE_LIMIT);
+
+interface Waiter {
+  readonly slots: readonly Slots[];
+  readonly grant: () => void;
+}
+const waiters: Waiter[] = [];
+
+const free = (slots: readonly Slots[]) => slots.every((s) => s.active < s.max);
+const take = (slots: readonly Slots[]) => {
+  for (const s of slots) s.active++;
+};
+
+/** Hands freed slots to the waiters that fit, oldest first. */
+function wake(): void {
+  for (let i = 0; i < waiters.length; ) {
+    const w = waiters[i]!;
+    if (free(w.slots)) {
+      waiters.splice(i, 1);
+      take(w.slots);
+      w.grant();
+    } else i++;
+  }
+}
+
+export type Acquired = { readonly release: () => void } | { readonly refused: 'busy' | 'cancelled' };
+
+/** Takes one place in every one of `slots`, waiting at most `waitMs`. */
+export function acquire(
+  slots: readonly Slots[],
+  signal: AbortSignal,
+  waitMs = QUEUE_WAIT_MS,
+): Promise<Acquired> {
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    for (const s of slots) s.active--;
+    wake();
+  };
+  if (signal.aborted) return Promise.resolve({ refused: 'cancelled' });
+  return new Promise((resolve) => {
+    const end = (result: Acquired) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const waiter: Waiter = { slots, grant: () => end({ release }) };
+    const leave = (why: 'busy' | 'cancelled') => {
+      const i = waiters.indexOf(waiter);
+      if (i < 0) return; // already granted
+      waiters.splice(i, 1);
+      end({ refused: why });
+      wake(); // a waiter behind this one may fit now
+    };
+    const onAbort = () => leave('cancelled');
+    const timer = setTimeout(() => leave('busy'), waitMs);
+    signal.addEventListener('abort', onAbort, { once: true });
+    waiters.push(waiter);
+    wake(); // granted at once when the slots are free
+  });
+}
