@@ -28,7 +28,7 @@ import type { StepsConfig } from '../steps/schema.js';
 import { suggest } from '../util/suggest.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { createSchemaCompiler } from './schemas.js';
-import { guardTool } from './tool.js';
+import { wrapTool } from './tool.js';
 import type {
   Catalog,
   CatalogPrompt,
@@ -152,7 +152,11 @@ async function compileWith(
       ...(outputSchema !== undefined && { outputSchema }),
       ...(Object.keys(annotations).length > 0 && { annotations }),
     };
-    tools.set(name, guardTool(descriptor, compiled, validateArgs, validateOutput, log, steps));
+    const maxConcurrency = common.maxConcurrency ?? compiled.defaultConcurrency;
+    tools.set(
+      name,
+      wrapTool(descriptor, compiled, { validateArgs, validateOutput, maxConcurrency }, log, steps),
+    );
   }
 
   const resources = new Map<string, CatalogResource>();

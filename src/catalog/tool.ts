@@ -20,29 +20,56 @@ import {
 import type { StepPlan } from '../steps/plan.js';
 import { NO_INTERACTION, runTool } from '../steps/run.js';
 import { isObject } from '../util/is-object.js';
+import { acquire, QUEUE_WAIT_MS, Slots } from '../util/slots.js';
 import type { Validator } from './schemas.js';
 import type { CatalogTool, JsonSchema, ToolCallContext, ToolDescriptor, ToolResult } from './types.js';
 
-export function guardTool(
+/** All tool calls of this process running at once, whatever the tool. */
+export const ALL_CALLS_LIMIT = 64;
+const allCalls = new Slots(ALL_CALLS_LIMIT);
+
+/** What the catalog checks around a kind's run. */
+export interface ToolChecks {
+  readonly validateArgs: Validator;
+  readonly validateOutput: Validator | undefined;
+  /** Calls of this tool at once; undefined: only the process-wide limit. */
+  readonly maxConcurrency: number | undefined;
+}
+
+export function wrapTool(
   descriptor: ToolDescriptor,
   compiled: CompiledTool,
-  validateArgs: Validator,
-  validateOutput: Validator | undefined,
+  { validateArgs, validateOutput, maxConcurrency }: ToolChecks,
   log: Logger,
   steps?: StepPlan,
 ): CatalogTool {
   const name = descriptor.name;
   const nullMeansAbsent = optionalNonNullable(descriptor.inputSchema);
+  const own = maxConcurrency === undefined ? undefined : new Slots(maxConcurrency);
+  const limits = own ? [own, allCalls] : [allCalls];
   const action = async (
     values: Readonly<Record<string, unknown>>,
     ctx: ToolCallContext,
   ): Promise<ToolResult> => {
+    const slot = await acquire(limits, ctx.signal);
+    if ('refused' in slot) {
+      if (slot.refused === 'cancelled') return errorResult(`Tool ${name} was cancelled before it started.`);
+      const limit =
+        own && own.active >= own.max
+          ? `maxConcurrency ${own.max} of this tool`
+          : `the limit of ${ALL_CALLS_LIMIT} calls for the whole server`;
+      return errorResult(
+        `Tool ${name} did not start: too many calls are running (${limit}) and none finished within ${QUEUE_WAIT_MS} ms. This is temporary: retry the call shortly.`,
+      );
+    }
     try {
       return await compiled.run(values, ctx);
     } catch (err) {
       if (ctx.signal.aborted) return errorResult(`Tool ${name} was cancelled.`);
       log.error(`tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
       return errorResult(`Tool ${name} failed: ${(err as Error).message}`);
+    } finally {
+      slot.release();
     }
   };
   const interactive = async (

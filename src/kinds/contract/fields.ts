@@ -2,6 +2,7 @@
  * The schema of the fields every tool has, whatever its kind (`ToolCommon` in kinds.ts); the catalog
  * compiler handles them, so a kind's own `configSchema` never declares them.
  */
+import { QUEUE_WAIT_MS } from '../../util/slots.js';
 import type { JsonSchema } from './types.js';
 
 /** Fields every tool has, whatever its kind; the catalog compiler handles them. */
@@ -20,6 +21,11 @@ export const TOOL_FIELDS: Record<string, JsonSchema> = {
   outputSchema: {
     type: 'object',
     description: 'JSON Schema that the structured result must satisfy; advertised to clients.',
+  },
+  maxConcurrency: {
+    type: 'integer',
+    minimum: 1,
+    description: `Calls of this tool running at once (default: unlimited, shell tools 4; all calls of the server together at most 64). A call over a limit waits up to ${QUEUE_WAIT_MS} ms, then fails with an error that says to retry.`,
   },
   annotations: {
     type: 'object',

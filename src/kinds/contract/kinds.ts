@@ -259,6 +259,8 @@ export interface ToolCommon {
   readonly input?: Record<string, JsonSchema>;
   readonly outputSchema?: JsonSchema;
   readonly annotations?: ToolAnnotations;
+  /** Calls of this tool running at once; see catalog/tool.ts (default: the kind's). */
+  readonly maxConcurrency?: number;
 }
 
 export interface CompiledTool {
@@ -270,6 +272,8 @@ export interface CompiledTool {
   readonly description?: string;
   /** The outputSchema when the manifest declares none, derived from what the kind knows. */
   readonly outputSchema?: JsonSchema;
+  /** `maxConcurrency` when the manifest gives none (a program is costly: shell says 4); default none. */
+  readonly defaultConcurrency?: number;
   /** Runs with arguments already validated against the input schema, defaults applied. */
   run(args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
 }

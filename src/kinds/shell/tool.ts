@@ -9,8 +9,9 @@
  * stdout is the result (and, when the tool declares an outputSchema and stdout is a JSON object, the
  * structured result); stderr lines are sent as log messages (at most MAX_LOG_LINES / MAX_LOG_BYTES
  * per call); a non-zero exit is an error result. The values of `env:` are secrets, replaced by `***`
- * in all of it (redact.ts). At most `maxConcurrency` calls of the tool run at once, and
- * PROCESS_WIDE_LIMIT of all shell tools (limits.ts); everything a call started dies with it (tree.ts).
+ * in all of it (redact.ts). A tool runs at most DEFAULT_MAX_CONCURRENCY calls at once unless the
+ * manifest's `maxConcurrency` says otherwise (the catalog enforces it), and all shell tools together
+ * at most PROGRAMS_LIMIT programs; everything a call started dies with it (tree.ts).
  *
  * @example
  * ```yaml
@@ -29,6 +30,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { problems } from '../../errors.js';
+import { acquire, QUEUE_WAIT_MS, Slots } from '../../util/slots.js';
 import type { EntryPath, KindContext, ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import type { ToolResult } from '../contract/types.js';
@@ -36,18 +38,16 @@ import { isInside, realpathInside } from '../shared/paths.js';
 import { trackErrors } from '../shared/tracked-context.js';
 import { ABSENT, compileString, evaluateTree, type ValueNode } from '../shared/value-tree.js';
 import { compileArgv } from './argv.js';
-import {
-  acquire,
-  DEFAULT_MAX_CONCURRENCY,
-  PROCESS_WIDE_LIMIT,
-  processWide,
-  QUEUE_WAIT_MS,
-  Slots,
-} from './limits.js';
 import { resolveProgram } from './program.js';
 import { redactor, secretsOfEnv } from './redact.js';
 import { outcomeResult, progressPattern } from './result.js';
 import { runProcess } from './run-process.js';
+
+/** Calls of one shell tool at once, unless its `maxConcurrency` says otherwise. */
+export const DEFAULT_MAX_CONCURRENCY = 4;
+/** Programs of all shell tools of this process at once. */
+export const PROGRAMS_LIMIT = 16;
+const programs = new Slots(PROGRAMS_LIMIT);
 
 export interface ShellToolConfig extends ToolCommon {
   readonly command: readonly string[];
@@ -60,7 +60,6 @@ export interface ShellToolConfig extends ToolCommon {
   readonly maxOutputBytes?: number;
   readonly progress?: { readonly pattern: string };
   readonly logStderr?: boolean;
-  readonly maxConcurrency?: number;
 }
 
 export const DEFAULT_SHELL_TIMEOUT_MS = 30_000;
@@ -138,12 +137,6 @@ export const shellTool: ToolKind<ShellToolConfig> = {
         default: true,
         description: `Send each stderr line to the client as an info log message (at most ${MAX_LOG_LINES} lines and ${MAX_LOG_BYTES} bytes per call).`,
       },
-      maxConcurrency: {
-        type: 'integer',
-        minimum: 1,
-        default: DEFAULT_MAX_CONCURRENCY,
-        description: `Calls of this tool running at once (all shell tools together: at most ${PROCESS_WIDE_LIMIT}); a call over the limit waits up to ${QUEUE_WAIT_MS} ms, then fails with a retryable error.`,
-      },
     },
     required: ['command'],
     additionalProperties: false,
@@ -187,12 +180,12 @@ export const shellTool: ToolKind<ShellToolConfig> = {
     const passthrough = config.envPassthrough ?? DEFAULT_PASSTHROUGH;
     const wantsJson = config.outputSchema !== undefined;
     const logStderr = config.logStderr ?? true;
-    const slots = new Slots(config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
     const secrets = redactor(secretsOfEnv(config.env));
     const { redact } = secrets;
 
     return {
       annotations: { openWorldHint: false },
+      defaultConcurrency: DEFAULT_MAX_CONCURRENCY,
       async run(args, call): Promise<ToolResult> {
         const rendered = argv.render(args);
         if ('refused' in rendered) return errorResult(`Refused to run ${program}: ${rendered.refused}.`);
@@ -211,15 +204,11 @@ export const shellTool: ToolKind<ShellToolConfig> = {
           if (value !== undefined) environment[name] = value;
         }
         const input = stdin && text(stdin, args);
-        const slot = await acquire([slots, processWide], call.signal);
+        const slot = await acquire([programs], call.signal);
         if ('refused' in slot) {
           if (slot.refused === 'cancelled') return errorResult(`${program} was cancelled before it started.`);
-          const limit =
-            slots.active >= slots.max
-              ? `maxConcurrency ${slots.max} of this tool`
-              : `the limit of ${PROCESS_WIDE_LIMIT} programs for all shell tools`;
           return errorResult(
-            `${program} did not start: too many calls are running (${limit}) and none finished within ${QUEUE_WAIT_MS} ms. This is temporary: retry the call shortly.`,
+            `${program} did not start: ${PROGRAMS_LIMIT} programs of shell tools are running and none finished within ${QUEUE_WAIT_MS} ms. This is temporary: retry the call shortly.`,
           );
         }
         let logLines = 0;

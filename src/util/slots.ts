@@ -1,21 +1,17 @@
 /**
- * How many programs may run at once: `maxConcurrency` per `shell` tool and PROCESS_WIDE_LIMIT for
- * all shell tools of this mcp-run together. A call over either limit waits, in arrival order, at most
- * QUEUE_WAIT_MS (a cancellation ends the wait), then is refused with an error that says to retry.
+ * Bounded places for work that runs at once (tool calls, programs). A caller takes one place in
+ * each of several counters together (this tool's, and everyone's); over any limit it waits, in
+ * arrival order, at most QUEUE_WAIT_MS (a cancellation ends the wait), then is refused, and says
+ * so to its caller as something to retry.
  */
 
-export const DEFAULT_MAX_CONCURRENCY = 4;
-export const PROCESS_WIDE_LIMIT = 16;
 export const QUEUE_WAIT_MS = 2000;
 
-/** A counter of running programs, with a maximum. */
+/** A counter of running work, with a maximum. */
 export class Slots {
   active = 0;
   constructor(readonly max: number) {}
 }
-
-/** All shell programs of this process. */
-export const processWide = new Slots(PROCESS_WIDE_LIMIT);
 
 interface Waiter {
   readonly slots: readonly Slots[];
