@@ -108,8 +108,11 @@ for (const engine of ENGINES) {
     before(async () => {
       if (skip) return;
       db = await createDatabase(engine, 'readonly');
-      const rw = await db.open({ readOnly: false });
-      const ro = await db.open();
+      // The test login is a superuser (root): the opt-in leaves only the read-only layers between
+      // sql-query and the database, which is what these tests probe (privileged-role.test.ts covers
+      // the refusal itself).
+      const rw = await db.open({ readOnly: false, allowPrivilegedRole: true });
+      const ro = await db.open({ allowPrivilegedRole: true });
       writable = rw.sql;
       readOnly = ro.sql;
       closers.push(
