@@ -5,11 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import mysql from 'mysql2/promise';
+import { LEAST_PRIVILEGE_SQL } from '../../src/kinds/sql/privilege.js';
 import { MYSQL_SKIP, MYSQL_URL } from '../helpers/databases.js';
 import { CLI, REPO } from '../helpers/demo.js';
 
@@ -17,7 +19,11 @@ type Json = Record<string, any>;
 const skip = MYSQL_SKIP;
 
 describe('recipes/mysql-explorer', () => {
-  const database = `mcp_run_explorer_${randomBytes(4).toString('hex')}`;
+  const id = randomBytes(4).toString('hex');
+  const database = `mcp_run_explorer_${id}`;
+  const reader = `mcp_reader_${id}`;
+  const password = `pw_${id}`;
+  const setup = readFileSync(join(REPO, 'recipes/mysql-explorer/setup-reader.sql'), 'utf8');
   let admin: mysql.Connection;
   const client = new Client(
     { name: 'recipe-mysql-explorer', version: '1.0.0' },
@@ -34,7 +40,20 @@ describe('recipes/mysql-explorer', () => {
     await admin.query(
       `INSERT INTO ${database}.\`Big Table ✓\` SELECT seq, CONCAT('row ', seq) FROM seq_1_to_300`,
     );
+    // The recipe's own setup file, with this run's names: the server runs as that account.
+    const statements = setup
+      .split('\n')
+      .filter((line) => !line.startsWith('--'))
+      .join('\n')
+      .replaceAll('mcp_reader', reader)
+      .replaceAll('choose-a-password', password)
+      .replaceAll(' app.', ` ${database}.`)
+      .split(';')
+      .filter((s) => s.trim());
+    for (const statement of statements) await admin.query(statement);
     const url = new URL(MYSQL_URL!);
+    url.username = reader;
+    url.password = password;
     url.pathname = `/${database}`;
     const env = { ...(process.env as Record<string, string>), DATABASE_URL: url.toString() };
     const manifest = join(REPO, 'recipes/mysql-explorer/mcp.yaml');
@@ -46,6 +65,7 @@ describe('recipes/mysql-explorer', () => {
     if (skip) return;
     await client.close();
     await admin.query(`DROP DATABASE ${database}`);
+    await admin.query(`DROP USER '${reader}'@'%'`);
     await admin.end();
   });
 
@@ -86,5 +106,22 @@ describe('recipes/mysql-explorer', () => {
     );
     const running = await call('running_queries');
     assert.equal(running.isError, undefined, running.content[0].text);
+  });
+
+  test('the setup SQL is the one the refusal and docs/security.md show', () => {
+    assert.ok(setup.includes(LEAST_PRIVILEGE_SQL.mysql));
+    assert.ok(readFileSync(join(REPO, 'docs/security.md'), 'utf8').includes(LEAST_PRIVILEGE_SQL.mysql));
+    assert.ok(
+      readFileSync(join(REPO, 'recipes/mysql-explorer/README.md'), 'utf8').includes(
+        LEAST_PRIVILEGE_SQL.mysql,
+      ),
+    );
+  });
+
+  test('the server runs as the reader, and cannot read server files', { skip }, async () => {
+    const who = await call('query', { sql: 'SELECT CURRENT_USER() AS who' });
+    assert.deepEqual(who.structuredContent.rows, [{ who: `${reader}@%` }]);
+    const files = await call('query', { sql: "SELECT LOAD_FILE('/etc/passwd') AS f" });
+    assert.equal(files.isError, true);
   });
 });

@@ -5,11 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import pg from 'pg';
+import { LEAST_PRIVILEGE_SQL } from '../../src/kinds/sql/privilege.js';
 import { PG_SKIP, PG_URL } from '../helpers/databases.js';
 import { CLI, REPO } from '../helpers/demo.js';
 
@@ -17,7 +19,10 @@ type Json = Record<string, any>;
 const skip = PG_SKIP;
 
 describe('recipes/postgres-explorer', () => {
-  const schema = `mcp_run_explorer_${randomBytes(4).toString('hex')}`;
+  const id = randomBytes(4).toString('hex');
+  const schema = `mcp_run_explorer_${id}`;
+  const reader = `mcp_run_reader_${id}`;
+  const setup = readFileSync(join(REPO, 'recipes/postgres-explorer/setup-reader.sql'), 'utf8');
   const admin = new pg.Client({ connectionString: PG_URL });
   const client = new Client(
     { name: 'recipe-postgres-explorer', version: '1.0.0' },
@@ -35,7 +40,13 @@ describe('recipes/postgres-explorer', () => {
       `INSERT INTO ${schema}."Big Table ✓" SELECT g, 'row ' || g FROM generate_series(1, 300) g`,
     );
     await admin.query(`ANALYZE ${schema}."Big Table ✓"`);
+    // The recipe's own setup file, with this run's names: the server runs as that role.
+    const db = (await admin.query('SELECT current_database() AS d')).rows[0].d;
+    await admin.query(
+      setup.replaceAll('mcp_reader', reader).replaceAll(' app ', ` ${db} `).replaceAll('public', schema),
+    );
     const url = new URL(PG_URL!);
+    url.username = reader;
     url.searchParams.set('options', `-c search_path=${schema}`);
     const env = { ...(process.env as Record<string, string>), DATABASE_URL: url.toString() };
     const manifest = join(REPO, 'recipes/postgres-explorer/mcp.yaml');
@@ -47,6 +58,8 @@ describe('recipes/postgres-explorer', () => {
     if (skip) return;
     await client.close();
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.query(`DROP OWNED BY ${reader}`);
+    await admin.query(`DROP ROLE ${reader}`);
     await admin.end();
   });
 
@@ -87,5 +100,22 @@ describe('recipes/postgres-explorer', () => {
     );
     const running = await call('running_queries');
     assert.equal(running.isError, undefined, running.content[0].text);
+  });
+
+  test('the setup SQL is the one the refusal and docs/security.md show', () => {
+    assert.ok(setup.includes(LEAST_PRIVILEGE_SQL.postgres));
+    assert.ok(readFileSync(join(REPO, 'docs/security.md'), 'utf8').includes(LEAST_PRIVILEGE_SQL.postgres));
+    assert.ok(
+      readFileSync(join(REPO, 'recipes/postgres-explorer/README.md'), 'utf8').includes(
+        LEAST_PRIVILEGE_SQL.postgres,
+      ),
+    );
+  });
+
+  test('the server runs as the reader, and cannot read server files', { skip }, async () => {
+    const who = await call('query', { sql: 'SELECT current_user AS who' });
+    assert.deepEqual(who.structuredContent.rows, [{ who: reader }]);
+    const files = await call('query', { sql: "SELECT pg_read_file('/etc/passwd')" });
+    assert.equal(files.isError, true);
   });
 });

@@ -5,8 +5,14 @@
  * Comments, strings and quoted identifiers are skipped the way the dialect reads them, then the
  * words are checked: exactly one statement, starting with a read keyword, with no word anywhere that
  * changes data (`WITH x AS (DELETE …)`, `SELECT … INTO`, `EXPLAIN ANALYZE INSERT …`,
- * `SELECT … FOR UPDATE`). It errs towards refusing: a read that happens to use such a word unquoted
- * is refused with a reason the model can act on.
+ * `SELECT … FOR UPDATE`), and no call of a function that acts outside the read-only transaction
+ * (server files, large objects, dblink, advisory and user locks, signals to other sessions, settings;
+ * quoted and schema-qualified names included). It errs towards refusing: a read that happens to use
+ * such a word unquoted is refused with a reason the model can act on.
+ *
+ * Strings are read as the server reads them: on PostgreSQL a backslash is literal in '…' (the
+ * sources set standard_conforming_strings = on) and escapes only in E'…'; on MySQL it escapes in
+ * every string (the source clears NO_BACKSLASH_ESCAPES from sql_mode).
  */
 
 export type SqlVerdict =
@@ -54,6 +60,73 @@ const WRITE_WORDS = new Set([
   'HANDLER',
   'LOAD',
 ]);
+/**
+ * Functions whose effect is not undone by a read-only transaction's rollback, or that reach past
+ * the database: files, programs, other sessions, server state, session locks, settings.
+ */
+const SIDE_EFFECT_FUNCTIONS = new Set([
+  // PostgreSQL: server files, signals, server state, settings, large objects (see the prefixes too)
+  'PG_READ_FILE',
+  'PG_READ_BINARY_FILE',
+  'PG_STAT_FILE',
+  'PG_TERMINATE_BACKEND',
+  'PG_CANCEL_BACKEND',
+  'PG_RELOAD_CONF',
+  'PG_ROTATE_LOGFILE',
+  'PG_PROMOTE',
+  'PG_SWITCH_WAL',
+  'PG_CREATE_RESTORE_POINT',
+  'PG_LOGICAL_EMIT_MESSAGE',
+  'PG_LOG_BACKEND_MEMORY_CONTEXTS',
+  'PG_IMPORT_SYSTEM_COLLATIONS',
+  'PG_NOTIFY',
+  'SET_CONFIG',
+  'LOREAD',
+  'LOWRITE',
+  // MySQL and MariaDB: server files, user locks, replication waits, CPU burn, UDF shells
+  'LOAD_FILE',
+  'GET_LOCK',
+  'RELEASE_LOCK',
+  'RELEASE_ALL_LOCKS',
+  'BENCHMARK',
+  'MASTER_POS_WAIT',
+  'SOURCE_POS_WAIT',
+  'MASTER_GTID_WAIT',
+  'WAIT_FOR_EXECUTED_GTID_SET',
+  'WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS',
+  'SYS_EXEC',
+  'SYS_EVAL',
+  // SQLite: extensions and the fileio functions
+  'LOAD_EXTENSION',
+  'READFILE',
+  'WRITEFILE',
+  'EDIT',
+]);
+/** Families of such functions, by the start of their name. */
+const SIDE_EFFECT_PREFIXES = [
+  'DBLINK', // dblink, dblink_exec, dblink_connect…: statements on another connection, committed
+  'LO_', // large objects: lo_import / lo_export read and write server files
+  'PG_LS_', // server directory listings
+  'PG_ADVISORY_', // advisory locks (session ones outlive the transaction)
+  'PG_TRY_ADVISORY_',
+  'PG_FILE_', // adminpack
+  'PG_STAT_RESET',
+  'PG_REPLICATION_ORIGIN_',
+  'PG_WAL_REPLAY_',
+  'PG_BACKUP_',
+  'PG_START_BACKUP',
+  'PG_STOP_BACKUP',
+  'PG_CREATE_PHYSICAL_REPLICATION_SLOT',
+  'PG_CREATE_LOGICAL_REPLICATION_SLOT',
+  'PG_DROP_REPLICATION_SLOT',
+  'PG_COPY_',
+];
+
+export function isSideEffectFunction(name: string): boolean {
+  const upper = name.toUpperCase();
+  return SIDE_EFFECT_FUNCTIONS.has(upper) || SIDE_EFFECT_PREFIXES.some((p) => upper.startsWith(p));
+}
+
 /** SQLite pragmas that only report; any other pragma (or one with `=`) may change the database. */
 const READ_PRAGMAS = new Set([
   'TABLE_INFO',
@@ -83,8 +156,12 @@ const READ_PRAGMAS = new Set([
 
 interface Word {
   readonly text: string;
-  /** The next character after the word that is not blank ('' at the end). */
-  readonly next: string;
+  /** The next character after the word that is not blank or in a comment ('' at the end). */
+  next: string;
+  /** A quoted identifier ("…" or `…`): a name, never a keyword. */
+  readonly quoted?: boolean;
+  /** Written with escapes (PostgreSQL U&"…"), so its real name is not `text`. */
+  readonly escaped?: boolean;
 }
 
 interface Scan {
@@ -96,7 +173,8 @@ interface Scan {
 
 export function classifySql(sql: string, dialect: string): SqlVerdict {
   const scan = scanSql(sql, dialect);
-  const keyword = scan.words[0]?.text ?? '';
+  const plain = scan.words.filter((w) => !w.quoted);
+  const keyword = plain[0]?.text ?? '';
   const refuse = (reason: string, write = false): SqlVerdict => ({ read: false, keyword, reason, write });
   if (scan.problem) return refuse(scan.problem);
   if (scan.statements > 1) {
@@ -105,12 +183,19 @@ export function classifySql(sql: string, dialect: string): SqlVerdict {
   if (!keyword) return refuse('the statement is empty');
   if (!READ_STARTS.has(keyword)) return refuse(`${keyword} is not a read statement`, true);
   if (keyword === 'PRAGMA') {
-    const pragma = scan.words[1]?.text ?? '';
+    const pragma = plain[1]?.text ?? '';
     if (dialect !== 'sqlite' || !READ_PRAGMAS.has(pragma) || scan.equals) {
       return refuse(`PRAGMA ${pragma.toLowerCase()} is not one of the pragmas that only read`, true);
     }
   }
   for (const word of scan.words) {
+    if (word.next === '(' && (word.escaped || isSideEffectFunction(word.text))) {
+      const name = word.escaped ? 'a function whose name is written with escapes' : word.text.toLowerCase();
+      return refuse(
+        `the statement calls ${name}, which acts outside the read-only transaction (files, locks, other sessions or the server); only plain reads run here`,
+      );
+    }
+    if (word.quoted) continue;
     // REPLACE(…) is a string function; REPLACE INTO is MySQL's upsert.
     if (WRITE_WORDS.has(word.text) || (word.text === 'REPLACE' && word.next !== '(')) {
       return refuse(
@@ -131,6 +216,8 @@ function scanSql(sql: string, dialect: string): Scan {
   const mysql = dialect === 'mysql';
   const postgres = dialect === 'postgres';
   const words: Word[] = [];
+  /** The last word, until the next code character (its `next`) is seen. */
+  let pending: Word | undefined;
   let statements = 0;
   let code = false; // has the current statement any code yet?
   let equals = false;
@@ -165,6 +252,10 @@ function scanSql(sql: string, dialect: string): Scan {
       i = postgres ? end : end + 2;
       continue;
     }
+    if (pending) {
+      pending.next = c;
+      pending = undefined;
+    }
     if (c === ';') {
       if (code) statements++;
       code = false;
@@ -173,11 +264,21 @@ function scanSql(sql: string, dialect: string): Scan {
     }
     code = true;
     if (c === "'" || c === '"' || c === '`' || c === '[') {
-      // Backslash escapes: every MySQL string, and Postgres E'…' strings.
+      // Backslash escapes: every MySQL string, and Postgres E'…' strings. The E must stand alone:
+      // in `name'\'` it ends a type name, and the string is a standard one.
       const prev = sql[i - 1] ?? '';
-      const escapes = (mysql && c !== '`') || (postgres && c === "'" && /[eE]/.test(prev));
+      const prefixed = /[eE]/.test(prev) && !WORD_PART.test(sql[i - 2] ?? ' ');
+      const escapes = (mysql && c !== '`') || (postgres && c === "'" && prefixed);
       const end = endOfQuoted(sql, i, c === '[' ? ']' : c, escapes);
       if (end === -1) return unterminated(c === "'" ? 'string' : 'quoted identifier');
+      if (c !== "'") {
+        // A quoted name may still be a function: "pg_read_file"(…), `LOAD_FILE`(…).
+        const close = c === '[' ? ']' : c;
+        const name = sql.slice(i + 1, end - 1).replaceAll(close + close, close);
+        const escaped = postgres && c === '"' && /u&$/i.test(sql.slice(Math.max(0, i - 2), i));
+        pending = { text: name.toUpperCase(), next: '', quoted: true, escaped };
+        words.push(pending);
+      }
       i = end;
       continue;
     }
@@ -193,9 +294,8 @@ function scanSql(sql: string, dialect: string): Scan {
     if (WORD_START.test(c)) {
       let j = i + 1;
       while (j < n && WORD_PART.test(sql[j]!)) j++;
-      let k = j;
-      while (k < n && BLANK.test(sql[k]!)) k++;
-      words.push({ text: sql.slice(i, j).toUpperCase(), next: sql[k] ?? '' });
+      pending = { text: sql.slice(i, j).toUpperCase(), next: '' };
+      words.push(pending);
       i = j;
       continue;
     }

@@ -9,6 +9,11 @@
  * `KILL QUERY <thread>` over a separate connection when the limit passes or the caller cancels.
  * Rows stream in; once the row cap is passed a read is killed rather than read to its end.
  *
+ * When it opens, the source reads SHOW GRANTS FOR CURRENT_USER() (privilege.ts): an account with
+ * FILE, SUPER, PROCESS, … gets no `sql-query` tool unless the source says
+ * `allowPrivilegedRole: true`. Every connection releases its user locks (`RELEASE_ALL_LOCKS()`)
+ * before it goes back to the pool, so no `GET_LOCK` outlives its call.
+ *
  * @example
  * ```yaml
  * sources:
@@ -27,6 +32,7 @@ import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { quoteBackticked } from './identifiers.js';
 import { mysqlSchemaReader } from './introspect-mysql.js';
 import { renderSql } from './params.js';
+import { markPrivileged, mysqlReasons } from './privilege.js';
 import { CANCELLED_MESSAGE, readOnlyRefusal, redactor, rowObjects, uniqueColumns } from './result.js';
 import { networkSourceSchema } from './source-schema.js';
 import { QueryWatch, urlSecrets } from './watch.js';
@@ -37,6 +43,7 @@ export interface MysqlConfig {
   readonly timeoutMs?: number;
   readonly maxRows?: number;
   readonly readOnly?: boolean;
+  readonly allowPrivilegedRole?: boolean;
 }
 
 /** How far past the client's limit the server's own is set. */
@@ -70,6 +77,8 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
     const connection = { uri: config.url, connectTimeout: timeoutMs, charset: 'utf8mb4' };
     let pool: mysql.Pool;
     let mariadb: boolean;
+    let account = '';
+    let reasons: string[] = [];
     try {
       pool = driver.createPool({
         ...connection,
@@ -90,6 +99,13 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
         return fail('the URL names no database; end it with /<database name>');
       }
       mariadb = /mariadb/i.test(String(rows[0].version));
+      const [grants] = await pool.query<mysql.RowDataPacket[]>({
+        sql: 'SHOW GRANTS FOR CURRENT_USER()',
+        rowsAsArray: true,
+      });
+      const [who] = await pool.query<mysql.RowDataPacket[]>('SELECT CURRENT_USER() AS account');
+      account = String(who[0]?.account ?? '');
+      reasons = mysqlReasons(grants.map((row) => String((row as unknown as unknown[])[0])));
     } catch (err) {
       await pool.end().catch(() => undefined);
       return fail((err as Error).message);
@@ -122,6 +138,10 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
         work.catch(() => undefined); // when abandoned, its late failure is of no interest
         const streamed = await Promise.race([work, watch.abandoned]);
         if (watch.reason) throw new Error('stopped after the end');
+        // User locks (GET_LOCK) belong to the session, not the transaction: released before the
+        // pool hands the connection on. (COM_RESET_CONNECTION would also drop the prepared
+        // statements mysql2 keeps cached per connection.)
+        if (!streamed.killed) await conn.query('DO RELEASE_ALL_LOCKS()');
         healthy = !streamed.killed;
         const { columns, rows, changes } = streamed;
         if (columns === undefined) return { columns: [], rows: [], truncated: false, changes: changes ?? 0 };
@@ -160,6 +180,13 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
         return result.rows;
       }),
     };
+    const allowed = config.allowPrivilegedRole === true;
+    markPrivileged(sql, { role: account, reasons, allowed, dialect: 'mysql' });
+    if (reasons.length > 0 && allowed) {
+      ctx.log.warn(
+        `source ${ctx.name}: account ${account} can escape read-only (${reasons.join('; ')}); served because allowPrivilegedRole is true`,
+      );
+    }
     const opened: OpenedSource = {
       capabilities: { sql },
       dispose: () => pool.end().catch(() => undefined),
@@ -171,7 +198,11 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
 /** The server's own limit, set past the client's so that the client's KILL comes first. */
 function serverLimit(mariadb: boolean, timeoutMs: number): string {
   const ms = Math.trunc(timeoutMs) + GRACE_MS;
-  return mariadb ? `SET SESSION max_statement_time = ${ms / 1000}` : `SET SESSION max_execution_time = ${ms}`;
+  // Backslash escapes stay on, so the server reads strings as the classifier did.
+  const mode = "sql_mode = REPLACE(@@sql_mode, 'NO_BACKSLASH_ESCAPES', '')";
+  return mariadb
+    ? `SET SESSION max_statement_time = ${ms / 1000}, ${mode}`
+    : `SET SESSION max_execution_time = ${ms}, ${mode}`;
 }
 
 /** One call's transaction: the server's limit, the statement, the end (unless it was killed). */

@@ -14,7 +14,13 @@
  *     kind: postgres
  *     url: ${env:CRM_DATABASE_URL}
  *     schemas: [public, sales]   # what sql-schema shows (default: the search path)
+ *     role: mcp_reader           # optional: every call runs as this role (SET LOCAL ROLE)
  * ```
+ *
+ * When it opens, the source inspects the effective role (privilege.ts): a role that can escape
+ * read-only (superuser, pg_read_server_files, …) gets no `sql-query` tool unless the source says
+ * `allowPrivilegedRole: true`. Every connection is reset (`DISCARD ALL`) before it goes back to the
+ * pool, so no advisory lock or setting outlives its call.
  */
 import type pg from 'pg';
 import { problems } from '../../errors.js';
@@ -23,6 +29,14 @@ import { classifySql } from './classify.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { postgresSchemaReader } from './introspect-postgres.js';
 import { renderSql } from './params.js';
+import {
+  markPrivileged,
+  POSTGRES_DANGEROUS_ROLES,
+  POSTGRES_GUARDED_FUNCTIONS,
+  POSTGRES_ROLE_QUERY,
+  type PostgresRoleRow,
+  postgresReasons,
+} from './privilege.js';
 import { CANCELLED_MESSAGE, readOnlyRefusal, redactor, rowObjects, uniqueColumns } from './result.js';
 import { networkSourceSchema } from './source-schema.js';
 import { QueryWatch, urlSecrets } from './watch.js';
@@ -34,6 +48,8 @@ export interface PostgresConfig {
   readonly maxRows?: number;
   readonly readOnly?: boolean;
   readonly schemas?: readonly string[];
+  readonly role?: string;
+  readonly allowPrivilegedRole?: boolean;
 }
 
 /** How long past statement_timeout the client waits before it cancels the query itself. */
@@ -70,6 +86,12 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       description:
         'The schemas whose tables `sql-schema` and the ready-made tools show, and where unqualified names resolve (default: the search path). With one schema, table names are unqualified; with several, `schema.table`.',
     },
+    role: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'Every call runs as this role (`SET LOCAL ROLE` in its transaction), e.g. a read-only role the login is a member of; the privilege check inspects it rather than the login.',
+    },
   }),
 
   async open(config, ctx) {
@@ -95,20 +117,38 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     }
     // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
     pool.on('error', (err) => ctx.log.warn(`source ${ctx.name}: ${redact(err.message)}`));
+    // Calls run as `role` when one is set; SET LOCAL ends with each transaction.
+    const asRole = config.role ? `; SET LOCAL ROLE ${driver.escapeIdentifier(config.role)}` : '';
     let schemas: readonly string[];
+    let roleRow: PostgresRoleRow | undefined;
     try {
-      const result = await pool.query<{ schemas: string[] }>(
-        'SELECT current_schemas(false)::text[] AS schemas',
-      );
-      schemas = config.schemas ?? result.rows[0]?.schemas ?? [];
-      const missing = await pool.query<{ name: string }>(
-        'SELECT s AS name FROM unnest($1::text[]) s WHERE s NOT IN (SELECT nspname FROM pg_namespace)',
-        [schemas],
-      );
-      if (missing.rows.length > 0) {
-        throw new Error(
-          `no schema ${missing.rows.map((r) => JSON.stringify(r.name)).join(', ')} in the database`,
+      const client = await pool.connect();
+      try {
+        await client.query(`BEGIN READ ONLY${asRole}`);
+        const result = await client.query<{ schemas: string[] }>(
+          'SELECT current_schemas(false)::text[] AS schemas',
         );
+        schemas = config.schemas ?? result.rows[0]?.schemas ?? [];
+        const missing = await client.query<{ name: string }>(
+          'SELECT s AS name FROM unnest($1::text[]) s WHERE s NOT IN (SELECT nspname FROM pg_namespace)',
+          [schemas],
+        );
+        if (missing.rows.length > 0) {
+          throw new Error(
+            `no schema ${missing.rows.map((r) => JSON.stringify(r.name)).join(', ')} in the database`,
+          );
+        }
+        roleRow = (
+          await client.query<PostgresRoleRow>(POSTGRES_ROLE_QUERY, [
+            Object.keys(POSTGRES_DANGEROUS_ROLES),
+            POSTGRES_GUARDED_FUNCTIONS,
+          ])
+        ).rows[0];
+        await client.query('ROLLBACK');
+        client.release();
+      } catch (err) {
+        client.release(true);
+        throw err;
       }
     } catch (err) {
       await pool.end().catch(() => undefined);
@@ -145,10 +185,14 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       const watch = new QueryWatch(o.signal, o.timeoutMs, o.timeoutMs + GRACE_MS, () => cancel(pid));
       let healthy = false;
       try {
-        const work = transaction(client, `${o.readOnly ? ' READ ONLY' : ''}`, searchPath, text, values, o);
+        const mode = `${o.readOnly ? ' READ ONLY' : ''}`;
+        const work = transaction(client, mode, `${asRole}${searchPath}`, text, values, o);
         work.catch(() => undefined); // when abandoned, its late failure is of no interest
         const result = await Promise.race([work, watch.abandoned]);
         if (watch.reason) throw new Error('stopped after the end');
+        // Back to a fresh session before the pool hands it on: session advisory locks, settings,
+        // prepared statements and temporary tables do not outlive the call (pg names no statements).
+        await client.query('DISCARD ALL');
         healthy = true;
         return result;
       } catch (err) {
@@ -192,6 +236,16 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         return result.rows;
       }, schemas),
     };
+    if (roleRow) {
+      const reasons = postgresReasons(roleRow);
+      const allowed = config.allowPrivilegedRole === true;
+      markPrivileged(sql, { role: roleRow.role, reasons, allowed, dialect: 'postgres' });
+      if (reasons.length > 0 && allowed) {
+        ctx.log.warn(
+          `source ${ctx.name}: role "${roleRow.role}" can escape read-only (${reasons.join('; ')}); served because allowPrivilegedRole is true`,
+        );
+      }
+    }
     const opened: OpenedSource = {
       capabilities: { sql },
       dispose: () => pool.end().catch(() => undefined),
@@ -204,14 +258,17 @@ export const postgresSource: SourceKind<PostgresConfig> = {
 async function transaction(
   client: pg.PoolClient,
   mode: string,
-  searchPath: string,
+  settings: string,
   text: string,
   values: readonly unknown[],
   o: Run,
 ): Promise<SqlResult> {
   // Several statements in one simple-protocol round trip; all are fixed text, integers and
   // identifiers quoted by escapeIdentifier.
-  await client.query(`BEGIN${mode}; SET LOCAL statement_timeout = ${o.timeoutMs}${searchPath}`);
+  // standard_conforming_strings is set so that the server reads strings as the classifier did.
+  await client.query(
+    `BEGIN${mode}; SET LOCAL statement_timeout = ${o.timeoutMs}; SET LOCAL standard_conforming_strings = on${settings}`,
+  );
   let fields: { name: string }[];
   let rows: unknown[][];
   let changes: number | null = null;

@@ -2,6 +2,8 @@
  * Tool `sql-query` (ready-made): the model writes one SQL query and it runs read-only. Before the
  * database sees it, the statement is checked to be a single read (shared/sql-classify.ts); it then
  * runs in a read-only transaction with the row cap and the time limit, whatever the source allows.
+ * It is not served on a source whose role can escape read-only (privilege.ts) unless the source
+ * says `allowPrivilegedRole: true`.
  *
  * @example
  * ```yaml
@@ -9,10 +11,12 @@
  *   query: { kind: sql-query, source: shop }
  * ```
  */
+import { problems } from '../../errors.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import { classifySql } from './classify.js';
 import { readyMadeSchema, refuseInput } from './list-tables-tool.js';
+import { privilegedRoleRefusal, privilegeOf } from './privilege.js';
 import { rowsToolResult } from './rows.js';
 
 export interface SqlQueryToolConfig extends ToolCommon {
@@ -42,6 +46,12 @@ export const sqlQueryTool: ToolKind<SqlQueryToolConfig> = {
   compile(config, ctx) {
     const capability = ctx.source(config.source, 'sql', ['source']);
     if (!refuseInput(config, ctx) || !capability) return undefined;
+    const privileged = privilegeOf(capability);
+    if (privileged && !privileged.allowed) {
+      const { message, hint } = privilegedRoleRefusal(config.source, privileged);
+      ctx.error(['source'], problems.MANIFEST_INVALID_VALUE(message, hint));
+      return undefined;
+    }
     const maxRows = config.maxRows ?? capability.defaults.maxRows;
     const timeoutMs = config.timeoutMs ?? capability.defaults.timeoutMs;
     const dialect = capability.dialect;

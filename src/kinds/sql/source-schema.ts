@@ -36,6 +36,12 @@ export function networkSourceSchema(example: string, extra: Record<string, JsonS
         description:
           'Only reads run (the default): one read statement per call, in a read-only transaction. Set false to let tools that opt in write.',
       },
+      allowPrivilegedRole: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Serve `sql-query` (SQL the model writes) even though the role can escape read-only (superuser, server-file or signal roles; MySQL FILE, SUPER, PROCESS…). Off by default: the source then refuses such tools and says how to create a least-privilege role.',
+      },
       ...extra,
     },
     required: ['url'],

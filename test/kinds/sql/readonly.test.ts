@@ -41,6 +41,11 @@ const reads: [string, string][] = [
   ["SELECT 'a\\'; DROP TABLE t; -- '", 'mysql'],
   ['SELECT 1--1', 'mysql'],
   ['/* /* */ DELETE FROM t */ SELECT 1', 'postgres'],
+  // A standard string on PostgreSQL: the backslash is literal, the string ends at the second quote.
+  ["SELECT name'\\' AS a", 'postgres'],
+  // Names that only look like the refused functions, or are not called.
+  ['SELECT lock, lo, "dblink" FROM t', 'postgres'],
+  ['SELECT lower(name), pg_size_pretty(1), pg_backend_pid(), SLEEP(0) FROM t', 'mysql'],
 ];
 
 const refusals: [string, string, RegExp][] = [
@@ -68,6 +73,21 @@ const refusals: [string, string, RegExp][] = [
   ['', 'sqlite', /empty/],
   ['-- nothing but a comment', 'postgres', /empty/],
   ["SELECT 'unterminated", 'sqlite', /unterminated string/],
+  // Functions that act outside the read-only transaction (issue 13).
+  ["SELECT name'\\' AS a, pg_ls_dir('/') AS b --'", 'postgres', /calls pg_ls_dir/],
+  ["SELECT dblink_exec('dbname=x', 'DELETE FROM t')", 'postgres', /calls dblink_exec, which acts outside/],
+  ["SELECT lo_export(1, '/tmp/x')", 'postgres', /calls lo_export/],
+  ["SELECT pg_catalog.pg_read_file('/etc/passwd')", 'postgres', /calls pg_read_file/],
+  ['SELECT "pg_read_file"(\'/etc/passwd\')', 'postgres', /calls pg_read_file/],
+  ["SELECT pg_read_file -- x\n ('/etc/passwd')", 'postgres', /calls pg_read_file/],
+  ['SELECT U&"\\0070g_ls_dir"(\'/\')', 'postgres', /written with escapes/],
+  ['SELECT pg_terminate_backend(1)', 'postgres', /calls pg_terminate_backend/],
+  ['SELECT pg_advisory_lock(1)', 'postgres', /calls pg_advisory_lock/],
+  ["SELECT set_config('role', 'postgres', true)", 'postgres', /calls set_config/],
+  ["SELECT LOAD_FILE('/etc/passwd')", 'mysql', /calls load_file/],
+  ["SELECT `GET_LOCK`('x', 0)", 'mysql', /calls get_lock/],
+  ["SELECT BENCHMARK(1e9, MD5('x'))", 'mysql', /calls benchmark/],
+  ["SELECT load_extension('x')", 'sqlite', /calls load_extension/],
   // In MySQL a comment does not nest: the DELETE is code there.
   ['/* /* */ DELETE FROM t */ SELECT 1', 'mysql', /DELETE/],
 ];
@@ -108,8 +128,11 @@ for (const engine of ENGINES) {
     before(async () => {
       if (skip) return;
       db = await createDatabase(engine, 'readonly');
-      const rw = await db.open({ readOnly: false });
-      const ro = await db.open();
+      // The test login is a superuser (root): the opt-in leaves only the read-only layers between
+      // sql-query and the database, which is what these tests probe (privileged-role.test.ts covers
+      // the refusal itself).
+      const rw = await db.open({ readOnly: false, allowPrivilegedRole: true });
+      const ro = await db.open({ allowPrivilegedRole: true });
       writable = rw.sql;
       readOnly = ro.sql;
       closers.push(

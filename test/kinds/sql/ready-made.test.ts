@@ -38,7 +38,8 @@ for (const engine of ENGINES) {
     before(async () => {
       if (skip) return;
       db = await createDatabase(engine, 'ready');
-      const opened = await db.open({ maxRows: 2 });
+      // The test login is a superuser (root); privileged-role.test.ts covers the refusal.
+      const opened = await db.open({ maxRows: 2, allowPrivilegedRole: true });
       sql = opened.sql;
       dispose = () => opened.opened.dispose();
     });

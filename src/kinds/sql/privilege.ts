@@ -1,0 +1,168 @@
+/**
+ * What the role behind a read-only network source could do past the read-only transaction, found
+ * when the source opens, and the least-privilege role to use instead.
+ *
+ * The read-only transaction stops writes to tables, but not what some functions do outside it:
+ * a superuser reads and writes server files (`pg_read_file`, `lo_export`, `COPY … PROGRAM`), a
+ * member of `pg_signal_backend` ends other sessions, a MySQL account with FILE reads files
+ * (`LOAD_FILE`). The statement classifier refuses the known functions, but a list of names is never
+ * complete (extensions add more), so a tool that runs model-written SQL (`sql-query`) is only
+ * served on such a role when the source says `allowPrivilegedRole: true`.
+ */
+import type { SqlCapability } from '../contract/kinds.js';
+
+/** Why the source's role can escape read-only, per capability (absent: it cannot, as far as known). */
+const privileged = new WeakMap<SqlCapability, PrivilegedRole>();
+
+export interface PrivilegedRole {
+  /** The role (PostgreSQL: the effective role) or account the source runs as. */
+  readonly role: string;
+  /** Each power that escapes read-only, in words. */
+  readonly reasons: readonly string[];
+  /** The manifest opted in with `allowPrivilegedRole: true`. */
+  readonly allowed: boolean;
+  readonly dialect: 'postgres' | 'mysql';
+}
+
+export function markPrivileged(sql: SqlCapability, role: PrivilegedRole): void {
+  if (role.reasons.length > 0) privileged.set(sql, role);
+}
+
+export function privilegeOf(sql: SqlCapability): PrivilegedRole | undefined {
+  return privileged.get(sql);
+}
+
+/** Default roles whose members act outside the database or on other sessions. */
+export const POSTGRES_DANGEROUS_ROLES: Readonly<Record<string, string>> = {
+  pg_read_server_files: 'reads any server file (pg_read_file, COPY … FROM a file)',
+  pg_write_server_files: 'writes server files (COPY … TO a file, lo_export)',
+  pg_execute_server_program: 'runs programs on the server (COPY … PROGRAM)',
+  pg_signal_backend: 'cancels and terminates other sessions (pg_terminate_backend)',
+};
+
+/** Functions revoked from PUBLIC by default; an explicit EXECUTE grant on one is a way out. */
+export const POSTGRES_GUARDED_FUNCTIONS = [
+  'pg_read_file(text)',
+  'pg_read_file(text,bigint,bigint)',
+  'pg_read_file(text,bigint,bigint,boolean)',
+  'pg_read_binary_file(text)',
+  'pg_ls_dir(text)',
+  'pg_stat_file(text)',
+  'lo_import(text)',
+  'lo_export(oid,text)',
+  'pg_reload_conf()',
+  'pg_rotate_logfile()',
+  'pg_switch_wal()',
+  'pg_create_restore_point(text)',
+  'pg_promote(boolean,integer)',
+  'dblink_connect_u(text)',
+  'dblink_connect_u(text,text)',
+];
+
+/** One row: the effective role's attributes, dangerous memberships and function grants. */
+export const POSTGRES_ROLE_QUERY = `SELECT r.rolname AS role, r.rolsuper AS superuser,
+  r.rolcreaterole AS createrole, r.rolreplication AS replication,
+  ARRAY(SELECT g.rolname::text FROM pg_roles g
+        WHERE g.rolname = ANY($1::text[]) AND pg_has_role(r.oid, g.oid, 'MEMBER') ORDER BY 1) AS roles,
+  ARRAY(SELECT f FROM unnest($2::text[]) f
+        WHERE to_regprocedure(f) IS NOT NULL
+          AND has_function_privilege(r.oid, to_regprocedure(f), 'EXECUTE') ORDER BY 1) AS functions
+FROM pg_roles r WHERE r.rolname = current_user`;
+
+export interface PostgresRoleRow {
+  readonly role: string;
+  readonly superuser: boolean;
+  readonly createrole: boolean;
+  readonly replication: boolean;
+  readonly roles: readonly string[];
+  readonly functions: readonly string[];
+}
+
+export function postgresReasons(row: PostgresRoleRow): string[] {
+  // A superuser passes every check below; one reason says it all.
+  if (row.superuser) return ['superuser (bypasses every permission check: files, programs, other sessions)'];
+  const reasons: string[] = [];
+  if (row.createrole) {
+    reasons.push(
+      'CREATEROLE (can grant itself pg_read_server_files, pg_execute_server_program and the like)',
+    );
+  }
+  if (row.replication) reasons.push('REPLICATION (creates replication slots, which hold WAL on the server)');
+  for (const role of row.roles) reasons.push(`member of ${role}: ${POSTGRES_DANGEROUS_ROLES[role]}`);
+  for (const fn of row.functions) reasons.push(`EXECUTE on ${fn}`);
+  return reasons;
+}
+
+/** Global privileges (ON *.*) that reach past the database's tables or into other sessions. */
+const MYSQL_DANGEROUS = new Map<string, string>([
+  ['ALL PRIVILEGES', 'every privilege'],
+  ['FILE', 'reads and writes server files (LOAD_FILE, INTO OUTFILE)'],
+  ['SUPER', 'kills other sessions, changes global settings, writes despite read_only'],
+  ['PROCESS', "sees every session's statements"],
+  ['SHUTDOWN', 'stops the server'],
+  ['RELOAD', 'flushes logs, caches and privileges'],
+  ['CREATE USER', 'creates and changes accounts'],
+  ['CONNECTION ADMIN', 'kills other sessions'],
+  ['CONNECTION_ADMIN', 'kills other sessions'],
+  ['READ_ONLY ADMIN', 'writes despite read_only'],
+  ['BINLOG ADMIN', 'purges binary logs'],
+  ['BINLOG_ADMIN', 'purges binary logs'],
+  ['SYSTEM_VARIABLES_ADMIN', 'changes global settings'],
+  ['SYSTEM_USER', 'acts on other accounts'],
+  ['SET USER', 'runs code as other accounts'],
+  ['SET_USER_ID', 'runs code as other accounts'],
+  ['FEDERATED ADMIN', 'creates federated servers'],
+  ['REPLICATION MASTER ADMIN', 'administers replication'],
+  ['REPLICATION SLAVE ADMIN', 'administers replication'],
+  ['REPLICATION_SLAVE_ADMIN', 'administers replication'],
+]);
+
+/** The dangerous global privileges in the lines of SHOW GRANTS FOR CURRENT_USER(). */
+export function mysqlReasons(grants: readonly string[]): string[] {
+  const reasons = new Set<string>();
+  for (const line of grants) {
+    const grant = /^GRANT\s+(.+?)\s+ON\s+(\S+)\s+TO\s/is.exec(line);
+    if (!grant) continue;
+    const global = grant[2] === '*.*';
+    if (
+      /\bWITH\b[^']*\bGRANT OPTION\b/i.test(line.slice(grant[0].length)) ||
+      /\bGRANT OPTION\b/i.test(grant[1]!)
+    ) {
+      reasons.add('GRANT OPTION (passes its privileges on)');
+    }
+    if (!global) continue;
+    for (const raw of grant[1]!.split(',')) {
+      const privilege = raw.trim().toUpperCase().replace(/\s+/g, ' ');
+      const why = MYSQL_DANGEROUS.get(privilege);
+      if (why) reasons.add(`${privilege}: ${why}`);
+    }
+  }
+  return [...reasons];
+}
+
+/** The SQL that creates a role that can only read; shown in the refusal, docs/security.md, recipes. */
+export const LEAST_PRIVILEGE_SQL = {
+  postgres: `CREATE ROLE mcp_reader LOGIN PASSWORD 'choose-a-password'
+  NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;
+GRANT CONNECT ON DATABASE app TO mcp_reader;
+GRANT USAGE ON SCHEMA public TO mcp_reader;
+GRANT SELECT ON ALL TABLES IN SCHEMA public TO mcp_reader;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO mcp_reader;`,
+  mysql: `CREATE USER 'mcp_reader'@'%' IDENTIFIED BY 'choose-a-password';
+GRANT SELECT, SHOW VIEW ON app.* TO 'mcp_reader'@'%';`,
+} as const;
+
+/** The refusal of a raw-SQL tool on a privileged role, for the manifest's author. */
+export function privilegedRoleRefusal(
+  source: string,
+  role: PrivilegedRole,
+): { message: string; hint: string } {
+  const others =
+    role.dialect === 'postgres'
+      ? `, or keep the login and add \`role: mcp_reader\` to the source (SET ROLE; the login must be a member: GRANT mcp_reader TO <login>)`
+      : '';
+  return {
+    message: `source "${source}" runs as ${role.dialect === 'postgres' ? 'role' : 'account'} "${role.role}", which can escape read-only: ${role.reasons.join('; ')}. This tool runs SQL the model writes, so it is not served there`,
+    hint: `connect as a role that can only read${others}; or, to accept the risk, set allowPrivilegedRole: true on the source. A least-privilege role (replace app, public and the password):\n${LEAST_PRIVILEGE_SQL[role.dialect]}`,
+  };
+}
