@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ManifestError } from '../../src/errors.js';
 import { loadManifest } from '../../src/manifest/load.js';
-import { brief, failures, kinds, load, yaml } from './helpers.js';
+import { brief, failures, kinds, yaml } from './helpers.js';
 
 describe('parse', () => {
   it('reports a YAML syntax error with its position and a frame, and stops there', () => {
