@@ -91,9 +91,10 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   const backedUp = (): boolean =>
     inFlight.size >= MAX_IN_FLIGHT || (!outputBroken && output.writableLength > highWater);
   const enqueue = (line: string): void => {
-    // A notification has no "id" and no answer to buffer: it goes at once, even past a full queue,
-    // so that a notifications/cancelled can reach the calls it is meant to stop.
-    if (line.length < 4096 && !line.includes('"id"')) {
+    // Only requests wait. A notification (no "id") or a response to one of our requests (no
+    // "method") has no answer to buffer and may be what a call in flight waits for: a
+    // notifications/cancelled, an elicitation's answer. It goes at once, even past a full queue.
+    if (!line.includes('"id"') || !line.includes('"method"')) {
       dispatch(line);
       return;
     }
