@@ -52,6 +52,11 @@ export const problems = {
     hint: 'check the path; `mcp-run init` writes a starter mcp.yaml',
   }),
   MANIFEST_YAML: (reason: string): Problem => ({ code: 'MANIFEST_YAML', message: `invalid YAML: ${reason}` }),
+  MANIFEST_EMPTY: (): Problem => ({
+    code: 'MANIFEST_EMPTY',
+    message: 'the manifest declares nothing: no sources, tools, resources or prompts section',
+    hint: 'a file saved half-way reads as empty; add at least one section (`tools:`), or run `mcp-run init`',
+  }),
   MANIFEST_MISSING_FIELD: (field: string, owner: string): Problem => ({
     code: 'MANIFEST_MISSING_FIELD',
     message: `${owner} is missing the required field ${quote(field)}`,

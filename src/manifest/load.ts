@@ -11,7 +11,13 @@ import { codeFrame, dottedPath } from './frame.js';
 import type { SourceMap } from './locate.js';
 import { parseYaml, type YamlFinding } from './parse.js';
 import { resolveEnv } from './resolve.js';
-import type { KindSchemas, LoadedManifest, ManifestData, ManifestPath } from './types.js';
+import {
+  ENTRY_SECTIONS,
+  type KindSchemas,
+  type LoadedManifest,
+  type ManifestData,
+  type ManifestPath,
+} from './types.js';
 import { applyDefaultKinds, ManifestValidator } from './validate.js';
 
 /** Larger than any hand-written manifest; caps memory spent on a wrong or hostile file. */
@@ -69,6 +75,8 @@ export function loadManifestText(
   const resolved = resolveEnv(data, env);
   findings.push(...resolved.findings);
   if (findings.length) throw new ManifestError(sortByPosition(findings.map(toDiagnostic)));
+  // Checked last, so a misspelt section (`tool:`) is reported as what it is rather than as empty.
+  if (!declaresASection(data)) throw new ManifestError([{ ...problems.MANIFEST_EMPTY(), file }]);
 
   const absolute = resolve(file);
   return {
@@ -92,6 +100,14 @@ function diagnostics(file: string, text: string, source: SourceMap) {
       ...(pos ? { line: pos.line, col: pos.col, frame: codeFrame(text, pos.line, pos.col) } : {}),
     };
   };
+}
+
+/**
+ * An empty file, one of only comments, or one with no entry section is a broken edit (a save cut
+ * short), not a manifest that means "serve nothing": refusing it keeps the last good catalog serving.
+ */
+function declaresASection(data: unknown): boolean {
+  return isPlainObject(data) && ENTRY_SECTIONS.some((section) => section in data);
 }
 
 /** `tools:` with nothing under it is allowed while writing; the data just has no such section. */

@@ -6,6 +6,10 @@
  * decoded half. A line longer than the limit is skipped as it streams in (its bytes are never kept)
  * and answered with -32600; the transport keeps serving. On stdin EOF it waits (bounded) for the
  * requests in flight, closes the connection and resolves `closed`, so the CLI can exit.
+ *
+ * Backpressure: a client that stops reading must not make results pile up in memory. While stdout
+ * holds more than the high-water mark, stdin is paused and the lines already read wait in a queue;
+ * on 'drain' they are served and reading resumes.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../log.js';
@@ -23,7 +27,19 @@ export interface StdioOptions {
   readonly maxLineBytes?: number;
   /** How long EOF waits for requests in flight; default 5000 ms. */
   readonly drainTimeoutMs?: number;
+  /**
+   * Output bytes buffered (a client that stops reading) above which no new request is started until
+   * stdout drains; default 4 MiB.
+   */
+  readonly outputHighWaterBytes?: number;
 }
+
+/**
+ * At most this many requests run at once; the next wait in the queue. Results not yet written are
+ * not in stdout's buffer, so the high-water mark alone would let a burst of requests (400 read in
+ * one chunk) each build a large result at the same time. Notifications (a cancellation) never wait.
+ */
+const MAX_IN_FLIGHT = 16;
 
 export interface StdioTransport {
   readonly connection: Connection;
@@ -43,6 +59,7 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   const output = options.output ?? process.stdout;
   const maxLineBytes = options.maxLineBytes ?? 16 * MIB;
   const drainTimeoutMs = options.drainTimeoutMs ?? 5000;
+  const highWater = options.outputHighWaterBytes ?? 4 * MIB;
 
   let outputBroken = false;
   const write = (message: object): void => {
@@ -60,10 +77,55 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   const dispatch = (line: string): void => {
     const handled = connection.receive(line);
     inFlight.add(handled);
-    void handled.finally(() => inFlight.delete(handled));
+    void handled.finally(() => {
+      inFlight.delete(handled);
+      pump();
+    });
   };
 
-  const framer = new LineFramer(maxLineBytes, dispatch, () => {
+  /** Lines read but not yet started, while the output is backed up. */
+  const queue: string[] = [];
+  let inputPaused = false;
+  let pumpScheduled = false;
+  let idleWaiter: (() => void) | undefined;
+  const backedUp = (): boolean =>
+    inFlight.size >= MAX_IN_FLIGHT || (!outputBroken && output.writableLength > highWater);
+  const enqueue = (line: string): void => {
+    // Only requests wait. A notification (no "id") or a response to one of our requests (no
+    // "method") has no answer to buffer and may be what a call in flight waits for: a
+    // notifications/cancelled, an elicitation's answer. It goes at once, even past a full queue.
+    if (!line.includes('"id"') || !line.includes('"method"')) {
+      dispatch(line);
+      return;
+    }
+    queue.push(line);
+    schedulePump();
+  };
+  function schedulePump(): void {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    setImmediate(() => {
+      pumpScheduled = false;
+      pump();
+    });
+  }
+  /** Starts one queued line per turn of the event loop, so each result can reach the buffer first. */
+  function pump(): void {
+    if (queue.length > 0 && !backedUp()) dispatch(queue.shift()!);
+    if (queue.length > 0 && !backedUp()) schedulePump();
+    const full = queue.length > 0 || output.writableLength > highWater;
+    if (full && !inputPaused && !shuttingDown) {
+      inputPaused = true;
+      input.pause();
+    } else if (!full && inputPaused && !shuttingDown) {
+      inputPaused = false;
+      input.resume();
+    }
+    if (idleWaiter && queue.length === 0 && inFlight.size === 0) idleWaiter();
+  }
+  output.on('drain', pump);
+
+  const framer = new LineFramer(maxLineBytes, enqueue, () => {
     log.warn(`dropped an input line longer than ${maxLineBytes} bytes`);
     write(errorResponse(null, oversize(maxLineBytes)));
   });
@@ -78,7 +140,14 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
     shuttingDown = true;
     input.off('data', onData);
     framer.end();
-    await settleWithin(Promise.allSettled([...inFlight]), drainTimeoutMs);
+    // The lines already read are served too (the queue only holds them back while stdout is full).
+    const idle = new Promise<void>((resolve) => {
+      idleWaiter = resolve;
+    });
+    pump();
+    await settleWithin(idle, drainTimeoutMs);
+    queue.length = 0;
+    output.off('drain', pump);
     connection.close();
     if (!outputBroken && output.writableNeedDrain) {
       await settleWithin(new Promise((resolve) => output.once('drain', resolve)), drainTimeoutMs);

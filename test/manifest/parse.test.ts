@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ManifestError } from '../../src/errors.js';
 import { loadManifest } from '../../src/manifest/load.js';
-import { brief, failures, kinds, load, yaml } from './helpers.js';
+import { brief, failures, kinds, yaml } from './helpers.js';
 
 describe('parse', () => {
   it('reports a YAML syntax error with its position and a frame, and stops there', () => {
@@ -67,9 +67,9 @@ describe('parse', () => {
     assert.match(ds[0]!.message, /too many aliases/);
   });
 
-  it('accepts an empty file, or one with only comments, as an empty manifest', () => {
-    assert.deepEqual(load('').data, {});
-    assert.deepEqual(load('# nothing yet\n').data, {});
+  it('refuses an empty file, or one with only comments (see empty.test.ts)', () => {
+    assert.deepEqual(brief(failures('')), ['MANIFEST_EMPTY -:-']);
+    assert.deepEqual(brief(failures('# nothing yet\n')), ['MANIFEST_EMPTY -:-']);
   });
 
   it('requires the top level to be a mapping', () => {
@@ -91,7 +91,7 @@ describe('loadManifest (files)', () => {
 
   it('loads a file and records its absolute path and folder', async () => {
     const file = join(await dir, 'ok.yaml');
-    await writeFile(file, yaml('server: { name: demo }'));
+    await writeFile(file, yaml('server: { name: demo }', 'tools:'));
     const m = await loadManifest(file, kinds, {});
     assert.equal(m.file, file);
     assert.equal(m.baseDir, await dir);

@@ -5,14 +5,14 @@
  * embedded resources) are read once at compile time, inside the manifest folder after `realpath`,
  * capped in size, and base64-encoded once, so a call never touches the disk.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { problems } from '../../errors.js';
 import type { EntryPath, KindContext } from '../contract/kinds.js';
 import type { ContentBlock, JsonSchema, ResourceContents } from '../contract/types.js';
 import { compact } from './compact.js';
 import { isTextMime, mimeFromPath } from './mime.js';
-import { isInside } from './paths.js';
+import { isInside, OPEN_REGULAR_FLAGS } from './paths.js';
 import { compileTemplate } from './template.js';
 import { hasScheme } from './uri-template.js';
 
@@ -270,7 +270,10 @@ function embedFile(
 function readCapped(real: string): Buffer | { reason: string; tooLarge?: boolean } {
   let fd: number;
   try {
-    fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // Synchronous: a FIFO opened here would block the whole process, so it is refused before the
+    // open, and the non-blocking open plus the fstat below close the race with a swap.
+    if (!lstatSync(real).isFile()) return { reason: 'is not a file' };
+    fd = openSync(real, OPEN_REGULAR_FLAGS);
   } catch (err) {
     return { reason: `cannot be opened: ${(err as Error).message}` };
   }

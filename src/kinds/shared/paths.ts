@@ -3,7 +3,7 @@
  * (symlinks included) and must stay inside its root, at compile time and again on every read.
  */
 import { constants } from 'node:fs';
-import { open, realpath } from 'node:fs/promises';
+import { lstat, open, realpath } from 'node:fs/promises';
 import { sep } from 'node:path';
 
 /** Whether `realPath` is `realRoot` or below it. Both must already be real paths. */
@@ -48,22 +48,62 @@ export class FileTooLarge extends Error {
 }
 
 /**
+ * Flags for opening a file that must be a regular one: O_NOFOLLOW refuses a symlink swapped in since
+ * the realpath, and O_NONBLOCK makes the open of a FIFO (or a device) return at once instead of
+ * waiting for a writer; the fstat that follows then refuses it before any read.
+ */
+export const OPEN_REGULAR_FLAGS =
+  constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** How long one file read may take (a hung network or FUSE mount) before it is given up. */
+export const READ_TIMEOUT_MS = 10_000;
+
+export class FileReadTimeout extends Error {
+  constructor(what: string, ms: number) {
+    super(`reading ${what} took longer than ${ms} ms; gave up`);
+    this.name = 'FileReadTimeout';
+  }
+}
+
+/**
  * Reads a regular file that must resolve inside `root`. Undefined when it is missing, outside the
- * root or not a regular file (callers answer "not found" for all three, revealing nothing). Throws
- * FileTooLarge past `maxBytes`. The last component is opened with O_NOFOLLOW so a file swapped for a
- * symlink between the check and the open is refused.
+ * root or not a regular file (a FIFO, socket or device: callers answer "not found" for all, revealing
+ * nothing). Throws FileTooLarge past `maxBytes` and FileReadTimeout past `timeoutMs`. The path is
+ * stat-ed before the open (a FIFO is never opened), then opened with OPEN_REGULAR_FLAGS and the
+ * handle fstat-ed, which closes the race with a file swapped for a FIFO in between.
  */
 export async function readInside(
   root: string,
   candidate: string,
   maxBytes: number,
   what: string,
+  timeoutMs: number = READ_TIMEOUT_MS,
 ): Promise<Buffer | undefined> {
   const real = await realpathInside(root, candidate);
   if (real === undefined) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FileReadTimeout(what, timeoutMs)), timeoutMs);
+  });
+  const reading = readRegular(real, maxBytes, what);
+  // A read given up on still closes its handle when it ends; its result is dropped.
+  reading.catch(() => {});
+  try {
+    return await Promise.race([reading, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readRegular(real: string, maxBytes: number, what: string): Promise<Buffer | undefined> {
+  try {
+    if (!(await lstat(real)).isFile()) return undefined;
+  } catch {
+    return undefined;
+  }
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    handle = await open(real, OPEN_REGULAR_FLAGS);
   } catch {
     return undefined;
   }
