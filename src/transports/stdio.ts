@@ -74,8 +74,8 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
 
   const connection = protocol.connect(write);
   const inFlight = new Set<Promise<unknown>>();
-  const dispatch = (line: string): void => {
-    const handled = connection.receive(line);
+  const dispatch = (message: unknown): void => {
+    const handled = connection.receive(message);
     inFlight.add(handled);
     void handled.finally(() => {
       inFlight.delete(handled);
@@ -83,22 +83,31 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
     });
   };
 
-  /** Lines read but not yet started, while the output is backed up. */
-  const queue: string[] = [];
+  /** Requests read but not yet started, while the output is backed up. */
+  const queue: unknown[] = [];
   let inputPaused = false;
   let pumpScheduled = false;
   let idleWaiter: (() => void) | undefined;
   const backedUp = (): boolean =>
     inFlight.size >= MAX_IN_FLIGHT || (!outputBroken && output.writableLength > highWater);
   const enqueue = (line: string): void => {
-    // Only requests wait. A notification (no "id") or a response to one of our requests (no
-    // "method") has no answer to buffer and may be what a call in flight waits for: a
-    // notifications/cancelled, an elicitation's answer. It goes at once, even past a full queue.
-    if (!line.includes('"id"') || !line.includes('"method"')) {
-      dispatch(line);
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      dispatch(line); // the core answers the parse error
       return;
     }
-    queue.push(line);
+    // Only requests (and batches, which hold them) wait. A notification or a response to one of
+    // our requests has no answer to buffer and may be what a call in flight waits for: a
+    // notifications/cancelled, an elicitation's answer. It goes at once, even past a full queue.
+    const waits = Array.isArray(message) || (isObject(message) && 'method' in message && 'id' in message);
+    if (!waits) {
+      // A JSON string is handed on as the line, so the core reads the same text (and refuses it).
+      dispatch(typeof message === 'string' ? line : message);
+      return;
+    }
+    queue.push(message);
     schedulePump();
   };
   function schedulePump(): void {
