@@ -12,9 +12,11 @@ import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
 import { ServerLog } from '../helpers/reload-harness.js';
+import { spawnHttpCli } from '../transports/http-harness.js';
 
 const manifest = (inline: string) => `
 sources:
@@ -185,4 +187,31 @@ describe('subscriptions/listen over stdio, SDK v2 client, --no-watch', () => {
     assert.deepEqual(subscription.honoredFilter, {});
     await subscription.close();
   });
+});
+
+describe('resource subscriptions over Streamable HTTP, SDK v1 client', () => {
+  for (const watch of [true, false]) {
+    test(`subscribe is advertised ${watch ? 'when watching' : 'not with --no-watch'}; unknown URIs are -32002`, async () => {
+      const dir = files();
+      const served = await spawnHttpCli([join(dir.dir, 'mcp.yaml'), ...(watch ? [] : ['--no-watch'])]);
+      const client = new Client({ name: 'subs-http', version: '1' });
+      try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+        assert.deepEqual(
+          client.getServerCapabilities()?.resources,
+          watch ? { subscribe: true, listChanged: true } : { listChanged: false },
+        );
+        if (watch) {
+          assert.deepEqual(await client.subscribeResource({ uri: 'notes://a' }), {});
+          assert.equal(await errorCode(client.subscribeResource({ uri: UNKNOWN })), -32002);
+        } else {
+          assert.equal(await errorCode(client.subscribeResource({ uri: 'notes://a' })), -32601);
+        }
+      } finally {
+        await client.close();
+        await served.stop();
+        dir.cleanup();
+      }
+    });
+  }
 });
