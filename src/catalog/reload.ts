@@ -4,6 +4,8 @@
  *
  * - Bursts of file events are debounced into one reload.
  * - An edit that leaves the manifest's bytes unchanged (and touches no resource file) is skipped.
+ * - Subscribers hear of a resource whose watched file changed, and of one whose inline content
+ *   (its `version`) differs between the two catalogs.
  * - Reloads run one at a time; a reload that finishes after a newer edit arrived is dropped, so the
  *   newest edit always wins.
  * - A failed reload keeps the last good catalog serving and logs every error with file:line:col;
@@ -161,7 +163,9 @@ export class Reloader {
     const previous = ref.swap(next);
     const diff = diffCatalogs(previous, next);
     if (diff.size > 0) this.options.listener.listChanged(new Set(diff.keys()));
-    const stillServed = updated.filter((uri) => next.resources.has(uri));
+    const stillServed = [
+      ...new Set([...updated.filter((uri) => next.resources.has(uri)), ...inlineChanges(previous, next)]),
+    ];
     for (const uri of stillServed) this.options.listener.resourceUpdated(uri);
     const touched = stillServed.length
       ? `, ${stillServed.length} resource${stillServed.length === 1 ? '' : 's'} updated`
@@ -214,6 +218,16 @@ export class Reloader {
 
 function describeError(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+/** URIs served by both catalogs whose content lives in the manifest (inline text) and changed. */
+function inlineChanges(previous: Catalog, next: Catalog): string[] {
+  const uris: string[] = [];
+  for (const [uri, resource] of next.resources) {
+    const before = previous.resources.get(uri)?.version;
+    if (resource.version !== undefined && before !== undefined && before !== resource.version) uris.push(uri);
+  }
+  return uris;
 }
 
 function watchedPaths(catalog: Catalog): string[] {

@@ -45,7 +45,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   }
 
   const ref = new CatalogRef(catalog);
-  const protocol = createProtocol(ref, { log, listChanged: options.watch });
+  // Without watching, neither lists nor resource contents are ever re-read: advertise neither.
+  const protocol = createProtocol(ref, { log, listChanged: options.watch, resourceUpdates: options.watch });
   const reloader = options.watch
     ? new Reloader({
         file: resolve(file),

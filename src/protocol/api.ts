@@ -21,6 +21,12 @@ export interface ProtocolOptions {
   readonly log: Logger;
   /** Advertise (and send) tools/prompts/resources listChanged: true when the manifest is watched. */
   readonly listChanged: boolean;
+  /**
+   * Advertise `resources.subscribe` and send `notifications/resources/updated`: true when the files
+   * and the manifest the resources come from are watched. Default: `listChanged`. Even then, only
+   * the URIs of resources that declare `updates` can be subscribed to.
+   */
+  readonly resourceUpdates?: boolean;
   /** ttlMs on cacheable 2026 results; default 60000 when listChanged, else 3600000. */
   readonly ttlMs?: number;
   /**
@@ -93,7 +99,7 @@ export interface Protocol {
   connect(send: (message: object) => void, options?: ConnectOptions): Connection;
   /** After a hot reload: tell every listener that asked for these categories. */
   notifyListChanged(categories: ReadonlySet<ListCategory>): void;
-  /** A resource's content changed. */
+  /** A resource's content changed (ignored when resourceUpdates is off). */
   notifyResourceUpdated(uri: string): void;
   /** A message from the server itself, to the 2025 connections whose log level lets it through. */
   notifyLog(level: LogLevel, data: unknown): void;

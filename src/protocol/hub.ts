@@ -50,7 +50,14 @@ export class NotificationHub {
   private readonly connections = new Set<LegacyListener>();
   private readonly listens = new Set<ListenSubscription>();
 
-  constructor(private readonly listChanged: boolean) {}
+  /**
+   * `resourceUpdates`: whether `resources.subscribe` is advertised; when it is not, no
+   * `resources/updated` is ever sent and no subscription is accepted.
+   */
+  constructor(
+    private readonly listChanged: boolean,
+    readonly resourceUpdates: boolean,
+  ) {}
 
   addConnection(listener: LegacyListener): void {
     this.connections.add(listener);
@@ -80,6 +87,7 @@ export class NotificationHub {
   }
 
   notifyResourceUpdated(uri: string): void {
+    if (!this.resourceUpdates) return;
     const legacy = notification('notifications/resources/updated', { uri });
     for (const connection of this.connections) {
       if (connection.session.subscriptions.has(uri)) connection.notify(legacy);

@@ -6,11 +6,14 @@ import type { Catalog } from '../catalog/types.js';
 import { isObject } from './jsonrpc.js';
 import { Meta } from './versions.js';
 
-/** All three categories always, even when a list is empty, so clients never have to re-initialize. */
-export function buildCapabilities(listChanged: boolean): object {
+/**
+ * All three categories always, even when a list is empty, so clients never have to re-initialize.
+ * `resources.subscribe` only when resource updates are really sent (the manifest is watched).
+ */
+export function buildCapabilities(listChanged: boolean, resourceUpdates: boolean): object {
   return {
     tools: { listChanged },
-    resources: { subscribe: true, listChanged },
+    resources: resourceUpdates ? { subscribe: true, listChanged } : { listChanged },
     prompts: { listChanged },
     logging: {},
     completions: {},

@@ -33,14 +33,15 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
   const ttlMs = options.ttlMs ?? (options.listChanged ? WATCHED_TTL_MS : STATIC_TTL_MS);
   if (!Number.isInteger(ttlMs) || ttlMs < 0)
     throw new RangeError(`ttlMs must be an integer >= 0, got ${ttlMs}`);
-  const hub = new NotificationHub(options.listChanged);
+  const resourceUpdates = options.resourceUpdates ?? options.listChanged;
+  const hub = new NotificationHub(options.listChanged, resourceUpdates);
   const signer = new StateSigner(stateKey(options.stateKey ?? process.env[STATE_KEY_ENV], options.log));
   const server: ServerState = {
     ref,
     log: options.log,
     listChanged: options.listChanged,
     ttlMs,
-    capabilities: buildCapabilities(options.listChanged),
+    capabilities: buildCapabilities(options.listChanged, resourceUpdates),
     hub,
     signer,
   };

@@ -74,6 +74,7 @@ function makeTools(probe: FixtureProbe): [string, CatalogTool][] {
 const staticResource: CatalogResource = {
   descriptor: { uri: 'test://static', name: 'static', mimeType: 'text/plain' },
   read: async () => [{ uri: 'test://static', mimeType: 'text/plain', text: 'static text' }],
+  updates: true,
 };
 
 const brokenResource: CatalogResource = {

@@ -83,12 +83,15 @@ export interface Setup {
   client(): TestClient;
 }
 
-export function setup(options: { listChanged?: boolean; ttlMs?: number } = {}): Setup {
+export function setup(
+  options: { listChanged?: boolean; resourceUpdates?: boolean; ttlMs?: number } = {},
+): Setup {
   const fixture = makeFixture();
   const log = captureLogger();
   const protocol = createProtocol(fixture.ref, {
     log,
     listChanged: options.listChanged ?? true,
+    ...(options.resourceUpdates === undefined ? {} : { resourceUpdates: options.resourceUpdates }),
     ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
   });
   return { protocol, fixture, log, client: () => new TestClient(protocol) };

@@ -34,7 +34,11 @@ describe('legacy lifecycle', () => {
     assert.equal(result.instructions, 'Use the tools.');
     const quiet = await setup({ listChanged: false }).client().initialize();
     assert.equal(quiet.capabilities.tools.listChanged, false);
-    assert.equal(quiet.capabilities.resources.subscribe, true);
+    assert.deepEqual(
+      quiet.capabilities.resources,
+      { listChanged: false },
+      'no subscribe: nothing is watched',
+    );
   });
 
   it('refuses initialize without a protocolVersion with -32602', async () => {

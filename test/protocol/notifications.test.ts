@@ -113,7 +113,7 @@ describe('subscriptions/listen', () => {
   });
 
   it('omits list-changed types when listChanged is not advertised, but keeps resource subscriptions', async () => {
-    const { protocol, client: make } = setup({ listChanged: false });
+    const { protocol, client: make } = setup({ listChanged: false, resourceUpdates: true });
     const client = make();
     await listen(client, 7, { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: [] });
     assert.deepEqual(client.sent[0].params.notifications, { resourceSubscriptions: [] });

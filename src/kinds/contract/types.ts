@@ -114,8 +114,25 @@ export class InvalidRequestParams extends Error {
 export interface CatalogResource {
   readonly descriptor: ResourceDescriptor;
   read(signal: AbortSignal): Promise<readonly ResourceContents[]>;
+  /**
+   * Whether clients may subscribe to this URI: true when the server sends
+   * `notifications/resources/updated` whenever the content changes (while hot reload watches the
+   * manifest), because the content is a watched file (`watch(path, uri)`) or lives in the manifest
+   * (`version`). Absent or false: nothing tells the server of a change (a query's result), so a
+   * subscription is refused rather than left silent.
+   */
+  readonly updates?: boolean;
+  /**
+   * The content as far as compiling knows it (inline text): a reload whose new catalog has a
+   * different version for the same URI tells that URI's subscribers.
+   */
+  readonly version?: string;
 }
 
+/**
+ * A URI that matches a template exists, but no template sends updates: such URIs cannot be
+ * subscribed to.
+ */
 export interface CatalogTemplate {
   readonly descriptor: ResourceTemplateDescriptor;
   /** The variable values when `uri` matches this template, else undefined. */

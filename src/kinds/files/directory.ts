@@ -134,6 +134,8 @@ export const directoryResource: ResourceKind<DirectoryResourceConfig> = {
       const mimeType = config.mimeType ?? mimeFromPath(relative);
       return {
         descriptor: compact({ uri, name: relative, description: config.description, mimeType, size }),
+        // Each file is watched with its URI (above): an edit tells the subscribers.
+        updates: true,
         async read() {
           const bytes = await readInside(root, join(root, relative), maxBytes, uri);
           if (!bytes) throw new ResourceNotFound(uri);

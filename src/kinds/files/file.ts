@@ -174,6 +174,8 @@ async function compileStatic(config: FileResourceConfig, realRoot: string, ctx: 
     resources: [
       {
         descriptor,
+        // The file is watched with this URI (above): an edit tells the subscribers.
+        updates: true,
         async read() {
           const bytes = await readInside(realRoot, file, maxBytes, uri);
           if (!bytes) throw new ResourceNotFound(uri);

@@ -106,7 +106,15 @@ export const textResource: ResourceKind<TextResourceConfig> = {
       }
       const contents = [{ uri: config.uri, mimeType, text: config.text }] as const;
       const descriptor = compact({ uri: config.uri, ...common, size: Buffer.byteLength(config.text) });
-      return { resources: [{ descriptor, read: async () => contents }], templates: [] };
+      // Subscribable: a manifest edit that changes the text reloads, and the changed version
+      // tells this URI's subscribers.
+      const resource = {
+        descriptor,
+        read: async () => contents,
+        updates: true,
+        version: JSON.stringify(contents),
+      };
+      return { resources: [resource], templates: [] };
     }
 
     let template: UriTemplate;

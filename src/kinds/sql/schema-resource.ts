@@ -102,6 +102,8 @@ export const sqlSchemaResource: ResourceKind<SqlSchemaConfig> = {
           `The tables and views of ${config.source}, with column and row counts; each table has its own resource under ${tablesPrefix}.`,
         mimeType: format === 'json' ? JSON_TYPE : MARKDOWN,
       }),
+      // Not subscribable: nothing tells the server when the database's schema changes.
+      updates: false,
       async read(signal) {
         const tables = await schema.tables(signal);
         const text =
@@ -132,6 +134,7 @@ export const sqlSchemaResource: ResourceKind<SqlSchemaConfig> = {
         description: summaryLine(t),
         mimeType: MARKDOWN,
       },
+      updates: false,
       read: (signal) => readTable(tableUri(t.name), t.name, undefined, signal),
     });
 

@@ -113,7 +113,13 @@ export const sqlResource: ResourceKind<SqlResourceConfig> = {
     const common = { name: config.name ?? ctx.name, title: config.title, description: config.description };
     if (!template) {
       const descriptor = compact({ uri: config.uri, ...common, mimeType: MIME_TYPE });
-      return { resources: [{ descriptor, read: (signal) => query(config.uri, {}, signal) }], templates: [] };
+      // Not subscribable: nothing tells the server when the query's rows change.
+      const resource = {
+        descriptor,
+        read: (signal: AbortSignal) => query(config.uri, {}, signal),
+        updates: false,
+      };
+      return { resources: [resource], templates: [] };
     }
     const variables = config.variables ?? {};
     const matcher = template;

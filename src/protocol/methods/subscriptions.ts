@@ -2,10 +2,17 @@
  * Change subscriptions in both eras: `resources/subscribe` / `unsubscribe` record URIs on a legacy
  * connection; `subscriptions/listen` (2026) opens a stream that the hub feeds until the client
  * cancels it, the connection goes away, or the server shuts down gracefully.
+ *
+ * Only what will be honoured is accepted: resource subscriptions need `resources.subscribe`
+ * (the server watches), and a URI must name a resource that sends updates. An unknown URI is
+ * not found (-32002); a URI that exists but never changes notifications (a query, a template
+ * match) is refused with invalid params, saying why; the 2026 acknowledgement lists neither.
  */
+import type { Catalog } from '../../catalog/types.js';
 import { KEEP_OPEN, type MethodSpec } from '../context.js';
+import { resourceNotFound } from '../error-mapping.js';
 import type { ListCategory, ListenSubscription } from '../hub.js';
-import { invalidParams, notification } from '../jsonrpc.js';
+import { ErrorCode, invalidParams, notification, ProtocolError } from '../jsonrpc.js';
 import { requireObject, requireString } from '../params.js';
 import type { RequestScope } from '../request-scope.js';
 import { Meta } from '../versions.js';
@@ -15,6 +22,16 @@ const FILTER_FIELDS: readonly (readonly [string, ListCategory])[] = [
   ['promptsListChanged', 'prompts'],
   ['resourcesListChanged', 'resources'],
 ];
+
+type Subscribable = 'updates' | 'silent' | 'unknown';
+
+/** Whether `uri` exists in `catalog`, and if so whether the server tells anyone when it changes. */
+function subscribable(catalog: Catalog, uri: string): Subscribable {
+  const resource = catalog.resources.get(uri);
+  if (resource !== undefined) return resource.updates === true ? 'updates' : 'silent';
+  // Template matches (live-listed tables among them) exist, but no template sends updates.
+  return catalog.templates.some((t) => t.match(uri) !== undefined) ? 'silent' : 'unknown';
+}
 
 function listen(scope: RequestScope): typeof KEEP_OPEN {
   const requested = requireObject(scope.params, 'notifications', 'subscriptions/listen');
@@ -33,12 +50,19 @@ function listen(scope: RequestScope): typeof KEEP_OPEN {
       lists.add(category);
     }
   }
-  if (uris !== undefined) honoured.resourceSubscriptions = uris;
-  const tag = { [Meta.subscriptionId]: scope.id };
   const { hub } = scope.server;
+  // Resource subscriptions only when advertised, and only the URIs whose updates will be sent.
+  let honouredUris: string[] = [];
+  if (uris !== undefined && hub.resourceUpdates) {
+    honouredUris = [...new Set(uris as string[])].filter(
+      (uri) => subscribable(scope.catalog, uri) === 'updates',
+    );
+    honoured.resourceSubscriptions = honouredUris;
+  }
+  const tag = { [Meta.subscriptionId]: scope.id };
   const subscription: ListenSubscription = {
     lists,
-    uris: new Set(uris as string[] | undefined),
+    uris: new Set(honouredUris),
     tag,
     send: (message) => scope.outlet.notify(message),
     end: () => {
@@ -63,12 +87,31 @@ function listen(scope: RequestScope): typeof KEEP_OPEN {
   return KEEP_OPEN;
 }
 
+/** Without `resources.subscribe` advertised, the legacy methods are refused as a client should expect. */
+function requireAdvertised(scope: RequestScope): void {
+  if (!scope.server.hub.resourceUpdates)
+    throw new ProtocolError(
+      ErrorCode.MethodNotFound,
+      `${scope.method} is not available: resources.subscribe is not advertised (the server does not watch its resources)`,
+    );
+}
+
 function subscribe(scope: RequestScope): object {
-  scope.session.subscriptions.add(requireString(scope.params, 'uri', 'resources/subscribe'));
+  requireAdvertised(scope);
+  const uri = requireString(scope.params, 'uri', 'resources/subscribe');
+  const found = subscribable(scope.catalog, uri);
+  if (found === 'unknown') throw resourceNotFound(uri, scope.era);
+  if (found === 'silent')
+    throw invalidParams(
+      `Resource ${uri} cannot be subscribed to: it sends no updates (nothing tells the server when it changes)`,
+      { uri },
+    );
+  scope.session.subscriptions.add(uri);
   return {};
 }
 
 function unsubscribe(scope: RequestScope): object {
+  requireAdvertised(scope);
   scope.session.subscriptions.delete(requireString(scope.params, 'uri', 'resources/unsubscribe'));
   return {};
 }
