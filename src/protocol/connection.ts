@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { Connection, ConnectOptions, ReceiveOutcome, RequestRoute } from './api.js';
 import { type Classification, classifyRequest } from './classify.js';
 import { KEEP_OPEN } from './context.js';
+import { unnamedErrorReply } from './downgrade.js';
 import { describe, toProtocolError } from './error-mapping.js';
 import type { LegacyListener } from './hub.js';
 import {
@@ -26,7 +27,7 @@ import { RequestScope, type ScopeOwner } from './request-scope.js';
 import { routingFault } from './routing-headers.js';
 import type { LegacySession, Outlet } from './session.js';
 import type { ServerState } from './state.js';
-import { BATCH_VERSION, type Era, isLegacyVersion } from './versions.js';
+import { BATCH_VERSION, type Era, isLegacyVersion, isModernVersion, MODERN_VERSIONS } from './versions.js';
 
 const ACCEPTED: ReceiveOutcome = { kind: 'accepted', status: HttpStatus.Accepted };
 const SILENT: ReceiveOutcome = { kind: 'silent', status: HttpStatus.Accepted };
@@ -86,7 +87,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
         parsed = JSON.parse(message);
       } catch {
         const error = new ProtocolError(ErrorCode.ParseError, 'Parse error: the message is not valid JSON');
-        return this.deliver(outlet, errorResponse(null, error), HttpStatus.BadRequest, undefined, undefined);
+        const reply = unnamedErrorReply(errorResponse(null, error), this.versionFor(route, undefined));
+        return this.deliver(outlet, reply, HttpStatus.BadRequest, undefined, undefined);
       }
     }
     try {
@@ -276,7 +278,19 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     batch: Batch | undefined,
     era: Era | undefined,
   ): ReceiveOutcome {
-    return this.deliver(outlet, errorResponse(id, error), error.httpStatus, batch, era);
+    const reply =
+      id === null
+        ? unnamedErrorReply(errorResponse(null, error), this.versionFor(undefined, era))
+        : errorResponse(id, error);
+    return this.deliver(outlet, reply, error.httpStatus, batch, era);
+  }
+
+  /** The version an error reply answers to: the request's era, else the route's header, else the session's. */
+  private versionFor(route: RequestRoute | undefined, era: Era | undefined): string | undefined {
+    if (era === 'modern') return MODERN_VERSIONS[0];
+    const header = route?.protocolVersion;
+    if (header !== undefined && isModernVersion(header)) return header;
+    return this.session.version ?? header;
   }
 
   private deliver(

@@ -5,6 +5,7 @@
  * only at or above the level the client asked for; nothing at all after the response or a cancel.
  */
 import type { CallContext, Catalog, LogLevel } from '../catalog/types.js';
+import { downgradeResult } from './downgrade.js';
 import type { Envelope } from './envelope.js';
 import { HttpStatus, notification, type RequestId, resultResponse } from './jsonrpc.js';
 import { passes } from './log-levels.js';
@@ -90,7 +91,7 @@ export class RequestScope implements CallContext {
 
   /** The result as this request's era shows it. */
   decorate(result: object, cacheable: boolean | undefined): object {
-    if (this.era === 'legacy') return result;
+    if (this.era === 'legacy') return downgradeResult(this.method, result, this.owner.session.version);
     return modernResult(result, this.catalog, cacheable ? this.owner.server.ttlMs : undefined);
   }
 

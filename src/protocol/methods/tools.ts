@@ -3,7 +3,8 @@
  * call runs through `interactive`, so a tool's steps can ask the client (2025) or end the call with
  * `input_required` (2026).
  */
-import type { ToolResult } from '../../catalog/types.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { ContentBlock, ToolResult } from '../../catalog/types.js';
 import type { MethodSpec } from '../context.js';
 import { interactive } from '../interaction.js';
 import { invalidParams, isObject } from '../jsonrpc.js';
@@ -23,12 +24,31 @@ async function callTool(scope: RequestScope): Promise<object> {
   });
 }
 
-/** Copies only the defined fields: a kind's undefined must not become a key in the result. */
+/**
+ * Copies only the defined fields: a kind's undefined must not become a key in the result. Structured
+ * content also goes out as JSON text when no text block already carries it: the spec says a tool
+ * that returns structured content SHOULD, for clients (and versions) that read only `content`.
+ */
 function toWire(result: ToolResult): object {
   const wire: Record<string, unknown> = { content: result.content };
-  if (result.structuredContent !== undefined) wire.structuredContent = result.structuredContent;
+  if (result.structuredContent !== undefined) {
+    wire.structuredContent = result.structuredContent;
+    if (!carriesJson(result.content, result.structuredContent))
+      wire.content = [...result.content, { type: 'text', text: JSON.stringify(result.structuredContent) }];
+  }
   if (result.isError !== undefined) wire.isError = result.isError;
   return wire;
+}
+
+function carriesJson(content: readonly ContentBlock[], structured: unknown): boolean {
+  return content.some((block) => {
+    if (block.type !== 'text') return false;
+    try {
+      return isDeepStrictEqual(JSON.parse(block.text), structured);
+    } catch {
+      return false;
+    }
+  });
 }
 
 export const toolMethods: Record<string, MethodSpec> = {
