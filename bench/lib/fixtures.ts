@@ -95,3 +95,36 @@ tools:
 ${PING_TOOL}`,
   );
 }
+
+/**
+ * `tool_0` … `tool_<n-1>` like `manyToolsText`'s, with a larger input schema each, and `aliases`
+ * YAML aliases spread evenly through the document: every fifth tool anchors its input (`&in_<i>`)
+ * and the next four reuse it (`*in_<i>`), the way generated imports share schemas. Each anchor is
+ * used four times, well under the alias-expansion guard.
+ */
+export function aliasedToolsText(n: number, aliases: number): string {
+  const lines = [HEADER, 'tools:\n'];
+  const step = aliases > 0 ? Math.max(5, Math.floor((n * 4) / aliases)) : Number.POSITIVE_INFINITY;
+  let used = 0;
+  let anchor = -1;
+  for (let i = 0; i < n; i++) {
+    const slot = i % step;
+    let input: string;
+    const schema =
+      `{ q: { type: string, description: "The query of tool ${i}, any text the benchmark sends" },` +
+      ` limit: { type: integer, minimum: 1, maximum: 100, description: "How many rows tool ${i} returns at most" },` +
+      ` mode: { type: string, enum: [fast, slow, exact], description: "How tool ${i} searches" } }`;
+    if (slot === 0 && used < aliases) {
+      anchor = i;
+      input = `&in_${i} ${schema}`;
+    } else if (slot <= 4 && anchor >= 0 && used < aliases) {
+      used++;
+      input = `*in_${anchor}`;
+    } else input = schema;
+    lines.push(
+      `  tool_${i}:\n    kind: content\n    description: "Tool number ${i} of the benchmark: echoes its argument."\n` +
+        `    input: ${input}\n    content: [{ text: "tool_${i}: {{q}}" }]\n`,
+    );
+  }
+  return lines.join('');
+}

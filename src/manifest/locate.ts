@@ -2,7 +2,18 @@
  * Maps manifest paths back to positions in the YAML text. The parsed document is kept (not just the
  * plain data) so that a problem found much later, by the compiler, can still point at its line.
  */
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
+import {
+  type Alias,
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type LineCounter,
+  type Node,
+  visit,
+} from 'yaml';
 import type { ManifestPath } from './types.js';
 
 export interface Position {
@@ -13,6 +24,9 @@ export interface Position {
 type Ranged = { range?: [number, number, number] | null };
 
 export class SourceMap {
+  /** What each alias points at, found in one walk on first use (`Alias.resolve` walks per call). */
+  private targets: Map<Alias, unknown> | undefined;
+
   constructor(
     private readonly text: string,
     private readonly doc: Document,
@@ -81,7 +95,20 @@ export class SourceMap {
 
   private deref(node: unknown): unknown {
     // Walk into an anchor's content: the problem is in the text the alias points at.
-    return isAlias(node) ? node.resolve(this.doc) : node;
+    if (!isAlias(node)) return node;
+    if (this.targets === undefined) {
+      // The same rule as `Alias.resolve`: the last node with the anchor before the alias.
+      const targets = new Map<Alias, unknown>();
+      const anchors = new Map<string, unknown>();
+      visit(this.doc, {
+        Node(_, n) {
+          if (isAlias(n)) targets.set(n, anchors.get(n.source));
+          else if (n.anchor) anchors.set(n.anchor, n);
+        },
+      });
+      this.targets = targets;
+    }
+    return this.targets.get(node);
   }
 
   private start(node: unknown): Position | undefined {

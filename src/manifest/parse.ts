@@ -69,15 +69,23 @@ function duplicateKeys(doc: Document): number[] {
   return offsets;
 }
 
-/** yaml reports an alias to an unknown anchor only when converting, without a position; find it here. */
+/**
+ * yaml reports an alias to an unknown anchor only when converting, without a position; find it here.
+ * One walk in document order: an alias resolves to an anchor set before it (or on a node that
+ * contains it), so the anchors seen so far are all it can name. (`Alias.resolve` walks the whole
+ * document once per alias: 26 s of a 3.6 MB manifest with 300 aliases.)
+ */
 function unresolvedAliases(doc: Document): YamlFinding[] {
   const found: YamlFinding[] = [];
+  const anchors = new Set<string>();
   visit(doc, {
-    Alias(_, node) {
-      if (isAlias(node) && node.resolve(doc) === undefined) {
-        const reason = `unknown anchor ${JSON.stringify(node.source)}; define &${node.source} before using *${node.source}`;
-        found.push({ path: [], problem: problems.MANIFEST_YAML(reason), offset: node.range?.[0] });
-      }
+    Node(_, node) {
+      if (isAlias(node)) {
+        if (!anchors.has(node.source)) {
+          const reason = `unknown anchor ${JSON.stringify(node.source)}; define &${node.source} before using *${node.source}`;
+          found.push({ path: [], problem: problems.MANIFEST_YAML(reason), offset: node.range?.[0] });
+        }
+      } else if (node.anchor) anchors.add(node.anchor);
     },
   });
   return found;

@@ -35,12 +35,11 @@ interface AnyClient {
 }
 
 function manifest(engine: string, config: Record<string, unknown>): string {
-  // The connection URL reaches the server through the environment, as a user would write it.
+  // The connection URL reaches the server through the environment, as a user would write it. The
+  // test logs in as the superuser; a real deployment uses a least-privilege role instead.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest env reference, sent as data.
-  const server = config.url
-    ? // The test logs in as the superuser; a real deployment uses a least-privilege role instead.
-      { url: '${env:E2E_DATABASE_URL}', allowPrivilegedRole: true }
-    : {};
+  const url = '${env:E2E_DATABASE_URL}';
+  const server = config.url ? { url, allowPrivilegedRole: true } : {};
   const source = { kind: engine, ...config, ...server };
   return [
     'server: { name: databases-e2e, version: 1.0.0 }',

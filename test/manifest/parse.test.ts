@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ManifestError } from '../../src/errors.js';
 import { loadManifest } from '../../src/manifest/load.js';
+import { parseYaml } from '../../src/manifest/parse.js';
 import { brief, failures, kinds, yaml } from './helpers.js';
 
 describe('parse', () => {
@@ -52,6 +53,48 @@ describe('parse', () => {
     const ds = failures(yaml('server:', '  name: *nope'));
     assert.deepEqual(brief(ds), ['MANIFEST_YAML 2:9']);
     assert.match(ds[0]!.message, /unknown anchor "nope"/);
+  });
+
+  it('reports an alias used before its anchor, and only the aliases that resolve to nothing', () => {
+    const ds = failures(yaml('a: *later', 'b: &x 1', 'c: *x', 'd: *y', 'e: &later 2', 'f: *later'));
+    assert.deepEqual(brief(ds), ['MANIFEST_YAML 1:4', 'MANIFEST_YAML 4:4']);
+    assert.match(ds[0]!.message, /unknown anchor "later"/);
+    assert.match(ds[1]!.message, /unknown anchor "y"/);
+  });
+
+  it('loads a document with 1,000 aliases, each the value of its anchor', () => {
+    const lines = ['shared:'];
+    for (let i = 0; i < 250; i++) lines.push(`  a${i}: &s${i} { n: ${i} }`);
+    lines.push('uses:');
+    for (let i = 0; i < 1000; i++) lines.push(`  u${i}: *s${i % 250}`);
+    const parsed = parseYaml(yaml(...lines));
+    assert.deepEqual(parsed.errors, []);
+    const uses = (parsed.data as { uses: Record<string, { n: number }> }).uses;
+    assert.equal(Object.keys(uses).length, 1000);
+    assert.deepEqual(uses.u999, { n: 249 });
+  });
+
+  it('points a problem inside aliased content at the anchored text', () => {
+    const ds = failures(
+      yaml(
+        'server: { name: s, version: 1.0.0 }',
+        'tools:',
+        '  a:',
+        '    kind: sql',
+        '    source: s',
+        '    sql: SELECT 1',
+        '    input: &in { q: { type: strin } }',
+        '  b:',
+        '    kind: sql',
+        '    source: s',
+        '    sql: SELECT 1',
+        '    input: *in',
+      ),
+    );
+    assert.deepEqual(brief(ds), [
+      'MANIFEST_INVALID_VALUE 7:29 tools.a.input.q.type',
+      'MANIFEST_INVALID_VALUE 7:29 tools.b.input.q.type',
+    ]);
   });
 
   it('caps alias expansion (billion laughs)', () => {

@@ -265,7 +265,7 @@ async function exercise(
   }
   const tools = (await call('tools/list')).result.tools as Json[];
   const args: Json = { test_sampling: { prompt: 'Capital?' }, test_elicitation: { message: 'Who?' } };
-  const meta = modern ? { [`io.modelcontextprotocol/logLevel`]: 'debug' } : {};
+  const meta = modern ? { 'io.modelcontextprotocol/logLevel': 'debug' } : {};
   for (const tool of tools) {
     await call('tools/call', {
       name: tool.name,

@@ -1,20 +1,53 @@
 /**
- * 2026-07-28 POSTs (digest §6.3): each is served statelessly on its own protocol Connection, closed
- * when the exchange ends. A connection per request (not one shared) because two independent clients
- * may both use request id 1, and one connection refuses an id already in flight.
+ * 2026-07-28 POSTs (digest §6.3): each is served statelessly on a protocol Connection of its own
+ * for as long as it is in flight: two independent clients may both use request id 1, and one
+ * connection refuses an id already in flight. A connection whose exchange ended with nothing in
+ * flight (answered, or a notification accepted) goes back to a small pool and serves a later
+ * request, so a plain request makes no connection of its own; any other ending (a cancel, a
+ * listen, a client gone before its answer) closes it, as before.
+ *
+ * No AbortController either: a response stream closed before its answer is the client cancelling
+ * (2026 HTTP has no notifications/cancelled), and closing the request's connection aborts the
+ * request's own signal.
  *
  * The request's headers travel with it on its route: the core checks the routing headers
  * (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`; protocol/routing-headers.ts) once it has classified the
  * request, so the era and the method are decided in one place.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Protocol } from '../../protocol/server.js';
+import type { Connection, Protocol, ReceiveOutcome } from '../../protocol/server.js';
 import { HttpReply } from './reply.js';
 import { header } from './wire.js';
 
 export interface ModernContext {
   readonly protocol: Protocol;
   readonly keepAliveMs: number;
+}
+
+/** Idle connections kept per server: enough for the requests two cores keep in flight. */
+const POOL_SIZE = 32;
+
+const pools = new WeakMap<ModernContext, Connection[]>();
+
+function acquire(ctx: ModernContext): Connection {
+  const idle = pools.get(ctx)?.pop();
+  if (idle !== undefined) return idle;
+  return ctx.protocol.connect(() => {
+    // Modern requests are answered on their routes; nothing unsolicited exists for them.
+  });
+}
+
+/** Keeps a connection whose exchange left nothing in flight, if the pool has room. */
+function pooled(ctx: ModernContext, connection: Connection, outcome: ReceiveOutcome): boolean {
+  if (outcome.kind !== 'answered' && outcome.kind !== 'accepted') return false;
+  let pool = pools.get(ctx);
+  if (pool === undefined) {
+    pool = [];
+    pools.set(ctx, pool);
+  }
+  if (pool.length >= POOL_SIZE) return false;
+  pool.push(connection);
+  return true;
 }
 
 export async function serveModernPost(
@@ -24,21 +57,22 @@ export async function serveModernPost(
   message: unknown,
 ): Promise<void> {
   const headerVersion = header(req, 'mcp-protocol-version');
-  const controller = new AbortController();
-  const connection = ctx.protocol.connect(() => {
-    // Modern requests are answered on their routes; nothing unsolicited exists for them.
-  });
+  const connection = acquire(ctx);
   const reply = new HttpReply(res, {
     keepAliveMs: ctx.keepAliveMs,
-    signal: controller.signal,
     header: (name) => header(req, name),
     ...(headerVersion === undefined ? {} : { protocolVersion: headerVersion }),
   });
-  // A response stream closed before its answer is the client cancelling (2026 HTTP has no
-  // notifications/cancelled). After the answer, this only releases the connection.
+  // Set once the connection is back in the pool or closed. A stream closed before the answer
+  // is the client cancelling: closing the connection aborts the request. A connection not pooled
+  // (a listen, a cancel, a full pool) is closed when its exchange ends, as before.
+  let done = false;
   res.once('close', () => {
-    if (!reply.responded) controller.abort();
+    if (done) return;
+    done = true;
     connection.close();
   });
-  reply.settle(await connection.receive(message, reply));
+  const outcome = await connection.receive(message, reply);
+  reply.settle(outcome);
+  if (!done && pooled(ctx, connection, outcome)) done = true;
 }
