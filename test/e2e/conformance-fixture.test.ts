@@ -28,7 +28,7 @@ type Json = Record<string, any>;
 test('the fixture validates', () => {
   const run = spawnSync(process.execPath, [CLI, 'validate', MANIFEST], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /is valid: 26 tools, 3 resources, 1 resource templates, 5 prompts/);
+  assert.match(run.stdout, /is valid: 28 tools, 3 resources, 1 resource templates, 5 prompts/);
 });
 
 describe('conformance fixture over stdio, SDK v1 client', () => {
@@ -56,6 +56,7 @@ describe('conformance fixture over stdio, SDK v1 client', () => {
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'json_schema_2020_12_tool',
       'test_audio_content',
+      'test_custom_header',
       'test_elicitation',
       'test_elicitation_sep1034_defaults',
       'test_elicitation_sep1330_enums',
@@ -73,6 +74,7 @@ describe('conformance fixture over stdio, SDK v1 client', () => {
       'test_logging_tool',
       'test_missing_capability',
       'test_multiple_content_types',
+      'test_reconnection',
       'test_sampling',
       'test_simple_text',
       'test_streaming_elicitation',

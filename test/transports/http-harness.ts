@@ -178,6 +178,10 @@ export interface OpenStream {
   /** Resolves when the server ends the stream. */
   readonly ended: Promise<void>;
   readonly comments: string[];
+  /** Every event id seen so far, the priming event's included, in order. */
+  readonly ids: string[];
+  /** The `retry:` values seen so far. */
+  readonly retries: number[];
   close(): void;
 }
 
@@ -195,6 +199,8 @@ export function openStream(url: string, req: RawRequest): Promise<OpenStream> {
         const queue: Json[] = [];
         const waiters: ((m: Json) => void)[] = [];
         const comments: string[] = [];
+        const ids: string[] = [];
+        const retries: number[] = [];
         let buffered = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
@@ -204,6 +210,8 @@ export function openStream(url: string, req: RawRequest): Promise<OpenStream> {
           const parsed = parseSse(buffered.slice(0, cut + 2));
           buffered = buffered.slice(cut + 2);
           comments.push(...parsed.comments);
+          ids.push(...parsed.ids);
+          retries.push(...parsed.retries);
           for (const m of parsed.messages) {
             const waiter = waiters.shift();
             if (waiter) waiter(m);
@@ -220,6 +228,8 @@ export function openStream(url: string, req: RawRequest): Promise<OpenStream> {
           headers: res.headers,
           ended,
           comments,
+          ids,
+          retries,
           next: (timeoutMs = 5000) => {
             const queued = queue.shift();
             if (queued !== undefined) return Promise.resolve(queued);
@@ -243,18 +253,28 @@ export function openStream(url: string, req: RawRequest): Promise<OpenStream> {
   });
 }
 
-function parseSse(text: string): { messages: Json[]; comments: string[] } {
+/** SSE frames: an event whose data is empty (the priming event) carries only its id, as in EventSource. */
+export function parseSse(text: string): {
+  messages: Json[];
+  comments: string[];
+  ids: string[];
+  retries: number[];
+} {
   const messages: Json[] = [];
   const comments: string[] = [];
+  const ids: string[] = [];
+  const retries: number[] = [];
   for (const block of text.split('\n\n')) {
     const data: string[] = [];
     for (const line of block.split('\n')) {
       if (line.startsWith(':')) comments.push(line.slice(1).trim());
       else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+      else if (line.startsWith('id:')) ids.push(line.slice(3).trimStart());
+      else if (line.startsWith('retry:')) retries.push(Number(line.slice(6)));
     }
-    if (data.length) messages.push(JSON.parse(data.join('\n')));
+    if (data.join('\n') !== '') messages.push(JSON.parse(data.join('\n')));
   }
-  return { messages, comments };
+  return { messages, comments, ids, retries };
 }
 
 function lower(headers: Record<string, string> = {}): Record<string, string> {

@@ -1,17 +1,21 @@
 /**
  * The 2025-era Streamable HTTP endpoint (digest §6.2): `initialize` mints a session; every later
  * POST, GET and DELETE names it in `Mcp-Session-Id`. A POST's related notifications and response go
- * on its own response; unsolicited notifications go on the session's one GET stream; each message
- * goes on exactly one stream. A dropped POST stream is not a cancellation in this era (the client
+ * on its own response; unsolicited notifications go on one of the session's GET streams (a client
+ * may hold several); each message goes on exactly one stream. Every stream is resumable
+ * (streams.ts): a GET with `Last-Event-ID` continues the stream that id names. A `tools/call` of a
+ * session at 2025-11-25 answers as a primed stream at once, so a call dropped before it emitted
+ * anything can still be resumed. A dropped POST stream is not a cancellation in this era (the client
  * sends notifications/cancelled), so legacy routes carry no abort signal.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../log.js';
 import { isObject, isRequestId } from '../../protocol/jsonrpc.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from '../../protocol/versions.js';
 import { accepts } from './guards.js';
 import { HttpReply } from './reply.js';
-import type { Session, SessionStore } from './sessions.js';
-import { SseStream } from './sse.js';
+import { type Session, type SessionStore, shortId } from './sessions.js';
+import type { ResumableStream } from './streams.js';
 import { header, sendEmpty, sendError } from './wire.js';
 
 export interface LegacyContext {
@@ -19,6 +23,7 @@ export interface LegacyContext {
   readonly keepAliveMs: number;
   /** Who a request comes from, for the per-client share of sessions (sessions.ts). */
   readonly clientOf: (req: IncomingMessage) => string;
+  readonly log: Logger;
 }
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -38,7 +43,11 @@ export async function serveLegacyPost(
   if (session === undefined) return;
   session.busy++;
   try {
-    const reply = new HttpReply(res, { keepAliveMs: ctx.keepAliveMs });
+    const reply = new HttpReply(res, {
+      keepAliveMs: ctx.keepAliveMs,
+      open: (out) => session.streams.openPost(out),
+      eager: session.streams.priming && isObject(message) && message.method === 'tools/call' && id !== null,
+    });
     reply.settle(await session.connection.receive(message, reply));
   } finally {
     session.busy--;
@@ -73,6 +82,7 @@ async function initialize(
       const result = (response as { result?: { protocolVersion?: unknown } }).result;
       if (typeof result?.protocolVersion === 'string') {
         session.version = result.protocolVersion;
+        session.streams.negotiated(result.protocolVersion);
         return;
       }
       // A failed initialize leaves no session behind.
@@ -106,14 +116,24 @@ export function serveLegacyGet(ctx: LegacyContext, req: IncomingMessage, res: Se
   }
   const session = findSession(ctx, req, res, null);
   if (session === undefined) return;
-  if (session.stream?.open) {
-    sendError(res, 409, 'this session already has an open GET stream; only one is allowed');
-    return;
-  }
-  const stream = new SseStream(res, ctx.keepAliveMs);
-  ctx.sessions.attach(session, stream);
+  const lastEventId = header(req, 'last-event-id');
+  let stream: ResumableStream;
+  if (lastEventId !== undefined) {
+    const resumed = session.streams.resume(lastEventId, res);
+    if (resumed === 'malformed' || resumed === 'unknown') {
+      const why =
+        resumed === 'malformed'
+          ? `Last-Event-ID "${lastEventId}" is not an event id of this server`
+          : `no stream of this session has event "${lastEventId}" any more`;
+      sendError(res, 400, `Bad Request: ${why}; open a new stream without Last-Event-ID`);
+      return;
+    }
+    stream = resumed;
+  } else stream = session.streams.openGet(res);
+  const which = `session ${shortId(session.id)} stream ${stream.key}`;
+  ctx.log.debug(`http: ${which} ${lastEventId === undefined ? 'opened' : `resumed after ${lastEventId}`}`);
   res.once('close', () => {
-    if (session.stream === stream) session.stream = undefined;
+    ctx.log.debug(`http: ${which}: its GET closed`);
     ctx.sessions.touch(session);
   });
 }

@@ -2,12 +2,15 @@
  * The RequestRoute of one POST: how a request's related notifications and its response reach the
  * HTTP response. The media type is chosen lazily: the first related notification (progress, a log
  * line, a listen acknowledgement) turns the reply into `text/event-stream`; a request that emits
- * nothing before its result is answered as one `application/json` body, which is cheaper.
+ * nothing before its result is answered as one `application/json` body, which is cheaper. A 2025
+ * session's reply opens its stream through the session (`open`), so it is resumable, and may open it
+ * at once (`eager`) so that a long call is resumable before it emits anything.
  */
 import type { ServerResponse } from 'node:http';
 import type { HeaderReader } from '../../protocol/routing-headers.js';
 import type { ReceiveOutcome, RequestRoute } from '../../protocol/server.js';
 import { SseStream } from './sse.js';
+import type { MessageStream } from './streams.js';
 import { sendEmpty, sendJson } from './wire.js';
 
 export interface ReplyOptions {
@@ -17,6 +20,10 @@ export interface ReplyOptions {
   readonly header?: HeaderReader;
   /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
   readonly beforeRespond?: (message: object) => void;
+  /** Opens the reply's stream on the response; default a plain SseStream. */
+  readonly open?: (res: ServerResponse) => MessageStream;
+  /** Open the stream now rather than at the first notification. */
+  readonly eager?: boolean;
 }
 
 export class HttpReply implements RequestRoute {
@@ -25,7 +32,7 @@ export class HttpReply implements RequestRoute {
   readonly header?: HeaderReader;
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
-  private stream: SseStream | undefined;
+  private stream: MessageStream | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -34,12 +41,17 @@ export class HttpReply implements RequestRoute {
     if (options.signal !== undefined) this.signal = options.signal;
     if (options.protocolVersion !== undefined) this.protocolVersion = options.protocolVersion;
     if (options.header !== undefined) this.header = options.header;
+    if (options.eager === true) this.openStream();
   }
 
   notify(message: object): void {
     if (this.responded) return;
-    this.stream ??= new SseStream(this.res, this.options.keepAliveMs);
-    this.stream.send(message);
+    this.openStream().send(message);
+  }
+
+  private openStream(): MessageStream {
+    this.stream ??= this.options.open?.(this.res) ?? new SseStream(this.res, this.options.keepAliveMs);
+    return this.stream;
   }
 
   respond(message: object, status: number): void {
@@ -62,7 +74,7 @@ export class HttpReply implements RequestRoute {
         // A request that ends without a response (cancelled): an SSE stream that closes empty.
         this.responded = true;
         if (this.stream === undefined && !this.res.headersSent && !this.res.destroyed)
-          this.stream = new SseStream(this.res, 0);
+          this.stream = this.options.open?.(this.res) ?? new SseStream(this.res, 0);
         this.stream?.end();
         return;
       default:

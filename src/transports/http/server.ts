@@ -33,6 +33,7 @@ import {
 import { type LegacyContext, serveLegacyDelete, serveLegacyGet, serveLegacyPost } from './legacy.js';
 import { type ModernContext, serveModernPost } from './modern.js';
 import { clientIdentity, SessionStore } from './sessions.js';
+import { REPLAY_DEFAULTS, type ReplayLimits } from './streams.js';
 import { header, ProblemError, readBody, sendError } from './wire.js';
 
 export { type AuthOptions, authFromEnv } from './auth.js';
@@ -71,6 +72,16 @@ export interface HttpOptions {
   readonly maxSessionsPerClient?: number;
   /** Interval of `: keep-alive` comments on open SSE streams. Default 15 s. */
   readonly keepAliveMs?: number;
+  /** The `retry:` (ms) a 2025-11-25 session's streams announce: how soon a client resumes. Default 1 s. */
+  readonly sseRetryMs?: number;
+  /**
+   * Polling (2025-11-25): a POST stream whose call is still running this long is closed after a
+   * `retry:`, and the client resumes it with GET and `Last-Event-ID`, so no connection is held for a
+   * long call. Default: the MCP_RUN_SSE_POLL_MS environment variable, else 0 (never).
+   */
+  readonly ssePollMs?: number;
+  /** What each 2025 session keeps for resuming its streams (streams.ts). */
+  readonly sseReplay?: Partial<ReplayLimits>;
 }
 
 export interface HttpTransport {
@@ -91,6 +102,7 @@ export const HTTP_DEFAULTS = {
   /** The share of `maxSessions` one client may hold. */
   clientShare: 1 / 4,
   keepAliveMs: 15_000,
+  sseRetryMs: 1000,
   graceMs: 10_000,
 } as const;
 
@@ -122,8 +134,14 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       ),
     },
     log,
+    {
+      keepAliveMs,
+      retryMs: options.sseRetryMs ?? HTTP_DEFAULTS.sseRetryMs,
+      pollMs: options.ssePollMs ?? pollFromEnv(process.env.MCP_RUN_SSE_POLL_MS),
+      limits: { ...REPLAY_DEFAULTS, ...options.sseReplay },
+    },
   );
-  const legacy: LegacyContext = { sessions, keepAliveMs, clientOf: clientIdentity(options.auth ?? {}) };
+  const legacy: LegacyContext = { sessions, keepAliveMs, clientOf: clientIdentity(options.auth ?? {}), log };
   const modern: ModernContext = { protocol, keepAliveMs };
   let closing = false;
 
@@ -248,6 +266,12 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     return closed;
   };
   return { url, close };
+}
+
+/** MCP_RUN_SSE_POLL_MS: a whole number of milliseconds; anything else means no polling. */
+function pollFromEnv(value: string | undefined): number {
+  const ms = Number(value);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : 0;
 }
 
 function pathOf(url: string | undefined): string {

@@ -1,11 +1,12 @@
 /**
  * Legacy (2025-era) HTTP sessions. `initialize` mints one: a crypto-random `Mcp-Session-Id` bound to
- * its own protocol Connection, whose standing channel is the session's GET stream (list_changed and
- * resources/updated, which belong to no request). Sessions end by DELETE, by idling past an expiry,
+ * its own protocol Connection, whose standing channel is one of the session's GET streams (list_changed
+ * and resources/updated, which belong to no request), and its resumable SSE streams (streams.ts). Sessions end by DELETE, by idling past an expiry,
  * by eviction, or at shutdown; their number is bounded so a client loop cannot exhaust memory.
  *
  * Fairness (one client must not lock everyone out):
- * - A session is *idle* when it has no open GET stream and no request in flight; it expires after
+ * - A session is *idle* when it has no open stream (GET, or a resumed POST stream) and no request in
+ *   flight; it expires after
  *   `idleMs` unused. A *held* session (open GET stream or request in flight) expires after the longer
  *   `heldIdleMs` without a new request.
  * - Each client (its accepted credential when auth is on, else its remote address) holds at most
@@ -19,7 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../log.js';
 import type { Connection, Protocol } from '../../protocol/server.js';
 import type { AuthOptions } from './auth.js';
-import type { SseStream } from './sse.js';
+import { SessionStreams, type StreamOptions } from './streams.js';
 
 export interface Session {
   readonly id: string;
@@ -28,8 +29,8 @@ export interface Session {
   readonly client: string;
   /** The version `initialize` negotiated; undefined until it answered. */
   version: string | undefined;
-  /** The open GET stream, when the client has one. */
-  stream: SseStream | undefined;
+  /** Its SSE streams, open or resumable: where unsolicited notifications go, and what a resume continues. */
+  readonly streams: SessionStreams;
   lastSeen: number;
   /** Requests of this session in flight. */
   busy: number;
@@ -59,6 +60,7 @@ export class SessionStore {
     private readonly protocol: Protocol,
     readonly limits: SessionLimits,
     private readonly log: Logger,
+    private readonly streamOptions: StreamOptions,
   ) {
     const shortest = Math.min(limits.idleMs, limits.heldIdleMs);
     this.sweeper = setInterval(() => this.expire(), Math.max(1000, Math.min(shortest / 2, 60_000)));
@@ -85,23 +87,17 @@ export class SessionStore {
       id,
       client,
       version: undefined,
-      stream: undefined,
+      streams: new SessionStreams(this.streamOptions),
       lastSeen: Date.now(),
       busy: 0,
       connection: this.protocol.connect((message) => {
-        if (session.stream?.open) session.stream.send(message);
-        else this.log.debug(`http: session ${shortId(id)} has no GET stream; dropped a notification`);
+        if (!session.streams.notify(message))
+          this.log.debug(`http: session ${shortId(id)} has no GET stream; dropped a notification`);
       }),
     };
     this.sessions.set(id, session);
     this.perClient.set(client, this.countOf(client) + 1);
     return session;
-  }
-
-  /** Makes `stream` the session's standing stream, where its unsolicited notifications go. */
-  attach(session: Session, stream: SseStream): void {
-    session.stream = stream;
-    this.log.debug(`http: session ${shortId(session.id)} opened its GET stream`);
   }
 
   /** The live session with this id (and marks it used), or undefined. */
@@ -127,8 +123,7 @@ export class SessionStore {
     if (left > 0) this.perClient.set(session.client, left);
     else this.perClient.delete(session.client);
     session.connection.close();
-    session.stream?.end();
-    session.stream = undefined;
+    session.streams.closeAll();
   }
 
   /** Shutdown: every session ends, every GET stream closes. */
@@ -162,7 +157,7 @@ export class SessionStore {
   }
 }
 
-const isIdle = (session: Session): boolean => session.busy === 0 && !session.stream?.open;
+const isIdle = (session: Session): boolean => session.busy === 0 && !session.streams.held;
 
 /**
  * Who a request comes from, for the per-client share. With auth on (every request was admitted with
@@ -193,4 +188,4 @@ export function clientIdentity(auth: AuthOptions): (req: IncomingMessage) => str
 }
 
 /** Enough of an id to tell sessions apart in a log, not enough to use it. */
-const shortId = (id: string): string => `${id.slice(0, 6)}…`;
+export const shortId = (id: string): string => `${id.slice(0, 6)}…`;

@@ -2,8 +2,9 @@
  * A Server-Sent Events stream on one HTTP response: `message` events carrying one JSON-RPC message
  * each, and `: keep-alive` comments so proxies and idle timers do not cut a quiet stream.
  *
- * No event ids and no `retry:`: mcp-run does not offer resumability (2026 forbids it; for 2025 it is
- * optional), so a broken stream is simply gone and the client re-issues or re-opens.
+ * This class writes frames; it keeps nothing. The 2026 era has no resumability, so its streams send
+ * plain `message` events. The 2025 era's streams are resumable (streams.ts): their frames carry event
+ * ids and are kept by the session, and this class only carries them on one HTTP response.
  */
 import type { ServerResponse } from 'node:http';
 import { serialize } from './wire.js';
@@ -42,6 +43,11 @@ export class SseStream {
   send(message: object): void {
     if (!this.open) return;
     this.res.write(`event: message\ndata: ${serialize(message)}\n\n`);
+  }
+
+  /** One ready-made SSE frame (it ends with a blank line). */
+  write(frame: string): void {
+    if (this.open) this.res.write(frame);
   }
 
   comment(text: string): void {

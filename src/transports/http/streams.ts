@@ -1,0 +1,263 @@
+/**
+ * Resumable SSE streams of one 2025-era session (2025-11-25 transports, "Resumability and
+ * Redelivery"). Each POST reply that turns into a stream, and each GET stream, is a *logical* stream
+ * with its own key; its events carry ids `<key>/<seq>`, unique across the session's streams, so a
+ * GET with `Last-Event-ID` names the stream to continue and the point to continue from. Only that
+ * stream's later events are replayed, never another stream's.
+ *
+ * A logical stream outlives its HTTP response: when the connection drops (the client's network, or
+ * the server closing it early to make the client poll), its events keep being recorded, and a
+ * resume replays what the client missed and then carries the rest live. A POST stream is finished
+ * once its response was recorded; resuming it replays up to that response and closes, so the result
+ * of a dropped call reaches the client exactly once however the drop and the result interleave.
+ *
+ * Bounds: a stream keeps at most `events` events and `bytes` bytes of them (oldest dropped first,
+ * the newest always kept, so a large result stays deliverable); a session keeps at most `streams`
+ * streams that nobody is connected to and that can hold nothing new (finished POST streams and
+ * disconnected GET streams), oldest evicted first. A POST stream whose call is still running is
+ * never evicted: it is bounded by the session's requests in flight.
+ *
+ * Version rules: every 2025-era session gets event ids (resumability exists since 2025-03-26). Only
+ * sessions that negotiated 2025-11-25 or later are *primed*: a new stream starts with an event that
+ * has an id and empty data, plus `retry:`, and only they are closed early for polling. A client of
+ * an older revision may read an empty-data event as a malformed message, and it was never told it
+ * may resume a POST stream with a GET, so it gets neither.
+ *
+ * Unsolicited messages (list_changed, resources/updated) go to one open GET stream, the most
+ * recently opened, never to several; with none open they are recorded on the newest GET stream, so
+ * a client resuming it gets them, and dropped when the session has no GET stream at all.
+ */
+import type { ServerResponse } from 'node:http';
+import { SseStream } from './sse.js';
+import { serialize } from './wire.js';
+
+export interface ReplayLimits {
+  /** Events one stream keeps for replay. */
+  readonly events: number;
+  /** Bytes of events one stream keeps (the newest event is kept whatever its size). */
+  readonly bytes: number;
+  /** Streams a session keeps that nobody is connected to and that can hold nothing new. */
+  readonly streams: number;
+}
+
+export interface StreamOptions {
+  readonly keepAliveMs: number;
+  /** The `retry:` value sent with priming and before a polling close. */
+  readonly retryMs: number;
+  /** A primed POST stream whose call is still running this long is closed for polling; 0 never. */
+  readonly pollMs: number;
+  readonly limits: ReplayLimits;
+}
+
+export const REPLAY_DEFAULTS: ReplayLimits = { events: 1000, bytes: 1024 * 1024, streams: 8 };
+
+/** The first revision whose clients are primed and polled. */
+const PRIMING_VERSION = '2025-11-25';
+
+/** What an HttpReply writes to: a plain SSE stream (2026) or a session's resumable one (2025). */
+export interface MessageStream {
+  send(message: object): void;
+  end(): void;
+}
+
+interface Kept {
+  readonly seq: number;
+  readonly frame: string;
+  readonly bytes: number;
+}
+
+export class ResumableStream implements MessageStream {
+  private seq = 0;
+  private readonly kept: Kept[] = [];
+  private bytes = 0;
+  private out: SseStream | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  /** A POST stream is finished once its response (or its silent end) was recorded. */
+  finished = false;
+
+  constructor(
+    readonly key: string,
+    readonly kind: 'post' | 'get',
+    private readonly owner: SessionStreams,
+  ) {}
+
+  get connected(): boolean {
+    return this.out?.open === true;
+  }
+
+  /** Nobody is connected and nothing new can arrive for the client on it. */
+  get evictable(): boolean {
+    return !this.connected && (this.finished || this.kind === 'get');
+  }
+
+  send(message: object): void {
+    if (this.finished) return;
+    this.seq++;
+    const frame = `id: ${this.key}/${this.seq}\nevent: message\ndata: ${serialize(message)}\n\n`;
+    this.keep({ seq: this.seq, frame, bytes: Buffer.byteLength(frame) });
+    this.out?.write(frame);
+  }
+
+  /** The POST's response was recorded: the stream ends, and a resume replays up to it and closes. */
+  end(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.disconnect();
+    this.owner.trim();
+  }
+
+  /**
+   * Carries the stream on `res` from now on: replays the kept events after `afterSeq`, then either
+   * closes (a finished stream) or stays attached for what comes next. A previous connection, if
+   * any, is closed: the client resumed because it no longer reads it.
+   */
+  attach(res: ServerResponse, afterSeq: number | undefined): void {
+    this.disconnect();
+    const out = new SseStream(res, this.owner.options.keepAliveMs);
+    this.out = out;
+    if (afterSeq === undefined) {
+      if (this.owner.priming)
+        out.write(`id: ${this.key}/0\nretry: ${this.owner.options.retryMs}\ndata: \n\n`);
+    } else {
+      for (const event of this.kept) if (event.seq > afterSeq) out.write(event.frame);
+    }
+    if (this.finished) {
+      this.disconnect();
+      return;
+    }
+    res.once('close', () => {
+      if (this.out === out) this.out = undefined;
+      this.owner.trim();
+    });
+  }
+
+  /**
+   * Polling (2025-11-25): closes a POST stream whose call is still running after `pollMs`, telling
+   * the client with `retry:` when to resume it. Only the first connection is polled.
+   */
+  pollAfter(ms: number): void {
+    if (ms <= 0 || !this.owner.priming || this.kind !== 'post') return;
+    this.pollTimer = setTimeout(() => {
+      if (this.finished || !this.connected) return;
+      this.out?.write(`retry: ${this.owner.options.retryMs}\n\n`);
+      this.disconnect();
+    }, ms);
+    this.pollTimer.unref();
+  }
+
+  /** Whether `seq` lies inside what was sent on this stream. */
+  knows(seq: number): boolean {
+    return seq >= 0 && seq <= this.seq;
+  }
+
+  /** Closes the HTTP response, not the logical stream. */
+  disconnect(): void {
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    this.out?.end();
+    this.out = undefined;
+  }
+
+  private keep(event: Kept): void {
+    const { events, bytes } = this.owner.options.limits;
+    this.kept.push(event);
+    this.bytes += event.bytes;
+    while (this.kept.length > 1 && (this.kept.length > events || this.bytes > bytes)) {
+      const dropped = this.kept.shift() as Kept;
+      this.bytes -= dropped.bytes;
+    }
+  }
+}
+
+/** Why a resume was refused. */
+export type ResumeFault = 'malformed' | 'unknown';
+
+export class SessionStreams {
+  /** Prime and poll this session's streams: it negotiated 2025-11-25 or later. */
+  priming = false;
+  private next = 0;
+  /** In opening order. */
+  private readonly streams = new Map<string, ResumableStream>();
+
+  constructor(readonly options: StreamOptions) {}
+
+  /** The negotiated version decides priming and polling. */
+  negotiated(version: string): void {
+    this.priming = version >= PRIMING_VERSION;
+  }
+
+  /** A POST reply turning into a stream on `res` (primed when the session is). */
+  openPost(res: ServerResponse): ResumableStream {
+    const stream = this.create('post');
+    stream.attach(res, undefined);
+    stream.pollAfter(this.options.pollMs);
+    return stream;
+  }
+
+  /** A new GET stream: the newest one, where unsolicited messages go from now on. */
+  openGet(res: ServerResponse): ResumableStream {
+    const stream = this.create('get');
+    stream.attach(res, undefined);
+    return stream;
+  }
+
+  /** Continues the stream `Last-Event-ID` names on `res`, or says why not. */
+  resume(lastEventId: string, res: ServerResponse): ResumableStream | ResumeFault {
+    const found = /^([0-9a-z]+)\/(\d+)$/.exec(lastEventId.trim());
+    if (found === null) return 'malformed';
+    const stream = this.streams.get(found[1] as string);
+    const seq = Number(found[2]);
+    if (stream === undefined || !stream.knows(seq)) return 'unknown';
+    // The resumed stream moves to the end: the newest GET stream is the one a client reads.
+    this.streams.delete(stream.key);
+    this.streams.set(stream.key, stream);
+    stream.attach(res, seq);
+    return stream;
+  }
+
+  /** An unsolicited message: on one GET stream (see the file comment); false when dropped. */
+  notify(message: object): boolean {
+    let newest: ResumableStream | undefined;
+    let connected: ResumableStream | undefined;
+    for (const stream of this.streams.values()) {
+      if (stream.kind !== 'get') continue;
+      newest = stream;
+      if (stream.connected) connected = stream;
+    }
+    const target = connected ?? newest;
+    target?.send(message);
+    return target !== undefined;
+  }
+
+  /** Some client connection is open on this session (a GET stream, or a resumed POST stream). */
+  get held(): boolean {
+    for (const stream of this.streams.values()) if (stream.connected) return true;
+    return false;
+  }
+
+  /** Evicts the oldest streams beyond the bound of those nobody needs right now. */
+  trim(): void {
+    let spare = 0;
+    for (const stream of this.streams.values()) if (stream.evictable) spare++;
+    for (const stream of [...this.streams.values()]) {
+      if (spare <= this.options.limits.streams) return;
+      if (!stream.evictable) continue;
+      this.streams.delete(stream.key);
+      spare--;
+    }
+  }
+
+  /** The session ended: every connection closes, nothing is kept. */
+  closeAll(): void {
+    for (const stream of this.streams.values()) stream.disconnect();
+    this.streams.clear();
+  }
+
+  private create(kind: 'post' | 'get'): ResumableStream {
+    const key = (this.next++).toString(36);
+    const stream = new ResumableStream(key, kind, this);
+    this.streams.set(key, stream);
+    this.trim();
+    return stream;
+  }
+}
