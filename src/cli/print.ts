@@ -34,6 +34,26 @@ export function formatContent(blocks: readonly Json[]): string {
     .join('\n');
 }
 
+/**
+ * A tool result for a person: the structured result's JSON echo (sent for clients that read only
+ * text) is left out when other content already shows the result.
+ */
+export function formatToolResult(result: Json): string {
+  const blocks = (result.content ?? []) as Json[];
+  if (result.structuredContent === undefined || blocks.length < 2) return formatContent(blocks);
+  const echo = JSON.stringify(result.structuredContent);
+  return formatContent(blocks.filter((b) => !(b.type === 'text' && sameJson(b.text, echo))));
+}
+
+function sameJson(text: unknown, json: string): boolean {
+  if (typeof text !== 'string') return false;
+  try {
+    return JSON.stringify(JSON.parse(text)) === json;
+  } catch {
+    return false;
+  }
+}
+
 export function formatLists(lists: Lists): string {
   const out: string[] = [];
   const section = (title: string, items: Json[], line: (item: Json) => string[]) => {

@@ -7,7 +7,7 @@
 import type { JsonSchema } from '../catalog/types.js';
 import { suggest } from '../util/suggest.js';
 import { type LocalClient, openLocalClient, RequestFailed } from './local-client.js';
-import { formatContent, formatLists, type Lists } from './print.js';
+import { formatContent, formatLists, formatToolResult, type Lists } from './print.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: protocol results are free-form JSON, read field by field for printing
 type Json = Record<string, any>;
@@ -32,7 +32,7 @@ export async function callCommand(
       arguments: args,
       _meta: { progressToken: 1 },
     });
-    print(result, options, () => formatContent((result.content ?? []) as Json[]));
+    print(result, options, () => formatToolResult(result));
     if (result.isError) process.exitCode = 1;
   });
 }

@@ -122,7 +122,11 @@ describe('stdio, SDK v1 client (2025-11-25)', () => {
     const url = `/v1/items/${encodeURIComponent(HOSTILE_ID)}?tag=a&tag=b`;
     assert.equal(result.isError, undefined);
     assert.deepEqual(result.structuredContent, { method: 'GET', url, auth: 'Bearer ***' });
-    assert.deepEqual(result.content, [{ type: 'text', text: `GET ${url}` }]);
+    // The structured result is also sent as JSON text, for clients that read only text (spec SHOULD).
+    assert.deepEqual(result.content, [
+      { type: 'text', text: `GET ${url}` },
+      { type: 'text', text: JSON.stringify(result.structuredContent) },
+    ]);
     assert.equal(upstream.seen.at(-1)!.headers.authorization, `Bearer ${TOKEN}`);
     assert.ok(!JSON.stringify(result).includes(TOKEN));
   });

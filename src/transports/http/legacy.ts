@@ -131,7 +131,11 @@ export function serveLegacyGet(ctx: LegacyContext, req: IncomingMessage, res: Se
     stream = resumed;
   } else stream = session.streams.openGet(res);
   const which = `session ${shortId(session.id)} stream ${stream.key}`;
-  ctx.log.debug(`http: ${which} ${lastEventId === undefined ? 'opened' : `resumed after ${lastEventId}`}`);
+  ctx.log.debug(
+    lastEventId === undefined
+      ? `http: session ${shortId(session.id)} opened its GET stream ${stream.key}`
+      : `http: ${which} resumed after ${lastEventId}`,
+  );
   res.once('close', () => {
     ctx.log.debug(`http: ${which}: its GET closed`);
     ctx.sessions.touch(session);
