@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isObject, isRequestId } from '../../protocol/jsonrpc.js';
+import type { Access } from '../../protocol/server.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from '../../protocol/versions.js';
 import { accepts } from './guards.js';
 import { HttpReply } from './reply.js';
@@ -19,6 +20,8 @@ export interface LegacyContext {
   readonly keepAliveMs: number;
   /** Who a request comes from, for the per-client share of sessions (sessions.ts). */
   readonly clientOf: (req: IncomingMessage) => string;
+  /** The authenticated caller's view of lists, per request (each POST carries its own token). */
+  readonly accessOf?: (req: IncomingMessage) => Access | undefined;
 }
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -38,7 +41,11 @@ export async function serveLegacyPost(
   if (session === undefined) return;
   session.busy++;
   try {
-    const reply = new HttpReply(res, { keepAliveMs: ctx.keepAliveMs });
+    const access = ctx.accessOf?.(req);
+    const reply = new HttpReply(res, {
+      keepAliveMs: ctx.keepAliveMs,
+      ...(access === undefined ? {} : { access }),
+    });
     reply.settle(await session.connection.receive(message, reply));
   } finally {
     session.busy--;

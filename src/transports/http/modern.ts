@@ -8,13 +8,15 @@
  * request, so the era and the method are decided in one place.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Protocol } from '../../protocol/server.js';
+import type { Access, Protocol } from '../../protocol/server.js';
 import { HttpReply } from './reply.js';
 import { header } from './wire.js';
 
 export interface ModernContext {
   readonly protocol: Protocol;
   readonly keepAliveMs: number;
+  /** The authenticated caller's view of lists (auth.ts); undefined: everything. */
+  readonly accessOf?: (req: IncomingMessage) => Access | undefined;
 }
 
 export async function serveModernPost(
@@ -25,6 +27,7 @@ export async function serveModernPost(
 ): Promise<void> {
   const headerVersion = header(req, 'mcp-protocol-version');
   const controller = new AbortController();
+  const access = ctx.accessOf?.(req);
   const connection = ctx.protocol.connect(() => {
     // Modern requests are answered on their routes; nothing unsolicited exists for them.
   });
@@ -33,6 +36,7 @@ export async function serveModernPost(
     signal: controller.signal,
     header: (name) => header(req, name),
     ...(headerVersion === undefined ? {} : { protocolVersion: headerVersion }),
+    ...(access === undefined ? {} : { access }),
   });
   // A response stream closed before its answer is the client cancelling (2026 HTTP has no
   // notifications/cancelled). After the answer, this only releases the connection.
