@@ -34,6 +34,8 @@ export interface VerifierOptions {
   readonly introspection?: IntrospectionOptions;
   /** Time limit of each fetch (metadata, JWKS, introspection). Default 5000 ms. */
   readonly timeoutMs?: number;
+  /** An unknown `kid` re-fetches the JWKS at most this often (rotation). Default 30000 ms. */
+  readonly jwksCooldownMs?: number;
 }
 
 export interface Principal {
@@ -115,7 +117,7 @@ export class TokenVerifier {
     if (typeof uri !== 'string') throw new Error('the issuer metadata has no jwks_uri');
     this.keys ??= createRemoteJWKSet(new URL(uri), {
       timeoutDuration: this.timeoutMs,
-      cooldownDuration: 30_000,
+      cooldownDuration: this.options.jwksCooldownMs ?? 30_000,
     });
     return this.keys;
   }
