@@ -5,6 +5,9 @@
  * step-up flow when a call needs a scope the token lacks. v1 speaks the 2025 era, v2 the 2026 era.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -15,7 +18,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { type Served, startHttp } from '../transports/http-harness.js';
+import { type Served, type ServedCli, spawnHttpCli, startHttp } from '../transports/http-harness.js';
 import { type Issuer, startIssuer } from './oidc-issuer.js';
 
 const REDIRECT = 'http://127.0.0.1:7/callback';
@@ -154,5 +157,58 @@ describe('OAuth with the official SDK clients and oidc-provider', () => {
     assert.ok(issued.length >= 3, `tokens issued: ${issued.length}`);
     for (const token of issued)
       for (const line of s.log.lines) assert.ok(!line.includes(token), `a log line holds a token: ${line}`);
+  });
+});
+
+describe('OAuth from the manifest: mcp-run --http with server.auth', () => {
+  let issuer: Issuer;
+  let cli: ServedCli;
+  let dir: string;
+  before(async () => {
+    let resource = '';
+    issuer = await startIssuer({ resource: () => resource, scopes: ['mcp', 'admin'] });
+    dir = await mkdtemp(join(tmpdir(), 'mcp-run-oauth-'));
+    const manifest = [
+      'server:',
+      '  name: oauth-cli',
+      '  auth:',
+      `    issuer: ${issuer.url}`,
+      '    scopes: { required: [mcp], tools: { secret: [admin] } }',
+      'tools:',
+      '  hello: { kind: shell, description: Says hello., command: [echo, hello] }',
+      '  secret: { kind: shell, description: Needs admin., command: [echo, secret] }',
+      '',
+    ].join('\n');
+    await writeFile(join(dir, 'mcp.yaml'), manifest);
+    cli = await spawnHttpCli([join(dir, 'mcp.yaml'), '--log-level', 'debug', '--no-watch']);
+    resource = cli.url;
+  });
+  after(async () => {
+    await cli.stop();
+    await issuer.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves the manifest to an authorized v2 client, listing by scope, with no token in stderr', async () => {
+    const provider = new ScriptedProvider();
+    const pin = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
+    const first = new HttpV2(new URL(cli.url), { authProvider: provider });
+    await assert.rejects(new ClientV2({ name: 'v2', version: '1' }, pin).connect(first));
+    const url = provider.authorizations.at(-1);
+    assert.ok(url);
+    const query = await issuer.authorize(url, REDIRECT);
+    await first.finishAuth(query.get('code') ?? '', query.get('iss') ?? undefined);
+    const client = new ClientV2({ name: 'v2', version: '1' }, pin);
+    await client.connect(new HttpV2(new URL(cli.url), { authProvider: provider }));
+    assert.deepEqual(
+      (await client.listTools()).tools.map((t) => t.name),
+      ['hello'],
+    );
+    const res = await client.callTool({ name: 'hello', arguments: {} });
+    assert.match(JSON.stringify(res.content), /hello/);
+    await client.close();
+    const token = provider.saved?.access_token;
+    assert.ok(token);
+    assert.ok(!cli.stderr().includes(token), 'stderr holds the access token');
   });
 });
