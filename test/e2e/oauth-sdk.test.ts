@@ -212,3 +212,63 @@ describe('OAuth from the manifest: mcp-run --http with server.auth', () => {
     assert.ok(!cli.stderr().includes(token), 'stderr holds the access token');
   });
 });
+
+describe('OAuth with opaque tokens: RFC 7662 introspection at oidc-provider', () => {
+  let issuer: Issuer;
+  let s: Served;
+  before(async () => {
+    let resource = '';
+    issuer = await startIssuer({
+      resource: () => resource,
+      scopes: ['mcp', 'math'],
+      accessTokenFormat: 'opaque',
+      introspector: { id: 'mcp-run', secret: 'introspection-secret' },
+    });
+    const introspection = { clientId: 'mcp-run', clientSecret: 'introspection-secret' };
+    s = await startHttp({ auth: { oauth: { issuer: issuer.url, introspection, scopes } } });
+    resource = s.url;
+  });
+  after(async () => {
+    await s.close();
+    await issuer.close();
+  });
+
+  it('admits an introspected opaque token and lists by its scopes (v2 client)', async () => {
+    const provider = new ScriptedProvider();
+    const pin = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
+    const first = new HttpV2(new URL(s.url), { authProvider: provider });
+    await assert.rejects(new ClientV2({ name: 'v2', version: '1' }, pin).connect(first));
+    const url = provider.authorizations.at(-1);
+    assert.ok(url);
+    const query = await issuer.authorize(url, REDIRECT);
+    await first.finishAuth(query.get('code') ?? '', query.get('iss') ?? undefined);
+    const token = provider.saved?.access_token ?? '';
+    assert.equal(token.split('.').length, 1, 'the issuer handed out an opaque token');
+    const client = new ClientV2({ name: 'v2', version: '1' }, pin);
+    await client.connect(new HttpV2(new URL(s.url), { authProvider: provider }));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes('echo') && !names.includes('add'), names.join());
+    await client.close();
+  });
+
+  it('refuses an opaque token the issuer does not know with 401 invalid_token', async () => {
+    const res = await fetch(s.url, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer not-a-token-the-issuer-knows',
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(initialize),
+    });
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  });
+});
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};

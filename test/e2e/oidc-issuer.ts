@@ -23,6 +23,10 @@ export interface IssuerOptions {
   readonly scopes: readonly string[];
   /** Pre-registered public clients: id → redirect URI. */
   readonly clients?: Readonly<Record<string, string>>;
+  /** Access tokens as JWTs (default) or opaque (then only introspection can check them). */
+  readonly accessTokenFormat?: 'jwt' | 'opaque';
+  /** A confidential client the resource server introspects as: id and secret. */
+  readonly introspector?: { readonly id: string; readonly secret: string };
 }
 
 export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
@@ -31,13 +35,28 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const signing = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
   const provider = new Provider(url, {
-    clients: Object.entries(options.clients ?? {}).map(([id, redirect]) => ({
-      client_id: id,
-      redirect_uris: [redirect],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      scope: ['openid', 'offline_access', ...options.scopes].join(' '),
-    })),
+    clients: Object.entries(options.clients ?? {})
+      .map(([id, redirect]) => ({
+        client_id: id,
+        redirect_uris: [redirect],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        scope: ['openid', 'offline_access', ...options.scopes].join(' '),
+      }))
+      .concat(
+        options.introspector === undefined
+          ? []
+          : [
+              {
+                client_id: options.introspector.id,
+                client_secret: options.introspector.secret,
+                redirect_uris: [],
+                response_types: [],
+                grant_types: [],
+                token_endpoint_auth_method: 'client_secret_basic',
+              } as never,
+            ],
+      ),
     jwks: { keys: [{ ...signing, kid: 'test-rs256', alg: 'RS256', use: 'sig' }] },
     // The MCP scopes are listed too: registration accepts only listed scopes in a client's metadata.
     scopes: ['openid', 'offline_access', ...options.scopes],
@@ -58,9 +77,10 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
           return {
             scope: options.scopes.join(' '),
             audience: indicator,
-            accessTokenFormat: 'jwt',
             accessTokenTTL: 300,
-            jwt: { sign: { alg: 'RS256' } },
+            ...(options.accessTokenFormat === 'opaque'
+              ? { accessTokenFormat: 'opaque' }
+              : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
           };
         },
       },

@@ -351,4 +351,20 @@ describe('OAuth resource server: the JWKS cannot be fetched', () => {
       await gone.close();
     }
   });
+
+  it('answers 503 for an opaque token while the introspection endpoint cannot be reached', async () => {
+    const introspection = {
+      endpoint: 'http://127.0.0.1:9/introspect',
+      clientId: 'rs',
+      clientSecret: 'rs-secret',
+    };
+    const served = await startHttp({ auth: { oauth: { issuer: issuer.url, introspection } } });
+    try {
+      const res = await postModern(served.url, 1, 'tools/list', {}, { authorization: 'Bearer opaque-abc' });
+      assert.equal(res.status, 503, res.body);
+      assert.ok(!served.log.lines.some((l) => l.includes('opaque-abc') || l.includes('rs-secret')));
+    } finally {
+      await served.close();
+    }
+  });
 });
