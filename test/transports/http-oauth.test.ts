@@ -83,7 +83,7 @@ const scopes = {
   required: ['mcp'],
   tools: { add: ['math'], boom: ['admin'] },
   prompts: { greet: ['prompts'] },
-  resources: { 'test://static': ['files'] },
+  resources: { 'test://static': ['files'], 'test://items/{id}': ['items'] },
 };
 
 /** Parses `Bearer a="b", c="d"` into its parameters. */
@@ -136,7 +136,7 @@ describe('OAuth resource server', () => {
       assert.deepEqual(res.json(), {
         resource,
         authorization_servers: [issuer.url],
-        scopes_supported: ['admin', 'files', 'math', 'mcp', 'prompts'],
+        scopes_supported: ['admin', 'files', 'items', 'math', 'mcp', 'prompts'],
         bearer_methods_supported: ['header'],
       });
     }
@@ -209,6 +209,43 @@ describe('OAuth resource server', () => {
     assert.equal(c.error, 'insufficient_scope');
     assert.equal(c.scope, 'admin mcp');
     assert.ok(c.resource_metadata?.endsWith('/.well-known/oauth-protected-resource/mcp'));
+  });
+
+  it('refuses a read through a template that needs a scope, and hides the template', async () => {
+    const token = await good();
+    const read = await postModern(s.url, 1, 'resources/read', { uri: 'test://items/7' }, bearer(token));
+    assert.equal(read.status, 403, read.body);
+    assert.equal(challenge(read.headers['www-authenticate']).scope, 'items mcp');
+    const list = await postModern(s.url, 2, 'resources/templates/list', {}, bearer(token));
+    assert.deepEqual(list.json().result.resourceTemplates, []);
+    const allowed = await postModern(
+      s.url,
+      3,
+      'resources/read',
+      { uri: 'test://items/7' },
+      bearer(await good({ scope: 'mcp items' })),
+    );
+    assert.equal(allowed.status, 200, allowed.body);
+  });
+
+  it('refuses completing a prompt the token may not use', async () => {
+    const params = { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'style', value: '' } };
+    const res = await postModern(s.url, 1, 'completion/complete', params, bearer(await good()));
+    assert.equal(res.status, 403, res.body);
+    assert.equal(challenge(res.headers['www-authenticate']).scope, 'mcp prompts');
+  });
+
+  it('does not let another subject use a 2025 session (404, as for an unknown one)', async () => {
+    const init = await post(s.url, initialize, bearer(await good({ sub: 'alice' })));
+    const headers = {
+      'mcp-session-id': init.headers['mcp-session-id'] as string,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const mallory = await post(s.url, list, { ...headers, ...bearer(await good({ sub: 'mallory' })) });
+    assert.equal(mallory.status, 404, mallory.body);
+    const alice = await post(s.url, list, { ...headers, ...bearer(await good({ sub: 'alice' })) });
+    assert.equal(alice.status, 200, alice.body);
   });
 
   it('refuses a token without the required scope with 403', async () => {

@@ -148,7 +148,10 @@ function findSession(
     sendError(res, 400, 'Bad Request: missing Mcp-Session-Id; send initialize first', { id });
     return undefined;
   }
-  const session = ctx.sessions.get(sessionId);
+  const found = ctx.sessions.get(sessionId);
+  // With authentication on, a session belongs to the principal that opened it: another caller who
+  // learned its id gets the same 404 as for an unknown one (nothing tells it the session exists).
+  const session = found !== undefined && ownedBy(found, ctx.clientOf(req)) ? found : undefined;
   if (session === undefined) {
     sendError(res, 404, 'Session not found: it expired or was ended; send initialize again', { id });
     return undefined;
@@ -164,3 +167,7 @@ function findSession(
   }
   return session;
 }
+
+/** Sessions of unauthenticated clients (`addr:…`) are not bound: an address is no identity. */
+const ownedBy = (session: Session, client: string): boolean =>
+  session.client.startsWith('addr:') || session.client === client;

@@ -34,13 +34,62 @@ export function scopesNeeded(message: unknown, policy: ScopePolicy): string[] {
   for (const item of Array.isArray(message) ? message : [message]) {
     if (typeof item !== 'object' || item === null) continue;
     const { method, params } = item as { method?: unknown; params?: unknown };
-    const target = typeof method === 'string' ? TARGETS[method] : undefined;
-    if (target === undefined || typeof params !== 'object' || params === null) continue;
-    const key = (params as Record<string, unknown>)[target.param];
-    if (typeof key !== 'string') continue;
-    for (const scope of policy[target.table]?.[key] ?? []) needed.add(scope);
+    if (typeof method !== 'string' || typeof params !== 'object' || params === null) continue;
+    const p = params as Record<string, unknown>;
+    let table: 'tools' | 'resources' | 'prompts' | undefined;
+    let key: unknown;
+    const target = TARGETS[method];
+    if (target !== undefined) {
+      table = target.table;
+      key = p[target.param];
+    } else if (method === 'completion/complete' && typeof p.ref === 'object' && p.ref !== null) {
+      // Completing a prompt's or a resource template's arguments is using it.
+      const ref = p.ref as { type?: unknown; name?: unknown; uri?: unknown };
+      if (ref.type === 'ref/prompt') [table, key] = ['prompts', ref.name];
+      else if (ref.type === 'ref/resource') [table, key] = ['resources', ref.uri];
+    }
+    if (table === undefined || typeof key !== 'string') continue;
+    for (const scope of scopesOf(policy, table, key)) needed.add(scope);
   }
   return [...needed].sort();
+}
+
+/**
+ * The scopes an entry needs. A resource URI also needs those of every template in the policy that
+ * it matches (a read of `db://tables/orders` is a use of `db://tables/{name}`).
+ */
+function scopesOf(
+  policy: ScopePolicy,
+  table: 'tools' | 'resources' | 'prompts',
+  key: string,
+): readonly string[] {
+  const entries = policy[table];
+  if (entries === undefined) return [];
+  const direct = entries[key] ?? [];
+  if (table !== 'resources') return direct;
+  const all = new Set(direct);
+  for (const [template, scopes] of Object.entries(entries))
+    if (template.includes('{') && templateRegex(template).test(key)) for (const s of scopes) all.add(s);
+  return [...all];
+}
+
+const templates = new Map<string, RegExp>();
+
+/** RFC 6570 as a matcher: `{var}` is one path segment, any operator form (`{+var}`, `{/var}`, …) anything. */
+function templateRegex(template: string): RegExp {
+  let regex = templates.get(template);
+  if (regex === undefined) {
+    const source = template
+      .split(/(\{[^}]*\})/)
+      .map((part) => {
+        if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        return /^\{[A-Za-z0-9_.,%]+\}$/.test(part) ? '[^/]*' : '.*';
+      })
+      .join('');
+    regex = new RegExp(`^${source}$`);
+    templates.set(template, regex);
+  }
+  return regex;
 }
 
 /** The scopes of `needed` the principal lacks; none for a static credential (it has every right). */
