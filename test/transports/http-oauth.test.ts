@@ -5,11 +5,16 @@
  * test/e2e/oauth-sdk.test.ts.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import type { OAuthOptions } from '../../src/transports/http/server.js';
+import { CLI } from '../helpers/demo.js';
 import { type Json, post, postModern, type Served, send, startHttp } from './http-harness.js';
 
 interface Issuer {
@@ -404,4 +409,40 @@ describe('OAuth resource server: the JWKS cannot be fetched', () => {
       await served.close();
     }
   });
+});
+
+describe('server.auth in the manifest', () => {
+  const validate = async (auth: string) => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcp-run-auth-'));
+    try {
+      const file = join(dir, 'mcp.yaml');
+      await writeFile(
+        file,
+        `server:\n  auth: ${auth}\nprompts:\n  p: { description: P, messages: [{ role: user, text: hi }] }\n`,
+      );
+      return spawnSync(process.execPath, [CLI, 'validate', file], { encoding: 'utf8' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('accepts a complete block', async () => {
+    const ok = await validate(
+      '{ issuer: "https://as.example.com", resource: "https://mcp.example.com/mcp", clockToleranceSec: 10, scopes: { required: [mcp], tools: { t: [a] } } }',
+    );
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+  });
+
+  for (const [what, auth] of [
+    ['a block without issuer', '{ scopes: { required: [mcp] } }'],
+    ['an unknown field', '{ issuer: "https://as.example.com", audience: x }'],
+    ['alg none', '{ issuer: "https://as.example.com", algorithms: [none] }'],
+    ['an issuer that is no URL', '{ issuer: as.example.com }'],
+  ] as const) {
+    it(`refuses ${what}`, async () => {
+      const bad = await validate(auth);
+      assert.notEqual(bad.status, 0, bad.stdout + bad.stderr);
+      assert.match(bad.stdout + bad.stderr, /auth/);
+    });
+  }
 });
