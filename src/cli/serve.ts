@@ -4,9 +4,17 @@ import { Reloader } from '../catalog/reload.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
+import type { KindRegistry } from '../kinds/registry.js';
 import { type LogThreshold, StderrLogger } from '../log.js';
+import { loadManifest } from '../manifest/load.js';
 import { createProtocol, type Protocol } from '../protocol/server.js';
-import { authFromEnv, type HttpTransport, ProblemError, serveHttp } from '../transports/http/server.js';
+import {
+  authFromEnv,
+  type HttpTransport,
+  type OAuthOptions,
+  ProblemError,
+  serveHttp,
+} from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
 
 export interface ServeOptions {
@@ -63,7 +71,10 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   reloader?.start(text);
   void reloader?.ready().then(() => log.debug(`watching ${file} and the files it names for changes`));
   process.on('SIGHUP', () => void reloader?.reload());
-  if (options.http) return serveOverHttp(file, ref, protocol, log, options, async () => reloader?.close());
+  if (options.http) {
+    const oauth = await oauthOf(file, registry);
+    return serveOverHttp(file, ref, protocol, log, { ...options, oauth }, async () => reloader?.close());
+  }
   const stdio = serveStdio(protocol, { log });
   const stop = async () => {
     protocol.close();
@@ -79,6 +90,14 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   await reloader?.close();
   await ref.current.dispose();
   process.exit(0);
+}
+
+/**
+ * The manifest's `server.auth` (already validated, and its ${env:…} values registered as secrets by
+ * loadCatalog). It is read once at start: a reload does not change who may connect.
+ */
+async function oauthOf(file: string, registry: KindRegistry): Promise<OAuthOptions | undefined> {
+  return (await loadManifest(file, registry, process.env)).data.server?.auth;
 }
 
 function banner(file: string, catalog: Catalog): string {
@@ -104,7 +123,7 @@ async function serveOverHttp(
   ref: CatalogRef,
   protocol: Protocol,
   log: StderrLogger,
-  options: ServeOptions,
+  options: ServeOptions & { readonly oauth?: OAuthOptions | undefined },
   stopWatching: () => Promise<void>,
 ): Promise<void> {
   // Signal handlers go in before the port opens: a SIGTERM that arrives right after the
@@ -122,8 +141,12 @@ async function serveOverHttp(
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const auth = authFromEnv({ tokenEnv: options.authTokenEnv, apiKeyEnv: options.apiKeyEnv }, process.env);
-    log.addSecrets([...(auth.bearerTokens ?? []), ...(auth.apiKeys ?? [])]);
+    const statics = authFromEnv(
+      { tokenEnv: options.authTokenEnv, apiKeyEnv: options.apiKeyEnv },
+      process.env,
+    );
+    log.addSecrets([...(statics.bearerTokens ?? []), ...(statics.apiKeys ?? [])]);
+    const auth = options.oauth === undefined ? statics : { ...statics, oauth: options.oauth };
     http = await serveHttp(protocol, {
       log,
       auth,

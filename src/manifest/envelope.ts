@@ -28,6 +28,94 @@ const SECTION_DESCRIPTIONS: Readonly<Record<EntrySection, string>> = {
   prompts: 'Prompt templates, by name.',
 };
 
+const SCOPE_LIST = {
+  type: 'array',
+  items: { type: 'string', minLength: 1, pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' },
+} as const;
+const SCOPE_TABLE = (what: string) =>
+  ({
+    type: 'object',
+    additionalProperties: SCOPE_LIST,
+    description: `${what} → the scopes needed to see and use it.`,
+  }) as const;
+
+const AUTH_SCHEMA = {
+  type: 'object',
+  description:
+    'Serve over HTTP as an OAuth 2.1 resource server: accept access tokens that the authorization server issued for this resource, with the scopes below. (Static tokens and API keys stay available through --auth-token-env / --api-key-env.)',
+  properties: {
+    issuer: {
+      type: 'string',
+      pattern: '^https?://',
+      description: "The authorization server's issuer identifier; tokens must carry exactly this `iss`.",
+    },
+    resource: {
+      type: 'string',
+      pattern: '^https?://',
+      description:
+        "This server's canonical URI (RFC 8707), the audience its tokens must name, e.g. https://mcp.example.com/mcp (default: the listening URL).",
+    },
+    authorizationServers: {
+      type: 'array',
+      items: { type: 'string', pattern: '^https?://' },
+      description: 'Authorization servers named in the protected resource metadata (default: [issuer]).',
+    },
+    jwksUri: {
+      type: 'string',
+      pattern: '^https?://',
+      description: "The signing keys (default: the issuer metadata's jwks_uri).",
+    },
+    algorithms: {
+      type: 'array',
+      items: {
+        type: 'string',
+        enum: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
+      },
+      description: 'Accepted signature algorithms (default: all of these).',
+    },
+    clockToleranceSec: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 300,
+      description: 'Leeway for exp and nbf, in seconds (default 30).',
+    },
+    introspection: {
+      type: 'object',
+      description: 'Check opaque (non-JWT) tokens by RFC 7662 introspection, as this client.',
+      properties: {
+        endpoint: {
+          type: 'string',
+          pattern: '^https?://',
+          description: "Default: the issuer metadata's introspection_endpoint.",
+        },
+        clientId: { type: 'string', minLength: 1 },
+        clientSecret: {
+          type: 'string',
+          minLength: 1,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest reference, not a JS template.
+          description: 'Write it as an environment reference, e.g. "${env:MCP_INTROSPECTION_SECRET}".',
+        },
+      },
+      required: ['clientId', 'clientSecret'],
+      additionalProperties: false,
+    },
+    resourceName: { type: 'string', description: 'resource_name in the protected resource metadata.' },
+    scopes: {
+      type: 'object',
+      description: 'Scopes a token needs. A caller lists only the tools, resources and prompts it may use.',
+      properties: {
+        required: { ...SCOPE_LIST, description: 'Needed for every request.' },
+        tools: SCOPE_TABLE('Tool name'),
+        resources: SCOPE_TABLE("Resource URI (or a template's uriTemplate)"),
+        prompts: SCOPE_TABLE('Prompt name'),
+      },
+      additionalProperties: false,
+    },
+  },
+  required: ['issuer'],
+  additionalProperties: false,
+} as const;
+
 const SERVER_SCHEMA = {
   type: ['object', 'null'],
   description: 'What the server tells clients about itself.',
@@ -46,6 +134,7 @@ const SERVER_SCHEMA = {
       maximum: 1000,
       description: 'Items per page in list results.',
     },
+    auth: AUTH_SCHEMA,
   },
   additionalProperties: false,
 } as const;

@@ -23,6 +23,29 @@ export interface ServerSection {
   readonly description?: string;
   readonly instructions?: string;
   readonly pageSize?: number;
+  /** OAuth resource server settings (HTTP only); transports/http/auth.ts reads them. */
+  readonly auth?: ServerAuthSection;
+}
+
+export interface ServerAuthSection {
+  readonly issuer: string;
+  readonly resource?: string;
+  readonly authorizationServers?: readonly string[];
+  readonly jwksUri?: string;
+  readonly algorithms?: readonly string[];
+  readonly clockToleranceSec?: number;
+  readonly introspection?: {
+    readonly endpoint?: string;
+    readonly clientId: string;
+    readonly clientSecret: string;
+  };
+  readonly resourceName?: string;
+  readonly scopes?: {
+    readonly required?: readonly string[];
+    readonly tools?: Readonly<Record<string, readonly string[]>>;
+    readonly resources?: Readonly<Record<string, readonly string[]>>;
+    readonly prompts?: Readonly<Record<string, readonly string[]>>;
+  };
 }
 
 export interface ManifestData {

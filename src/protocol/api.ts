@@ -9,11 +9,13 @@
 import type { LogLevel } from '../catalog/types.js';
 import type { Logger } from '../log.js';
 import type { ListCategory } from './hub.js';
+import type { Access } from './pagination.js';
 import type { HeaderReader } from './routing-headers.js';
 import type { Outlet } from './session.js';
 import type { Era } from './versions.js';
 
 export type { ListCategory } from './hub.js';
+export type { Access, ListKind } from './pagination.js';
 export type { Era } from './versions.js';
 
 export interface ProtocolOptions {
@@ -56,6 +58,12 @@ export interface RequestRoute extends Outlet {
    * `Mcp-Param-*`; see routing-headers.ts). A route without it (stdio) has no such headers.
    */
   readonly header?: HeaderReader;
+  /**
+   * What the authenticated caller may see (HTTP with OAuth scopes). The list methods show only the
+   * entries it allows; absent (stdio, no auth, a static credential) means everything. Refusing a
+   * call is the transport's job (it answers 403 before dispatch); this only shapes lists.
+   */
+  readonly access?: Access;
 }
 
 /**

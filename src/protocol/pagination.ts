@@ -11,6 +11,14 @@ import { invalidParams, isObject } from './jsonrpc.js';
 
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
+/**
+ * A caller's view of the catalog (an HTTP route's authenticated principal): `key` is a tool's or
+ * prompt's name, a resource's URI, a template's uriTemplate.
+ */
+export interface Access {
+  allows(kind: ListKind, key: string): boolean;
+}
+
 const descriptorsOf: Record<ListKind, (catalog: Catalog) => readonly object[]> = {
   tools: (c) => Array.from(c.tools.values(), (t) => t.descriptor),
   resources: (c) => Array.from(c.resources.values(), (r) => r.descriptor),
@@ -35,8 +43,27 @@ function listsOf(catalog: Catalog): CatalogLists {
   return lists;
 }
 
-/** One page of a list result: `{[kind]: items, nextCursor?}`, in manifest order. */
-export function listPage(catalog: Catalog, kind: ListKind, params: Record<string, unknown>): object {
+/** The key an Access judges a descriptor by: a resource's URI, a template's uriTemplate, else its name. */
+export function accessKey(kind: ListKind, descriptor: object): string {
+  const d = descriptor as { name?: unknown; uri?: unknown; uriTemplate?: unknown };
+  const key = kind === 'resources' ? d.uri : kind === 'resourceTemplates' ? d.uriTemplate : d.name;
+  return typeof key === 'string' ? key : '';
+}
+
+/**
+ * One page of a list result: `{[kind]: items, nextCursor?}`, in manifest order. With an Access, only
+ * the entries it allows, paged over that filtered list (not cached: it depends on the caller).
+ */
+export function listPage(
+  catalog: Catalog,
+  kind: ListKind,
+  params: Record<string, unknown>,
+  access?: Access,
+): object {
+  if (access !== undefined) {
+    const visible = descriptorsOf[kind](catalog).filter((d) => access.allows(kind, accessKey(kind, d)));
+    return pageOf(kind, visible, decodeCursor(params.cursor, visible.length), catalog.pageSize);
+  }
   const lists = listsOf(catalog);
   let all = lists.descriptors[kind];
   if (all === undefined) {
@@ -47,15 +74,18 @@ export function listPage(catalog: Catalog, kind: ListKind, params: Record<string
   const key = `${kind}:${offset}`;
   let page = lists.pages.get(key);
   if (page === undefined) {
-    const size = Math.max(1, Math.floor(catalog.pageSize) || all.length || 1);
-    const end = offset + size;
-    page =
-      end < all.length
-        ? { [kind]: all.slice(offset, end), nextCursor: encodeCursor(end) }
-        : { [kind]: all.slice(offset) };
+    page = pageOf(kind, all, offset, catalog.pageSize);
     lists.pages.set(key, page);
   }
   return page;
+}
+
+function pageOf(kind: ListKind, all: readonly object[], offset: number, pageSize: number): object {
+  const size = Math.max(1, Math.floor(pageSize) || all.length || 1);
+  const end = offset + size;
+  return end < all.length
+    ? { [kind]: all.slice(offset, end), nextCursor: encodeCursor(end) }
+    : { [kind]: all.slice(offset) };
 }
 
 export function encodeCursor(offset: number): string {

@@ -10,6 +10,7 @@ import type { Envelope } from './envelope.js';
 import { HttpStatus, notification, type RequestId, resultResponse } from './jsonrpc.js';
 import { passes } from './log-levels.js';
 import type { Outbound } from './outbound.js';
+import type { Access } from './pagination.js';
 import { modernResult } from './results.js';
 import type { LegacySession, Outlet } from './session.js';
 import type { ServerState } from './state.js';
@@ -46,6 +47,8 @@ export class RequestScope implements CallContext {
     readonly envelope: Envelope | undefined,
     readonly outlet: Outlet,
     private readonly controller: AbortController,
+    /** What the caller may see in lists (the route's Access); undefined: everything. */
+    readonly access: Access | undefined = undefined,
   ) {
     this.catalog = owner.server.ref.acquire();
     this.signal = controller.signal;

@@ -12,10 +12,12 @@ import { buildCapabilities } from './results.js';
 import type { ServerState } from './state.js';
 
 export type {
+  Access,
   Connection,
   ConnectOptions,
   Era,
   ListCategory,
+  ListKind,
   OutcomeKind,
   Protocol,
   ProtocolOptions,

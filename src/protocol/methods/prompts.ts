@@ -24,7 +24,7 @@ export const promptMethods: Record<string, MethodSpec> = {
   'prompts/list': {
     era: 'both',
     cacheable: true,
-    handle: (scope) => listPage(scope.catalog, 'prompts', scope.params),
+    handle: (scope) => listPage(scope.catalog, 'prompts', scope.params, scope.access),
   },
   'prompts/get': { era: 'both', routingName: 'name', handle: getPrompt },
 };

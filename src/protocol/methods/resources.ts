@@ -39,7 +39,7 @@ async function readResource(scope: RequestScope): Promise<object> {
 async function listResources(scope: RequestScope): Promise<object> {
   const { catalog, signal } = scope;
   const lists = catalog.resourceLists ?? [];
-  if (lists.length === 0) return listPage(catalog, 'resources', scope.params);
+  if (lists.length === 0) return listPage(catalog, 'resources', scope.params, scope.access);
   const all = Array.from(catalog.resources.values(), (r) => r.descriptor);
   const seen = new Set(catalog.resources.keys());
   for (const list of lists) {
@@ -53,11 +53,13 @@ async function listResources(scope: RequestScope): Promise<object> {
       all.push(descriptor);
     }
   }
-  const offset = decodeCursor(scope.params.cursor, all.length);
-  const end = offset + Math.max(1, Math.floor(catalog.pageSize) || all.length || 1);
-  return end < all.length
-    ? { resources: all.slice(offset, end), nextCursor: encodeCursor(end) }
-    : { resources: all.slice(offset) };
+  const { access } = scope;
+  const shown = access === undefined ? all : all.filter((d) => access.allows('resources', d.uri));
+  const offset = decodeCursor(scope.params.cursor, shown.length);
+  const end = offset + Math.max(1, Math.floor(catalog.pageSize) || shown.length || 1);
+  return end < shown.length
+    ? { resources: shown.slice(offset, end), nextCursor: encodeCursor(end) }
+    : { resources: shown.slice(offset) };
 }
 
 export const resourceMethods: Record<string, MethodSpec> = {
@@ -65,7 +67,7 @@ export const resourceMethods: Record<string, MethodSpec> = {
   'resources/templates/list': {
     era: 'both',
     cacheable: true,
-    handle: (scope) => listPage(scope.catalog, 'resourceTemplates', scope.params),
+    handle: (scope) => listPage(scope.catalog, 'resourceTemplates', scope.params, scope.access),
   },
   'resources/read': { era: 'both', cacheable: true, routingName: 'uri', handle: readResource },
 };

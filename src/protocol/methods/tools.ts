@@ -55,7 +55,7 @@ export const toolMethods: Record<string, MethodSpec> = {
   'tools/list': {
     era: 'both',
     cacheable: true,
-    handle: (scope) => listPage(scope.catalog, 'tools', scope.params),
+    handle: (scope) => listPage(scope.catalog, 'tools', scope.params, scope.access),
   },
   'tools/call': { era: 'both', routingName: 'name', routesArguments: true, handle: callTool },
 };

@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../log.js';
 import { isObject, isRequestId } from '../../protocol/jsonrpc.js';
+import type { Access } from '../../protocol/server.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from '../../protocol/versions.js';
 import { accepts } from './guards.js';
 import { HttpReply } from './reply.js';
@@ -24,6 +25,8 @@ export interface LegacyContext {
   /** Who a request comes from, for the per-client share of sessions (sessions.ts). */
   readonly clientOf: (req: IncomingMessage) => string;
   readonly log: Logger;
+  /** The authenticated caller's view of lists, per request (each POST carries its own token). */
+  readonly accessOf?: (req: IncomingMessage) => Access | undefined;
 }
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -43,10 +46,12 @@ export async function serveLegacyPost(
   if (session === undefined) return;
   session.busy++;
   try {
+    const access = ctx.accessOf?.(req);
     const reply = new HttpReply(res, {
       keepAliveMs: ctx.keepAliveMs,
       open: (out) => session.streams.openPost(out),
       eager: session.streams.priming && isObject(message) && message.method === 'tools/call' && id !== null,
+      ...(access === undefined ? {} : { access }),
     });
     reply.settle(await session.connection.receive(message, reply));
   } finally {
@@ -165,7 +170,10 @@ function findSession(
     sendError(res, 400, 'Bad Request: missing Mcp-Session-Id; send initialize first', { id });
     return undefined;
   }
-  const session = ctx.sessions.get(sessionId);
+  const found = ctx.sessions.get(sessionId);
+  // With authentication on, a session belongs to the principal that opened it: another caller who
+  // learned its id gets the same 404 as for an unknown one (nothing tells it the session exists).
+  const session = found !== undefined && ownedBy(found, ctx.clientOf(req)) ? found : undefined;
   if (session === undefined) {
     sendError(res, 404, 'Session not found: it expired or was ended; send initialize again', { id });
     return undefined;
@@ -181,3 +189,7 @@ function findSession(
   }
   return session;
 }
+
+/** Sessions of unauthenticated clients (`addr:…`) are not bound: an address is no identity. */
+const ownedBy = (session: Session, client: string): boolean =>
+  session.client.startsWith('addr:') || session.client === client;

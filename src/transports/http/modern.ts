@@ -15,13 +15,15 @@
  * request, so the era and the method are decided in one place.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Connection, Protocol, ReceiveOutcome } from '../../protocol/server.js';
+import type { Access, Connection, Protocol, ReceiveOutcome } from '../../protocol/server.js';
 import { HttpReply } from './reply.js';
 import { header } from './wire.js';
 
 export interface ModernContext {
   readonly protocol: Protocol;
   readonly keepAliveMs: number;
+  /** The authenticated caller's view of lists (auth.ts); undefined: everything. */
+  readonly accessOf?: (req: IncomingMessage) => Access | undefined;
 }
 
 /** Idle connections kept per server: enough for the requests two cores keep in flight. */
@@ -57,11 +59,13 @@ export async function serveModernPost(
   message: unknown,
 ): Promise<void> {
   const headerVersion = header(req, 'mcp-protocol-version');
+  const access = ctx.accessOf?.(req);
   const connection = acquire(ctx);
   const reply = new HttpReply(res, {
     keepAliveMs: ctx.keepAliveMs,
     header: (name) => header(req, name),
     ...(headerVersion === undefined ? {} : { protocolVersion: headerVersion }),
+    ...(access === undefined ? {} : { access }),
   });
   // Set once the connection is back in the pool or closed. A stream closed before the answer
   // is the client cancelling: closing the connection aborts the request. A connection not pooled

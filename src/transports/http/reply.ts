@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { HeaderReader } from '../../protocol/routing-headers.js';
-import type { ReceiveOutcome, RequestRoute } from '../../protocol/server.js';
+import type { Access, ReceiveOutcome, RequestRoute } from '../../protocol/server.js';
 import { SseStream } from './sse.js';
 import type { MessageStream } from './streams.js';
 import { sendEmpty, sendJson } from './wire.js';
@@ -18,6 +18,8 @@ export interface ReplyOptions {
   readonly signal?: AbortSignal;
   readonly protocolVersion?: string;
   readonly header?: HeaderReader;
+  /** What the authenticated caller may see in lists. */
+  readonly access?: Access;
   /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
   readonly beforeRespond?: (message: object) => void;
   /** Opens the reply's stream on the response; default a plain SseStream. */
@@ -30,6 +32,7 @@ export class HttpReply implements RequestRoute {
   readonly signal?: AbortSignal;
   readonly protocolVersion?: string;
   readonly header?: HeaderReader;
+  readonly access?: Access;
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
   private stream: MessageStream | undefined;
@@ -41,6 +44,7 @@ export class HttpReply implements RequestRoute {
     if (options.signal !== undefined) this.signal = options.signal;
     if (options.protocolVersion !== undefined) this.protocolVersion = options.protocolVersion;
     if (options.header !== undefined) this.header = options.header;
+    if (options.access !== undefined) this.access = options.access;
     if (options.eager === true) this.openStream();
   }
 

@@ -20,7 +20,7 @@ import { servedStatelessly } from '../../protocol/classify.js';
 import { ErrorCode } from '../../protocol/jsonrpc.js';
 import type { Protocol } from '../../protocol/server.js';
 import { settleWithin } from '../../util/with-timeout.js';
-import { Authenticator, type AuthOptions, WWW_AUTHENTICATE } from './auth.js';
+import { Authenticator, type AuthOptions, type Principal } from './auth.js';
 import {
   accepts,
   answerPreflight,
@@ -32,11 +32,13 @@ import {
 } from './guards.js';
 import { type LegacyContext, serveLegacyDelete, serveLegacyGet, serveLegacyPost } from './legacy.js';
 import { type ModernContext, serveModernPost } from './modern.js';
-import { clientIdentity, SessionStore } from './sessions.js';
+import { metadataPaths } from './oauth/metadata.js';
+import { accessOf, missingScopes, scopesNeeded } from './oauth/scopes.js';
+import { clientKey, SessionStore } from './sessions.js';
 import { REPLAY_DEFAULTS, type ReplayLimits } from './streams.js';
-import { header, ProblemError, readBody, sendError } from './wire.js';
+import { header, ProblemError, readBody, sendError, sendJson } from './wire.js';
 
-export { type AuthOptions, authFromEnv } from './auth.js';
+export { type AuthOptions, authFromEnv, type OAuthOptions, type ScopePolicy } from './auth.js';
 export { ProblemError } from './wire.js';
 
 export interface HttpOptions {
@@ -51,7 +53,7 @@ export interface HttpOptions {
   readonly allowedHosts?: readonly string[];
   /** Browser origins accepted besides loopback ones, e.g. `https://app.example.com`. */
   readonly allowedOrigins?: readonly string[];
-  /** Bearer tokens and/or API keys; when any is set, every request must carry one. */
+  /** Bearer tokens, API keys and/or OAuth access tokens; when any is set, every request must carry one. */
   readonly auth?: AuthOptions;
   /** Largest accepted POST body. Default 4 MiB. */
   readonly maxBodyBytes?: number;
@@ -141,8 +143,18 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       limits: { ...REPLAY_DEFAULTS, ...options.sseReplay },
     },
   );
-  const legacy: LegacyContext = { sessions, keepAliveMs, clientOf: clientIdentity(options.auth ?? {}), log };
-  const modern: ModernContext = { protocol, keepAliveMs };
+  // Who each admitted request is: set once by the authenticator, read by the session share and the
+  // list filter, so no other part parses credentials.
+  const principals = new WeakMap<IncomingMessage, Principal>();
+  const listAccess = (req: IncomingMessage) => accessOf(principals.get(req), auth.scopes);
+  const legacy: LegacyContext = {
+    sessions,
+    keepAliveMs,
+    clientOf: (req) => clientKey(principals.get(req), req),
+    log,
+    ...(auth.oauth ? { accessOf: listAccess } : {}),
+  };
+  const modern: ModernContext = { protocol, keepAliveMs, ...(auth.oauth ? { accessOf: listAccess } : {}) };
   let closing = false;
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -170,6 +182,16 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       sendError(res, 400, 'Parse error: the body is not valid JSON', { code: ErrorCode.ParseError });
       return;
     }
+    if (auth.oauth) {
+      // A call names its tool, prompt or resource, so what it needs is known before dispatch: all of
+      // it goes into one challenge.
+      const needed = scopesNeeded(message, auth.scopes);
+      if (missingScopes(principals.get(req), needed).length > 0) {
+        const refusal = auth.insufficient(needed);
+        sendError(res, refusal.status, refusal.message, { headers: { ...refusal.headers } });
+        return;
+      }
+    }
     const stateless = servedStatelessly(
       message,
       header(req, 'mcp-protocol-version'),
@@ -190,6 +212,15 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       sendError(res, 403, `Forbidden: ${forbidden}`);
       return;
     }
+    if (auth.oauth && metadataPaths(auth.resourceId).includes(pathOf(req.url))) {
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        sendJson(res, 200, auth.metadata() ?? {}, {
+          'Access-Control-Allow-Origin': '*',
+          'Cache-Control': 'max-age=300',
+        });
+      } else sendError(res, 405, `Method Not Allowed: ${req.method}`, { headers: { Allow: 'GET, HEAD' } });
+      return;
+    }
     if (pathOf(req.url) !== path) {
       sendError(res, 404, `Not Found: the MCP endpoint is ${path}`);
       return;
@@ -199,12 +230,12 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       answerPreflight(req, res);
       return;
     }
-    if (!auth.admits(req)) {
-      sendError(res, 401, 'Unauthorized: send Authorization: Bearer <token> or X-API-Key: <key>', {
-        headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
-      });
+    const admitted = await auth.authenticate(req);
+    if (!admitted.ok) {
+      sendError(res, admitted.status, admitted.message, { headers: { ...admitted.headers } });
       return;
     }
+    if (admitted.principal !== undefined) principals.set(req, admitted.principal);
     if (req.method === 'POST') await post(req, res);
     else if (req.method === 'GET') serveLegacyGet(legacy, req, res);
     else if (req.method === 'DELETE') serveLegacyDelete(legacy, req, res);
@@ -241,6 +272,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   server.on('error', (err) => log.error(`http: server error: ${err.message}`));
   const { port } = server.address() as AddressInfo;
   const url = `http://${urlHost(host)}:${port}${path}`;
+  auth.listening(url);
   if (!isLoopbackHost(host) && !auth.enabled) {
     log.warn(
       `listening on ${host}, beyond loopback, without authentication: anyone who can reach this port can call every tool; ` +

@@ -9,23 +9,23 @@
  *   flight; it expires after
  *   `idleMs` unused. A *held* session (open GET stream or request in flight) expires after the longer
  *   `heldIdleMs` without a new request.
- * - Each client (its accepted credential when auth is on, else its remote address) holds at most
+ * - Each client (its authenticated principal when auth is on, else its remote address) holds at most
  *   `perClient` sessions. At its share, a new `initialize` evicts that client's least recently used
  *   idle session; with none idle, it is refused, and no one else is affected.
  * - At `max`, a new `initialize` evicts the least recently used idle session of any client before
  *   anyone is refused. A request on an evicted session gets 404, so its client initializes again.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../log.js';
 import type { Connection, Protocol } from '../../protocol/server.js';
-import type { AuthOptions } from './auth.js';
+import type { Principal } from './auth.js';
 import { SessionStreams, type StreamOptions } from './streams.js';
 
 export interface Session {
   readonly id: string;
   readonly connection: Connection;
-  /** Whose session it is: a credential label (`token#1`, `key#0`) or `addr:<remote address>`. */
+  /** Whose session it is: a principal's label (`token#1`, `key#0`, `oauth:<iss>#<sub>`) or `addr:<remote address>`. */
   readonly client: string;
   /** The version `initialize` negotiated; undefined until it answered. */
   version: string | undefined;
@@ -160,31 +160,16 @@ export class SessionStore {
 const isIdle = (session: Session): boolean => session.busy === 0 && !session.streams.held;
 
 /**
- * Who a request comes from, for the per-client share. With auth on (every request was admitted with
- * an accepted credential) it is that credential, by its position in the configuration (`token#0`,
- * `key#2`), never the secret itself. Without auth it is the remote address: behind a reverse proxy
- * every client shares the proxy's address, so turn auth on to tell them apart.
+ * Who a request comes from, for the per-client share. With auth on it is the principal the
+ * authenticator admitted the request as (auth.ts): a static credential by its position in the
+ * configuration (`token#0`, `key#2`), an OAuth caller by issuer and subject; never a secret.
+ * Without auth it is the remote address: behind a reverse proxy every client shares the proxy's
+ * address, so turn auth on to tell them apart.
  */
-export function clientIdentity(auth: AuthOptions): (req: IncomingMessage) => string {
-  const labels = new Map<string, string>();
-  const hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
-  for (const [i, key] of (auth.apiKeys ?? []).entries())
-    if (key !== '') labels.set(`k${hex(key)}`, `key#${i}`);
-  for (const [i, token] of (auth.bearerTokens ?? []).entries())
-    if (token !== '') labels.set(`t${hex(token)}`, `token#${i}`);
-  return (req) => {
-    if (labels.size > 0) {
-      const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
-      const key = req.headers['x-api-key'];
-      // Only an accepted credential names a client: a request may carry a second, made-up one.
-      const label =
-        (bearer !== undefined ? labels.get(`t${hex(bearer)}`) : undefined) ??
-        (typeof key === 'string' ? labels.get(`k${hex(key)}`) : undefined);
-      if (label !== undefined) return label;
-    }
-    const address = req.socket.remoteAddress ?? 'unknown';
-    return `addr:${address.startsWith('::ffff:') ? address.slice(7) : address}`;
-  };
+export function clientKey(principal: Principal | undefined, req: IncomingMessage): string {
+  if (principal !== undefined) return principal.label;
+  const address = req.socket.remoteAddress ?? 'unknown';
+  return `addr:${address.startsWith('::ffff:') ? address.slice(7) : address}`;
 }
 
 /** Enough of an id to tell sessions apart in a log, not enough to use it. */

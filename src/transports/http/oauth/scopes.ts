@@ -1,0 +1,114 @@
+/**
+ * Required scopes (the manifest's `server.auth.scopes`): `required` for every request, and per tool,
+ * resource (by URI) and prompt (by name). A call names its target, so its needed scopes are known
+ * before dispatch: the transport answers 403 `insufficient_scope` with all of them in one challenge.
+ * Lists are filtered in the core through the route's Access: a caller sees only what it may use.
+ */
+import type { Access } from '../../../protocol/server.js';
+import type { Principal } from './verifier.js';
+
+export interface ScopePolicy {
+  /** Needed for every request. */
+  readonly required?: readonly string[];
+  /** Tool name → scopes needed to see and call it. */
+  readonly tools?: Readonly<Record<string, readonly string[]>>;
+  /** Resource URI (or a template's uriTemplate) → scopes needed to see and read it. */
+  readonly resources?: Readonly<Record<string, readonly string[]>>;
+  /** Prompt name → scopes needed to see and get it. */
+  readonly prompts?: Readonly<Record<string, readonly string[]>>;
+}
+
+const TARGETS: Record<
+  string,
+  { readonly table: 'tools' | 'resources' | 'prompts'; readonly param: 'name' | 'uri' }
+> = {
+  'tools/call': { table: 'tools', param: 'name' },
+  'prompts/get': { table: 'prompts', param: 'name' },
+  'resources/read': { table: 'resources', param: 'uri' },
+  'resources/subscribe': { table: 'resources', param: 'uri' },
+};
+
+/** Every scope the message (or each message of a batch) needs, `required` included, sorted. */
+export function scopesNeeded(message: unknown, policy: ScopePolicy): string[] {
+  const needed = new Set(policy.required ?? []);
+  for (const item of Array.isArray(message) ? message : [message]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { method, params } = item as { method?: unknown; params?: unknown };
+    if (typeof method !== 'string' || typeof params !== 'object' || params === null) continue;
+    const p = params as Record<string, unknown>;
+    let table: 'tools' | 'resources' | 'prompts' | undefined;
+    let key: unknown;
+    const target = TARGETS[method];
+    if (target !== undefined) {
+      table = target.table;
+      key = p[target.param];
+    } else if (method === 'completion/complete' && typeof p.ref === 'object' && p.ref !== null) {
+      // Completing a prompt's or a resource template's arguments is using it.
+      const ref = p.ref as { type?: unknown; name?: unknown; uri?: unknown };
+      if (ref.type === 'ref/prompt') [table, key] = ['prompts', ref.name];
+      else if (ref.type === 'ref/resource') [table, key] = ['resources', ref.uri];
+    }
+    if (table === undefined || typeof key !== 'string') continue;
+    for (const scope of scopesOf(policy, table, key)) needed.add(scope);
+  }
+  return [...needed].sort();
+}
+
+/**
+ * The scopes an entry needs. A resource URI also needs those of every template in the policy that
+ * it matches (a read of `db://tables/orders` is a use of `db://tables/{name}`).
+ */
+function scopesOf(
+  policy: ScopePolicy,
+  table: 'tools' | 'resources' | 'prompts',
+  key: string,
+): readonly string[] {
+  const entries = policy[table];
+  if (entries === undefined) return [];
+  const direct = entries[key] ?? [];
+  if (table !== 'resources') return direct;
+  const all = new Set(direct);
+  for (const [template, scopes] of Object.entries(entries))
+    if (template.includes('{') && templateRegex(template).test(key)) for (const s of scopes) all.add(s);
+  return [...all];
+}
+
+const templates = new Map<string, RegExp>();
+
+/** RFC 6570 as a matcher: `{var}` is one path segment, any operator form (`{+var}`, `{/var}`, …) anything. */
+function templateRegex(template: string): RegExp {
+  let regex = templates.get(template);
+  if (regex === undefined) {
+    const source = template
+      .split(/(\{[^}]*\})/)
+      .map((part) => {
+        if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        return /^\{[A-Za-z0-9_.,%]+\}$/.test(part) ? '[^/]*' : '.*';
+      })
+      .join('');
+    regex = new RegExp(`^${source}$`);
+    templates.set(template, regex);
+  }
+  return regex;
+}
+
+/** The scopes of `needed` the principal lacks; none for a static credential (it has every right). */
+export function missingScopes(principal: Principal | undefined, needed: readonly string[]): string[] {
+  const granted = principal?.scopes;
+  if (granted === undefined) return [];
+  return needed.filter((scope) => !granted.has(scope));
+}
+
+/** What the principal may see in lists; undefined means everything. */
+export function accessOf(principal: Principal | undefined, policy: ScopePolicy): Access | undefined {
+  const granted = principal?.scopes;
+  if (granted === undefined) return undefined;
+  const has = (scopes: readonly string[] | undefined): boolean => (scopes ?? []).every((s) => granted.has(s));
+  return {
+    allows(kind, key) {
+      if (kind === 'tools') return has(policy.tools?.[key]);
+      if (kind === 'prompts') return has(policy.prompts?.[key]);
+      return has(policy.resources?.[key]);
+    },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * A real, certified OpenID provider (oidc-provider) on 127.0.0.1 for the OAuth end-to-end tests:
+ * dynamic client registration, PKCE, resource indicators (RFC 8707) issuing JWT access tokens for
+ * one MCP resource, and introspection. The login and consent "user" is scripted: an interaction
+ * logs in `alice` and grants the scopes the client asked for, so `authorize` can follow the
+ * browser's redirects with a cookie jar and hand back the authorization code.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+
+export interface Issuer {
+  readonly url: string;
+  /** Drives an authorization URL like a browser that logs in and consents; returns the redirect's query. */
+  authorize(url: URL, redirectUri: string): Promise<URLSearchParams>;
+  close(): Promise<void>;
+}
+
+export interface IssuerOptions {
+  /** The MCP server's resource identifier; tokens for it are JWTs with these scopes. */
+  readonly resource: () => string;
+  readonly scopes: readonly string[];
+  /** Pre-registered public clients: id → redirect URI. */
+  readonly clients?: Readonly<Record<string, string>>;
+  /** Access tokens as JWTs (default) or opaque (then only introspection can check them). */
+  readonly accessTokenFormat?: 'jwt' | 'opaque';
+  /** A confidential client the resource server introspects as: id and secret. */
+  readonly introspector?: { readonly id: string; readonly secret: string };
+}
+
+export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const signing = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  const provider = new Provider(url, {
+    clients: Object.entries(options.clients ?? {})
+      .map(([id, redirect]) => ({
+        client_id: id,
+        redirect_uris: [redirect],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        scope: ['openid', 'offline_access', ...options.scopes].join(' '),
+      }))
+      .concat(
+        options.introspector === undefined
+          ? []
+          : [
+              {
+                client_id: options.introspector.id,
+                client_secret: options.introspector.secret,
+                redirect_uris: [],
+                response_types: [],
+                grant_types: [],
+                token_endpoint_auth_method: 'client_secret_basic',
+              } as never,
+            ],
+      ),
+    jwks: { keys: [{ ...signing, kid: 'test-rs256', alg: 'RS256', use: 'sig' }] },
+    // The MCP scopes are listed too: registration accepts only listed scopes in a client's metadata.
+    scopes: ['openid', 'offline_access', ...options.scopes],
+    clientDefaults: {
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+    },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      introspection: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => options.resource(),
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+          if (indicator !== options.resource()) throw new Error(`unknown resource ${indicator}`);
+          return {
+            scope: options.scopes.join(' '),
+            audience: indicator,
+            accessTokenTTL: 300,
+            ...(options.accessTokenFormat === 'opaque'
+              ? { accessTokenFormat: 'opaque' }
+              : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+          };
+        },
+      },
+    },
+    pkce: { required: () => true },
+    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    clientBasedCORS: () => true,
+  });
+  const handle = provider.callback();
+  server.on('request', (req, res) => {
+    if (!req.url?.startsWith('/interaction/')) {
+      handle(req, res);
+      return;
+    }
+    void (async () => {
+      const details = await provider.interactionDetails(req, res);
+      if (details.prompt.name === 'login') {
+        await provider.interactionFinished(
+          req,
+          res,
+          { login: { accountId: 'alice' } },
+          { mergeWithLastSubmission: false },
+        );
+        return;
+      }
+      const clientId = String(details.params.client_id);
+      const grant = new provider.Grant({ accountId: details.session?.accountId ?? 'alice', clientId });
+      const scope = String(details.params.scope ?? '');
+      grant.addOIDCScope(scope);
+      grant.addResourceScope(options.resource(), scope);
+      const grantId = await grant.save();
+      await provider.interactionFinished(
+        req,
+        res,
+        { consent: { grantId } },
+        { mergeWithLastSubmission: true },
+      );
+    })().catch((err: unknown) => {
+      res.statusCode = 500;
+      res.end(String(err));
+    });
+  });
+
+  async function authorize(start: URL, redirectUri: string): Promise<URLSearchParams> {
+    const jar = new Map<string, string>();
+    let next = start.href;
+    for (let hop = 0; hop < 20; hop++) {
+      if (next.startsWith(redirectUri)) return new URL(next).searchParams;
+      const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+      const res = await fetch(next, { redirect: 'manual', headers: cookie === '' ? {} : { cookie } });
+      for (const set of res.headers.getSetCookie()) {
+        const [pair = ''] = set.split(';');
+        const eq = pair.indexOf('=');
+        jar.set(pair.slice(0, eq), pair.slice(eq + 1));
+      }
+      const location = res.headers.get('location');
+      if (location === null) throw new Error(`authorization stopped at ${res.status}: ${await res.text()}`);
+      next = new URL(location, next).href;
+    }
+    throw new Error('too many redirects');
+  }
+
+  return {
+    url,
+    authorize,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
