@@ -52,11 +52,19 @@ export function lintCatalog(manifest: LoadedManifest, catalog: Catalog): LintRep
     const config = sections.tools?.[descriptor.name];
     return config ? [{ name: descriptor.name, config, descriptor }] : [];
   });
-  const raw = runRules({
-    tools,
-    resources: sections.resources ?? {},
-    prompts: sections.prompts ?? {},
-  });
+  // A resource kind may describe what it serves itself (sql-schema does); its descriptor carries the
+  // entry's name, so a description there counts as the entry's.
+  const served = new Map<string, string | undefined>();
+  for (const { descriptor } of [...catalog.resources.values(), ...catalog.templates]) {
+    if (!served.get(descriptor.name)) served.set(descriptor.name, descriptor.description);
+  }
+  const resources = Object.fromEntries(
+    Object.entries(sections.resources ?? {}).map(([name, config]) => [
+      name,
+      { ...config, description: config.description ?? served.get(name) },
+    ]),
+  );
+  const raw = runRules({ tools, resources, prompts: sections.prompts ?? {} });
 
   const source = parseYaml(manifest.text).source;
   const findings: LintFinding[] = [];

@@ -217,7 +217,14 @@ function similar(a: string, b: string): boolean {
   const x = normalize(a).replace(/s$/, '');
   const y = normalize(b).replace(/s$/, '');
   if (x === y) return true;
+  // One letter apart is a near-duplicate (find_order, find_ordr), unless the letter changes the
+  // verb: get_user and set_user say how they differ.
+  if (firstWord(a) !== firstWord(b)) return false;
   return Math.min(a.length, b.length) >= 5 && editDistance(a.toLowerCase(), b.toLowerCase()) <= 1;
+}
+
+function firstWord(name: string): string {
+  return (name.split(/[^\p{L}\p{N}]|(?<=\p{Ll})(?=\p{Lu})/u)[0] ?? '').toLowerCase();
 }
 
 function normalize(s: string): string {

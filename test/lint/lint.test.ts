@@ -126,6 +126,48 @@ test('the SQL fixture: statements, resources and prompts', () => {
   assert.match(hints.remove_itemLINT_WRITE_UNCONFIRMED, /destructiveHint: true/);
 });
 
+test('near-duplicate names: case, separators, a plural or one letter; a different verb is not one', () => {
+  const tool = (name: string) =>
+    `  ${name}:\n    kind: content\n    description: Answers with a fixed text, always the same.\n    content: [{ text: hi }]\n`;
+  const names = [
+    'get_user',
+    'set_user',
+    'getUser',
+    'list_orders',
+    'list-order',
+    'find_order',
+    'find_ordr',
+    'find_pets',
+  ];
+  const files = tempFiles({ 'mcp.yaml': `tools:\n${names.map(tool).join('')}` });
+  try {
+    const { code, report } = lintJson(join(files.dir, 'mcp.yaml'));
+    assert.equal(code, 0);
+    assert.deepEqual(
+      report.findings.map((f: Json) => [f.code, f.entry, f.message]),
+      [
+        [
+          'LINT_NAMES_SIMILAR',
+          'getUser',
+          '"getUser" is close to "get_user": a model may call one for the other',
+        ],
+        [
+          'LINT_NAMES_SIMILAR',
+          'list-order',
+          '"list-order" is close to "list_orders": a model may call one for the other',
+        ],
+        [
+          'LINT_NAMES_SIMILAR',
+          'find_ordr',
+          '"find_ordr" is close to "find_order": a model may call one for the other',
+        ],
+      ],
+    );
+  } finally {
+    files.cleanup();
+  }
+});
+
 test('warnings alone exit 0', () => {
   const files = tempFiles({
     'mcp.yaml': [
