@@ -42,6 +42,10 @@ const promptCommand = lazy(
   () => import('./run-one.js'),
   (m) => m.promptCommand,
 );
+const lintCommand = lazy(
+  () => import('./lint.js'),
+  (m) => m.lintCommand,
+);
 const initCommand = lazy(
   () => import('./init.js'),
   (m) => m.initCommand,
@@ -133,6 +137,17 @@ program
   .option('--json', 'print the lists as JSON, as a client receives them')
   .addHelpText('after', '\nExamples:\n  $ mcp-run list\n  $ mcp-run list shop.yaml --json')
   .action(listCommand);
+
+program
+  .command('lint')
+  .description('report what makes the server hard for a model to use, and its tools/list token cost')
+  .argument('[manifest]', 'the manifest to lint', 'mcp.yaml')
+  .option('--json', 'print the report as JSON for machines')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 clean or warnings only; 1 an error-level finding or a manifest with errors.\nRules, and how to silence one per entry: docs/lint.md\n\nExamples:\n  $ mcp-run lint\n  $ mcp-run lint shop.yaml --json',
+  )
+  .action(lintCommand);
 
 const manifestOption = () => new Option('-m, --manifest <file>', 'the manifest').default('mcp.yaml');
 const rawOption = () => new Option('--raw', 'print the raw JSON result instead of its text');

@@ -6,7 +6,7 @@
 
 import { ASK_SCHEMA, STEP_FIELDS } from '../steps/schema.js';
 import { contentTool } from './content/tool.js';
-import { TOOL_FIELDS } from './contract/fields.js';
+import { LINT_FIELDS, TOOL_FIELDS } from './contract/fields.js';
 import { directoryResource } from './files/directory.js';
 import { fileResource } from './files/file.js';
 import { textResource } from './files/text.js';
@@ -26,7 +26,11 @@ import { sqlTool } from './sql/sql-tool.js';
 import { sqliteSource } from './sql/sqlite-source.js';
 
 export function builtinKinds(): KindRegistry {
-  return new KindRegistry({ tools: { ...TOOL_FIELDS, ...STEP_FIELDS }, prompts: { ask: ASK_SCHEMA } })
+  return new KindRegistry({
+    tools: { ...TOOL_FIELDS, ...STEP_FIELDS, ...LINT_FIELDS },
+    resources: LINT_FIELDS,
+    prompts: { ask: ASK_SCHEMA, ...LINT_FIELDS },
+  })
     .register('sources', sqliteSource)
     .register('sources', postgresSource)
     .register('sources', mysqlSource)

@@ -46,3 +46,24 @@ export const TOOL_FIELDS: Record<string, JsonSchema> = {
     additionalProperties: false,
   },
 };
+
+/**
+ * `lint: { ignore: { CODE: reason } }`, on every tool, resource and prompt: silences a
+ * `mcp-run lint` rule for this entry. The reason is required so the manifest says why.
+ */
+export const LINT_FIELDS: Record<string, JsonSchema> = {
+  lint: {
+    type: 'object',
+    description: 'Settings of `mcp-run lint` for this entry (docs/lint.md).',
+    properties: {
+      ignore: {
+        type: 'object',
+        description:
+          'Rules silenced for this entry, by code, each with the reason, e.g. `{ LINT_INPUT_UNUSED: "kept for old clients" }`.',
+        propertyNames: { pattern: '^LINT_[A-Z_]+$' },
+        additionalProperties: { type: 'string', minLength: 1 },
+      },
+    },
+    additionalProperties: false,
+  },
+};
