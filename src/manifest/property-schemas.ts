@@ -1,0 +1,43 @@
+/**
+ * A tool's `input:` properties are JSON Schemas (2020-12, MCP's dialect). Each is checked against
+ * the meta-schema with the manifest, so that every bad keyword is its own error at its own key, in
+ * the words the rest of validation uses ("expected one of …; got "strin" (did you mean "string"?)"),
+ * rather than one line of ajv's text for the whole input schema when the tool compiles.
+ */
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { problems } from '../errors.js';
+import { explainAjvErrors } from './ajv-errors.js';
+import { type Finding, isPlainObject } from './finding.js';
+import type { ManifestPath } from './types.js';
+
+let meta: Ajv2020 | undefined;
+
+/** `input` sits at `base` (tools.NAME.input); the boolean `required` shorthand is not JSON Schema. */
+export function checkPropertySchemas(input: unknown, base: ManifestPath): Finding[] {
+  if (!isPlainObject(input)) return [];
+  meta ??= new Ajv2020({ allErrors: true, strict: false, verbose: true, logger: false });
+  const findings: Finding[] = [];
+  for (const [property, schema] of Object.entries(input)) {
+    if (!isPlainObject(schema)) continue;
+    const { required, ...rest } = schema;
+    const checked = typeof required === 'boolean' ? rest : schema;
+    if (meta.validateSchema(checked)) continue;
+    const explained = explainAjvErrors(byEnumFirst(meta.errors ?? []), [...base, property], checked);
+    for (const f of explained) {
+      findings.push({
+        ...f,
+        problem: { ...problems.SCHEMA_INVALID(f.problem.message), hint: f.problem.hint },
+      });
+    }
+  }
+  return findings;
+}
+
+/**
+ * `type: strin` fails both of the meta-schema's forms (a type name, a list of them): the name form
+ * says what was meant, so at a place with an `enum` error the other errors there are dropped.
+ */
+function byEnumFirst(errors: readonly ErrorObject[]): ErrorObject[] {
+  const enumAt = new Set(errors.filter((e) => e.keyword === 'enum').map((e) => e.instancePath));
+  return errors.filter((e) => e.keyword === 'enum' || !enumAt.has(e.instancePath));
+}
