@@ -102,7 +102,7 @@ export function loadManifestText(
     data: withoutEmptySections(resolved.data, findings),
     secrets: resolved.secrets,
     diagnose: (path: ManifestPath, problem: Problem) => toDiagnostic({ path, problem }),
-    errors: findings.map(toDiagnostic),
+    errors: sortByPosition(findings.map(toDiagnostic)),
     warnings: warnings.map((f) => ({ ...toDiagnostic(f), severity: 'warning' as const })),
     skipped: (section, name) => skip.has(JSON.stringify([section, name])),
   };

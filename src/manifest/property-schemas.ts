@@ -1,5 +1,5 @@
 /**
- * A tool's `input:` properties are JSON Schemas (2020-12, MCP's dialect). Each is checked against
+ * A tool's `input:` properties and its `outputSchema` are JSON Schemas (2020-12, MCP's dialect). Each is checked against
  * the meta-schema with the manifest, so that every bad keyword is its own error at its own key, in
  * the words the rest of validation uses ("expected one of …; got "strin" (did you mean "string"?)"),
  * rather than one line of ajv's text for the whole input schema when the tool compiles.
@@ -15,22 +15,24 @@ let meta: Ajv2020 | undefined;
 /** `input` sits at `base` (tools.NAME.input); the boolean `required` shorthand is not JSON Schema. */
 export function checkPropertySchemas(input: unknown, base: ManifestPath): Finding[] {
   if (!isPlainObject(input)) return [];
-  meta ??= new Ajv2020({ allErrors: true, strict: false, verbose: true, logger: false });
   const findings: Finding[] = [];
   for (const [property, schema] of Object.entries(input)) {
     if (!isPlainObject(schema)) continue;
     const { required, ...rest } = schema;
-    const checked = typeof required === 'boolean' ? rest : schema;
-    if (meta.validateSchema(checked)) continue;
-    const explained = explainAjvErrors(byEnumFirst(meta.errors ?? []), [...base, property], checked);
-    for (const f of explained) {
-      findings.push({
-        ...f,
-        problem: { ...problems.SCHEMA_INVALID(f.problem.message), hint: f.problem.hint },
-      });
-    }
+    findings.push(...checkSchema(typeof required === 'boolean' ? rest : schema, [...base, property]));
   }
   return findings;
+}
+
+/** One JSON Schema (an `outputSchema`, one input property) at `at`: a finding per bad keyword. */
+export function checkSchema(schema: unknown, at: ManifestPath): Finding[] {
+  if (!isPlainObject(schema)) return [];
+  meta ??= new Ajv2020({ allErrors: true, strict: false, verbose: true, logger: false });
+  if (meta.validateSchema(schema)) return [];
+  return explainAjvErrors(byEnumFirst(meta.errors ?? []), at, schema).map((f) => ({
+    ...f,
+    problem: { ...problems.SCHEMA_INVALID(f.problem.message), hint: f.problem.hint },
+  }));
 }
 
 /**

@@ -8,7 +8,7 @@ import { suggest } from '../util/suggest.js';
 import { explainAjvErrors } from './ajv-errors.js';
 import { envelopeSchema, SINGULAR } from './envelope.js';
 import { type Finding, isPlainObject } from './finding.js';
-import { checkPropertySchemas } from './property-schemas.js';
+import { checkPropertySchemas, checkSchema } from './property-schemas.js';
 import { ENTRY_SECTIONS, type EntrySection, type KindSchemas } from './types.js';
 
 export class ManifestValidator {
@@ -50,7 +50,11 @@ export class ManifestValidator {
     }
     const validateKind = this.compile(schema, `${section} kind "${kind}"`);
     if (!validateKind(entry)) return explainAjvErrors(validateKind.errors ?? [], [section, name], entry);
-    return section === 'tools' ? checkPropertySchemas(entry.input, [section, name, 'input']) : [];
+    if (section !== 'tools') return [];
+    return [
+      ...checkPropertySchemas(entry.input, [section, name, 'input']),
+      ...checkSchema(entry.outputSchema, [section, name, 'outputSchema']),
+    ];
   }
 
   private compile(schema: object, what: string): ValidateFunction {
