@@ -1,6 +1,6 @@
 import { compileCatalog } from '../catalog/compile.js';
 import type { Catalog } from '../catalog/types.js';
-import { type Diagnostic, formatDiagnostic, ManifestError } from '../errors.js';
+import { type Diagnostic, formatDiagnostic, ManifestError, sortByPosition } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
 import { loadManifest } from '../manifest/load.js';
@@ -50,7 +50,7 @@ export async function validateCommand(file: string, options: ValidateOptions): P
     const report = { valid, offline, errors, warnings };
     process.stdout.write(`${log.redact(JSON.stringify(report, null, 2))}\n`);
   } else {
-    const all = [...errors, ...warnings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    const all = sortByPosition([...errors, ...warnings]);
     if (all.length > 0) process.stderr.write(`${log.redact(all.map(formatDiagnostic).join('\n\n'))}\n\n`);
     const counted = [plural(errors.length, 'error'), plural(warnings.length, 'warning')];
     const found = counted.filter((c) => !c.startsWith('0 ')).join(' and ');
