@@ -23,6 +23,8 @@ export interface Diagnostic extends Problem {
   readonly path?: string;
   /** A few lines of the manifest with a caret under the column. */
   readonly frame?: string;
+  /** A warning does not make the manifest invalid (unless `validate --strict`); absent means error. */
+  readonly severity?: 'warning';
 }
 
 /** Everything wrong with one manifest, in file order. */
@@ -35,7 +37,10 @@ export class ManifestError extends Error {
 
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.line === undefined ? d.file : `${d.file}:${d.line}:${d.col ?? 1}`;
-  const lines = [`error[${d.code}] ${where}${d.path ? ` ${d.path}` : ''}`, `  ${d.message}`];
+  const lines = [
+    `${d.severity ?? 'error'}[${d.code}] ${where}${d.path ? ` ${d.path}` : ''}`,
+    `  ${d.message}`,
+  ];
   if (d.frame) lines.push(d.frame.replace(/^/gm, '    '));
   if (d.hint) lines.push(`  hint: ${d.hint}`);
   return lines.join('\n');
@@ -93,6 +98,16 @@ export const problems = {
     code: 'ENV_MISSING',
     message: `environment variable ${name} is not set`,
     hint: `set ${name}, or give a default with \${env:${name}:-default}`,
+  }),
+  ENV_NEEDED_AT_SERVE: (name: string): Problem => ({
+    code: 'ENV_NEEDED_AT_SERVE',
+    message: `environment variable ${name} is not set; it is needed at serve time (not checked offline)`,
+    hint: `set ${name} where the server runs; this entry is checked fully only when it is set`,
+  }),
+  ENTRY_WARNING: (message: string): Problem => ({
+    code: 'ENTRY_WARNING',
+    message,
+    hint: 'the manifest is valid, but this is likely not what you meant; `validate --strict` fails on it',
   }),
   SOURCE_UNKNOWN: (name: string, known: readonly string[], suggestion?: string): Problem => ({
     code: 'SOURCE_UNKNOWN',

@@ -37,7 +37,8 @@ const registry = builtinKinds();
 const log = new StderrLogger('silent');
 
 async function compile(file: string) {
-  return compileCatalog(await loadManifest(file, registry, {}), registry, log);
+  // As validate and serve load: structure and compile errors in one report.
+  return compileCatalog(await loadManifest(file, registry, {}, { deferErrors: true }), registry, log);
 }
 
 /**
@@ -81,7 +82,8 @@ const cliCases: (GoldenCase & { readonly dir: string })[] = readdirSync(CLI_CASE
 }));
 
 /** The codes in an error text, in order. */
-const codesIn = (text: string): string[] => [...text.matchAll(/error\[([A-Z_]+)\]/g)].map((m) => m[1]!);
+const codesIn = (text: string): string[] =>
+  [...text.matchAll(/(?:error|warning)\[([A-Z_]+)\]/g)].map((m) => m[1]!);
 
 /** The code a case is named after (source-unknown → SOURCE_UNKNOWN), if its name is one. */
 function codeNamed(name: string): string | undefined {

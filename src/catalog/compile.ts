@@ -5,11 +5,23 @@
  * them. Every problem from every entry is collected; if there is any, the sources already opened are
  * disposed and one ManifestError lists them all, so a broken edit never yields a partial catalog.
  *
+ * With a manifest loaded with `deferErrors`, its errors are reported with compile's own, and the
+ * entries that failed before (their schema, a missing variable) are skipped rather than compiled.
+ * Offline, no source is opened: nothing connects, and nothing (a SQLite file from its seed) is created.
+ * What kinds log as warnings while compiling goes to `onWarning`, located at the entry, when given.
+ *
  * A kind that throws instead of reporting (a `stat` racing a file an editor just deleted) fails its
  * entry like a reported problem, located at the entry. Anything else that throws midway still
  * disposes the sources already opened before it propagates.
  */
-import { type Diagnostic, ManifestError, type Problem, problems, sortByPosition } from '../errors.js';
+import {
+  type Diagnostic,
+  formatDiagnostic,
+  ManifestError,
+  type Problem,
+  problems,
+  sortByPosition,
+} from '../errors.js';
 import type {
   EntryContext,
   EntryPath,
@@ -43,14 +55,22 @@ const DEFAULT_PAGE_SIZE = 100;
 
 type OpenedSources = Map<string, { kind: string; opened: OpenedSource }>;
 
+export interface CompileOptions {
+  /** Open no source: check only what needs no service (and no secret). */
+  readonly offline?: boolean;
+  /** Receives each warning; without it, warnings go to the log. */
+  readonly onWarning?: (warning: Diagnostic) => void;
+}
+
 export async function compileCatalog(
   manifest: LoadedManifest,
   registry: KindRegistry,
   log: Logger,
+  options: CompileOptions = {},
 ): Promise<Catalog> {
   const sources: OpenedSources = new Map();
   try {
-    return await compileWith(sources, manifest, registry, log);
+    return await compileWith(sources, manifest, registry, log, options);
   } catch (err) {
     await disposeAll(sources, log);
     throw err;
@@ -63,8 +83,12 @@ async function compileWith(
   manifest: LoadedManifest,
   registry: KindRegistry,
   log: Logger,
+  options: CompileOptions,
 ): Promise<Catalog> {
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics: Diagnostic[] = [...(manifest.errors ?? [])];
+  const warn = (warning: Diagnostic) =>
+    options.onWarning ? options.onWarning(warning) : log.warn(formatDiagnostic(warning));
+  for (const warning of manifest.warnings ?? []) warn(warning);
   // Closures made here outlive the compile (the catalog's dispose, a kind's kept context), and V8
   // keeps every variable they share alive with them: the manifest, and through it the parsed YAML
   // document, was 60 MB of a 10,000-tool catalog. So they reach it through `loaded`, let go below.
@@ -87,12 +111,24 @@ async function compileWith(
   };
   const { data, baseDir } = manifest;
   const declaredSources = data.sources;
+  const entries = (section: EntrySection): [string, EntryConfig][] =>
+    Object.entries(data[section] ?? {}).filter(([name]) => !manifest.skipped?.(section, name));
+  /** While compiling, a kind's warning is about its entry; later (at run time) it is just logged. */
+  const entryLog = (section: EntrySection, name: string): Logger => ({
+    debug: (m) => log.debug(m),
+    info: (m) => log.info(m),
+    error: (m) => log.error(m),
+    warn: (message) => {
+      if (loaded === undefined) return log.warn(message);
+      warn({ ...loaded.diagnose([section, name], problems.ENTRY_WARNING(message)), severity: 'warning' });
+    },
+  });
 
   const watched = new Map<string, string[]>();
   const kindContext = (section: EntrySection, name: string): KindContext => ({
     name,
     baseDir,
-    log,
+    log: entryLog(section, name),
     error: (at, problem) => report([section, name, ...at], problem),
     watch: (path, uri) => {
       const uris = watched.get(path) ?? [];
@@ -101,7 +137,7 @@ async function compileWith(
     },
   });
 
-  for (const [name, cfg] of entries(data.sources)) {
+  for (const [name, cfg] of options.offline ? [] : entries('sources')) {
     const kind = registry.get('sources', cfg.kind);
     const opened = await guard('sources', name, () => kind?.open(cfg, kindContext('sources', name)));
     if (opened) sources.set(name, { kind: cfg.kind, opened });
@@ -131,7 +167,7 @@ async function compileWith(
 
   const compileSchema = createSchemaCompiler();
   const tools = new Map<string, CatalogTool>();
-  for (const [name, cfg] of entries(data.tools)) {
+  for (const [name, cfg] of entries('tools')) {
     const common = cfg as unknown as ToolCommon;
     const ctx = entryContext('tools', name);
     // The interactive steps (roots, ask, confirm, sample): their answers are values the kind may use.
@@ -171,7 +207,7 @@ async function compileWith(
   const owners = new Map<string, string>();
   const templates: CatalogTemplate[] = [];
   const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
-  for (const [name, cfg] of entries(data.resources)) {
+  for (const [name, cfg] of entries('resources')) {
     const kind = registry.get('resources', cfg.kind);
     const compiled = await guard('resources', name, () =>
       kind?.compile(cfg, entryContext('resources', name)),
@@ -188,7 +224,7 @@ async function compileWith(
   }
 
   const prompts = new Map<string, CatalogPrompt>();
-  for (const [name, cfg] of entries(data.prompts)) {
+  for (const [name, cfg] of entries('prompts')) {
     const ctx = entryContext('prompts', name);
     const args = Object.keys((cfg as { arguments?: object }).arguments ?? {});
     const steps = entrySteps(cfg as StepsConfig, args, ctx);
@@ -256,10 +292,6 @@ function serverInfo(manifest: LoadedManifest): ServerInfo {
     ...(s.description !== undefined && { description: s.description }),
     ...(s.instructions !== undefined && { instructions: s.instructions }),
   };
-}
-
-function entries(section: Readonly<Record<string, EntryConfig>> | undefined): [string, EntryConfig][] {
-  return Object.entries(section ?? {});
 }
 
 function tryCompile<T>(

@@ -21,7 +21,8 @@ export async function loadCatalog(
   log: StderrLogger,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<LoadedCatalog> {
-  const manifest = await loadManifest(file, registry, env);
+  // Structure and compile errors come in one report: entries that pass their schema still compile.
+  const manifest = await loadManifest(file, registry, env, { deferErrors: true });
   log.addSecrets(manifest.secrets);
   return { catalog: await compileCatalog(manifest, registry, log), text: manifest.text };
 }

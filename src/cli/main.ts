@@ -126,8 +126,16 @@ program
   .command('validate')
   .description('check a manifest and print every error with its position; exit 1 when there is any')
   .argument('[manifest]', 'the manifest to check', 'mcp.yaml')
-  .option('--json', 'print the errors as JSON for machines')
-  .addHelpText('after', '\nExamples:\n  $ mcp-run validate\n  $ mcp-run validate shop.yaml --json')
+  .option('--json', 'print the errors and warnings as JSON for machines')
+  .option('--strict', 'fail (exit 1) on warnings too')
+  .option(
+    '--offline',
+    'need no secret and no service: open no source, report missing env values as needed at serve time',
+  )
+  .addHelpText(
+    'after',
+    '\nExamples:\n  $ mcp-run validate\n  $ mcp-run validate shop.yaml --json\n  $ mcp-run validate --offline --strict',
+  )
   .action(validateCommand);
 
 program

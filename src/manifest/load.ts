@@ -13,8 +13,10 @@ import { parseYaml, type YamlFinding } from './parse.js';
 import { resolveEnv } from './resolve.js';
 import {
   ENTRY_SECTIONS,
+  type EntrySection,
   type KindSchemas,
   type LoadedManifest,
+  type LoadOptions,
   type ManifestData,
   type ManifestPath,
 } from './types.js';
@@ -43,6 +45,7 @@ export async function loadManifest(
   file: string,
   kinds: KindSchemas,
   env: NodeJS.ProcessEnv = process.env,
+  options: LoadOptions = {},
 ): Promise<LoadedManifest> {
   let text: string;
   try {
@@ -54,7 +57,7 @@ export async function loadManifest(
     if (e instanceof ManifestError) throw e;
     throw new ManifestError([{ ...problems.MANIFEST_READ(file, readReason(e)), file }]);
   }
-  return loadManifestText(text, file, kinds, env);
+  return loadManifestText(text, file, kinds, env, options);
 }
 
 export function loadManifestText(
@@ -62,6 +65,7 @@ export function loadManifestText(
   file: string,
   kinds: KindSchemas,
   env: NodeJS.ProcessEnv = process.env,
+  options: LoadOptions = {},
 ): LoadedManifest {
   if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES) throw tooLarge(file);
   const parsed = parseYaml(text);
@@ -73,20 +77,43 @@ export function loadManifestText(
   const findings = validatorFor(kinds).validate(data, kinds);
   // Resolution runs even when validation failed: missing variables belong in the same report.
   const resolved = resolveEnv(data, env);
-  findings.push(...resolved.findings);
-  if (findings.length) throw new ManifestError(sortByPosition(findings.map(toDiagnostic)));
+  const missing = resolved.findings.filter((f) => f.problem.code === 'ENV_MISSING');
+  const warnings = options.offline
+    ? missing.map((f) => ({ ...f, problem: problems.ENV_NEEDED_AT_SERVE(envName(f)) }))
+    : [];
+  findings.push(...resolved.findings.filter((f) => !(options.offline && missing.includes(f))));
+  // Refused outright: nothing can be compiled from data that is not a mapping of sections.
+  const fatal = !isPlainObject(data) || findings.some((f) => f.path.length === 0);
+  if (findings.length && (!options.deferErrors || fatal)) {
+    throw new ManifestError(sortByPosition(findings.map(toDiagnostic)));
+  }
   // Checked last, so a misspelt section (`tool:`) is reported as what it is rather than as empty.
   if (!declaresASection(data)) throw new ManifestError([{ ...problems.MANIFEST_EMPTY(), file }]);
 
+  // An entry with a problem of its own is left out of compile: it would only pile errors on it.
+  const skip = new Set(
+    [...findings, ...warnings].map((f) => entryKey(f.path)).filter((k) => k !== undefined),
+  );
   const absolute = resolve(file);
   return {
     file: absolute,
     baseDir: dirname(absolute),
     text,
-    data: withoutEmptySections(resolved.data),
+    data: withoutEmptySections(resolved.data, findings),
     secrets: resolved.secrets,
     diagnose: (path: ManifestPath, problem: Problem) => toDiagnostic({ path, problem }),
+    errors: sortByPosition(findings.map(toDiagnostic)),
+    warnings: warnings.map((f) => ({ ...toDiagnostic(f), severity: 'warning' as const })),
+    skipped: (section, name) => skip.has(JSON.stringify([section, name])),
   };
+}
+
+const envName = (f: Finding) => (f.needle ?? '').slice('${env:'.length);
+
+/** `[section, name]` for a path inside an entry. */
+function entryKey(path: ManifestPath): string | undefined {
+  if (path.length < 2 || !ENTRY_SECTIONS.includes(path[0] as EntrySection)) return undefined;
+  return JSON.stringify([path[0], path[1]]);
 }
 
 function diagnostics(file: string, text: string, source: SourceMap) {
@@ -110,10 +137,15 @@ function declaresASection(data: unknown): boolean {
   return isPlainObject(data) && ENTRY_SECTIONS.some((section) => section in data);
 }
 
-/** `tools:` with nothing under it is allowed while writing; the data just has no such section. */
-function withoutEmptySections(data: unknown): ManifestData {
+/**
+ * `tools:` with nothing under it is allowed while writing; the data just has no such section. A
+ * section with an error of its own (not a mapping) is left out: its error is reported already.
+ */
+function withoutEmptySections(data: unknown, findings: readonly Finding[]): ManifestData {
   if (!isPlainObject(data)) return {};
-  return Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null)) as ManifestData;
+  const broken = new Set(findings.filter((f) => f.path.length === 1).map((f) => f.path[0]));
+  const kept = Object.entries(data).filter(([k, v]) => v !== null && !broken.has(k));
+  return Object.fromEntries(kept) as ManifestData;
 }
 
 function tooLarge(file: string): ManifestError {

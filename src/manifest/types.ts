@@ -82,4 +82,23 @@ export interface LoadedManifest {
   readonly secrets: readonly string[];
   /** Turns a problem at a path into a diagnostic with file:line:col and a code frame. */
   diagnose(path: ManifestPath, problem: Problem): Diagnostic;
+  /**
+   * Only when loaded with `deferErrors`: the errors found before compiling (structure, environment),
+   * which compile reports together with its own, and the warnings (offline: values needed at serve time).
+   */
+  readonly errors?: readonly Diagnostic[];
+  readonly warnings?: readonly Diagnostic[];
+  /** Entries that failed before compiling (or cannot be checked offline): compile skips them. */
+  readonly skipped?: (section: EntrySection, name: string) => boolean;
+}
+
+export interface LoadOptions {
+  /**
+   * Return the manifest with its errors instead of throwing, so that compile checks every entry
+   * that passed its schema and reports both at once. The file is still refused outright when it does
+   * not parse, is not a mapping, or declares no section.
+   */
+  readonly deferErrors?: boolean;
+  /** No secrets: a missing `${env:…}` is a warning (needed at serve time), not an error. */
+  readonly offline?: boolean;
 }

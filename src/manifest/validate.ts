@@ -8,6 +8,7 @@ import { suggest } from '../util/suggest.js';
 import { explainAjvErrors } from './ajv-errors.js';
 import { envelopeSchema, SINGULAR } from './envelope.js';
 import { type Finding, isPlainObject } from './finding.js';
+import { checkPropertySchemas, checkSchema } from './property-schemas.js';
 import { ENTRY_SECTIONS, type EntrySection, type KindSchemas } from './types.js';
 
 export class ManifestValidator {
@@ -48,7 +49,12 @@ export class ManifestValidator {
       return [{ path: [section, name, 'kind'], problem }];
     }
     const validateKind = this.compile(schema, `${section} kind "${kind}"`);
-    return validateKind(entry) ? [] : explainAjvErrors(validateKind.errors ?? [], [section, name], entry);
+    if (!validateKind(entry)) return explainAjvErrors(validateKind.errors ?? [], [section, name], entry);
+    if (section !== 'tools') return [];
+    return [
+      ...checkPropertySchemas(entry.input, [section, name, 'input']),
+      ...checkSchema(entry.outputSchema, [section, name, 'outputSchema']),
+    ];
   }
 
   private compile(schema: object, what: string): ValidateFunction {

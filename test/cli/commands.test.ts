@@ -17,7 +17,7 @@ describe('validate', () => {
   test('a valid manifest: exit 0 and a count of what it serves', () => {
     const run = runCli(['validate', demo.manifest]);
     assert.equal(run.code, 0);
-    assert.match(run.stdout, /is valid: 3 tools, 3 resources, 1 resource templates, 1 prompts/);
+    assert.match(run.stdout, /is valid: 3 tools, 3 resources, 1 resource template, 1 prompt\n/);
   });
   test('a bad manifest: every error with its frame on stderr, exit 1', () => {
     const run = runCli(['validate', BAD]);

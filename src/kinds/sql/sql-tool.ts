@@ -153,8 +153,14 @@ export const sqlTool: ToolKind<SqlToolConfig> = {
         fail('sql', problems.SQL_WRITE_NOT_ALLOWED(`the tool is readOnly: true, but ${verdict.reason}`));
         break;
       }
-      if (!verdict.read && readOnly)
-        ctx.log.warn(`tool ${ctx.name}: ${verdict.reason}; it will be refused at run time`);
+      // The same statement with `readOnly: true` written out is an error above: one rule for both.
+      if (!verdict.read && readOnly) {
+        fail(
+          'sql',
+          problems.SQL_WRITE_NOT_ALLOWED(`source "${config.source}" is read-only, but ${verdict.reason}`),
+        );
+        break;
+      }
       if (config.paginate && !(verdict.read && verdict.rowSet)) {
         fail(
           'paginate',

@@ -164,18 +164,16 @@ test('injection attempts through bound values match nothing and change nothing',
   assert.equal(await count('secrets'), 2);
 });
 
-test('writes: refused on a read-only source, counted on a writable one', async () => {
+test('writes: an error on a read-only source (as with readOnly: true), counted on a writable one', async () => {
   const insert: Config = {
     sql: 'INSERT INTO secrets (value) VALUES (:v)',
     source: 'ro',
     input: { v: { type: 'string' } },
   };
-  const refused = await run(insert, { v: 'x' });
-  assert.equal(refused.isError, true);
-  assert.equal(
-    text(refused),
-    'SQL error: the source is read-only; set readOnly: false on the source to allow writes',
-  );
+  const refused = compile(insert);
+  assert.equal(refused.tool, undefined);
+  assert.deepEqual(refused.ctx.codes(), ['SQL_WRITE_NOT_ALLOWED']);
+  assert.match(refused.ctx.errors[0]!.problem.message, /^source "ro" is read-only, but /);
 
   const done = await run({ ...insert, source: 'rw' }, { v: 'x' });
   assert.equal(done.isError, undefined, text(done));

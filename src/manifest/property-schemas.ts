@@ -1,0 +1,45 @@
+/**
+ * A tool's `input:` properties and its `outputSchema` are JSON Schemas (2020-12, MCP's dialect). Each is checked against
+ * the meta-schema with the manifest, so that every bad keyword is its own error at its own key, in
+ * the words the rest of validation uses ("expected one of …; got "strin" (did you mean "string"?)"),
+ * rather than one line of ajv's text for the whole input schema when the tool compiles.
+ */
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { problems } from '../errors.js';
+import { explainAjvErrors } from './ajv-errors.js';
+import { type Finding, isPlainObject } from './finding.js';
+import type { ManifestPath } from './types.js';
+
+let meta: Ajv2020 | undefined;
+
+/** `input` sits at `base` (tools.NAME.input); the boolean `required` shorthand is not JSON Schema. */
+export function checkPropertySchemas(input: unknown, base: ManifestPath): Finding[] {
+  if (!isPlainObject(input)) return [];
+  const findings: Finding[] = [];
+  for (const [property, schema] of Object.entries(input)) {
+    if (!isPlainObject(schema)) continue;
+    const { required, ...rest } = schema;
+    findings.push(...checkSchema(typeof required === 'boolean' ? rest : schema, [...base, property]));
+  }
+  return findings;
+}
+
+/** One JSON Schema (an `outputSchema`, one input property) at `at`: a finding per bad keyword. */
+export function checkSchema(schema: unknown, at: ManifestPath): Finding[] {
+  if (!isPlainObject(schema)) return [];
+  meta ??= new Ajv2020({ allErrors: true, strict: false, verbose: true, logger: false });
+  if (meta.validateSchema(schema)) return [];
+  return explainAjvErrors(byEnumFirst(meta.errors ?? []), at, schema).map((f) => ({
+    ...f,
+    problem: { ...problems.SCHEMA_INVALID(f.problem.message), hint: f.problem.hint },
+  }));
+}
+
+/**
+ * `type: strin` fails both of the meta-schema's forms (a type name, a list of them): the name form
+ * says what was meant, so at a place with an `enum` error the other errors there are dropped.
+ */
+function byEnumFirst(errors: readonly ErrorObject[]): ErrorObject[] {
+  const enumAt = new Set(errors.filter((e) => e.keyword === 'enum').map((e) => e.instancePath));
+  return errors.filter((e) => e.keyword === 'enum' || !enumAt.has(e.instancePath));
+}
