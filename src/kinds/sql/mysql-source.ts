@@ -28,12 +28,19 @@ import type mysql from 'mysql2/promise';
 import { problems } from '../../errors.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
 import { classifySql } from './classify.js';
-import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, maxBytesSchema } from './defaults.js';
 import { quoteBackticked } from './identifiers.js';
 import { mysqlSchemaReader } from './introspect-mysql.js';
 import { renderSql } from './params.js';
 import { markPrivileged, mysqlReasons } from './privilege.js';
-import { CANCELLED_MESSAGE, readOnlyRefusal, redactor, rowObjects, uniqueColumns } from './result.js';
+import {
+  CANCELLED_MESSAGE,
+  RowBudget,
+  readOnlyRefusal,
+  redactor,
+  rowObjects,
+  uniqueColumns,
+} from './result.js';
 import { networkSourceSchema } from './source-schema.js';
 import { QueryWatch, urlSecrets } from './watch.js';
 
@@ -42,6 +49,7 @@ export interface MysqlConfig {
   readonly poolSize?: number;
   readonly timeoutMs?: number;
   readonly maxRows?: number;
+  readonly maxBytes?: number;
   readonly readOnly?: boolean;
   readonly allowPrivilegedRole?: boolean;
 }
@@ -53,6 +61,7 @@ const ER_QUERY_INTERRUPTED = 1317;
 interface Run {
   readonly readOnly: boolean;
   readonly maxRows: number;
+  readonly maxBytes: number;
   readonly timeoutMs: number;
   readonly offset: number;
   readonly signal: AbortSignal;
@@ -62,13 +71,14 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
   kind: 'mysql',
   description:
     'A MySQL or MariaDB database (read-only by default), for `sql` tools and `sql-schema` resources.',
-  configSchema: networkSourceSchema('mysql://user:password@host:3306/database'),
+  configSchema: networkSourceSchema('mysql://user:password@host:3306/database', { maxBytes: maxBytesSchema }),
 
   async open(config, ctx) {
     // The driver loads only when a manifest uses it: it costs ~70 ms of start-up.
     const { default: driver } = await import('mysql2/promise');
     const readOnly = config.readOnly ?? true;
     const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const maxBytes = config.maxBytes ?? DEFAULT_MAX_BYTES;
     const redact = redactor(urlSecrets(config.url));
     const fail = (reason: string) => {
       ctx.error(['url'], problems.SOURCE_OPEN_FAILED(ctx.name, redact(reason)));
@@ -145,7 +155,12 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
         healthy = !streamed.killed;
         const { columns, rows, changes } = streamed;
         if (columns === undefined) return { columns: [], rows: [], truncated: false, changes: changes ?? 0 };
-        return { columns, rows: rowObjects(columns, rows), truncated: streamed.truncated };
+        return {
+          columns,
+          rows: rowObjects(columns, rows),
+          truncated: streamed.truncated,
+          ...(streamed.note !== undefined && { note: streamed.note }),
+        };
       } catch (err) {
         await watch.finish();
         throw watch.error(err, redact);
@@ -166,13 +181,15 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
         const readsOnly = readOnly || options.readOnly === true;
         const verdict = classifySql(text, 'mysql');
         if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly));
-        return run(text, values, { ...options, readOnly: readsOnly, offset: options.offset ?? 0 });
+        return run(text, values, { ...options, maxBytes, readOnly: readsOnly, offset: options.offset ?? 0 });
       },
       quoteIdentifier: quoteBackticked,
       schema: mysqlSchemaReader(async (text, values, signal) => {
         const result = await run(text, values, {
           readOnly: true,
           maxRows: 100_000,
+          // The schema's rows are names and types; its budget is that of the whole catalog.
+          maxBytes: Math.max(maxBytes, 64 * 1024 * 1024),
           timeoutMs,
           offset: 0,
           signal,
@@ -229,11 +246,18 @@ interface Streamed {
   rows: unknown[][];
   truncated: boolean;
   changes?: number;
-  /** The query was killed at the row cap. */
+  /** The query was killed at the row cap or the byte budget. */
   killed: boolean;
+  /** Why the byte budget cut the rows. */
+  note?: string;
 }
 
-/** Runs one prepared statement, keeping rows `offset` to `offset + maxRows` as they stream in. */
+/**
+ * Runs one prepared statement, keeping rows `offset` to `offset + maxRows` as they stream in, under
+ * the byte budget. A read stopped at either cap pauses the socket (no further row is parsed) and
+ * ends once the KILL QUERY is answered, without waiting for the rows already in flight; its
+ * connection is then closed. A single row is bounded by the server's max_allowed_packet.
+ */
 function stream(
   core: CoreConnection,
   text: string,
@@ -243,6 +267,7 @@ function stream(
 ): Promise<Streamed> {
   return new Promise((resolve, reject) => {
     const out: Streamed = { rows: [], truncated: false, killed: false };
+    const budget = new RowBudget(o.maxBytes);
     let skip = o.offset;
     let stopping: Promise<void> | undefined;
     let settled = false;
@@ -260,12 +285,21 @@ function stream(
       if (!Array.isArray(row)) {
         out.changes = (row as { affectedRows?: number }).affectedRows;
       } else if (skip > 0) skip--;
-      else if (out.rows.length < o.maxRows) out.rows.push(row);
-      else if (!out.truncated) {
+      else if (out.truncated) return;
+      else {
+        const taken = out.rows.length < o.maxRows ? budget.take(row, out.rows.length) : undefined;
+        if (taken !== undefined) out.rows.push(taken);
+        // A row whose values were cut ends the read too: nothing after it would fit.
+        if (taken !== undefined && budget.cut === undefined) return;
         out.truncated = true;
+        const note = budget.note(out.rows.length);
+        if (note !== undefined) out.note = note;
         if (stopAtCap) {
           out.killed = true;
+          // No more rows are read off the socket: the connection is closed after the KILL.
+          core.pause();
           stopping = stopAtCap();
+          finish();
         }
       }
     });

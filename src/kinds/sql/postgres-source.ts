@@ -26,7 +26,7 @@ import type pg from 'pg';
 import { problems } from '../../errors.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
 import { classifySql } from './classify.js';
-import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, maxBytesSchema } from './defaults.js';
 import { postgresSchemaReader } from './introspect-postgres.js';
 import { renderSql } from './params.js';
 import {
@@ -37,7 +37,15 @@ import {
   type PostgresRoleRow,
   postgresReasons,
 } from './privilege.js';
-import { CANCELLED_MESSAGE, readOnlyRefusal, redactor, rowObjects, uniqueColumns } from './result.js';
+import {
+  CANCELLED_MESSAGE,
+  RowBudget,
+  readOnlyRefusal,
+  redactor,
+  rowObjects,
+  uniqueColumns,
+  valueBytes,
+} from './result.js';
 import { networkSourceSchema } from './source-schema.js';
 import { QueryWatch, urlSecrets } from './watch.js';
 
@@ -46,6 +54,7 @@ export interface PostgresConfig {
   readonly poolSize?: number;
   readonly timeoutMs?: number;
   readonly maxRows?: number;
+  readonly maxBytes?: number;
   readonly readOnly?: boolean;
   readonly schemas?: readonly string[];
   readonly role?: string;
@@ -57,6 +66,13 @@ const GRACE_MS = 1000;
 /** Date and time types stay as the server writes them (no time-zone shift through JS Date). */
 const TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1266, 1182, 1115, 1185]);
 const INT8 = 20;
+/**
+ * A row whose bytes on the wire pass this many times the budget is not read to its end: the
+ * connection is closed under it (pg would otherwise buffer the whole row, whatever its size).
+ */
+const UNREADABLE_FACTOR = 4;
+/** Rows fetched at most per FETCH; the budget makes batches of big rows far smaller. */
+const MAX_BATCH = 1000;
 
 const typeParsers = (driver: typeof pg): pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
@@ -70,9 +86,17 @@ interface Run {
   readonly readOnly: boolean;
   readonly rowSet: boolean;
   readonly maxRows: number;
+  readonly maxBytes: number;
   readonly timeoutMs: number;
   readonly offset: number;
   readonly signal: AbortSignal;
+}
+
+/** A call's outcome, and whether its connection can go back to the pool. */
+interface Done {
+  readonly result: SqlResult;
+  /** The connection was closed under the read (a row far past the budget). */
+  readonly broken: boolean;
 }
 
 export const postgresSource: SourceKind<PostgresConfig> = {
@@ -86,6 +110,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       description:
         'The schemas whose tables `sql-schema` and the ready-made tools show, and where unqualified names resolve (default: the search path). With one schema, table names are unqualified; with several, `schema.table`.',
     },
+    maxBytes: maxBytesSchema,
     role: {
       type: 'string',
       minLength: 1,
@@ -100,6 +125,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     const types = typeParsers(driver);
     const readOnly = config.readOnly ?? true;
     const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const maxBytes = config.maxBytes ?? DEFAULT_MAX_BYTES;
     const redact = redactor(urlSecrets(config.url));
     const fail = (err: unknown) => {
       ctx.error(
@@ -186,10 +212,11 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       let healthy = false;
       try {
         const mode = `${o.readOnly ? ' READ ONLY' : ''}`;
-        const work = transaction(client, mode, `${asRole}${searchPath}`, text, values, o);
+        const work = transaction(driver, client, mode, `${asRole}${searchPath}`, text, values, o);
         work.catch(() => undefined); // when abandoned, its late failure is of no interest
-        const result = await Promise.race([work, watch.abandoned]);
+        const { result, broken } = await Promise.race([work, watch.abandoned]);
         if (watch.reason) throw new Error('stopped after the end');
+        if (broken) return result;
         // Back to a fresh session before the pool hands it on: session advisory locks, settings,
         // prepared statements and temporary tables do not outlive the call (pg names no statements).
         await client.query('DISCARD ALL');
@@ -218,6 +245,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly));
         return run(text, values, {
           ...options,
+          maxBytes,
           readOnly: readsOnly,
           rowSet: verdict.read && verdict.rowSet,
           offset: options.offset ?? 0,
@@ -229,6 +257,8 @@ export const postgresSource: SourceKind<PostgresConfig> = {
           readOnly: true,
           rowSet: true,
           maxRows: 100_000,
+          // The schema's rows are names and types; its budget is that of the whole catalog.
+          maxBytes: Math.max(maxBytes, 64 * 1024 * 1024),
           timeoutMs,
           offset: 0,
           signal,
@@ -256,22 +286,20 @@ export const postgresSource: SourceKind<PostgresConfig> = {
 
 /** One call's transaction: its limits, the statement (through a cursor for a row set), the end. */
 async function transaction(
+  driver: typeof pg,
   client: pg.PoolClient,
   mode: string,
   settings: string,
   text: string,
   values: readonly unknown[],
   o: Run,
-): Promise<SqlResult> {
+): Promise<Done> {
   // Several statements in one simple-protocol round trip; all are fixed text, integers and
   // identifiers quoted by escapeIdentifier.
   // standard_conforming_strings is set so that the server reads strings as the classifier did.
   await client.query(
     `BEGIN${mode}; SET LOCAL statement_timeout = ${o.timeoutMs}; SET LOCAL standard_conforming_strings = on${settings}`,
   );
-  let fields: { name: string }[];
-  let rows: unknown[][];
-  let changes: number | null = null;
   if (o.rowSet) {
     await client.query({
       text: `DECLARE mcp_run_rows NO SCROLL CURSOR FOR ${text}`,
@@ -279,24 +307,119 @@ async function transaction(
       queryMode: 'extended',
     } as pg.QueryConfig);
     if (o.offset > 0) await client.query(`MOVE FORWARD ${o.offset} IN mcp_run_rows`);
-    ({ fields, rows } = await client.query({
-      text: `FETCH FORWARD ${o.maxRows + 1} FROM mcp_run_rows`,
-      rowMode: 'array',
-    }));
-  } else {
-    // Extended protocol even without values: it refuses a second statement in the text.
-    const result = await client.query({
-      text,
-      values: [...values],
-      rowMode: 'array',
-      queryMode: 'extended',
-    } as pg.QueryConfig);
-    fields = result.fields;
-    rows = result.rows.slice(o.offset);
-    changes = result.rowCount;
+    const read = await readCursor(driver, client, o);
+    if (!read.broken) await client.query(o.readOnly ? 'ROLLBACK' : 'COMMIT');
+    return read;
   }
+  // Extended protocol even without values: it refuses a second statement in the text.
+  const result = await client.query({
+    text,
+    values: [...values],
+    rowMode: 'array',
+    queryMode: 'extended',
+  } as pg.QueryConfig);
   await client.query(o.readOnly ? 'ROLLBACK' : 'COMMIT');
-  if (fields.length === 0) return { columns: [], rows: [], truncated: false, changes: changes ?? 0 };
+  const changes = result.rowCount ?? 0;
+  if (result.fields.length === 0)
+    return { result: { columns: [], rows: [], truncated: false, changes }, broken: false };
+  const columns = uniqueColumns(result.fields.map((f) => f.name));
+  const budget = new RowBudget(o.maxBytes);
+  const kept: unknown[][] = [];
+  let truncated = false;
+  for (const row of (result.rows as unknown[][]).slice(o.offset)) {
+    const taken = kept.length < o.maxRows ? budget.take(row, kept.length) : undefined;
+    if (taken !== undefined) kept.push(taken);
+    if (taken === undefined || budget.cut !== undefined) {
+      truncated = true;
+      break;
+    }
+  }
+  const note = budget.note(kept.length);
+  return {
+    result: { columns, rows: rowObjects(columns, kept), truncated, ...(note !== undefined && { note }) },
+    broken: false,
+  };
+}
+
+/**
+ * Reads the cursor's rows in batches sized by the byte budget (one row first, then as many as the
+ * biggest row seen so far leaves room for), keeping each row only if it fits: pg hands each row
+ * over as it is parsed and holds none of them, so memory is the kept rows plus the one being read.
+ * A row whose bytes on the wire pass UNREADABLE_FACTOR × the budget closes the connection under it.
+ */
+async function readCursor(driver: typeof pg, client: pg.PoolClient, o: Run): Promise<Done> {
+  const budget = new RowBudget(o.maxBytes);
+  const kept: unknown[][] = [];
+  let fields: { name: string }[] = [];
+  let truncated = false;
+  let biggest = 0;
+  let batch = 1;
+  let broken = false;
+  const socket = (client as unknown as { connection: { stream: NodeJS.EventEmitter & { destroy(): void } } })
+    .connection.stream;
+  let sinceRow = 0;
+  const onData = (chunk: Buffer) => {
+    sinceRow += chunk.length;
+    if (sinceRow > UNREADABLE_FACTOR * o.maxBytes + 65536 && !broken) {
+      broken = true;
+      budget.unreadable();
+      // The client reports the closed connection as an error too; the caller discards it.
+      client.on('error', () => undefined);
+      socket.destroy();
+    }
+  };
+  socket.on('data', onData);
+  try {
+    while (!truncated) {
+      const n = Math.min(batch, o.maxRows + 1 - kept.length);
+      let got = 0;
+      const query = new driver.Query({
+        text: `FETCH FORWARD ${n} FROM mcp_run_rows`,
+        rowMode: 'array',
+      } as pg.QueryConfig);
+      query.on('row', (row: unknown[], result?: { fields: { name: string }[] }) => {
+        sinceRow = 0;
+        if (result) fields = result.fields;
+        got++;
+        let size = 0;
+        for (const value of row) size += valueBytes(value);
+        biggest = Math.max(biggest, size);
+        if (truncated) return;
+        const taken = kept.length < o.maxRows ? budget.take(row, kept.length) : undefined;
+        if (taken !== undefined) kept.push(taken);
+        // A row whose values were cut ends the read too: nothing after it would fit.
+        if (taken === undefined || budget.cut !== undefined) truncated = true;
+      });
+      const done = new Promise<void>((resolve, reject) => {
+        query.on('end', (result: pg.QueryResult) => {
+          fields = result.fields;
+          resolve();
+        });
+        query.on('error', reject);
+      });
+      sinceRow = 0;
+      client.query(query);
+      try {
+        await done;
+      } catch (err) {
+        if (broken) break;
+        throw err;
+      }
+      if (got < n) break;
+      const left = o.maxBytes - budget.used;
+      batch = Math.max(1, Math.min(MAX_BATCH, batch * 4, Math.floor(left / Math.max(biggest, 1))));
+    }
+  } finally {
+    socket.off('data', onData);
+  }
+  if (broken) truncated = true;
+  if (fields.length === 0 && kept.length === 0 && !broken) {
+    return { result: { columns: [], rows: [], truncated: false, changes: 0 }, broken };
+  }
   const columns = uniqueColumns(fields.map((f) => f.name));
-  return { columns, rows: rowObjects(columns, rows.slice(0, o.maxRows)), truncated: rows.length > o.maxRows };
+  const note = budget.note(kept.length);
+  return {
+    result: { columns, rows: rowObjects(columns, kept), truncated, ...(note !== undefined && { note }) },
+    broken,
+  };
 }

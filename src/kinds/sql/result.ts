@@ -60,3 +60,76 @@ export function redactor(secrets: readonly string[]): (text: string) => string {
   const present = secrets.filter((s) => s.length > 0);
   return (text) => present.reduce((t, secret) => t.replaceAll(secret, '***'), text);
 }
+
+/** The bytes a value holds, as the budget counts them (text and blob lengths, 8 per number). */
+export function valueBytes(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === 'string') return value.length;
+  if (value instanceof Uint8Array) return value.byteLength;
+  return 8;
+}
+
+/**
+ * The byte budget of one result, checked as each row arrives (before it is kept): rows past it are
+ * left out, and a first row that alone passes it has its big values cut to fit, so the model still
+ * sees what the row holds. `note` says which happened, for SqlResult.note.
+ */
+export class RowBudget {
+  /** Bytes of the rows kept so far. */
+  used = 0;
+  /** How the budget cut the result, once it did. */
+  cut: 'rows' | 'value' | 'unreadable' | undefined;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** The row to keep (its values maybe cut), or undefined when the budget is spent: stop reading. */
+  take(row: readonly unknown[], kept: number): unknown[] | undefined {
+    if (this.cut !== undefined) return undefined;
+    let size = 0;
+    for (const value of row) size += valueBytes(value);
+    if (this.used + size <= this.maxBytes) {
+      this.used += size;
+      return [...row];
+    }
+    if (kept > 0) {
+      this.cut = 'rows';
+      return undefined;
+    }
+    this.cut = 'value';
+    let left = this.maxBytes;
+    return row.map((value) => {
+      const bytes = valueBytes(value);
+      if (bytes <= left) {
+        left -= bytes;
+        return value;
+      }
+      const keep = left;
+      left = 0;
+      // A copy, so the cut value does not keep the whole one alive.
+      if (typeof value === 'string') return value.slice(0, keep);
+      if (value instanceof Uint8Array) return Buffer.from(value.subarray(0, keep));
+      return value;
+    });
+  }
+
+  /** A row too large to read at all ended the result (the connection reading it was closed). */
+  unreadable(): void {
+    this.cut = 'unreadable';
+  }
+
+  /** The sentence for the model, once the budget cut the result. */
+  note(kept: number): string | undefined {
+    const budget = `the source's byte budget (maxBytes: ${this.maxBytes})`;
+    const advice =
+      'select fewer or smaller columns, e.g. length(col) or substr(col, 1, 200) instead of a big value.';
+    if (this.cut === 'rows')
+      return `The rows were cut at ${kept} because the next row would pass ${budget}; ${advice}`;
+    if (this.cut === 'value') {
+      return `The first row alone passes ${budget}, so its big values were cut by the byte budget (they end early) and no further row was read; ${advice}`;
+    }
+    if (this.cut === 'unreadable') {
+      return `The rows were cut at ${kept} because the next row is far larger than ${budget} and was not read; ${advice}`;
+    }
+    return undefined;
+  }
+}
