@@ -1,0 +1,68 @@
+/**
+ * The small interface the catalog reports through for metrics and traces. It imports no library: the
+ * catalog calls these hooks, and `mcp-run --metrics` / `--otel` install real ones (ops/metrics.ts,
+ * ops/tracing.ts) at start-up. Without them every hook is a no-op, so a default start pays nothing.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** How a tool call ended; a bounded set, used as a metric label. */
+export type CallOutcome = 'ok' | 'tool_error' | 'protocol_error' | 'refused' | 'input_required';
+
+/** One tool call in progress; `end` is called exactly once. */
+export interface CallObservation {
+  /** Runs the call itself, e.g. with a trace span active so backend calls become its children. */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  end(outcome: CallOutcome): void;
+}
+
+export interface OpsHooks {
+  /** A tool call starts (after argument validation fails or not: every call the protocol routed). */
+  toolCall(tool: string): CallObservation;
+  /** A reload of the manifest finished. */
+  reload(outcome: 'ok' | 'failed'): void;
+}
+
+const NO_CALL: CallObservation = { run: (fn) => fn(), end() {} };
+
+const hooks: OpsHooks[] = [];
+
+/** Adds a set of hooks (metrics, tracing); each gets every event. */
+export function installOpsHooks(h: OpsHooks): () => void {
+  hooks.push(h);
+  return () => {
+    const i = hooks.indexOf(h);
+    if (i !== -1) hooks.splice(i, 1);
+  };
+}
+
+export const ops: OpsHooks = {
+  toolCall(tool) {
+    if (hooks.length === 0) return NO_CALL;
+    const observations = hooks.map((h) => h.toolCall(tool));
+    let ended = false;
+    return {
+      run: (fn) => observations.reduceRight<typeof fn>((inner, o) => () => o.run(inner), fn)(),
+      end(outcome) {
+        if (ended) return;
+        ended = true;
+        for (const o of observations) o.end(outcome);
+      },
+    };
+  },
+  reload(outcome) {
+    for (const h of hooks) h.reload(outcome);
+  },
+};
+
+// The W3C trace context of the HTTP request being served, recorded by the transport, read by
+// tracing (ops/tracing.ts). Kept here, dependency-free, so the transport never loads OpenTelemetry.
+const traceScope = new AsyncLocalStorage<string>();
+
+/** Runs `fn` with the request's `traceparent` header (if any) as the parent of its spans. */
+export function withTraceparent<T>(traceparent: string | undefined, fn: () => T): T {
+  return traceparent === undefined ? fn() : traceScope.run(traceparent, fn);
+}
+
+export function currentTraceparent(): string | undefined {
+  return traceScope.getStore();
+}

@@ -1,0 +1,56 @@
+/**
+ * OpenTelemetry traces (`--otel`, or OTEL_EXPORTER_OTLP_ENDPOINT). This module and the SDK and OTLP
+ * exporter it loads are imported only when traces are asked for, so a default start stays fast.
+ * One span per tool call, `tools/call <tool>`, a child of the W3C `traceparent` the HTTP request
+ * carried; the HTTP transport records that header with `withTraceparent` (ops/hooks.ts).
+ */
+import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Logger } from '../log.js';
+import { currentTraceparent, installOpsHooks } from './hooks.js';
+
+const DEFAULT_ENDPOINT = 'http://localhost:4318';
+
+/** Starts the SDK with a batching OTLP/HTTP exporter; returns what flushes and stops it. */
+export async function startTracing(endpoint: string | undefined, log: Logger): Promise<() => Promise<void>> {
+  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+  ]);
+  const base = (endpoint ?? DEFAULT_ENDPOINT).replace(/\/+$/, '');
+  const url = base.endsWith('/v1/traces') ? base : `${base}/v1/traces`;
+  const provider = new NodeTracerProvider({
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }), { scheduledDelayMillis: 500 })],
+  });
+  // Registers the global tracer, the AsyncLocalStorage context manager and the W3C propagator.
+  provider.register();
+  const tracer = trace.getTracer('mcp-run');
+  const uninstall = installOpsHooks({
+    toolCall(tool) {
+      const carrier: Record<string, string> = {};
+      const traceparent = currentTraceparent();
+      if (traceparent) carrier.traceparent = traceparent;
+      const parent = propagation.extract(context.active(), carrier);
+      const span = tracer.startSpan(
+        `tools/call ${tool}`,
+        { attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool } },
+        parent,
+      );
+      const active = trace.setSpan(parent, span);
+      return {
+        run: (fn) => context.with(active, fn),
+        end(outcome) {
+          span.setAttribute('mcp_run.outcome', outcome);
+          if (outcome !== 'ok' && outcome !== 'input_required')
+            span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+        },
+      };
+    },
+    reload() {},
+  });
+  log.info(`exporting traces to ${url}`);
+  return async () => {
+    uninstall();
+    await provider.shutdown().catch((err: Error) => log.warn(`traces: ${err.message}`));
+  };
+}
