@@ -128,12 +128,19 @@ export function wrapTool(
       const observed = ops.toolCall(name);
       return withLogFields({ tool: name }, () => observed.run(() => call(args, ctx))).then(
         (result) => {
-          observed.end(refusals.has(result) ? 'refused' : result.isError ? 'tool_error' : 'ok');
+          const outcome: CallOutcome = refusals.has(result)
+            ? 'refused'
+            : result.isError
+              ? 'tool_error'
+              : 'ok';
+          observed.end(outcome);
+          withLogFields({ tool: name }, () => log.debug(`tool ${name}: ${outcome}`));
           return result;
         },
         (err: unknown) => {
           const outcome: CallOutcome = err instanceof InputRequired ? 'input_required' : 'protocol_error';
           observed.end(outcome);
+          withLogFields({ tool: name }, () => log.debug(`tool ${name}: ${outcome}`));
           throw err;
         },
       );

@@ -116,10 +116,12 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   process.on('SIGHUP', () => void reloader?.reload());
   const opsServer =
     place && 'port' in place
-      ? await serveOps(route(ops, ref, log), place.port, options.host ?? '127.0.0.1').catch((err: Error) => {
-          process.stderr.write(`mcp-run: cannot serve metrics on port ${place.port}: ${err.message}\n`);
-          process.exit(1);
-        })
+      ? await serveOps(route(ops, ref, log, '/metrics'), place.port, options.host ?? '127.0.0.1').catch(
+          (err: Error) => {
+            process.stderr.write(`mcp-run: cannot serve metrics on port ${place.port}: ${err.message}\n`);
+            process.exit(1);
+          },
+        )
       : undefined;
   if (opsServer) log.info(`metrics on ${opsServer.url}`);
   const stopOps = async () => {
@@ -127,10 +129,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     await stopTracing?.();
   };
   if (options.http)
-    return serveOverHttp(file, ref, protocol, log, options, ops, async () => {
-      await reloader?.close();
-      await stopOps();
-    });
+    return serveOverHttp(file, ref, protocol, log, options, ops, async () => reloader?.close(), stopOps);
   const stdio = serveStdio(protocol, { log });
   const stop = async () => {
     protocol.close();
@@ -175,6 +174,8 @@ async function serveOverHttp(
   options: ServeOptions,
   ops: Ops,
   stopWatching: () => Promise<void>,
+  /** After the HTTP server closed: the metrics port, then the last spans are flushed. */
+  stopOps: () => Promise<void>,
 ): Promise<void> {
   // Signal handlers go in before the port opens: a SIGTERM that arrives right after the
   // "listening on" line must shut down gracefully, not kill the process with the default action.
@@ -185,6 +186,7 @@ async function serveOverHttp(
     stopping = true;
     await stopWatching();
     await http?.close();
+    await stopOps();
     await ref.current.dispose();
     process.exit(0);
   };
@@ -201,7 +203,13 @@ async function serveOverHttp(
       path: options.path,
       allowedHosts: options.allowedHost,
       allowedOrigins: options.allowedOrigin,
-      opsRoute: route(ops, ref, log, () => !stopping),
+      opsRoute: route(
+        ops,
+        ref,
+        log,
+        ops.place && 'path' in ops.place ? ops.place.path : undefined,
+        () => !stopping,
+      ),
     });
     const transport = http;
     ops.metrics?.observeTransport(() => transport.stats());
@@ -224,13 +232,20 @@ async function serveOverHttp(
   );
 }
 
-function route(ops: Ops, ref: CatalogRef, log: StderrLogger, serving: () => boolean = () => true): OpsRoute {
+/** The ops endpoints; `metricsPath` undefined: the metrics are not served by this server. */
+function route(
+  ops: Ops,
+  ref: CatalogRef,
+  log: StderrLogger,
+  metricsPath: string | undefined,
+  serving: () => boolean = () => true,
+): OpsRoute {
   return opsRoutes({
     sources: ops.sources,
     // The ref exists only once a catalog compiled; shutting down makes the server not ready.
     loaded: () => serving() && ref.current !== undefined,
     ...(ops.metrics && { metrics: ops.metrics }),
-    ...(ops.place && 'path' in ops.place && { metricsPath: ops.place.path }),
+    ...(metricsPath !== undefined && { metricsPath }),
     redact: (text) => log.redact(text),
   });
 }

@@ -15,11 +15,26 @@ export interface CallObservation {
   end(outcome: CallOutcome): void;
 }
 
+/** One call to a backend through a source: a SQL statement (its text, never its values), an HTTP request. */
+export interface BackendCall {
+  readonly system: 'sql' | 'http';
+  /** The source's name in the manifest. */
+  readonly source: string;
+  /** A short span name: `SELECT mem`, `GET api`. */
+  readonly name: string;
+  readonly attributes: Readonly<Record<string, string | number>>;
+}
+
+/** Runs a backend call; `headers` are to be sent with it (a `traceparent`), when it has headers. */
+export type BackendRun<T> = (headers: Readonly<Record<string, string>>) => Promise<T>;
+
 export interface OpsHooks {
   /** A tool call starts (after argument validation fails or not: every call the protocol routed). */
   toolCall(tool: string): CallObservation;
   /** A reload of the manifest finished. */
   reload(outcome: 'ok' | 'failed'): void;
+  /** Wraps one backend call (tracing makes it a child span and adds its `traceparent`). */
+  backend?<T>(call: BackendCall, run: BackendRun<T>): Promise<T>;
 }
 
 const NO_CALL: CallObservation = { run: (fn) => fn(), end() {} };
@@ -35,7 +50,7 @@ export function installOpsHooks(h: OpsHooks): () => void {
   };
 }
 
-export const ops: OpsHooks = {
+export const ops: Required<OpsHooks> = {
   toolCall(tool) {
     if (hooks.length === 0) return NO_CALL;
     const observations = hooks.map((h) => h.toolCall(tool));
@@ -51,6 +66,14 @@ export const ops: OpsHooks = {
   },
   reload(outcome) {
     for (const h of hooks) h.reload(outcome);
+  },
+  backend<T>(call: BackendCall, run: BackendRun<T>): Promise<T> {
+    let wrapped: BackendRun<T> = run;
+    for (const h of hooks) {
+      const inner = wrapped;
+      if (h.backend) wrapped = (headers) => h.backend!(call, (more) => inner({ ...headers, ...more }));
+    }
+    return wrapped({});
   },
 };
 

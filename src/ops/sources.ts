@@ -3,8 +3,16 @@
  * are wrapped so that each source `open` returns is recorded and forgotten when it is disposed; a
  * reload opens new sources (the newest of a name is the one served) and disposes the old ones.
  */
-import type { OpenedSource, SourceKind, SourcePoolStats } from '../kinds/contract/kinds.js';
+import type {
+  HttpCapability,
+  OpenedSource,
+  SourceCapabilities,
+  SourceKind,
+  SourcePoolStats,
+  SqlCapability,
+} from '../kinds/contract/kinds.js';
 import type { KindRegistry } from '../kinds/registry.js';
+import { ops } from './hooks.js';
 
 /** Longest a readiness check waits for one source. */
 export const PING_TIMEOUT_MS = 2000;
@@ -40,6 +48,7 @@ export class SourceTracker {
         this.live.set(ctx.name, list);
         return {
           ...opened,
+          capabilities: observed(ctx.name, opened.capabilities),
           dispose: async () => {
             const left = (this.live.get(ctx.name) ?? []).filter((s) => s !== opened);
             if (left.length === 0) this.live.delete(ctx.name);
@@ -89,4 +98,52 @@ export class SourceTracker {
     }
     return out;
   }
+}
+
+/**
+ * The capabilities with each backend call reported through the ops hooks (a child span per SQL
+ * statement, without its values, and per HTTP request, which carries the `traceparent`).
+ */
+function observed(source: string, caps: Partial<SourceCapabilities>): Partial<SourceCapabilities> {
+  const out: Partial<SourceCapabilities> = { ...caps };
+  const { sql, http } = caps;
+  if (sql) {
+    const query: SqlCapability['query'] = (statement, values, options) => {
+      const text = statement.segments.join('?');
+      const operation = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
+      return ops.backend(
+        {
+          system: 'sql',
+          source,
+          name: `${operation} ${source}`,
+          attributes: {
+            'db.system.name': sql.dialect,
+            'db.query.text': text,
+            'db.operation.name': operation,
+          },
+        },
+        () => sql.query(statement, values, options),
+      );
+    };
+    out.sql = { ...sql, query };
+  }
+  if (http) {
+    const request: HttpCapability['request'] = (req) => {
+      const method = req.method.toUpperCase();
+      return ops.backend(
+        {
+          system: 'http',
+          source,
+          name: `${method} ${source}`,
+          attributes: { 'http.request.method': method, 'url.full': `${http.baseUrl}${req.path}` },
+        },
+        (headers) =>
+          http.request(
+            Object.keys(headers).length === 0 ? req : { ...req, headers: { ...req.headers, ...headers } },
+          ),
+      );
+    };
+    out.http = { ...http, request };
+  }
+  return out;
 }

@@ -2,9 +2,11 @@
  * OpenTelemetry traces (`--otel`, or OTEL_EXPORTER_OTLP_ENDPOINT). This module and the SDK and OTLP
  * exporter it loads are imported only when traces are asked for, so a default start stays fast.
  * One span per tool call, `tools/call <tool>`, a child of the W3C `traceparent` the HTTP request
- * carried; the HTTP transport records that header with `withTraceparent` (ops/hooks.ts).
+ * carried (the HTTP transport records that header with `withTraceparent`, ops/hooks.ts), and a
+ * client span per backend call below it: a SQL statement (its text, never its values) or an HTTP
+ * request, which sends the `traceparent` on to the upstream.
  */
-import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from '../log.js';
 import { currentTraceparent, installOpsHooks } from './hooks.js';
 
@@ -47,6 +49,26 @@ export async function startTracing(endpoint: string | undefined, log: Logger): P
       };
     },
     reload() {},
+    backend(call, run) {
+      const span = tracer.startSpan(call.name, { kind: SpanKind.CLIENT, attributes: { ...call.attributes } });
+      const active = trace.setSpan(context.active(), span);
+      const headers: Record<string, string> = {};
+      if (call.system === 'http') propagation.inject(active, headers);
+      return context
+        .with(active, () => run(headers))
+        .then(
+          (result) => {
+            span.end();
+            return result;
+          },
+          (err: unknown) => {
+            span.recordException(err as Error);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+            span.end();
+            throw err;
+          },
+        );
+    },
   });
   log.info(`exporting traces to ${url}`);
   return async () => {

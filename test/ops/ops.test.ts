@@ -2,7 +2,6 @@
 // real PostgreSQL (through a TCP proxy on 127.0.0.1 the test closes to take it down), an in-memory
 // SQLite source, an HTTP upstream on 127.0.0.1. /metrics is read with a Prometheus text parser.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -12,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 // @ts-expect-error: the parser ships no types; parse() returns the metric families below.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { CLI } from '../helpers/demo.js';
+import { eventually, type Served, serveJson } from './harness.js';
 
 interface Family {
   name: string;
@@ -33,8 +32,7 @@ const traceparents: (string | undefined)[] = [];
 let proxy: TcpServer;
 const proxied = new Set<Socket>();
 let proxyPort: number;
-let child: ChildProcess;
-let stderr = '';
+let served: Served;
 let base: string;
 
 before(async () => {
@@ -86,92 +84,18 @@ tools:
     path: /ping
 `,
   );
-  child = spawn(
-    process.execPath,
-    [
-      CLI,
-      manifest,
-      '--http',
-      '--port',
-      '0',
-      '--metrics',
-      '--log-format',
-      'json',
-      '--log-level',
-      'debug',
-      '--no-watch',
-    ],
-    { stdio: 'pipe', env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '' } },
-  );
-  base = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      const m = /"msg":"listening on (http:\/\/[^"]+)\/mcp"/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
+  served = await serveJson(manifest, ['--metrics', '--log-level', 'debug']);
+  base = served.base;
 });
 
 after(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-  }
+  await served?.stop();
   upstream?.close();
   proxy?.close();
   for (const s of proxied) s.destroy();
 });
 
-let nextId = 1;
-async function rpc(method: string, params: unknown, headers: Record<string, string> = {}): Promise<unknown> {
-  const res = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
-  });
-  const text = await res.text();
-  const json = text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)?.[1];
-  assert.ok(json, `no JSON-RPC answer: ${res.status} ${text}`);
-  return JSON.parse(json);
-}
-
-let session: string | undefined;
-async function call(name: string, args: unknown, headers: Record<string, string> = {}) {
-  if (!session) {
-    const res = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
-    session = res.headers.get('mcp-session-id') ?? undefined;
-    await res.text();
-    assert.ok(session, 'initialize gave a session');
-    await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': session,
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    });
-  }
-  return (await rpc('tools/call', { name, arguments: args }, { 'mcp-session-id': session, ...headers })) as {
-    result?: { isError?: boolean; content: { text: string }[] };
-  };
-}
+const call = (name: string, args: unknown) => served.call(name, args);
 
 let lastText = '';
 async function scrape(): Promise<Map<string, Family>> {
@@ -240,27 +164,30 @@ test('/metrics counts the calls made, per tool and outcome, parsed by a Promethe
 });
 
 test('--log-format json: one JSON object a line, with request ids', async () => {
-  const lines = stderr.trim().split('\n');
-  for (const line of lines) {
-    const parsed = JSON.parse(line) as { level: string; msg: string; time: string };
-    assert.ok(parsed.level && parsed.time && typeof parsed.msg === 'string', line);
-  }
-  // A failing tool call logs inside the request: its line carries the request id and the tool.
-  const before = stderr.length;
-  const res = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'x-request-id': 'req-42',
-    },
-    body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
-  });
+  // A tool call with the client's X-Request-Id: the answer echoes it and the call's log line has it.
+  const res = await served.post(
+    { jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'square', arguments: { n: 5 } } },
+    { 'x-request-id': 'req-42' },
+  );
   await res.text();
   assert.equal(res.headers.get('x-request-id'), 'req-42');
+  const parsed = () =>
+    served
+      .stderr()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, string>);
+  await eventually(() => parsed().some((l) => l.requestId === 'req-42'), 'a line of request req-42');
+  const line = parsed().find((l) => l.requestId === 'req-42')!;
+  assert.deepEqual(
+    { level: line.level, msg: line.msg, tool: line.tool },
+    { level: 'debug', msg: 'tool square: ok', tool: 'square' },
+  );
+  assert.ok(!Number.isNaN(Date.parse(line.time!)));
+  for (const l of parsed()) assert.ok(l.level && l.time && typeof l.msg === 'string', JSON.stringify(l));
+  // Without one, a fresh id.
   const noId = await fetch(`${base}/healthz`);
   assert.match(noId.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-  void before;
 });
 
 test('/readyz names the source that went down', async () => {
