@@ -33,6 +33,11 @@ export interface OpsHooks {
   toolCall(tool: string): CallObservation;
   /** A reload of the manifest finished. */
   reload(outcome: 'ok' | 'failed'): void;
+  /**
+   * Wraps the serving of one HTTP request's JSON-RPC message (tracing: its span, named by method and,
+   * for `tools/call`, tool). `method` is a well-formed method name or `unknown`.
+   */
+  request?<T>(method: string, tool: string | undefined, run: () => Promise<T>): Promise<T>;
   /** Wraps one backend call (tracing makes it a child span and adds its `traceparent`). */
   backend?<T>(call: BackendCall, run: BackendRun<T>): Promise<T>;
 }
@@ -67,6 +72,14 @@ export const ops: Required<OpsHooks> = {
   reload(outcome) {
     for (const h of hooks) h.reload(outcome);
   },
+  request<T>(method: string, tool: string | undefined, run: () => Promise<T>): Promise<T> {
+    let wrapped = run;
+    for (const h of hooks) {
+      const inner = wrapped;
+      if (h.request) wrapped = () => h.request!(method, tool, inner);
+    }
+    return wrapped();
+  },
   backend<T>(call: BackendCall, run: BackendRun<T>): Promise<T> {
     let wrapped: BackendRun<T> = run;
     for (const h of hooks) {
@@ -88,4 +101,16 @@ export function withTraceparent<T>(traceparent: string | undefined, fn: () => T)
 
 export function currentTraceparent(): string | undefined {
   return traceScope.getStore();
+}
+
+/** The method and tool a JSON-RPC message names, shaped for a span name (bounded, no odd text). */
+export function describeMessage(message: unknown): { method: string; tool: string | undefined } {
+  const m = (typeof message === 'object' && message !== null ? message : {}) as {
+    method?: unknown;
+    params?: { name?: unknown };
+  };
+  const method = typeof m.method === 'string' && /^[\w/.$-]{1,64}$/.test(m.method) ? m.method : 'unknown';
+  const name = method === 'tools/call' ? m.params?.name : undefined;
+  const tool = typeof name === 'string' && /^[\w.-]{1,128}$/.test(name) ? name : undefined;
+  return { method, tool };
 }

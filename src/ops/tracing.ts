@@ -1,12 +1,13 @@
 /**
  * OpenTelemetry traces (`--otel`, or OTEL_EXPORTER_OTLP_ENDPOINT). This module and the SDK and OTLP
  * exporter it loads are imported only when traces are asked for, so a default start stays fast.
- * One span per tool call, `tools/call <tool>`, a child of the W3C `traceparent` the HTTP request
- * carried (the HTTP transport records that header with `withTraceparent`, ops/hooks.ts), and a
- * client span per backend call below it: a SQL statement (its text, never its values) or an HTTP
+ * One span per HTTP request's message, named by method (and tool: `tools/call <tool>`), a child of
+ * the W3C `traceparent` the request carried (the HTTP transport records that header with
+ * `withTraceparent`, ops/hooks.ts); on stdio, a span per tool call. Below it, a client span per
+ * backend call: a SQL statement (its text, never its values) or an HTTP
  * request, which sends the `traceparent` on to the upstream.
  */
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from '../log.js';
 import { currentTraceparent, installOpsHooks } from './hooks.js';
 
@@ -26,12 +27,43 @@ export async function startTracing(endpoint: string | undefined, log: Logger): P
   // Registers the global tracer, the AsyncLocalStorage context manager and the W3C propagator.
   provider.register();
   const tracer = trace.getTracer('mcp-run');
+  /** The request spans of `tools/call`, by tool: a call inside one reports on it, not a span of its own. */
+  const requestSpans = new WeakMap<Span, string>();
+  const incoming = () => {
+    const carrier: Record<string, string> = {};
+    const traceparent = currentTraceparent();
+    if (traceparent) carrier.traceparent = traceparent;
+    return propagation.extract(context.active(), carrier);
+  };
   const uninstall = installOpsHooks({
+    request(method, tool, run) {
+      const parent = incoming();
+      const span = tracer.startSpan(
+        tool ? `${method} ${tool}` : method,
+        {
+          kind: SpanKind.SERVER,
+          attributes: { 'mcp.method.name': method, ...(tool && { 'gen_ai.tool.name': tool }) },
+        },
+        parent,
+      );
+      if (tool) requestSpans.set(span, tool);
+      return context.with(trace.setSpan(parent, span), run).finally(() => span.end());
+    },
     toolCall(tool) {
-      const carrier: Record<string, string> = {};
-      const traceparent = currentTraceparent();
-      if (traceparent) carrier.traceparent = traceparent;
-      const parent = propagation.extract(context.active(), carrier);
+      const current = trace.getActiveSpan();
+      if (current && requestSpans.get(current) === tool) {
+        requestSpans.delete(current);
+        return {
+          run: (fn) => fn(),
+          end(outcome) {
+            current.setAttribute('mcp_run.outcome', outcome);
+            if (outcome !== 'ok' && outcome !== 'input_required')
+              current.setStatus({ code: SpanStatusCode.ERROR });
+          },
+        };
+      }
+      // Outside an HTTP request (stdio): the call is its own span.
+      const parent = incoming();
       const span = tracer.startSpan(
         `tools/call ${tool}`,
         { attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool } },

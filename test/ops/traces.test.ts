@@ -102,6 +102,10 @@ test('--otel: tool spans under the incoming traceparent, backend spans under the
   assert.equal(tool.traceId, traceId);
   assert.equal(tool.parentSpanId, parentId);
   assert.equal(attr(tool, 'mcp_run.outcome'), 'ok');
+  assert.equal(spans.filter((s) => s.name === 'tools/call ping_api').length, 1, 'one span per request');
+  // Every request has its span, named by its method.
+  assert.ok(spans.some((s) => s.name === 'initialize'));
+  assert.ok(spans.some((s) => s.name === 'notifications/initialized'));
   const get = spans.find((s) => s.name === 'GET api');
   assert.ok(get);
   assert.equal(get.traceId, traceId);

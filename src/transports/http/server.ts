@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { problems } from '../../errors.js';
 import { type Logger, withLogFields } from '../../log.js';
-import { withTraceparent } from '../../ops/hooks.js';
+import { describeMessage, ops, withTraceparent } from '../../ops/hooks.js';
 import { servedStatelessly } from '../../protocol/classify.js';
 import { ErrorCode } from '../../protocol/jsonrpc.js';
 import type { Protocol } from '../../protocol/server.js';
@@ -184,8 +184,10 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       header(req, 'mcp-protocol-version'),
       header(req, 'mcp-session-id') !== undefined,
     );
-    if (stateless) await serveModernPost(modern, req, res, message);
-    else await serveLegacyPost(legacy, req, res, message);
+    const { method, tool } = describeMessage(message);
+    await ops.request(method, tool, () =>
+      stateless ? serveModernPost(modern, req, res, message) : serveLegacyPost(legacy, req, res, message),
+    );
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
