@@ -23,15 +23,21 @@ export interface ToolAnswer {
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** Starts `mcp-run <manifest> --http --port 0 --log-format json <args>`; resolves once it listens. */
-export async function serveJson(
-  manifest: string,
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<Served> {
+export async function serveJson(manifest: string, args: string[], { watch = false } = {}): Promise<Served> {
   const child = spawn(
     process.execPath,
-    [CLI, manifest, '--http', '--port', '0', '--log-format', 'json', '--no-watch', ...args],
-    { stdio: 'pipe', env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', ...env } },
+    [
+      CLI,
+      manifest,
+      '--http',
+      '--port',
+      '0',
+      '--log-format',
+      'json',
+      ...(watch ? [] : ['--no-watch']),
+      ...args,
+    ],
+    { stdio: 'pipe', env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '' } },
   );
   let stderr = '';
   const base = await new Promise<string>((resolve, reject) => {
@@ -98,9 +104,13 @@ export async function serveJson(
 }
 
 /** Waits until `check` holds, for output that arrives on its own schedule (no timing asserted). */
-export async function eventually(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  limitMs = 10_000,
+): Promise<void> {
   const until = Date.now() + limitMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > until) assert.fail(`never saw ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

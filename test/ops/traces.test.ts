@@ -11,7 +11,12 @@ import { after, before, test } from 'node:test';
 // @ts-expect-error: the parser ships no types.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { StderrLogger, withLogFields } from '../../src/log.js';
-import { type Served, serveJson } from './harness.js';
+import { eventually, type Served, serveJson } from './harness.js';
+
+interface Family {
+  name: string;
+  metrics: { labels?: Record<string, string>; value?: string }[];
+}
 
 interface OtlpSpan {
   traceId: string;
@@ -132,10 +137,7 @@ test('--metrics <port>: metrics on a port of their own, not on the MCP server', 
     await served.call('square', { n: 2 });
     const own = await fetch(`http://127.0.0.1:${free}/metrics`);
     assert.equal(own.status, 200);
-    const families = parsePrometheusTextFormat(await own.text()) as {
-      name: string;
-      metrics: { labels?: Record<string, string>; value?: string }[];
-    }[];
+    const families = parsePrometheusTextFormat(await own.text()) as Family[];
     const calls = families.find((f) => f.name === 'mcp_run_tool_calls_total');
     assert.equal(
       calls?.metrics.find((m) => m.labels?.tool === 'square' && m.labels.outcome === 'ok')?.value,
@@ -143,6 +145,38 @@ test('--metrics <port>: metrics on a port of their own, not on the MCP server', 
     );
     assert.equal((await fetch(`${served.base}/metrics`)).status, 404);
     assert.equal((await fetch(`http://127.0.0.1:${free}/readyz`)).status, 200);
+  } finally {
+    await served.stop();
+  }
+});
+
+test('--metrics counts reloads, good and failed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-run-reload-'));
+  const file = join(dir, 'mcp.yaml');
+  const manifestWith = (tool: string) =>
+    `sources:\n  mem: { kind: sqlite, path: ":memory:" }\ntools:\n  ${tool}: { kind: sql, source: mem, sql: "SELECT 1 AS one" }\n`;
+  writeFileSync(file, manifestWith('first'));
+  const served = await serveJson(file, ['--metrics', '--log-level', 'debug'], { watch: true });
+  const reloads = async () => {
+    const text = await (await fetch(`${served.base}/metrics`)).text();
+    const families = parsePrometheusTextFormat(text) as Family[];
+    const family = families.find((f) => f.name === 'mcp_run_reloads_total');
+    const of = (outcome: string) =>
+      Number(family?.metrics.find((m) => m.labels?.outcome === outcome)?.value ?? 0);
+    return { ok: of('ok'), failed: of('failed') };
+  };
+  try {
+    // An edit before the watcher is ready would go unseen.
+    await eventually(() => served.stderr().includes('"msg":"watching '), 'the watcher ready');
+    assert.deepEqual(await reloads(), { ok: 0, failed: 0 });
+    writeFileSync(file, manifestWith('second'));
+    await eventually(async () => (await reloads()).ok === 1, 'a good reload counted');
+    writeFileSync(file, 'tools: [not a map\n');
+    await eventually(async () => (await reloads()).failed === 1, 'a failed reload counted');
+    // One write may reach the watcher as two events, a second (unchanged, good) reload: ok >= 1.
+    const counted = await reloads();
+    assert.equal(counted.failed, 1);
+    assert.ok(counted.ok >= 1);
   } finally {
     await served.stop();
   }
