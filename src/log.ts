@@ -1,7 +1,31 @@
 /**
  * The logger. Everything goes to stderr: on stdio, stdout belongs to JSON-RPC alone. Values that came
  * from the environment (`${env:…}`) are registered as secrets and replaced by `***` in every line.
+ *
+ * `--log-format json` writes one JSON object a line instead (`time`, `level`, `msg`, and the
+ * `requestId`/`tool` of the request the line was logged in, from `logScope`), redacted the same way.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** What a log line is about: set by the HTTP transport per request and by the tool wrapper per call. */
+export interface LogFields {
+  readonly requestId?: string;
+  readonly tool?: string;
+}
+
+const scope = new AsyncLocalStorage<LogFields>();
+
+/** Runs `fn` with `fields` added to every line logged inside it (and in what it awaits). */
+export function withLogFields<T>(fields: LogFields, fn: () => T): T {
+  return scope.run({ ...scope.getStore(), ...fields }, fn);
+}
+
+/** The fields of the current request, if any. */
+export function currentLogFields(): LogFields | undefined {
+  return scope.getStore();
+}
+
+export type LogFormat = 'text' | 'json';
 
 /** Where a part of mcp-run writes its lines; the kinds get one through their context. */
 export interface Logger {
@@ -23,6 +47,7 @@ export class StderrLogger implements Logger {
   constructor(
     private threshold: LogThreshold = 'info',
     private readonly write: (line: string) => void = (line) => process.stderr.write(line),
+    private readonly format: LogFormat = 'text',
   ) {}
 
   setThreshold(threshold: LogThreshold): void {
@@ -54,6 +79,18 @@ export class StderrLogger implements Logger {
 
   private emit(level: Exclude<LogThreshold, 'silent'>, message: string): void {
     if (LEVELS[level] < LEVELS[this.threshold]) return;
+    if (this.format === 'json') {
+      // Redacted before encoding, so a secret that JSON would escape is still found as written.
+      const fields = Object.entries(scope.getStore() ?? {}).map(([k, v]) => [k, this.redact(String(v))]);
+      const line = {
+        time: new Date().toISOString(),
+        level,
+        msg: this.redact(message),
+        ...Object.fromEntries(fields),
+      };
+      this.write(`${JSON.stringify(line)}\n`);
+      return;
+    }
     const prefix = level === 'info' ? '' : `${level}: `;
     this.write(`mcp-run: ${prefix}${this.redact(message)}\n`);
   }

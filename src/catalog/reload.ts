@@ -22,6 +22,7 @@ import { ManifestError } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { StderrLogger } from '../log.js';
 import { loadManifestText } from '../manifest/load.js';
+import { ops } from '../ops/hooks.js';
 import { compileCatalog } from './compile.js';
 import { describeDiff, diffCatalogs } from './diff.js';
 import type { Catalog, CatalogRef, ListCategory } from './types.js';
@@ -107,6 +108,14 @@ export class Reloader {
   private enqueue(paths: ReadonlySet<string>, force: boolean): Promise<ReloadOutcome> {
     const revision = ++this.revision;
     const run = this.queue.then(() => this.run(revision, paths, force));
+    // Counted for metrics: 'reloaded' and 'unchanged' are good reloads; a superseded one is neither.
+    run.then(
+      (outcome) => {
+        if (outcome === 'failed') ops.reload('failed');
+        else if (outcome !== 'superseded') ops.reload('ok');
+      },
+      () => ops.reload('failed'),
+    );
     // A reload started by the watcher has no caller to hear of a failure: say it here.
     this.queue = run.catch((err: unknown) =>
       this.options.log.error(`reload of ${this.name} did not finish: ${describeError(err)}`),

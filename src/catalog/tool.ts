@@ -10,7 +10,8 @@
  */
 import type { CompiledTool } from '../kinds/contract/kinds.js';
 import { errorResult } from '../kinds/contract/results.js';
-import type { Logger } from '../log.js';
+import { type Logger, withLogFields } from '../log.js';
+import { type CallOutcome, ops } from '../ops/hooks.js';
 import {
   InputRequired,
   InteractionFailed,
@@ -47,6 +48,8 @@ export function wrapTool(
   const nullMeansAbsent = optionalNonNullable(descriptor.inputSchema);
   const own = maxConcurrency === undefined ? undefined : new Slots(maxConcurrency);
   const limits = own ? [own, allCalls] : [allCalls];
+  // Results that say a limit refused the call, told apart for the metrics' outcome label.
+  const refusals = new WeakSet<ToolResult>();
   const action = async (
     values: Readonly<Record<string, unknown>>,
     ctx: ToolCallContext,
@@ -58,9 +61,11 @@ export function wrapTool(
         own && own.active >= own.max
           ? `maxConcurrency ${own.max} of this tool`
           : `the limit of ${ALL_CALLS_LIMIT} calls for the whole server`;
-      return errorResult(
+      const refused = errorResult(
         `Tool ${name} did not start: too many calls are running (${limit}) and none finished within ${QUEUE_WAIT_MS} ms. This is temporary: retry the call shortly.`,
       );
+      refusals.add(refused);
+      return refused;
     }
     try {
       return await compiled.run(values, ctx);
@@ -94,30 +99,51 @@ export function wrapTool(
       return errorResult(`Tool ${name} failed: ${(err as Error).message}`);
     }
   };
+  const call = async (args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> => {
+    // Defaults are written into the arguments: work on a copy of the top level. (Nested defaults
+    // land in the request's own parsed objects, which nothing else reads; a deep copy per call
+    // showed up in the profile.)
+    const values = { ...args };
+    // Strict clients (OpenAI's Agents SDK) send null for an optional argument they leave out.
+    for (const key of nullMeansAbsent) if (values[key] === null) delete values[key];
+    const invalid = validateArgs(values);
+    if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
+    // Only the action's own result has to match the outputSchema, not "cancelled by the user".
+    let acted: ToolResult | undefined;
+    const act = async (v: Readonly<Record<string, unknown>>) => (acted = await action(v, ctx));
+    const result = steps ? await interactive(values, ctx, steps, act) : await act(values);
+    if (validateOutput && result === acted && !result.isError) {
+      const mismatch = validateOutput(result.structuredContent);
+      if (mismatch) {
+        return errorResult(
+          `Tool ${name} produced a result that does not match its outputSchema: ${mismatch}.`,
+        );
+      }
+    }
+    return result;
+  };
   return {
     descriptor,
-    async call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
-      // Defaults are written into the arguments: work on a copy of the top level. (Nested defaults
-      // land in the request's own parsed objects, which nothing else reads; a deep copy per call
-      // showed up in the profile.)
-      const values = { ...args };
-      // Strict clients (OpenAI's Agents SDK) send null for an optional argument they leave out.
-      for (const key of nullMeansAbsent) if (values[key] === null) delete values[key];
-      const invalid = validateArgs(values);
-      if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
-      // Only the action's own result has to match the outputSchema, not "cancelled by the user".
-      let acted: ToolResult | undefined;
-      const act = async (v: Readonly<Record<string, unknown>>) => (acted = await action(v, ctx));
-      const result = steps ? await interactive(values, ctx, steps, act) : await act(values);
-      if (validateOutput && result === acted && !result.isError) {
-        const mismatch = validateOutput(result.structuredContent);
-        if (mismatch) {
-          return errorResult(
-            `Tool ${name} produced a result that does not match its outputSchema: ${mismatch}.`,
-          );
-        }
-      }
-      return result;
+    call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+      const observed = ops.toolCall(name);
+      return withLogFields({ tool: name }, () => observed.run(() => call(args, ctx))).then(
+        (result) => {
+          const outcome: CallOutcome = refusals.has(result)
+            ? 'refused'
+            : result.isError
+              ? 'tool_error'
+              : 'ok';
+          observed.end(outcome);
+          withLogFields({ tool: name }, () => log.debug(`tool ${name}: ${outcome}`));
+          return result;
+        },
+        (err: unknown) => {
+          const outcome: CallOutcome = err instanceof InputRequired ? 'input_required' : 'protocol_error';
+          observed.end(outcome);
+          withLogFields({ tool: name }, () => log.debug(`tool ${name}: ${outcome}`));
+          throw err;
+        },
+      );
     },
   };
 }

@@ -106,6 +106,19 @@ program
     'require Authorization: Bearer <token>; NAME holds the tokens, comma-separated',
   )
   .option('--api-key-env <NAME>', 'require X-API-Key: <key>; NAME holds the keys, comma-separated')
+  .option(
+    '--metrics [path|port]',
+    'serve Prometheus metrics: on a path of the --http server (default /metrics) or on a port of their own',
+  )
+  .addOption(
+    new Option('--log-format <format>', 'text lines, or one JSON object a line for log pipelines')
+      .choices(['text', 'json'])
+      .default('text'),
+  )
+  .option(
+    '--otel [endpoint]',
+    'export OpenTelemetry traces over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318)',
+  )
   .addHelpText(
     'after',
     `

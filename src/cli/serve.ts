@@ -5,8 +5,12 @@ import { type Catalog, CatalogRef } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import { type LogThreshold, StderrLogger } from '../log.js';
+import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { loadManifest } from '../manifest/load.js';
+import { installOpsHooks } from '../ops/hooks.js';
+import type { Metrics } from '../ops/metrics.js';
+import { type OpsRoute, opsRoutes, serveOps } from '../ops/routes.js';
+import { SourceTracker } from '../ops/sources.js';
 import { createProtocol, type Protocol } from '../protocol/server.js';
 import {
   authFromEnv,
@@ -31,6 +35,29 @@ export interface ServeOptions {
   /** Names of environment variables holding the accepted bearer tokens / API keys. */
   readonly authTokenEnv?: string;
   readonly apiKeyEnv?: string;
+  /** `--metrics [path|port]`: Prometheus metrics on a path of the HTTP server (default /metrics) or a port of their own. */
+  readonly metrics?: string | boolean;
+  readonly logFormat?: LogFormat;
+  /** `--otel [endpoint]`: OTLP/HTTP traces (also on when OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  readonly otel?: string | boolean;
+}
+
+/** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
+type MetricsPlace = { readonly path: string } | { readonly port: number };
+
+function metricsPlace(value: string | boolean | undefined): MetricsPlace | undefined | string {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { path: '/metrics' };
+  if (/^\d+$/.test(value) && Number(value) <= 65535) return { port: Number(value) };
+  if (value.startsWith('/') && !['/healthz', '/readyz'].includes(value)) return { path: value };
+  return `--metrics takes a path starting with / or a port, not ${JSON.stringify(value)}`;
+}
+
+/** What --metrics, --otel and the health endpoints need, set up before the catalog loads. */
+interface Ops {
+  readonly sources: SourceTracker;
+  readonly metrics?: Metrics;
+  readonly place?: MetricsPlace;
 }
 
 /**
@@ -38,8 +65,32 @@ export interface ServeOptions {
  * arrives. A manifest with errors prints them all and exits 1 before anything is served.
  */
 export async function serveCommand(file: string, options: ServeOptions): Promise<void> {
-  const log = new StderrLogger(options.logLevel);
+  const log = new StderrLogger(options.logLevel, undefined, options.logFormat ?? 'text');
   const registry = builtinKinds();
+  const place = metricsPlace(options.metrics);
+  if (typeof place === 'string' || (place && 'path' in place && !options.http)) {
+    process.stderr.write(
+      `mcp-run: ${typeof place === 'string' ? place : '--metrics <path> needs --http; on stdio give a port'}\n`,
+    );
+    process.exit(2);
+  }
+  const sources = new SourceTracker();
+  sources.watch(registry);
+  let metrics: Metrics | undefined;
+  if (place) {
+    // prom-client loads only when metrics are asked for.
+    const { Metrics } = await import('../ops/metrics.js');
+    metrics = new Metrics(sources);
+    installOpsHooks(metrics.hooks());
+  }
+  const otlp = typeof options.otel === 'string' ? options.otel : process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  let stopTracing: (() => Promise<void>) | undefined;
+  if (options.otel || otlp) {
+    // The OpenTelemetry SDK and exporter load only when traces are asked for.
+    const { startTracing } = await import('../ops/tracing.js');
+    stopTracing = await startTracing(otlp, log);
+  }
+  const ops: Ops = { sources, ...(metrics && { metrics }), ...(place && { place }) };
   let catalog: Catalog;
   let text: string;
   try {
@@ -71,15 +122,31 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   reloader?.start(text);
   void reloader?.ready().then(() => log.debug(`watching ${file} and the files it names for changes`));
   process.on('SIGHUP', () => void reloader?.reload());
+  const opsServer =
+    place && 'port' in place
+      ? await serveOps(route(ops, ref, log, '/metrics'), place.port, options.host ?? '127.0.0.1').catch(
+          (err: Error) => {
+            process.stderr.write(`mcp-run: cannot serve metrics on port ${place.port}: ${err.message}\n`);
+            process.exit(1);
+          },
+        )
+      : undefined;
+  if (opsServer) log.info(`metrics on ${opsServer.url}`);
+  const stopOps = async () => {
+    await opsServer?.close();
+    await stopTracing?.();
+  };
   if (options.http) {
     const oauth = await oauthOf(file, registry);
-    return serveOverHttp(file, ref, protocol, log, { ...options, oauth }, async () => reloader?.close());
+    const httpOptions = { ...options, oauth };
+    return serveOverHttp(file, ref, protocol, log, httpOptions, ops, async () => reloader?.close(), stopOps);
   }
   const stdio = serveStdio(protocol, { log });
   const stop = async () => {
     protocol.close();
     await reloader?.close();
     await stdio.close();
+    await stopOps();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -124,7 +191,10 @@ async function serveOverHttp(
   protocol: Protocol,
   log: StderrLogger,
   options: ServeOptions & { readonly oauth?: OAuthOptions | undefined },
+  ops: Ops,
   stopWatching: () => Promise<void>,
+  /** After the HTTP server closed: the metrics port, then the last spans are flushed. */
+  stopOps: () => Promise<void>,
 ): Promise<void> {
   // Signal handlers go in before the port opens: a SIGTERM that arrives right after the
   // "listening on" line must shut down gracefully, not kill the process with the default action.
@@ -135,6 +205,7 @@ async function serveOverHttp(
     stopping = true;
     await stopWatching();
     await http?.close();
+    await stopOps();
     await ref.current.dispose();
     process.exit(0);
   };
@@ -155,7 +226,16 @@ async function serveOverHttp(
       path: options.path,
       allowedHosts: options.allowedHost,
       allowedOrigins: options.allowedOrigin,
+      opsRoute: route(
+        ops,
+        ref,
+        log,
+        ops.place && 'path' in ops.place ? ops.place.path : undefined,
+        () => !stopping,
+      ),
     });
+    const transport = http;
+    ops.metrics?.observeTransport(() => transport.stats());
   } catch (err) {
     if (!(err instanceof ProblemError)) throw err;
     process.stderr.write(`mcp-run: ${err.message}\n`);
@@ -173,4 +253,22 @@ async function serveOverHttp(
       `${catalog.resources.size + catalog.templates.length} resources, ${catalog.prompts.size} prompts); ` +
       `client config: { "url": "${http.url}" }`,
   );
+}
+
+/** The ops endpoints; `metricsPath` undefined: the metrics are not served by this server. */
+function route(
+  ops: Ops,
+  ref: CatalogRef,
+  log: StderrLogger,
+  metricsPath: string | undefined,
+  serving: () => boolean = () => true,
+): OpsRoute {
+  return opsRoutes({
+    sources: ops.sources,
+    // The ref exists only once a catalog compiled; shutting down makes the server not ready.
+    loaded: () => serving() && ref.current !== undefined,
+    ...(ops.metrics && { metrics: ops.metrics }),
+    ...(metricsPath !== undefined && { metricsPath }),
+    redact: (text) => log.redact(text),
+  });
 }

@@ -222,9 +222,25 @@ export interface SourceCapabilities {
   http: HttpCapability;
 }
 
+/** A source's connection pool right now, for metrics (`mcp-run --metrics`). */
+export interface SourcePoolStats {
+  /** Connections open, busy or idle. */
+  readonly total: number;
+  readonly idle: number;
+  /** Callers waiting for a connection. */
+  readonly waiting: number;
+}
+
 export interface OpenedSource {
   readonly capabilities: Partial<SourceCapabilities>;
   dispose(): Promise<void>;
+  /**
+   * Optional health check for `/readyz`: one cheap round trip (`SELECT 1`, a HEAD). Resolves when
+   * the backend answers; rejects with an Error whose message says why not (credentials redacted).
+   */
+  ping?(signal: AbortSignal): Promise<void>;
+  /** Optional pool figures for metrics; cheap and synchronous. */
+  pool?(): SourcePoolStats;
 }
 
 export interface SourceKind<C = unknown> {

@@ -184,6 +184,19 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
 
     return {
       capabilities: { http },
+      async ping(signal) {
+        // Reachable means the origin answers at all: any status will do, a refused connection not.
+        try {
+          const res = await pool.request({ method: 'HEAD', path: basePath || '/', signal });
+          await res.body.dump();
+        } catch (err) {
+          throw new Error(connectionMessage(err, url.origin));
+        }
+      },
+      pool: () => {
+        const s = pool.stats;
+        return { total: s.connected, idle: s.free, waiting: s.pending };
+      },
       async dispose() {
         try {
           await pool.close();

@@ -207,6 +207,13 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
     const opened: OpenedSource = {
       capabilities: { sql },
       dispose: () => pool.end().catch(() => undefined),
+      async ping() {
+        try {
+          await pool.query('SELECT 1');
+        } catch (err) {
+          throw new Error(`cannot reach the database: ${redact((err as Error).message)}`);
+        }
+      },
     };
     return opened;
   },

@@ -279,6 +279,14 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     const opened: OpenedSource = {
       capabilities: { sql },
       dispose: () => pool.end().catch(() => undefined),
+      async ping() {
+        try {
+          await pool.query('SELECT 1');
+        } catch (err) {
+          throw new Error(`cannot reach the database: ${redact((err as Error).message)}`);
+        }
+      },
+      pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     };
     return opened;
   },

@@ -298,6 +298,10 @@ function openedSource(
 
   return {
     capabilities: { sql },
+    async ping() {
+      // The file is local: reachable means this process's handle still reads it.
+      db.prepare('SELECT 1').get();
+    },
     async dispose() {
       pool.close();
       try {

@@ -12,10 +12,12 @@
  * every listen stream with its final result, let requests in flight finish within the grace period,
  * then end the 2025 sessions and their GET streams and drop what is left.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { problems } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { type Logger, withLogFields } from '../../log.js';
+import { describeMessage, ops, withTraceparent } from '../../ops/hooks.js';
 import { servedStatelessly } from '../../protocol/classify.js';
 import { ErrorCode } from '../../protocol/jsonrpc.js';
 import type { Protocol } from '../../protocol/server.js';
@@ -84,6 +86,11 @@ export interface HttpOptions {
   readonly ssePollMs?: number;
   /** What each 2025 session keeps for resuming its streams (streams.ts). */
   readonly sseReplay?: Partial<ReplayLimits>;
+  /**
+   * Operational endpoints (`/healthz`, `/readyz`, `/metrics`; see ops/routes.ts): asked first, before
+   * the guards and auth; it answers and returns true for a path it owns.
+   */
+  readonly opsRoute?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export interface HttpTransport {
@@ -91,6 +98,8 @@ export interface HttpTransport {
   readonly url: string;
   /** Graceful shutdown (see the file comment); resolves once the server is closed. Default grace 10 s. */
   close(graceMs?: number): Promise<void>;
+  /** Figures for metrics: open 2025 sessions, open SSE streams, bytes written since start. */
+  stats(): { sessions: number; streams: number; bytesOut: number };
 }
 
 export const HTTP_DEFAULTS = {
@@ -197,8 +206,10 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       header(req, 'mcp-protocol-version'),
       header(req, 'mcp-session-id') !== undefined,
     );
-    if (stateless) await serveModernPost(modern, req, res, message);
-    else await serveLegacyPost(legacy, req, res, message);
+    const { method, tool } = describeMessage(message);
+    await ops.request(method, tool, () =>
+      stateless ? serveModernPost(modern, req, res, message) : serveLegacyPost(legacy, req, res, message),
+    );
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -207,6 +218,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       sendError(res, 503, 'Service Unavailable: the server is shutting down');
       return;
     }
+    if (options.opsRoute?.(req, res)) return;
     const forbidden = guards.hostFault(req) ?? guards.originFault(req);
     if (forbidden !== undefined) {
       sendError(res, 403, `Forbidden: ${forbidden}`);
@@ -250,7 +262,14 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   const server = createServer((req, res) => {
     responses.add(res);
     res.once('close', () => responses.delete(res));
-    const done = handle(req, res).catch((err: unknown) => {
+    // Every line logged while serving this request carries its id (the client's X-Request-Id when
+    // it is a sane token, else a fresh one), and the answer echoes it.
+    const requestId = requestIdOf(req);
+    res.setHeader('X-Request-Id', requestId);
+    const traceparent = header(req, 'traceparent');
+    const done = withLogFields({ requestId }, () =>
+      withTraceparent(traceparent, () => handle(req, res)),
+    ).catch((err: unknown) => {
       log.error(`http: unexpected failure: ${err instanceof Error ? err.message : String(err)}`);
       if (!res.headersSent) sendError(res, 500, 'Internal error', { code: ErrorCode.InternalError });
       else res.end();
@@ -270,6 +289,25 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     });
   });
   server.on('error', (err) => log.error(`http: server error: ${err.message}`));
+  let bytesOfClosed = 0;
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      bytesOfClosed += socket.bytesWritten;
+    });
+  });
+  const stats = () => {
+    let bytesOut = bytesOfClosed;
+    for (const socket of sockets) bytesOut += socket.bytesWritten;
+    let streams = 0;
+    for (const res of responses) {
+      if (res.headersSent && String(res.getHeader('content-type') ?? '').startsWith('text/event-stream'))
+        streams++;
+    }
+    return { sessions: sessions.size, streams, bytesOut };
+  };
   const { port } = server.address() as AddressInfo;
   const url = `http://${urlHost(host)}:${port}${path}`;
   auth.listening(url);
@@ -297,7 +335,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     })();
     return closed;
   };
-  return { url, close };
+  return { url, close, stats };
 }
 
 /** MCP_RUN_SSE_POLL_MS: a whole number of milliseconds; anything else means no polling. */
@@ -310,4 +348,9 @@ function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
   const query = raw.indexOf('?');
   return query === -1 ? raw : raw.slice(0, query);
+}
+
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
 }

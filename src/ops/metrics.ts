@@ -1,0 +1,125 @@
+/**
+ * Prometheus metrics (`--metrics`), on their own registry. Labels stay bounded: a tool's name (from
+ * the manifest), an outcome, a source's name, a pool state; never an argument value.
+ */
+import client from 'prom-client';
+import type { CallOutcome, OpsHooks } from './hooks.js';
+import type { SourceTracker } from './sources.js';
+
+/** What the HTTP transport reports at scrape time. */
+export interface TransportStats {
+  /** Open 2025 sessions. */
+  readonly sessions: number;
+  /** Open SSE streams (GET streams and streamed POST answers). */
+  readonly streams: number;
+  /** Bytes written to clients since start. */
+  readonly bytesOut: number;
+}
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  private transport: (() => TransportStats) | undefined;
+
+  private readonly calls = new client.Counter({
+    name: 'mcp_run_tool_calls_total',
+    help: 'Tool calls by tool and outcome (ok, tool_error, protocol_error, refused, input_required).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new client.Histogram({
+    name: 'mcp_run_tool_call_duration_seconds',
+    help: 'Tool call latency by tool.',
+    labelNames: ['tool'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  private readonly inFlight = new client.Gauge({
+    name: 'mcp_run_tool_calls_in_flight',
+    help: 'Tool calls running now, by tool.',
+    labelNames: ['tool'] as const,
+    registers: [this.registry],
+  });
+  private readonly reloads = new client.Counter({
+    name: 'mcp_run_reloads_total',
+    help: 'Manifest reloads by outcome (ok, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(sources: SourceTracker) {
+    const self = this;
+    new client.Gauge({
+      name: 'mcp_run_sessions',
+      help: 'Open 2025-era HTTP sessions.',
+      registers: [this.registry],
+      collect() {
+        if (self.transport) this.set(self.transport().sessions);
+      },
+    });
+    new client.Gauge({
+      name: 'mcp_run_streams',
+      help: 'Open SSE streams.',
+      registers: [this.registry],
+      collect() {
+        if (self.transport) this.set(self.transport().streams);
+      },
+    });
+    new client.Counter({
+      name: 'mcp_run_http_bytes_out_total',
+      help: 'Bytes written to HTTP clients.',
+      registers: [this.registry],
+      collect() {
+        if (!self.transport) return;
+        this.reset();
+        this.inc(self.transport().bytesOut);
+      },
+    });
+    new client.Gauge({
+      name: 'mcp_run_source_pool_connections',
+      help: 'Connections of each source pool by state (total, idle, waiting: callers queued).',
+      labelNames: ['source', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [source, stats] of sources.pools()) {
+          this.set({ source, state: 'total' }, stats.total);
+          this.set({ source, state: 'idle' }, stats.idle);
+          this.set({ source, state: 'waiting' }, stats.waiting);
+        }
+      },
+    });
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'mcp_run_' });
+  }
+
+  /** Reads sessions, streams and bytes from the HTTP transport at each scrape. */
+  observeTransport(stats: () => TransportStats): void {
+    this.transport = stats;
+  }
+
+  /** The hooks the catalog reports through. */
+  hooks(): OpsHooks {
+    return {
+      toolCall: (tool) => {
+        this.inFlight.inc({ tool });
+        const stop = this.latency.startTimer({ tool });
+        return {
+          run: (fn) => fn(),
+          end: (outcome: CallOutcome) => {
+            stop();
+            this.inFlight.dec({ tool });
+            this.calls.inc({ tool, outcome });
+          },
+        };
+      },
+      reload: (outcome) => this.reloads.inc({ outcome }),
+    };
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
