@@ -114,7 +114,7 @@ export function diff(expected: string, actual: string): string {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       out.push(`    ${a[i++]}`);
       j++;
-    } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!))
+    } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! > lcs[i + 1]![j]!))
       out.push(`  + ${b[j++]}`);
     else out.push(`  - ${a[i++]}`);
   }

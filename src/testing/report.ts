@@ -27,13 +27,17 @@ export function summary(t: Totals): string {
 }
 
 export function format(reporter: Reporter, files: readonly FileResult[], cwd = process.cwd()): string {
-  const name = (file: string) => relative(cwd, file) || file;
+  const name = (file: string) => {
+    const near = relative(cwd, file);
+    return near && !near.startsWith('..') ? near : file;
+  };
   if (reporter === 'tap') return tap(files, name);
   if (reporter === 'junit') return junit(files, name);
   const out: string[] = [];
   for (const f of files) {
     out.push(name(f.file) + (f.skipped ? ` (skipped: ${f.skipped})` : ''));
     if (f.skipped) continue;
+    if (f.error) out.push(`  ${f.error.split('\n').join('\n  ')}`);
     for (const c of f.cases) {
       const mark = c.status === 'pass' ? '✓' : c.status === 'fail' ? '✗' : '-';
       out.push(`  ${mark} ${c.name} (${c.ms} ms)`);
@@ -47,7 +51,13 @@ export function format(reporter: Reporter, files: readonly FileResult[], cwd = p
 }
 
 function tap(files: readonly FileResult[], name: (file: string) => string): string {
-  const cases = files.flatMap((f) => f.cases.map((c) => ({ ...c, title: `${name(f.file)} > ${c.name}` })));
+  const cases = files.flatMap((f) =>
+    f.cases.map((c) => ({
+      ...c,
+      ...(f.error && { messages: [f.error] }),
+      title: `${name(f.file)} > ${c.name}`,
+    })),
+  );
   const out = ['TAP version 13', `1..${cases.length}`];
   cases.forEach((c, i) => {
     const n = i + 1;
@@ -82,10 +92,11 @@ function junit(files: readonly FileResult[], name: (file: string) => string): st
       else if (c.status === 'skip')
         out.push(`${open}>`, `      <skipped message="${xml(c.messages[0] ?? '')}"/>`, '    </testcase>');
       else {
-        const text = c.messages.join('\n');
+        const messages = f.error ? [f.error] : c.messages;
+        const text = messages.join('\n');
         out.push(
           `${open}>`,
-          `      <failure message="${xml(c.messages[0]?.split('\n')[0] ?? 'failed')}">${xml(text)}</failure>`,
+          `      <failure message="${xml(messages[0]?.split('\n')[0] ?? 'failed')}">${xml(text)}</failure>`,
           '    </testcase>',
         );
       }

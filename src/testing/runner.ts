@@ -42,6 +42,8 @@ export interface CaseResult {
 export interface FileResult {
   readonly file: string;
   readonly cases: readonly CaseResult[];
+  /** Set when no case could run: the manifest or a fixture did not load. */
+  readonly error?: string;
   /** Set when the whole file was skipped. */
   readonly skipped?: string;
   /** Files written: snapshots updated, a fixture recorded. */
@@ -64,10 +66,17 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
     };
   }
   const env: NodeJS.ProcessEnv = { ...expandEnv(test.env, base), ...base };
-  const allFail = (message: string): FileResult => ({
+  // Printed once for the file; each case fails with a pointer to it.
+  const allFail = (error: string): FileResult => ({
     file: test.file,
+    error,
     wrote: [],
-    cases: test.cases.map((c) => ({ name: c.name, status: 'fail', messages: [message], ms: 0 })),
+    cases: test.cases.map((c) => ({
+      name: c.name,
+      status: 'fail',
+      messages: ['not run (see above)'],
+      ms: 0,
+    })),
   });
 
   const registry = builtinKinds();
