@@ -47,6 +47,7 @@ describe('mcp-run test', () => {
       PETSTORE_BASE_URL: 'http://127.0.0.1:9/api',
       MCP_RUN_RECIPE_POSTGRES_URL: '',
       MCP_RUN_RECIPE_MYSQL_URL: '',
+      GIT_REPO: '',
     };
     const run = runCli(['test', join(REPO, 'recipes')], { env });
     assert.equal(run.code, 0, run.stdout + run.stderr);
@@ -65,7 +66,8 @@ describe('mcp-run test', () => {
       run.stdout,
       /postgres-explorer\/tests\/explorer\.yaml \(skipped: MCP_RUN_RECIPE_POSTGRES_URL is not set\)/,
     );
-    assert.match(run.stdout, /\n\d+ passed, 0 failed, 6 skipped\n$/);
+    assert.match(run.stdout, /git-tools\/tests\/history\.yaml \(skipped: GIT_REPO is not set\)/);
+    assert.match(run.stdout, /\n\d+ passed, 0 failed, 8 skipped\n$/);
   });
 
   test('the committed fixtures are what the stand-ins answer, and hold no token', async () => {
