@@ -94,6 +94,11 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
   for (const [name, config] of Object.entries(manifest.data.sources ?? {})) {
     if (config.kind === 'http' && typeof config.baseUrl === 'string') httpSources.set(name, config.baseUrl);
   }
+  // Credentials written into the manifest itself are kept out of fixtures too, not only the environment's.
+  const secrets = [
+    ...manifest.secrets,
+    ...[...httpSources.keys()].flatMap((n) => authValues(manifest.data.sources?.[n])),
+  ];
   let tape: Tape | undefined;
   const wrote: string[] = [];
   if (httpSources.size > 0) {
@@ -106,7 +111,7 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
         );
       fixture = JSON.parse(await readFile(fixtureFile, 'utf8')) as Fixture;
     }
-    tape = await startTape(httpSources, options.record ? 'record' : 'replay', fixture, manifest.secrets);
+    tape = await startTape(httpSources, options.record ? 'record' : 'replay', fixture, secrets);
     const sources = { ...manifest.data.sources };
     for (const [name, url] of tape.baseUrls) sources[name] = { ...sources[name]!, baseUrl: url };
     manifest = { ...manifest, data: { ...manifest.data, sources } };
@@ -180,6 +185,14 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
     wrote.push(file);
   }
   return { file: test.file, cases: results, wrote };
+}
+
+function authValues(config: unknown): string[] {
+  const auth = (config as { auth?: Json } | undefined)?.auth;
+  if (!auth) return [];
+  return [auth.bearer, auth.basic?.password, auth.apiKey?.value].filter(
+    (v): v is string => typeof v === 'string',
+  );
 }
 
 /** `${NAME}` in a test file's env values is the variable's value in the real environment. */

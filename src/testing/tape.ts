@@ -5,7 +5,8 @@
  * the source's own origin (the one the manifest and environment name, never another) and keeps the
  * exchange. What is kept never holds a secret: request headers are not kept at all (Authorization,
  * API key headers), only the response's content-type is, and every value that came from the
- * environment (tokens, keys in a query) is replaced by `***` in paths, bodies and answers.
+ * environment or sits in a source's `auth` (tokens, keys in a query), and every query parameter
+ * named like a credential (api_key, token, …), is replaced by `***` in paths, bodies and answers.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -64,7 +65,7 @@ export async function startTape(
     const server = createServer(async (req, res) => {
       const body = await readBody(req);
       const method = req.method ?? 'GET';
-      const path = redact(req.url ?? '/');
+      const path = redactQuery(redact(req.url ?? '/'));
       const keptBody = body.length ? redact(body.toString('utf8')) : undefined;
       if (mode === 'replay') {
         const match = fixture.exchanges.find(
@@ -138,6 +139,27 @@ export async function startTape(
       );
     },
   };
+}
+
+/** Query parameters whose name says they carry a credential, whatever their value's origin. */
+const SECRET_PARAM = /key|token|secret|password|passwd|signature|sig$|auth|credential/i;
+
+export function redactQuery(path: string): string {
+  const q = path.indexOf('?');
+  if (q < 0) return path;
+  const pairs = path
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const raw = eq < 0 ? pair : pair.slice(0, eq);
+      let name = raw;
+      try {
+        name = decodeURIComponent(raw);
+      } catch {}
+      return eq >= 0 && SECRET_PARAM.test(name) ? `${pair.slice(0, eq)}=***` : pair;
+    });
+  return `${path.slice(0, q)}?${pairs.join('&')}`;
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -286,6 +286,46 @@ tests:
     });
   });
 
+  test('credentials written in the manifest, and query parameters named like one, are not recorded', async () => {
+    const keyed = await startUpstream(() => (seen, res) => {
+      const q = new URL(seen.url, 'http://x').searchParams;
+      if (q.get('api_key') !== 'literal-key-4242') return send(res, 401, { message: 'no key' });
+      send(res, 200, { ok: true, token: q.get('access_token') });
+    });
+    const t = tempFiles({
+      'mcp.yaml': `sources:
+  api:
+    kind: http
+    baseUrl: \${env:API_URL}
+    auth: { apiKey: { query: api_key, value: literal-key-4242 } }
+tools:
+  ping:
+    kind: http
+    source: api
+    path: /ping
+    query: { access_token: "{{t}}" }
+    input: { t: { type: string } }
+`,
+      'tests/ping.yaml': `env: { API_URL: "http://127.0.0.1:9" }
+tests:
+  - { name: ping, call: ping, args: { t: arg-token-777 }, expect: { structured: { ok: true } } }
+`,
+    });
+    try {
+      const record = await runAsync(['test', t.dir, '--record'], { ...process.env, API_URL: keyed.origin });
+      assert.equal(record.code, 0, record.stdout + record.stderr);
+      const text = readFileSync(join(t.dir, 'tests/ping.http.json'), 'utf8');
+      assert.ok(!text.includes('literal-key-4242'), `the manifest's key was recorded: ${text}`);
+      assert.ok(!/"path": "[^"]*arg-token-777/.test(text), `a token parameter was recorded: ${text}`);
+      assert.match(text, /"path": "\/ping\?access_token=\*\*\*&api_key=\*\*\*"/);
+      const replay = await runAsync(['test', t.dir]);
+      assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    } finally {
+      t.cleanup();
+      await keyed.close();
+    }
+  });
+
   test('TAP and JUnit reports for CI, to stdout or a file', () => {
     const t = tempFiles({
       'mcp.yaml': PROMPT_MANIFEST,
