@@ -87,13 +87,22 @@ export async function startTape(
         res.end(match.response);
         return;
       }
+      // Only ever the source's own origin: an absolute-form or `//host` request target is refused.
+      const requested = req.url ?? '/';
+      const target = requested.startsWith('/') ? parseUrl(`${original.origin}${requested}`) : undefined;
+      if (target === undefined || target.origin !== original.origin) {
+        misses.push(`${source} ${method} ${path}: not a path below ${original.origin}`);
+        res.writeHead(400, { 'content-type': 'text/plain' });
+        res.end('mcp-run test: only paths below the source origin are forwarded');
+        return;
+      }
       try {
         const headers = Object.fromEntries(
           Object.entries(req.headers).filter(
             ([k]) => !['host', 'connection', 'content-length', 'accept-encoding'].includes(k),
           ),
         ) as Record<string, string>;
-        const answer = await fetch(new URL(req.url ?? '/', original.origin), {
+        const answer = await fetch(target, {
           method,
           headers,
           ...(body.length && { body }),
@@ -139,6 +148,15 @@ export async function startTape(
       );
     },
   };
+}
+
+/** `URL.parse` is Node 22's; this runs on 20 too. */
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Query parameters whose name says they carry a credential, whatever their value's origin. */
