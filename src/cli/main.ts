@@ -54,6 +54,10 @@ const schemaCommand = lazy(
   () => import('./schema.js'),
   (m) => m.schemaCommand,
 );
+const testCommand = lazy(
+  () => import('./test.js'),
+  (m) => m.testCommand,
+);
 const importOpenApiCommand = lazy(
   () => import('./import.js'),
   (m) => m.importOpenApiCommand,
@@ -237,6 +241,24 @@ program
     '\nExamples:\n  $ mcp-run schema > schemas/manifest.schema.json\n  $ mcp-run schema --markdown > docs/manifest.md',
   )
   .action(schemaCommand);
+
+program
+  .command('test')
+  .description('run the test cases beside manifests (tests/*.yaml); HTTP upstreams replay recorded fixtures')
+  .argument('[paths...]', 'manifests, test files, or folders of recipes', ['mcp.yaml'])
+  .addOption(
+    new Option('--reporter <format>', 'how to print results')
+      .choices(['spec', 'tap', 'junit'])
+      .default('spec'),
+  )
+  .option('-o, --output <file>', 'write the tap or junit report here (and the readable one to stdout)')
+  .option('--update', 'write snapshots that are missing or differ, instead of failing')
+  .option('--record', 'send HTTP requests to the real upstreams and write the fixtures, instead of replaying')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 all passed or skipped; 1 a case failed; 2 bad usage.\n\nExamples:\n  $ mcp-run test\n  $ mcp-run test recipes --reporter junit -o junit.xml\n  $ mcp-run test shop.yaml --update',
+  )
+  .action(testCommand);
 
 program
   .command('import')

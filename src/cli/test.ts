@@ -1,0 +1,46 @@
+/**
+ * `mcp-run test [paths…]`: runs the test files beside manifests (`tests/*.yaml`) and prints each
+ * case, the failures with their diffs, and a summary. Exit codes: 0 every case passed (or was
+ * skipped), 1 a case failed, 2 bad usage (a path or test file that cannot be used).
+ */
+import { writeFile } from 'node:fs/promises';
+import { findTestFiles, loadTestFile, type TestFile, TestFileError } from '../testing/cases.js';
+import { format, type Reporter, summary, totals } from '../testing/report.js';
+import { type FileResult, runTestFile } from '../testing/runner.js';
+
+export interface TestOptions {
+  readonly reporter: Reporter;
+  readonly output?: string;
+  readonly update?: boolean;
+  readonly record?: boolean;
+}
+
+export async function testCommand(paths: string[], options: TestOptions): Promise<void> {
+  const tests: TestFile[] = [];
+  try {
+    for (const path of paths.length ? paths : ['mcp.yaml']) {
+      const files = await findTestFiles(path);
+      if (files.length === 0)
+        throw new TestFileError(`${path}: no test files (tests/*.yaml beside the manifest)`);
+      for (const file of files) tests.push(await loadTestFile(file));
+    }
+  } catch (err) {
+    if (!(err instanceof TestFileError)) throw err;
+    process.stderr.write(`mcp-run test: ${err.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const results: FileResult[] = [];
+  for (const test of tests) {
+    results.push(
+      await runTestFile(test, { update: options.update === true, record: options.record === true }),
+    );
+  }
+  const report = format(options.reporter, results);
+  if (options.output) {
+    await writeFile(options.output, report);
+    process.stdout.write(format('spec', results));
+  } else process.stdout.write(report);
+  if (options.reporter !== 'spec' && !options.output) process.stderr.write(`${summary(totals(results))}\n`);
+  process.exitCode = totals(results).failed > 0 ? 1 : 0;
+}
