@@ -129,7 +129,8 @@ function valueAt(path: readonly string[], context: unknown): unknown {
 function ownProperty(parent: unknown, name: string): unknown {
   const result = (parent as Record<string, unknown>)[name];
   if (result === null || result === undefined) return result;
-  if (!Object.hasOwn(parent, name)) return undefined;
+  // Object.hasOwn boxes a primitive parent, as hasOwnProperty.call does: a string has its `length`.
+  if (!Object.hasOwn(parent as object, name)) return undefined;
   // A prototype's own `constructor` (Function.prototype.constructor) is denied there too.
   if (name === 'constructor' && typeof result === 'function' && parent === result.prototype) return undefined;
   return result;
