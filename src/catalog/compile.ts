@@ -168,18 +168,35 @@ async function compileWith(
   const compileSchema = createSchemaCompiler();
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
-    const common = cfg as unknown as ToolCommon;
+    const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
     const ctx = entryContext('tools', name);
+    const verbatim = given.inputSchema;
+    if (verbatim !== undefined && given.input !== undefined)
+      report(
+        ['tools', name, 'inputSchema'],
+        problems.MANIFEST_INVALID_VALUE(
+          'either `input:` or `inputSchema:`, not both',
+          'keep `input:` for plain arguments, or move them into the `inputSchema` properties',
+        ),
+      );
+    // Kinds (SQL :params, templates) and steps read the argument names from `input`: with a verbatim
+    // schema, they are its top-level properties.
+    const common: ToolCommon =
+      verbatim === undefined ? given : { ...given, input: topLevelProperties(verbatim) };
+    const inputAt: EntryPath = ['tools', name, verbatim === undefined ? 'input' : 'inputSchema'];
     // The interactive steps (roots, ask, confirm, sample): their answers are values the kind may use.
     const steps = entrySteps(common, Object.keys(common.input ?? {}), ctx);
     const kind = registry.get('tools', cfg.kind);
     const compiled = await guard('tools', name, () =>
       kind?.compile(withStepInputs(common, 'input', steps), ctx),
     );
-    checkInputKeywords(common.input, ['tools', name, 'input'], report);
+    if (verbatim === undefined) checkInputKeywords(common.input, inputAt, report);
     // A kind may add arguments of its own and supply a description and outputSchema the manifest left out.
-    const inputSchema = buildInputSchema({ ...common.input, ...compiled?.input }) as JsonSchema;
-    const validateArgs = tryCompile(compileSchema, inputSchema, ['tools', name, 'input'], report);
+    const inputSchema =
+      verbatim === undefined
+        ? (buildInputSchema({ ...common.input, ...compiled?.input }) as JsonSchema)
+        : withKindArguments(verbatim, compiled?.input);
+    const validateArgs = tryCompile(compileSchema, inputSchema, inputAt, report);
     // A tool whose result is the model's reply (a sample after the action) has no structured result.
     const outputSchema = common.outputSchema ?? (steps?.after ? undefined : compiled?.outputSchema);
     const validateOutput = outputSchema
@@ -292,6 +309,31 @@ function serverInfo(manifest: LoadedManifest): ServerInfo {
     ...(s.description !== undefined && { description: s.description }),
     ...(s.instructions !== undefined && { instructions: s.instructions }),
   };
+}
+
+/** The top-level `properties` of a verbatim input schema: the argument names kinds and steps see. */
+function topLevelProperties(schema: JsonSchema): Record<string, JsonSchema> {
+  const properties = (schema as { properties?: unknown }).properties;
+  return typeof properties === 'object' && properties !== null && !Array.isArray(properties)
+    ? (properties as Record<string, JsonSchema>)
+    : {};
+}
+
+/**
+ * A verbatim schema as given, unless the kind adds arguments of its own (a paginated query's
+ * cursor) that it does not declare: only then a copy with those properties added, optional.
+ */
+function withKindArguments(schema: JsonSchema, added: Record<string, object> | undefined): JsonSchema {
+  const own = topLevelProperties(schema);
+  const missing = Object.entries(added ?? {}).filter(([key]) => !Object.hasOwn(own, key));
+  if (missing.length === 0) return schema;
+  const extra = Object.fromEntries(
+    missing.map(([key, property]) => {
+      const { required: _flag, ...rest } = property as Record<string, unknown>;
+      return [key, rest];
+    }),
+  );
+  return { ...schema, properties: { ...own, ...extra } };
 }
 
 function tryCompile<T>(

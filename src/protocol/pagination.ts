@@ -1,13 +1,16 @@
 /**
  * The four list methods share one pager. Descriptor arrays and pages are computed on first use and
  * cached per catalog object (a WeakMap), so a list request after the first one allocates nothing
- * but its response; a reload brings a new catalog and therefore fresh pages.
+ * but its response; a reload brings a new catalog and therefore fresh pages. A page is marked with
+ * its JSON text (results.ts, withJsonText), so the transports serialize each page once, not per
+ * request.
  *
  * Cursors are opaque to clients: base64url of `{"o": offset}`. A reload may shift what an offset
  * points at; the spec allows that (clients restart from the first page on -32602).
  */
 import type { Catalog } from '../catalog/types.js';
 import { invalidParams, isObject } from './jsonrpc.js';
+import { withJsonText } from './results.js';
 
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
@@ -74,7 +77,7 @@ export function listPage(
   const key = `${kind}:${offset}`;
   let page = lists.pages.get(key);
   if (page === undefined) {
-    page = pageOf(kind, all, offset, catalog.pageSize);
+    page = withJsonText(pageOf(kind, all, offset, catalog.pageSize));
     lists.pages.set(key, page);
   }
   return page;

@@ -47,9 +47,66 @@ export const serverInfo = (catalog: Catalog): object => identity(catalog).info;
  * A result's own `_meta` (the listen result's subscriptionId) is kept beside serverInfo.
  */
 export function modernResult(result: object, catalog: Catalog, ttlMs: number | undefined): object {
+  if (!(JSON_TEXT in result)) return decorate(result, catalog, ttlMs);
+  // A cached list page: its decorated form is cached too, per ttl, so it keeps its JSON text.
+  let forms = modernForms.get(result);
+  if (forms === undefined) {
+    forms = new Map();
+    modernForms.set(result, forms);
+  }
+  let modern = forms.get(ttlMs);
+  if (modern === undefined) {
+    modern = withJsonText(decorate(result, catalog, ttlMs));
+    forms.set(ttlMs, modern);
+  }
+  return modern;
+}
+
+/** Pages are per catalog, so a page's decorated forms carry that catalog's serverInfo. */
+const modernForms = new WeakMap<object, Map<number | undefined, object>>();
+
+function decorate(result: object, catalog: Catalog, ttlMs: number | undefined): object {
   const own = (result as { _meta?: unknown })._meta;
   const meta = isObject(own) ? { ...identity(catalog).meta, ...own } : identity(catalog).meta;
   return ttlMs === undefined
     ? { resultType: 'complete', ...result, _meta: meta }
     : { resultType: 'complete', ...result, ttlMs, cacheScope: 'public', _meta: meta };
+}
+
+/**
+ * The JSON text of an immutable result (a cached list page), kept on it under a non-enumerable
+ * symbol: in-process code sees a plain object (spreads, `Object.keys` and JSON.stringify skip the
+ * key), and the transports send the text instead of serializing the page on every request.
+ */
+const JSON_TEXT: unique symbol = Symbol('mcp-run.jsonText');
+
+/** Marks `value` as never changing again; its JSON text is computed on first use. */
+export function withJsonText<T extends object>(value: T): T {
+  Object.defineProperty(value, JSON_TEXT, { value: undefined, writable: true, enumerable: false });
+  return value;
+}
+
+/** The JSON text of a value marked by `withJsonText` (computed once), else undefined. */
+export function jsonTextOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !(JSON_TEXT in value)) return undefined;
+  const marked = value as { [JSON_TEXT]: string | undefined };
+  marked[JSON_TEXT] ??= JSON.stringify(value);
+  return marked[JSON_TEXT];
+}
+
+/**
+ * `{"jsonrpc":"2.0","id":…,"result":…}` with the result's cached text spliced in, byte for byte
+ * what JSON.stringify gives for a response built by resultResponse; undefined for any other message.
+ */
+export function cachedResponseText(message: object): string | undefined {
+  const m = message as { jsonrpc?: unknown; id?: unknown; result?: unknown };
+  if (m.jsonrpc !== '2.0' || m.result === undefined) return undefined;
+  const id = m.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const keys = Object.keys(message);
+  if (keys.length !== 3 || keys[0] !== 'jsonrpc' || keys[1] !== 'id' || keys[2] !== 'result')
+    return undefined;
+  if (typeof id === 'number' && !Number.isFinite(id)) return undefined;
+  const text = jsonTextOf(m.result);
+  return text === undefined ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`;
 }

@@ -14,6 +14,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from '../protocol/jsonrpc.js';
+import { cachedResponseText } from '../protocol/results.js';
 import type { Connection, Protocol } from '../protocol/server.js';
 import { settleWithin } from '../util/with-timeout.js';
 
@@ -235,7 +236,7 @@ class LineFramer {
 /** Compact JSON (newlines inside strings come out escaped). An unserializable response becomes -32603. */
 function serialize(message: object, log: Logger): string {
   try {
-    return JSON.stringify(message);
+    return cachedResponseText(message) ?? JSON.stringify(message);
   } catch (err) {
     log.error(`could not serialize an outbound message: ${err instanceof Error ? err.message : String(err)}`);
     const id = isObject(message) && isRequestId(message.id) ? message.id : null;

@@ -90,7 +90,9 @@ describe('conformance fixture over stdio, SDK v1 client', () => {
     const schema = tools.find((t) => t.name === 'json_schema_2020_12_tool')!.inputSchema as Json;
     assert.equal(schema.additionalProperties, false);
     assert.deepEqual(Object.keys(schema.properties), ['name', 'address', 'contactMethod', 'phone', 'email']);
-    assert.equal(schema.properties.address.properties.city.type, 'string');
+    assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+    assert.deepEqual(schema.properties.address, { $ref: '#/$defs/address' });
+    assert.equal(schema.$defs.address.properties.city.type, 'string');
   });
 
   test('test_simple_text exists and answers its own text (an unknown tool is a protocol error)', async () => {

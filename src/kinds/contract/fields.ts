@@ -18,6 +18,13 @@ export const TOOL_FIELDS: Record<string, JsonSchema> = {
       'The arguments, as JSON Schema properties by name. Each is required unless it has a `default` or `required: false`.',
     additionalProperties: { type: 'object' },
   },
+  inputSchema: {
+    type: 'object',
+    description:
+      'The whole input JSON Schema (2020-12), given verbatim instead of `input:`: `$schema`, `$defs`, `$ref`, `allOf`/`oneOf`/`anyOf`, `if`/`then`/`else`. Served unchanged in `tools/list`; its top-level `properties` are the argument names the tool can use.',
+    properties: { type: { const: 'object' } },
+    required: ['type'],
+  },
   outputSchema: {
     type: 'object',
     description: 'JSON Schema that the structured result must satisfy; advertised to clients.',

@@ -1,8 +1,9 @@
 /**
  * Handlebars for prompts and text resources: one isolated environment (no global helpers or
  * partials leak in), no HTML escaping (the text is for a model), only the built-in helpers, and
- * every template compiled and checked once at compile time: syntax, unknown helpers, and variables
- * that are not declared.
+ * every template checked once at compile time: syntax, unknown helpers, and variables that are not
+ * declared. Substitution-only templates render through a small interpreter (substitute) that keeps
+ * Handlebars' results exactly; the others are compiled by Handlebars on first render.
  */
 import Handlebars from 'handlebars';
 import { problems } from '../../errors.js';
@@ -30,22 +31,109 @@ export function compileTemplate(
 ): RenderTemplate | undefined {
   // Text with no mustache at all renders as itself: no Handlebars work at load or per call.
   if (!text.includes('{{')) return () => text;
-  let render: HandlebarsTemplateDelegate;
   let ast: hbs.AST.Program;
   try {
     ast = env.parse(text);
-    render = env.compile(ast, { noEscape: true, knownHelpersOnly: true, strict: false });
-    render({}); // Handlebars compiles lazily: force it now so unknown helpers and partials fail here.
   } catch (err) {
     ctx.error(at, problems.TEMPLATE_SYNTAX(firstLines((err as Error).message)));
     return undefined;
+  }
+  // Plain text and `{{name}}` substitutions, the common case, render without Handlebars: a compiled
+  // template kept its generated function, its source and a runtime per tool (12 KB each).
+  const parts = substitutionParts(ast);
+  if (parts === undefined) {
+    try {
+      // Handlebars compiles lazily: force it now so unknown helpers and partials fail here. The
+      // result is dropped and compiled again on first render, so an unused template costs its text.
+      env.compile(ast, OPTIONS)({});
+    } catch (err) {
+      ctx.error(at, problems.TEMPLATE_SYNTAX(firstLines((err as Error).message)));
+      return undefined;
+    }
   }
   const unknown = [...new Set(templateVariables(ast))].filter((name) => !declared.includes(name));
   for (const name of unknown) {
     ctx.error(at, problems.TEMPLATE_UNKNOWN_VARIABLE(name, declared, suggest(name, declared)));
   }
   if (unknown.length > 0) return undefined;
-  return (data) => render(data);
+  if (parts !== undefined) return (data) => substitute(parts, data);
+  let render: HandlebarsTemplateDelegate | undefined;
+  return (data) => {
+    render ??= env.compile(text, OPTIONS);
+    return render(data);
+  };
+}
+
+const OPTIONS = { noEscape: true, knownHelpersOnly: true, strict: false } as const;
+
+/** Helpers a mustache without arguments still calls under knownHelpersOnly (`{{if}}` throws). */
+const KNOWN_HELPERS = new Set([...BUILTIN_HELPERS, 'helperMissing', 'blockHelperMissing']);
+
+/** Literal text, or the path segments of a `{{a.b}}` substitution. */
+type Part = string | readonly string[];
+
+/**
+ * The parts of a template made only of text, comments and argument-less `{{name}}` / `{{a.b}}`
+ * mustaches (whitespace control already applied by the parse); undefined for anything else
+ * (blocks, helpers, partials, `this`, `@data`, `../`, literals), which Handlebars renders.
+ */
+export function substitutionParts(program: hbs.AST.Program): Part[] | undefined {
+  const parts: Part[] = [];
+  for (const node of program.body) {
+    if (node.type === 'CommentStatement') continue;
+    if (node.type === 'ContentStatement') {
+      // Handlebars emits no code for empty text (stripped by `~`), so it must not start a sum here.
+      const value = (node as hbs.AST.ContentStatement).value;
+      if (value !== '') parts.push(value);
+      continue;
+    }
+    if (node.type !== 'MustacheStatement') return undefined;
+    const m = node as hbs.AST.MustacheStatement;
+    if (m.params.length > 0 || (m.hash?.pairs.length ?? 0) > 0) return undefined;
+    if (m.path.type !== 'PathExpression') return undefined;
+    const path = m.path as hbs.AST.PathExpression;
+    if (path.data || path.depth > 0 || path.parts.length === 0 || /^(this\b|\.)/.test(path.original))
+      return undefined;
+    if (path.parts.length === 1 && KNOWN_HELPERS.has(path.parts[0]!)) return undefined;
+    parts.push([...path.parts]);
+  }
+  return parts;
+}
+
+/**
+ * What Handlebars' generated code does for these parts with noEscape: each value is looked up own
+ * property by own property (an inherited one is denied, as its prototype-access rules deny it by
+ * default), a function value is called with the context as `this`, null and undefined become "",
+ * and the parts are summed left to right with `+` (so `{{a}}{{b}}` of 1 and 2 is "3", as there).
+ */
+export function substitute(parts: readonly Part[], data: unknown): string {
+  let out: unknown = '';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    const value = typeof part === 'string' ? part : valueAt(part, data);
+    out = i === 0 ? value : (out as string) + (value as string);
+  }
+  return `${out}`;
+}
+
+function valueAt(path: readonly string[], context: unknown): unknown {
+  let current = context;
+  for (const name of path) {
+    if (current === null || current === undefined) break;
+    current = ownProperty(current, name);
+  }
+  if (typeof current === 'function') current = current.call(context);
+  return current ?? '';
+}
+
+function ownProperty(parent: unknown, name: string): unknown {
+  const result = (parent as Record<string, unknown>)[name];
+  if (result === null || result === undefined) return result;
+  // Object.hasOwn boxes a primitive parent, as hasOwnProperty.call does: a string has its `length`.
+  if (!Object.hasOwn(parent as object, name)) return undefined;
+  // A prototype's own `constructor` (Function.prototype.constructor) is denied there too.
+  if (name === 'constructor' && typeof result === 'function' && parent === result.prototype) return undefined;
+  return result;
 }
 
 function firstLines(message: string): string {

@@ -12,11 +12,12 @@ import {
   ProtocolError,
   type RequestId,
 } from '../../protocol/jsonrpc.js';
+import { cachedResponseText } from '../../protocol/results.js';
 
 /** Compact JSON; an unserializable response becomes -32603 for the same id. */
 export function serialize(message: object): string {
   try {
-    return JSON.stringify(message);
+    return cachedResponseText(message) ?? JSON.stringify(message);
   } catch {
     const id = isObject(message) && isRequestId(message.id) ? message.id : null;
     const error = new ProtocolError(
