@@ -62,6 +62,14 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** `--sse-poll-ms`: a whole number of milliseconds, 0 to never poll. */
+function parsePollMs(value: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(ms))
+    throw new InvalidArgumentError('a whole number of milliseconds (0: never poll)');
+  return ms;
+}
+
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 const program = new Command('mcp-run')
@@ -102,6 +110,12 @@ program
     'require Authorization: Bearer <token>; NAME holds the tokens, comma-separated',
   )
   .option('--api-key-env <NAME>', 'require X-API-Key: <key>; NAME holds the keys, comma-separated')
+  .addOption(
+    new Option(
+      '--sse-poll-ms <ms>',
+      'HTTP, 2025-11-25 sessions: close a call’s SSE stream after <ms> and let the client resume it (0: never)',
+    ).argParser(parsePollMs),
+  )
   .addHelpText(
     'after',
     `

@@ -23,6 +23,8 @@ export interface ServeOptions {
   /** Names of environment variables holding the accepted bearer tokens / API keys. */
   readonly authTokenEnv?: string;
   readonly apiKeyEnv?: string;
+  /** `--sse-poll-ms`: SSE polling for 2025-11-25 sessions; absent: MCP_RUN_SSE_POLL_MS, else never. */
+  readonly ssePollMs?: number;
 }
 
 /**
@@ -132,6 +134,7 @@ async function serveOverHttp(
       path: options.path,
       allowedHosts: options.allowedHost,
       allowedOrigins: options.allowedOrigin,
+      ...(options.ssePollMs !== undefined && { ssePollMs: options.ssePollMs }),
     });
   } catch (err) {
     if (!(err instanceof ProblemError)) throw err;
