@@ -70,6 +70,14 @@ function parsePort(value: string): number {
   return port;
 }
 
+/** `--sse-poll-ms`: a whole number of milliseconds, 0 to never poll. */
+function parsePollMs(value: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(ms))
+    throw new InvalidArgumentError('a whole number of milliseconds (0: never poll)');
+  return ms;
+}
+
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 const program = new Command('mcp-run')
@@ -122,6 +130,12 @@ program
   .option(
     '--otel [endpoint]',
     'export OpenTelemetry traces over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318)',
+  )
+  .addOption(
+    new Option(
+      '--sse-poll-ms <ms>',
+      'HTTP, 2025-11-25 sessions: close a call’s SSE stream after <ms> and let the client resume it (0: never)',
+    ).argParser(parsePollMs),
   )
   .addHelpText(
     'after',

@@ -40,6 +40,8 @@ export interface ServeOptions {
   readonly logFormat?: LogFormat;
   /** `--otel [endpoint]`: OTLP/HTTP traces (also on when OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   readonly otel?: string | boolean;
+  /** `--sse-poll-ms`: SSE polling for 2025-11-25 sessions; absent: MCP_RUN_SSE_POLL_MS, else never. */
+  readonly ssePollMs?: number;
 }
 
 /** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
@@ -233,6 +235,7 @@ async function serveOverHttp(
         ops.place && 'path' in ops.place ? ops.place.path : undefined,
         () => !stopping,
       ),
+      ...(options.ssePollMs !== undefined && { ssePollMs: options.ssePollMs }),
     });
     const transport = http;
     ops.metrics?.observeTransport(() => transport.stats());

@@ -32,6 +32,8 @@ import { BATCH_VERSION, type Era, isLegacyVersion, isModernVersion, MODERN_VERSI
 const ACCEPTED: ReceiveOutcome = { kind: 'accepted', status: HttpStatus.Accepted };
 const SILENT: ReceiveOutcome = { kind: 'silent', status: HttpStatus.Accepted };
 const EMPTY_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
+/** How many early cancellations one stream remembers (the oldest is forgotten first). */
+const EARLY_CANCELS = 256;
 
 /** Where the responses of a batch are collected instead of being sent one by one. */
 type Batch = object[];
@@ -46,6 +48,16 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
   };
   readonly outbound: Outbound;
   private readonly inFlight = new Map<RequestId, AbortController>();
+  /**
+   * Ids a client cancelled on the standing stream (stdio) while no request of theirs was in
+   * flight. The stdio transport starts requests one per turn of the event loop but hands a
+   * notification on at once, so a `notifications/cancelled` read in the same chunk as its request
+   * overtakes it (a client that gave up on `server/discover` during a slow start, then sent
+   * `initialize`). MCP forbids reusing a request id within a session, so a request that then
+   * arrives with one of these ids is one its client abandoned: it is dropped, never answered.
+   * HTTP requests never consult it (a 2026 connection may be shared by several clients).
+   */
+  private readonly cancelledEarly = new Set<RequestId>();
   private readonly standing: Outlet;
   private readonly log: Logger;
   private closed = false;
@@ -173,7 +185,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
       return this.reject(outlet, echoId, invalidRequest('"method" must be a string'), batch, undefined);
     }
     if (id === undefined) {
-      this.onNotification(method, message.params);
+      this.onNotification(method, message.params, route === undefined);
       return ACCEPTED;
     }
     if (echoId === null) {
@@ -218,6 +230,12 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     batch: Batch | undefined,
   ): Promise<ReceiveOutcome> {
     const { era, spec } = classified;
+    if (route === undefined && this.cancelledEarly.delete(id)) {
+      this.log.debug(
+        `protocol: ${method} ${JSON.stringify(id)} was cancelled before it started; not answered`,
+      );
+      return SILENT;
+    }
     if (this.inFlight.has(id)) {
       const error = invalidRequest(`request id ${JSON.stringify(id)} is already used by a request in flight`);
       return this.reject(outlet, id, error, batch, era);
@@ -262,10 +280,14 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     }
   }
 
-  private onNotification(method: string, params: unknown): void {
+  private onNotification(method: string, params: unknown, standing: boolean): void {
     if (method === 'notifications/cancelled') {
       const requestId = isObject(params) ? params.requestId : undefined;
-      if (isRequestId(requestId)) this.cancel(requestId);
+      if (!isRequestId(requestId)) return;
+      if (this.cancel(requestId) || !standing) return;
+      this.cancelledEarly.add(requestId);
+      if (this.cancelledEarly.size > EARLY_CANCELS)
+        this.cancelledEarly.delete(this.cancelledEarly.values().next().value as RequestId);
     } else if (method === 'notifications/initialized') {
       if (this.session.version !== undefined) this.session.ready = true;
     } else {
@@ -273,12 +295,13 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     }
   }
 
-  /** Unknown or finished ids are ignored: cancellation races are normal. */
-  private cancel(id: RequestId): void {
+  /** False for an id not in flight (not started, or finished: cancellation races are normal). */
+  private cancel(id: RequestId): boolean {
     const controller = this.inFlight.get(id);
-    if (controller === undefined) return;
+    if (controller === undefined) return false;
     this.inFlight.delete(id);
     controller.abort(new Error('cancelled by the client'));
+    return true;
   }
 
   private reject(

@@ -10,6 +10,21 @@
  * - before 2025-03-26: no tool `annotations`, and no `audio` content: it becomes a text note.
  *
  * 2025-06-18 and later take every result as built.
+ *
+ * The same holds for what the server sends on its own (downgradeOutgoing): the step engine
+ * (src/steps/) builds every `elicitation/create` form in the 2026-07-28 shape, and progress carries
+ * a `message`; a legacy session gets them as its version defines them (docs/clients.md):
+ *
+ * - `notifications/progress`: no `message` before 2025-03-26;
+ * - `elicitation/create` for 2025-06-18 (elicitation's first version): no `default` but on boolean
+ *   fields, a titled single-select (`oneOf`) becomes `enum` + `enumNames`, a multi-select (`type:
+ *   "array"`, SEP-1330) becomes a single-select of the same choices (the step engine reads a lone
+ *   string answer as a one-item list), and no `mode`;
+ * - `elicitation/create` before 2026-07-28: NumberSchema's `minimum` and `maximum` are integers, so
+ *   a fractional bound is left out (the server still checks answers against it). The 2025-11-25
+ *   schema types `default` as an integer too, but SEP-1034 and the official conformance scenario
+ *   elicitation-sep1034-defaults (2025-11-25) send `default: 95.5`: a fractional default is kept
+ *   for 2025-11-25, the one place this file follows the conformance suite over the vendored schema.
  */
 import type { ContentBlock } from '../catalog/types.js';
 import { isObject } from './jsonrpc.js';
@@ -18,6 +33,67 @@ type Wire = Record<string, unknown>;
 
 const hasTitles = (version: string): boolean => version >= '2025-06-18';
 const hasAudio = (version: string): boolean => version >= '2025-03-26';
+const hasProgressMessage = (version: string): boolean => version >= '2025-03-26';
+const hasFormDefaults = (version: string): boolean => version >= '2025-11-25';
+const hasFractionalBounds = (version: string): boolean => version >= '2026-07-28';
+
+/**
+ * The params of a server→client request or notification (`method`) for a session of `version`
+ * (a legacy version; undefined: as built).
+ */
+export function downgradeOutgoing(
+  method: string,
+  params: Readonly<Record<string, unknown>>,
+  version: string | undefined,
+): Record<string, unknown> {
+  if (version === undefined) return { ...params };
+  if (method === 'notifications/progress' && !hasProgressMessage(version))
+    return withoutKeys(params, ['message']);
+  if (method === 'elicitation/create') return downgradeForm(params, version);
+  return { ...params };
+}
+
+function downgradeForm(params: Readonly<Record<string, unknown>>, version: string): Wire {
+  const out = hasFormDefaults(version) ? { ...params } : withoutKeys(params, ['mode']);
+  const schema = params.requestedSchema;
+  if (hasFractionalBounds(version) || !isObject(schema) || !isObject(schema.properties)) return out;
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties).map(([name, field]) => [
+      name,
+      isObject(field) ? downgradeField(field, version) : field,
+    ]),
+  );
+  return { ...out, requestedSchema: { ...schema, properties } };
+}
+
+function downgradeField(field: Wire, version: string): Wire {
+  let out: Wire = { ...field };
+  if (out.type === 'number' || out.type === 'integer') {
+    for (const bound of ['minimum', 'maximum'])
+      if (typeof out[bound] === 'number' && !Number.isInteger(out[bound])) delete out[bound];
+  }
+  if (hasFormDefaults(version)) return out;
+  if (out.type !== 'boolean') delete out.default;
+  if (out.type === 'array') {
+    const items = isObject(out.items) ? out.items : {};
+    const { items: _items, minItems: _min, maxItems: _max, ...rest } = out;
+    out = { ...rest, type: 'string', ...choices(items.enum, items.anyOf) };
+  } else if (out.type === 'string' && Array.isArray(out.oneOf)) {
+    const { oneOf, ...rest } = out;
+    out = { ...rest, ...choices(undefined, oneOf) };
+  }
+  return out;
+}
+
+/** `enum` (+ `enumNames` when the choices are titled), the only choice shape of 2025-06-18. */
+function choices(values: unknown, titled: unknown): Wire {
+  if (Array.isArray(values)) return { enum: values };
+  const options = Array.isArray(titled) ? titled.filter(isObject) : [];
+  return {
+    enum: options.map((o) => o.const),
+    enumNames: options.map((o) => (typeof o.title === 'string' ? o.title : String(o.const))),
+  };
+}
 
 /** The result of `method` for a session of `version` (a legacy version; undefined: as built). */
 export function downgradeResult(method: string, result: object, version: string | undefined): object {

@@ -17,6 +17,7 @@ import {
   InputRequired,
   type Interaction,
 } from '../steps/interaction.js';
+import { downgradeOutgoing } from './downgrade.js';
 import { invalidParams, isObject } from './jsonrpc.js';
 import type { RequestScope } from './request-scope.js';
 import type { OpenedState } from './request-state.js';
@@ -50,7 +51,8 @@ function legacyInteraction(scope: RequestScope): Interaction {
       const answers: Record<string, unknown> = {};
       for (const [key, request] of Object.entries(requests)) {
         const { method, params } = forClient(request, capabilities);
-        answers[key] = await scope.outbound.request(scope.outlet, method, params, timeoutMs, scope.signal);
+        const shaped = downgradeOutgoing(method, params, scope.session.version);
+        answers[key] = await scope.outbound.request(scope.outlet, method, shaped, timeoutMs, scope.signal);
       }
       return answers;
     },

@@ -5,7 +5,7 @@
  * only at or above the level the client asked for; nothing at all after the response or a cancel.
  */
 import type { CallContext, Catalog, LogLevel } from '../catalog/types.js';
-import { downgradeResult } from './downgrade.js';
+import { downgradeOutgoing, downgradeResult } from './downgrade.js';
 import type { Envelope } from './envelope.js';
 import { HttpStatus, notification, type RequestId, resultResponse } from './jsonrpc.js';
 import { passes } from './log-levels.js';
@@ -82,7 +82,10 @@ export class RequestScope implements CallContext {
     const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.outlet.notify(notification('notifications/progress', params));
+    const version = this.era === 'legacy' ? this.owner.session.version : undefined;
+    this.outlet.notify(
+      notification('notifications/progress', downgradeOutgoing('notifications/progress', params, version)),
+    );
   };
 
   readonly log = (level: LogLevel, data: unknown, logger?: string): void => {

@@ -60,9 +60,18 @@ function compare(header: HeaderReader, name: string, expected: string): string |
   return undefined;
 }
 
-/** A `=?base64?…?=` sentinel carries UTF-8 bytes in base64; anything else is the value itself. */
+const PREFIX = '=?base64?';
+const SUFFIX = '?=';
+
+/**
+ * A `=?base64?…?=` sentinel carries UTF-8 bytes in base64; anything else is the value itself. Only
+ * a value with both the prefix and the suffix is a sentinel (SEP-2243's test table): one that lacks
+ * either, even if what follows looks like Base64 (`=?base64?SGVsbG8=`), is a literal and must equal
+ * the argument as is. A sentinel whose payload is not canonical padded Base64 of UTF-8 is refused.
+ */
 export function decodeHeaderValue(raw: string): string | undefined {
-  if (!raw.startsWith('=?base64?')) return raw;
+  if (!raw.startsWith(PREFIX) || !raw.endsWith(SUFFIX) || raw.length < PREFIX.length + SUFFIX.length)
+    return raw;
   const match = SENTINEL.exec(raw);
   if (match === null || match[1]!.length % 4 !== 0) return undefined;
   const bytes = Buffer.from(match[1]!, 'base64');

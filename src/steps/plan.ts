@@ -193,12 +193,22 @@ function formStep(
     settle(answer, asked) {
       const { action, content } = readElicitResult(key, answer);
       if (action !== 'accept') return { stop: cancelled(action, 'the form', asked) };
+      asOneChoice(schema, content);
       const mismatch = validate(content);
       if (mismatch) throw invalidContent(key, mismatch);
       const fields = Object.keys(schema.properties as object);
       return { values: Object.fromEntries(fields.filter((f) => f in content).map((f) => [f, content[f]])) };
     },
   };
+}
+
+/**
+ * A 2025-06-18 client is shown a multi-select as a single-select (protocol/downgrade.ts), so its
+ * answer for that field is one string: the one item chosen.
+ */
+function asOneChoice(schema: JsonSchema, content: Record<string, unknown>): void {
+  for (const [name, field] of Object.entries(schema.properties as Record<string, JsonSchema>))
+    if (field.type === 'array' && typeof content[name] === 'string') content[name] = [content[name]];
 }
 
 function confirmStep(
