@@ -28,7 +28,7 @@ type Json = Record<string, any>;
 test('the fixture validates', () => {
   const run = spawnSync(process.execPath, [CLI, 'validate', MANIFEST], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /is valid: 28 tools, 3 resources, 1 resource templates, 5 prompts/);
+  assert.match(run.stdout, /is valid: 28 tools, 3 resources, 1 resource template, 5 prompts/);
 });
 
 describe('conformance fixture over stdio, SDK v1 client', () => {
