@@ -5,74 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI, REPO } from '../helpers/demo.js';
-import { type Seen, send, startUpstream, type Upstream } from '../kinds/http/upstream.js';
+import { startUpstream, type Upstream } from '../kinds/http/upstream.js';
+import { github, TOKEN } from '../testing/stand-ins.js';
 
 const MANIFEST = join(REPO, 'recipes/rest-api/mcp.yaml');
-const TOKEN = 'ghp_recipeTestToken0123456789';
-
-const user = (login: string) => ({ login, id: login.length, type: 'User' });
-const label = (name: string) => ({ id: name.length, name, color: 'ededed' });
-const issue = (number: number, title: string, extra: Record<string, unknown> = {}) => ({
-  url: `https://api.github.com/repos/acme/widgets/issues/${number}`,
-  html_url: `https://github.com/acme/widgets/issues/${number}`,
-  number,
-  title,
-  state: 'open',
-  state_reason: null,
-  user: user('ann'),
-  labels: [label('bug')],
-  assignees: [user('bob')],
-  comments: 2,
-  created_at: '2026-01-02T10:00:00Z',
-  updated_at: '2026-01-03T10:00:00Z',
-  body: `Body of ${number}`,
-  ...extra,
-});
-
-/** Answers like api.github.com for the recipe's calls. */
-function github(seen: Seen, res: ServerResponse) {
-  const url = new URL(seen.url, 'http://stand-in');
-  const json = seen.body ? JSON.parse(seen.body) : undefined;
-  if (seen.headers.authorization !== `Bearer ${TOKEN}`) return send(res, 401, { message: 'Bad credentials' });
-  if (seen.headers['x-github-api-version'] !== '2022-11-28')
-    return send(res, 400, { message: 'bad version' });
-  const route = `${seen.method} ${url.pathname}`;
-  if (route === 'GET /repos/acme/widgets/issues') {
-    const all = [issue(2, 'Crash on start'), issue(1, 'Slow search', { labels: [] })];
-    const page = Number(url.searchParams.get('page'));
-    return send(res, 200, page === 1 ? all.slice(0, Number(url.searchParams.get('per_page'))) : []);
-  }
-  if (route === 'GET /repos/acme/widgets/issues/2') return send(res, 200, issue(2, 'Crash on start'));
-  if (route === 'GET /repos/acme/widgets/issues/2/comments') {
-    return send(res, 200, [
-      { id: 11, user: user('cy'), created_at: '2026-01-04T00:00:00Z', body: 'Same here' },
-    ]);
-  }
-  if (route === 'GET /search/issues') {
-    return send(res, 200, { total_count: 1, incomplete_results: false, items: [issue(2, 'Crash on start')] });
-  }
-  if (route === 'POST /repos/acme/widgets/issues') {
-    if (typeof json?.title !== 'string') return send(res, 422, { message: 'Validation Failed' });
-    return send(res, 201, issue(3, json.title, { body: json.body ?? null }));
-  }
-  if (route === 'POST /repos/acme/widgets/issues/2/comments') {
-    return send(res, 201, {
-      id: 12,
-      html_url: 'https://github.com/acme/widgets/issues/2#issuecomment-12',
-      body: json.body,
-    });
-  }
-  if (route === 'PATCH /repos/acme/widgets/issues/2') {
-    return send(res, 200, issue(2, 'Crash on start', { state: json.state, state_reason: json.state_reason }));
-  }
-  send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
-}
 
 describe('recipes/rest-api', () => {
   let upstream: Upstream;

@@ -3,64 +3,15 @@
  * against a local stand-in answering like the Open-Meteo geocoding and forecast APIs.
  */
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI, REPO } from '../helpers/demo.js';
-import { type Seen, send, startUpstream, type Upstream } from '../kinds/http/upstream.js';
+import { startUpstream, type Upstream } from '../kinds/http/upstream.js';
+import { openMeteo } from '../testing/stand-ins.js';
 
 const MANIFEST = join(REPO, 'recipes/weather/mcp.yaml');
-
-function openMeteo(seen: Seen, res: ServerResponse) {
-  const url = new URL(seen.url, 'http://stand-in');
-  const q = url.searchParams;
-  if (url.pathname === '/v1/search') {
-    if (q.get('name') !== 'Lisbon') return send(res, 200, { generationtime_ms: 0.2 });
-    return send(res, 200, {
-      results: [
-        {
-          id: 2267057,
-          name: 'Lisbon',
-          latitude: 38.71667,
-          longitude: -9.13333,
-          country: 'Portugal',
-          admin1: 'Lisbon',
-          timezone: 'Europe/Lisbon',
-          population: 517802,
-        },
-      ].slice(0, Number(q.get('count'))),
-    });
-  }
-  if (url.pathname === '/v1/forecast' && q.get('current')) {
-    return send(res, 200, {
-      latitude: Number(q.get('latitude')),
-      current_units: { temperature_2m: '°C' },
-      current: {
-        time: '2026-11-30T10:00',
-        temperature_2m: 16.4,
-        relative_humidity_2m: 71,
-        precipitation: 0,
-        wind_speed_10m: 12.2,
-        weather_code: 3,
-      },
-    });
-  }
-  if (url.pathname === '/v1/forecast' && q.get('daily')) {
-    const days = Number(q.get('forecast_days'));
-    const dates = ['2026-11-30', '2026-12-01', '2026-12-02', '2026-12-03'].slice(0, days);
-    return send(res, 200, {
-      daily: {
-        time: dates,
-        temperature_2m_max: dates.map((_, i) => 17 + i),
-        temperature_2m_min: dates.map((_, i) => 10 + i),
-        precipitation_sum: dates.map(() => 0.4),
-      },
-    });
-  }
-  send(res, 400, { error: true, reason: `unexpected ${seen.url}` });
-}
 
 describe('recipes/weather', () => {
   let upstream: Upstream;

@@ -1,8 +1,8 @@
 /**
- * The stand-in upstreams the recipes' HTTP fixtures are recorded from: the GitHub stand-in of
- * test/recipes/rest-api.test.ts and the Open-Meteo one of test/recipes/weather.test.ts (copied
- * here, as those files are suites and export nothing), and the Petstore of test/openapi. No
- * fixture is recorded from the internet: `recordRecipes` points each recipe at these.
+ * The stand-in upstreams of the HTTP recipes: a GitHub (rest-api) and an Open-Meteo (weather), which
+ * the recipes' own suites in test/recipes/ also serve, and the Petstore of test/openapi. The
+ * recipes' `mcp-run test` fixtures are recorded from them, never from the internet:
+ * `recordRecipes` points each recipe at these.
  */
 import type { ServerResponse } from 'node:http';
 import { CLI } from '../helpers/demo.js';
