@@ -20,6 +20,7 @@ import type { Interaction } from '../steps/interaction.js';
 
 export type {
   CallContext,
+  CallerIdentity,
   CatalogResource,
   CatalogTemplate,
   ContentBlock,

@@ -6,7 +6,7 @@
  * stream) and its final response with the HTTP status the response implies; the connection's
  * standing `send` keeps only unsolicited traffic (legacy list_changed and resources/updated).
  */
-import type { LogLevel } from '../catalog/types.js';
+import type { CallerIdentity, LogLevel } from '../catalog/types.js';
 import type { Logger } from '../log.js';
 import type { ListCategory } from './hub.js';
 import type { Access } from './pagination.js';
@@ -64,6 +64,11 @@ export interface RequestRoute extends Outlet {
    * call is the transport's job (it answers 403 before dispatch); this only shapes lists.
    */
   readonly access?: Access;
+  /**
+   * The caller a verified OAuth access token names (HTTP with OAuth); tool calls get it in their
+   * context (claim-bound inputs, token exchange). Absent: no identity (stdio, static credentials).
+   */
+  readonly identity?: CallerIdentity;
 }
 
 /**

@@ -8,7 +8,9 @@
  * anything can still be resumed. A dropped POST stream is not a cancellation in this era (the client
  * sends notifications/cancelled), so legacy routes carry no abort signal.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallerIdentity } from '../../catalog/types.js';
 import type { Logger } from '../../log.js';
 import { isObject, isRequestId } from '../../protocol/jsonrpc.js';
 import type { Access } from '../../protocol/server.js';
@@ -27,6 +29,8 @@ export interface LegacyContext {
   readonly log: Logger;
   /** The authenticated caller's view of lists, per request (each POST carries its own token). */
   readonly accessOf?: (req: IncomingMessage) => Access | undefined;
+  /** The verified caller of a request (OAuth), for tool calls: each POST's own token, not the session's. */
+  readonly identityOf?: (req: IncomingMessage) => CallerIdentity | undefined;
 }
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -47,11 +51,13 @@ export async function serveLegacyPost(
   session.busy++;
   try {
     const access = ctx.accessOf?.(req);
+    const identity = ctx.identityOf?.(req);
     const reply = new HttpReply(res, {
       keepAliveMs: ctx.keepAliveMs,
       open: (out) => session.streams.openPost(out),
       eager: session.streams.priming && isObject(message) && message.method === 'tools/call' && id !== null,
       ...(access === undefined ? {} : { access }),
+      ...(identity === undefined ? {} : { identity }),
     });
     reply.settle(await session.connection.receive(message, reply));
   } finally {

@@ -6,7 +6,9 @@
  * session's reply opens its stream through the session (`open`), so it is resumable, and may open it
  * at once (`eager`) so that a long call is resumable before it emits anything.
  */
+
 import type { ServerResponse } from 'node:http';
+import type { CallerIdentity } from '../../catalog/types.js';
 import type { HeaderReader } from '../../protocol/routing-headers.js';
 import type { Access, ReceiveOutcome, RequestRoute } from '../../protocol/server.js';
 import { SseStream } from './sse.js';
@@ -20,6 +22,8 @@ export interface ReplyOptions {
   readonly header?: HeaderReader;
   /** What the authenticated caller may see in lists. */
   readonly access?: Access;
+  /** The verified caller (OAuth), handed to tool calls. */
+  readonly identity?: CallerIdentity;
   /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
   readonly beforeRespond?: (message: object) => void;
   /** Opens the reply's stream on the response; default a plain SseStream. */
@@ -33,6 +37,7 @@ export class HttpReply implements RequestRoute {
   readonly protocolVersion?: string;
   readonly header?: HeaderReader;
   readonly access?: Access;
+  readonly identity?: CallerIdentity;
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
   private stream: MessageStream | undefined;
@@ -45,6 +50,7 @@ export class HttpReply implements RequestRoute {
     if (options.protocolVersion !== undefined) this.protocolVersion = options.protocolVersion;
     if (options.header !== undefined) this.header = options.header;
     if (options.access !== undefined) this.access = options.access;
+    if (options.identity !== undefined) this.identity = options.identity;
     if (options.eager === true) this.openStream();
   }
 

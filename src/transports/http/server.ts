@@ -156,14 +156,19 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   // list filter, so no other part parses credentials.
   const principals = new WeakMap<IncomingMessage, Principal>();
   const listAccess = (req: IncomingMessage) => accessOf(principals.get(req), auth.scopes);
+  const identityOf = (req: IncomingMessage) => principals.get(req)?.identity;
   const legacy: LegacyContext = {
     sessions,
     keepAliveMs,
     clientOf: (req) => clientKey(principals.get(req), req),
     log,
-    ...(auth.oauth ? { accessOf: listAccess } : {}),
+    ...(auth.oauth ? { accessOf: listAccess, identityOf } : {}),
   };
-  const modern: ModernContext = { protocol, keepAliveMs, ...(auth.oauth ? { accessOf: listAccess } : {}) };
+  const modern: ModernContext = {
+    protocol,
+    keepAliveMs,
+    ...(auth.oauth ? { accessOf: listAccess, identityOf } : {}),
+  };
   let closing = false;
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
