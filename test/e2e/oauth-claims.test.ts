@@ -22,7 +22,6 @@ const REDIRECT = 'http://127.0.0.1:7/callback';
 const STATIC = 'static-token-without-identity';
 const pin = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 
-// biome-ignore lint/suspicious/noExplicitAny: tool results are read field by field.
 type Json = any;
 
 describe('fromClaim: inputs bound to the verified caller (oidc-provider tokens, mcp-run --http)', () => {
