@@ -126,6 +126,7 @@ async function compileWith(
   });
 
   const watched = new Map<string, string[]>();
+  for (const path of manifest.secretFiles ?? []) watched.set(path, []);
   const kindContext = (section: EntrySection, name: string): KindContext => ({
     name,
     baseDir,
@@ -284,6 +285,7 @@ async function compileWith(
     prompts,
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
+    ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     dispose: async () => {
       disposed ??= disposeAll(sources, log);
       await disposed;

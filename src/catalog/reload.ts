@@ -135,7 +135,9 @@ export class Reloader {
       return 'failed';
     }
     const updated = await this.changedResourceFiles(paths, ref.current);
-    if (!force && text === this.lastText && updated.length === 0) return 'unchanged';
+    // A rotated secret file changes no text the hash sees: it rebuilds whenever it fires.
+    const rotated = [...paths].some((path) => ref.current.secretFiles?.has(path));
+    if (!force && !rotated && text === this.lastText && updated.length === 0) return 'unchanged';
     this.lastText = text;
 
     let next: Catalog;

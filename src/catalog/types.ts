@@ -109,6 +109,8 @@ export interface Catalog {
    * resources whose content it is (empty for a folder or a file that shapes the catalog).
    */
   readonly watched?: ReadonlyMap<string, readonly string[]>;
+  /** The `${file:…}` secrets among `watched`: a change to one rebuilds the catalog (a rotated secret). */
+  readonly secretFiles?: ReadonlySet<string>;
   /** Releases what compiling opened (database handles, pools). Idempotent. */
   dispose(): Promise<void>;
 }
