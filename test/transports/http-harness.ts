@@ -290,7 +290,9 @@ export interface ServedCli {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export const LISTENING = /^mcp-run: listening on (http:\/\/\S+)$/m;
+/** The listening line, as text or as a `--log-format json` line. */
+export const LISTENING =
+  /^(?:mcp-run: listening on (http:\/\/\S+)|\{.*"msg":"listening on (http:\/\/[^"\s]+)".*\})$/m;
 
 export async function spawnHttpCli(
   args: string[],
@@ -310,7 +312,7 @@ export async function spawnHttpCli(
       const match = LISTENING.exec(stderr);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]!);
+        resolve((match[1] ?? match[2])!);
       }
     });
     void exited.then((code) => reject(new Error(`exited with ${code} before listening; stderr:\n${stderr}`)));
