@@ -36,11 +36,13 @@ export interface IssuerOptions {
   readonly introspector?: { readonly id: string; readonly secret: string };
   /** Claims added to each access token of an account (oidc-provider's extraTokenClaims). */
   readonly claims?: (accountId: string) => Record<string, unknown>;
+  /** The port to listen on; default one the OS picks. */
+  readonly port?: number;
 }
 
 export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
   const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let account = 'alice';
   const signing = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
