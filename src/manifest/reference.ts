@@ -19,8 +19,9 @@ export function renderReference(schema: Schema): string {
     'A manifest has up to five top-level sections. `server` describes the server; the other four',
     'map names to entries, and each entry picks its implementation with `kind`. Any string value may',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own ${env:…} syntax, as text
-    'use `${env:NAME}` or `${env:NAME:-default}`; values taken from the environment are secrets and',
-    'never appear in logs.',
+    'use `${env:NAME}` or `${env:NAME:-default}`, or `${file:/run/secrets/name}` for the content of a',
+    'file (a Docker or Kubernetes secret, watched for rotation); values taken from the environment or a',
+    'file are secrets and never appear in logs.',
     '',
     '## server',
     '',

@@ -6,7 +6,6 @@
  * call carries the new token. The token never reaches the model (results redact it) or stderr.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';

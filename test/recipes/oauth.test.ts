@@ -86,7 +86,7 @@ describe('recipes/oauth', () => {
   test('alice and bob each read only their own notes', async () => {
     const alice = await call(await issuer.token('notes-demo', 'alice', 'notes.read'), 'my_notes');
     assert.equal(alice.status, 200, alice.body);
-    const aliceRows = alice.json?.result.structuredContent.rows as Json[];
+    const aliceRows = alice.json?.result?.structuredContent?.rows as Json[];
     assert.deepEqual(
       aliceRows.map((r) => r.text),
       ['Book the train to Turku', 'Call the plumber about the sink', 'Buy milk'],
@@ -95,7 +95,7 @@ describe('recipes/oauth', () => {
       text: 'plan',
     });
     assert.deepEqual(
-      (bob.json?.result.structuredContent.rows as Json[]).map((r) => r.text),
+      ((bob.json?.result?.structuredContent?.rows ?? []) as Json[]).map((r) => r.text),
       ["Bob's secret plan"],
     );
   });
@@ -104,7 +104,7 @@ describe('recipes/oauth', () => {
     const bob = await call(await issuer.token('notes-demo', 'bob', 'notes.read'), 'my_notes', {
       owner: 'alice@example.test',
     });
-    assert.equal(bob.json?.result.isError, true);
+    assert.equal(bob.json?.result?.isError, true);
     assert.match(JSON.stringify(bob.json), /cannot be passed/);
     assert.doesNotMatch(JSON.stringify(bob.json), /Turku|plumber|milk/);
   });
@@ -112,13 +112,13 @@ describe('recipes/oauth', () => {
   test('note_count is listed and callable only with notes.stats', async () => {
     const plain = await issuer.token('notes-demo', 'alice', 'notes.read');
     const listed = await call(plain, '', {}, 'tools/list');
-    const names = (listed.json?.result.tools as Json[]).map((t) => t.name);
+    const names = ((listed.json?.result?.tools ?? []) as Json[]).map((t) => t.name);
     assert.deepEqual(names.sort(), ['about', 'my_notes']);
     assert.equal((await call(plain, 'note_count')).status, 403);
     const stats = await call(
       await issuer.token('notes-demo', 'alice', 'notes.read notes.stats'),
       'note_count',
     );
-    assert.deepEqual(stats.json?.result.structuredContent.rows, [{ notes: 3 }]);
+    assert.deepEqual(stats.json?.result?.structuredContent?.rows, [{ notes: 3 }]);
   });
 });

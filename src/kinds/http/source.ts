@@ -81,8 +81,9 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
       },
       auth: {
         type: 'object',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest reference, not a JS template.
-        description: 'Credentials added to every request and redacted from results; use ${env:NAME} values.',
+        description:
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest reference, not a JS template.
+          'Credentials added to every request and redacted from results; use ${env:NAME} or ${file:/path} values.',
         minProperties: 1,
         maxProperties: 1,
         properties: {
