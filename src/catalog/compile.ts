@@ -190,6 +190,11 @@ async function compileWith(
       compileSchema,
     );
     if (verbatim !== undefined) refuseVerbatimClaims(verbatim, inputAt, report);
+    if (claims.bindings.length > 0 && data.server?.auth === undefined) {
+      ctx.log.warn(
+        `input ${claims.bindings.map((b) => `"${b.name}"`).join(', ')} comes from the caller's access token (fromClaim), but the manifest has no server.auth: without OAuth no call carries a verified identity, so every call of this tool is refused`,
+      );
+    }
     // Kinds (SQL :params, templates) and steps read the argument names from `input`: with a verbatim
     // schema, they are its top-level properties.
     const common: ToolCommon =

@@ -44,6 +44,22 @@ const text = (result: { content: readonly { type: string }[] }) =>
   result.content.map((block) => (block as { text?: string }).text).join('\n');
 
 describe('fromClaim', () => {
+  test('validate warns when the manifest has no server.auth: every call would be refused', async () => {
+    const file = join(tempDir(), 'mcp.yaml');
+    writeFileSync(file, TOOL('who: { fromClaim: email }'));
+    const registry = builtinKinds();
+    const manifest = await loadManifest(file, registry, {}, { deferErrors: true });
+    const warnings: string[] = [];
+    await compileCatalog(manifest, registry, new StderrLogger('silent'), {
+      onWarning: (d) => warnings.push(`${d.code}: ${d.message}`),
+    });
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(
+      warnings[0] ?? '',
+      /ENTRY_WARNING: input "who" comes from the caller's access token .*no server.auth/,
+    );
+  });
+
   test('the bound input is not in the inputSchema; the claim fills it', async () => {
     const catalog = await catalogOf(TOOL('who: { type: string, format: email, fromClaim: email }'));
     const me = catalog.tools.get('me')!;
