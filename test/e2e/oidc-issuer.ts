@@ -38,6 +38,16 @@ export interface IssuerOptions {
   readonly claims?: (accountId: string) => Record<string, unknown>;
   /** The port to listen on; default one the OS picks. */
   readonly port?: number;
+  /**
+   * A confidential client with the client_credentials grant, for an upstream API (another resource
+   * server) whose identifier is `resource` and whose scopes are `scopes`.
+   */
+  readonly service?: {
+    readonly id: string;
+    readonly secret: string;
+    readonly resource: () => string;
+    readonly scopes: readonly string[];
+  };
 }
 
 export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
@@ -56,6 +66,21 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
         scope: ['openid', 'offline_access', ...options.scopes].join(' '),
       }))
       .concat(
+        options.service === undefined
+          ? []
+          : [
+              {
+                client_id: options.service.id,
+                client_secret: options.service.secret,
+                redirect_uris: [],
+                response_types: [],
+                grant_types: ['client_credentials'],
+                token_endpoint_auth_method: 'client_secret_basic',
+                scope: options.service.scopes.join(' '),
+              } as never,
+            ],
+      )
+      .concat(
         options.introspector === undefined
           ? []
           : [
@@ -71,7 +96,7 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
       ),
     jwks: { keys: [{ ...signing, kid: 'test-rs256', alg: 'RS256', use: 'sig' }] },
     // The MCP scopes are listed too: registration accepts only listed scopes in a client's metadata.
-    scopes: ['openid', 'offline_access', ...options.scopes],
+    scopes: ['openid', 'offline_access', ...options.scopes, ...(options.service?.scopes ?? [])],
     clientDefaults: {
       token_endpoint_auth_method: 'none',
       grant_types: ['authorization_code', 'refresh_token'],
@@ -80,11 +105,21 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
       devInteractions: { enabled: false },
       registration: { enabled: true },
       introspection: { enabled: true },
+      clientCredentials: { enabled: options.service !== undefined },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => options.resource(),
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+          if (options.service !== undefined && indicator === options.service.resource()) {
+            return {
+              scope: options.service.scopes.join(' '),
+              audience: indicator,
+              accessTokenTTL: 300,
+              accessTokenFormat: 'jwt',
+              jwt: { sign: { alg: 'RS256' } },
+            };
+          }
           if (indicator !== options.resource()) throw new Error(`unknown resource ${indicator}`);
           return {
             scope: options.scopes.join(' '),

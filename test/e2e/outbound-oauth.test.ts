@@ -20,6 +20,12 @@ import { after, before, describe, it } from 'node:test';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { compileCatalog } from '../../src/catalog/compile.js';
+import type { Catalog } from '../../src/catalog/types.js';
+import { builtinKinds } from '../../src/kinds/builtin.js';
+import { StderrLogger } from '../../src/log.js';
+import { loadManifest } from '../../src/manifest/load.js';
 import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 import { type Issuer, startIssuer } from './oidc-issuer.js';
 
@@ -274,5 +280,88 @@ describe('outbound OAuth for http sources (mcp-run --http, oidc-provider inbound
     assert.ok(inbound.length >= 4 && up.issued.length >= 4, 'tokens were issued');
     for (const needle of needles)
       assert.ok(!stderr.includes(needle), `stderr holds a secret: ${needle.slice(0, 12)}…`);
+  });
+});
+
+describe('outbound client credentials at a real authorization server (oidc-provider)', () => {
+  const SERVICE_SECRET = 'service-secret-for-oidc-provider-77';
+  let issuer: Issuer;
+  let api: Server;
+  let apiUrl = '';
+  const verified: { client: unknown; scope: unknown }[] = [];
+  let catalog: Catalog;
+  let dir: string;
+
+  before(async () => {
+    let resource = '';
+    issuer = await startIssuer({
+      resource: () => 'http://127.0.0.1:1/unused',
+      scopes: ['mcp'],
+      service: {
+        id: 'mcp-run-svc',
+        secret: SERVICE_SECRET,
+        resource: () => resource,
+        scopes: ['reports.read'],
+      },
+    });
+    const keys = createRemoteJWKSet(new URL(`${issuer.url}/jwks`));
+    // The upstream API is a resource server of its own: it verifies the token it gets.
+    api = createServer((req, res) => {
+      void (async () => {
+        const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+        try {
+          const { payload } = await jwtVerify(token, keys, { issuer: issuer.url, audience: resource });
+          verified.push({ client: payload.client_id, scope: payload.scope });
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ ok: true, client: payload.client_id }));
+        } catch (err) {
+          res.statusCode = 401;
+          res.end((err as Error).message);
+        }
+      })();
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}/api`;
+    resource = apiUrl;
+    dir = await mkdtemp(join(tmpdir(), 'mcp-run-cc-'));
+    const file = join(dir, 'mcp.yaml');
+    await writeFile(
+      file,
+      [
+        'sources:',
+        '  reports:',
+        '    kind: http',
+        `    baseUrl: "${apiUrl}"`,
+        `    auth: { oauth: { tokenUrl: "${issuer.url}/token", clientId: mcp-run-svc, clientSecret: "\${env:SVC_SECRET}", scopes: [reports.read], resource: "${apiUrl}" } }`,
+        'tools:',
+        '  report: { kind: http, source: reports, description: The report., path: /report }',
+        '',
+      ].join('\n'),
+    );
+    const registry = builtinKinds();
+    const manifest = await loadManifest(file, registry, { SVC_SECRET: SERVICE_SECRET });
+    catalog = await compileCatalog(manifest, registry, new StderrLogger('silent'));
+  });
+  after(async () => {
+    await catalog?.dispose();
+    api?.closeAllConnections();
+    await new Promise((resolve) => api?.close(resolve));
+    await issuer?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('gets a JWT for the API from oidc-provider, which the API verifies; the token is reused', async () => {
+    const ctx = { signal: new AbortController().signal, progress: () => {}, log: () => {} };
+    const tool = catalog.tools.get('report');
+    assert.ok(tool);
+    const first = await tool.call({}, ctx);
+    assert.equal(first.isError, undefined, JSON.stringify(first));
+    const second = await tool.call({}, ctx);
+    assert.equal(second.isError, undefined, JSON.stringify(second));
+    assert.deepEqual(verified, [
+      { client: 'mcp-run-svc', scope: 'reports.read' },
+      { client: 'mcp-run-svc', scope: 'reports.read' },
+    ]);
+    assert.ok(!JSON.stringify([first, second]).includes(SERVICE_SECRET));
   });
 });
