@@ -6,12 +6,16 @@
  *   token while one is being fetched wait for that fetch: there is one request, not one per call.
  * - `tokenExchange` (RFC 8693): the caller's verified inbound token is the `subject_token` of an
  *   exchange, and the upstream token that comes back is used for that caller only, cached per
- *   issuer, subject and inbound expiry. The inbound token itself is never sent to the API: the MCP
+ *   inbound token (never beyond its expiry). The inbound token itself is never sent to the API: the MCP
  *   specification forbids token passthrough.
+ *
+ * A fetch shared by several calls is not tied to any one of them: a call that is cancelled stops
+ * waiting, and the others still get the token.
  *
  * A failure is an Error with a sentence for the model that names the token endpoint and the
  * server's `error` code, never the client secret nor a token (the source redacts both besides).
  */
+import { createHash } from 'node:crypto';
 import type { CallerIdentity } from '../contract/types.js';
 
 export interface ClientCredentialsConfig {
@@ -64,10 +68,10 @@ export function clientCredentials(config: ClientCredentialsConfig): TokenSource 
   return {
     async token(_identity, signal) {
       if (current !== undefined && Date.now() < current.refreshAt) return current.value;
-      pending ??= fetchToken(config, grant(config), signal).finally(() => {
+      pending ??= fetchToken(config, grant(config)).finally(() => {
         pending = undefined;
       });
-      current = await pending;
+      current = await untilAborted(pending, signal);
       return current.value;
     },
     refused() {
@@ -89,8 +93,10 @@ function grant(config: ClientCredentialsConfig): Record<string, string> {
 export function tokenExchange(config: TokenExchangeConfig): TokenSource {
   const cache = new Map<string, Held>();
   const pending = new Map<string, Promise<Held>>();
+  // Per inbound token (its hash, never the token): one caller's exchanged token is never another's,
+  // even for tokens without a subject.
   const keyOf = (identity: CallerIdentity) =>
-    JSON.stringify([identity.issuer, identity.subject ?? null, identity.expiresAt ?? null]);
+    createHash('sha256').update(identity.issuer).update('\0').update(identity.accessToken()).digest('hex');
   return {
     async token(identity, signal) {
       if (identity === undefined) {
@@ -114,12 +120,11 @@ export function tokenExchange(config: TokenExchangeConfig): TokenSource {
             ...(config.scope === undefined ? {} : { scope: config.scope }),
             ...(config.resource === undefined ? {} : { resource: config.resource }),
           },
-          signal,
           identity.expiresAt,
         ).finally(() => pending.delete(key));
         pending.set(key, fetching);
       }
-      const got = await fetching;
+      const got = await untilAborted(fetching, signal);
       // The inbound token must never come back as the upstream one: that would be passthrough.
       if (got.value === identity.accessToken())
         throw new Error(`the token endpoint ${config.tokenUrl} returned the caller's own token unchanged`);
@@ -139,7 +144,6 @@ export function tokenExchange(config: TokenExchangeConfig): TokenSource {
 async function fetchToken(
   config: { readonly tokenUrl: string; readonly clientId: string; readonly clientSecret: string },
   form: Record<string, string>,
-  signal: AbortSignal,
   notAfter?: number,
 ): Promise<Held> {
   const where = `the token endpoint ${config.tokenUrl}`;
@@ -152,7 +156,7 @@ async function fetchToken(
     const res = await fetch(config.tokenUrl, {
       method: 'POST',
       redirect: 'error',
-      signal: AbortSignal.any([signal, AbortSignal.timeout(TOKEN_TIMEOUT_MS)]),
+      signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
       headers: {
         authorization: `Basic ${basic}`,
         'content-type': 'application/x-www-form-urlencoded',
@@ -163,7 +167,6 @@ async function fetchToken(
     status = res.status;
     text = await readCapped(res);
   } catch (err) {
-    if (signal.aborted) throw new Error('the call was cancelled while fetching an access token');
     const name = (err as Error).name;
     if (name === 'TimeoutError') throw new Error(`${where} did not answer within ${TOKEN_TIMEOUT_MS} ms`);
     throw new Error(`${where} cannot be reached (${causeOf(err)})`);
@@ -188,6 +191,26 @@ async function fetchToken(
   let refreshAt = Date.now() + (lifetime - margin) * 1000;
   if (notAfter !== undefined) refreshAt = Math.min(refreshAt, notAfter * 1000);
   return { value, refreshAt };
+}
+
+/** The promise's outcome, or a rejection as soon as this call is cancelled. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  const cancelled = () => new Error('the call was cancelled while fetching an access token');
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 async function readCapped(res: Response): Promise<string> {
@@ -216,5 +239,6 @@ function safeCode(code: string): string {
 function causeOf(err: unknown): string {
   const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
   return (err as Error).message;
 }
