@@ -2,15 +2,18 @@
  * recipes/oauth served by the built CLI over HTTP (`--http`) in front of oidc-provider, from a private
  * copy of the recipe with its issuer pointed at the test's provider: alice and bob each read only
  * their own notes, an argument naming the owner is refused, and a token without `notes.stats` is
- * not shown `note_count`. The raw request is the README's curl, so the README's steps hold.
+ * not shown `note_count`; over stdio (no identity) the bound tools are refused. The raw request is
+ * the README's curl, so the README's steps hold.
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type Issuer, startIssuer } from '../e2e/oidc-issuer.js';
-import { REPO } from '../helpers/demo.js';
+import { CLI, REPO } from '../helpers/demo.js';
 import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 
 type Json = Record<string, any>;
@@ -120,5 +123,35 @@ describe('recipes/oauth', () => {
       'note_count',
     );
     assert.deepEqual(stats.json?.result?.structuredContent?.rows, [{ notes: 3 }]);
+  });
+
+  test('over stdio (no identity) the bound tools are refused and the public one answers', async () => {
+    const client = new Client(
+      { name: 'recipe-oauth-stdio', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, join(dir, 'mcp.yaml'), '--no-watch'],
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name).sort();
+      assert.deepEqual(
+        names,
+        ['about', 'my_notes', 'note_count'],
+        'stdio has no scopes: everything is listed',
+      );
+      const refused = (await client.callTool({ name: 'my_notes', arguments: {} })) as Json;
+      assert.equal(refused.isError, true);
+      assert.match(JSON.stringify(refused.content), /needs the caller's verified identity/);
+      assert.doesNotMatch(JSON.stringify(refused), /Turku|plumber|milk|secret plan/);
+      const about = (await client.callTool({ name: 'about', arguments: {} })) as Json;
+      assert.equal(about.isError, undefined);
+    } finally {
+      await client.close();
+    }
   });
 });
