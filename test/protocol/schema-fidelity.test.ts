@@ -80,6 +80,12 @@ function manifestDir(): string {
       { audio: { path: './assets/tone.wav', mimeType: 'audio/wav' } },
     ],
   };
+  // A prompt that asks first: elicitation/create in 2025, input_required in 2026.
+  manifest.prompts.fidelity_ask_prompt = {
+    description: 'A prompt that asks for its topic first.',
+    ask: { key: 'topic_form', message: 'What about?', fields: { topic: { type: 'string' } } },
+    messages: [{ text: 'Write about {{topic}}.' }],
+  };
   // The trigger tools edit the manifest (hot reload); this test wants one stable catalog.
   delete manifest.tools.test_trigger_tool_change;
   delete manifest.tools.test_trigger_prompt_change;
@@ -261,10 +267,8 @@ function httpPeer(url: string, version: SchemaVersion): Peer & { session?: strin
       const session = stream.headers['mcp-session-id'];
       if (typeof session === 'string') peer.session = session;
       if (!String(stream.headers['content-type']).includes('text/event-stream')) {
-        // A plain JSON answer: openStream saw no events, so read the body once more.
-        stream.close();
-        const res = await post(url, { jsonrpc: '2.0', id, method, params }, headers);
-        const message = res.json();
+        // A plain JSON answer: one body, no events.
+        const message = JSON.parse(await stream.text);
         received.push({ message, method });
         return message;
       }
@@ -313,27 +317,26 @@ async function exercise(
   const args: Json = { test_sampling: { prompt: 'Capital?' }, test_elicitation: { message: 'Who?' } };
   const meta = modern ? { 'io.modelcontextprotocol/logLevel': 'debug' } : {};
   let retries = 0;
+  // 2026 (MRTR): answer each round's input requests and retry with the signed state until the
+  // request completes, so every round's InputRequiredResult and the final result are checked.
+  const complete = async (method: string, params: Json): Promise<Json> => {
+    let reply = await call(method, params);
+    for (let round = 1; modern && reply.result?.resultType === 'input_required'; round++) {
+      assert.ok(round <= 3, `${params.name}: still input_required after ${round} rounds`);
+      const requests = Object.entries<Json>(reply.result.inputRequests ?? {});
+      const inputResponses = Object.fromEntries(requests.map(([key, request]) => [key, answer(request)]));
+      reply = await call(method, { ...params, inputResponses, requestState: reply.result.requestState });
+      retries++;
+    }
+    if (modern) assert.notEqual(reply.result?.resultType, 'input_required', params.name);
+    return reply;
+  };
   for (const tool of tools) {
-    const params = {
+    const reply = await complete('tools/call', {
       name: tool.name,
       arguments: args[tool.name] ?? {},
       _meta: { progressToken: `p-${tool.name}`, ...meta },
-    };
-    let reply = await call('tools/call', params);
-    // 2026 (MRTR): answer each round's input requests and retry with the signed state until the
-    // call completes, so every round's InputRequiredResult and the final CallToolResult are checked.
-    for (let round = 1; modern && reply.result?.resultType === 'input_required'; round++) {
-      assert.ok(round <= 3, `${tool.name}: still input_required after ${round} rounds`);
-      const requests = Object.entries<Json>(reply.result.inputRequests ?? {});
-      const inputResponses = Object.fromEntries(requests.map(([key, request]) => [key, answer(request)]));
-      reply = await call('tools/call', {
-        ...params,
-        inputResponses,
-        requestState: reply.result.requestState,
-      });
-      retries++;
-    }
-    if (modern) assert.notEqual(reply.result?.resultType, 'input_required', tool.name);
+    });
     // A 2025-06-18 client sees each multi-select as a single-select and answers with one string,
     // which the form takes as a one-item list.
     if (tool.name === 'test_elicitation_sep1330_enums' && version !== MODERN && version >= '2025-06-18')
@@ -348,7 +351,9 @@ async function exercise(
     const values = Object.fromEntries(
       (prompt.arguments ?? []).map((a: Json) => [a.name, 'test://static-text']),
     );
-    await call('prompts/get', { name: prompt.name, arguments: values });
+    const reply = await complete('prompts/get', { name: prompt.name, arguments: values });
+    if (prompt.name === 'fidelity_ask_prompt' && version >= '2025-06-18')
+      assert.match(JSON.stringify(reply.result?.messages), /Write about x/, JSON.stringify(reply));
   }
   await call('completion/complete', {
     ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
@@ -754,6 +759,25 @@ describe('change notifications, the 2026 listen stream and a failed reload, on a
           edit(dir, base, 2);
           await collect(standing, ['notifications/tools/list_changed'], received);
           await peer.request('resources/unsubscribe', { uri: WATCHED });
+          // A call cancelled while it waits on the client: the server withdraws its own request.
+          const pending = await openStream(served.url, {
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 'cancel-me',
+              method: 'tools/call',
+              params: { name: 'test_sampling', arguments: { prompt: 'Capital?' } },
+            }),
+            headers: headers(),
+          });
+          const [asked] = await collect(pending, ['sampling/createMessage'], received);
+          await post(
+            served.url,
+            { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'cancel-me' } },
+            headers(),
+          );
+          const [withdrawn] = await collect(pending, ['notifications/cancelled'], received);
+          assert.equal(withdrawn!.params.requestId, asked!.id);
+          pending.close();
           standing.close();
           received.push(...peer.received);
         }
