@@ -6,8 +6,8 @@
  * manifest error), but compiled into code only on its first use: compiling every tool's schema up
  * front was the largest cost of start-up and of each reload, and of memory with many tools.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { precompiledMeta, USER_SCHEMA_OPTIONS } from '../manifest/precompiled.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { newAjv2020, precompiledMeta, USER_SCHEMA_OPTIONS } from '../manifest/precompiled.js';
 import type { JsonSchema } from './types.js';
 
 export type Validator = (value: unknown) => string | undefined;
@@ -31,18 +31,18 @@ export function createSchemaCompiler(): (schema: JsonSchema) => Validator {
     let valid: boolean;
     if (built !== undefined) valid = built(schema) as boolean;
     else {
-      metaChecker ??= new Ajv2020(OPTIONS);
+      metaChecker ??= newAjv2020(OPTIONS);
       valid = metaChecker.validateSchema(schema) as boolean;
     }
     if (!valid) {
-      metaChecker ??= new Ajv2020(OPTIONS);
+      metaChecker ??= newAjv2020(OPTIONS);
       const errors = built !== undefined ? built.errors : metaChecker.errors;
       throw new Error(metaChecker.errorsText(errors, { dataVar: 'schema' }));
     }
     let validate: ValidateFunction | undefined;
     return (value) => {
       try {
-        ajv ??= new Ajv2020(OPTIONS);
+        ajv ??= newAjv2020(OPTIONS);
         validate ??= ajv.compile(schema);
       } catch (err) {
         // Only what the meta-schema cannot see is left, such as a $ref to nowhere.

@@ -9,7 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 
 /** The options of the manifest validator (manifest/validate.ts): its messages quote schema and data. */
 export const MANIFEST_AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false } as const;
@@ -55,6 +56,19 @@ export function precompiledFile(key: string): string {
 }
 
 const load = createRequire(import.meta.url);
+
+/**
+ * ajv itself, loaded when something is compiled at run time (a tool's input schema on its first
+ * call, a schema the build did not precompile): a start that needs neither does not load it.
+ */
+export function newAjv(options: object): Ajv {
+  const { Ajv: Draft07 } = load('ajv') as typeof import('ajv');
+  return new Draft07(options);
+}
+export function newAjv2020(options: object): Ajv2020 {
+  const { Ajv2020: Dialect2020 } = load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  return new Dialect2020(options);
+}
 const found = new Map<string, ValidateFunction | null>();
 
 /** The build's validator for `target`, if the build compiled this very schema with these options. */

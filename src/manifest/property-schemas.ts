@@ -4,11 +4,11 @@
  * the words the rest of validation uses ("expected one of …; got "strin" (did you mean "string"?)"),
  * rather than one line of ajv's text for the whole input schema when the tool compiles.
  */
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject } from 'ajv/dist/2020.js';
 import { problems } from '../errors.js';
 import { explainAjvErrors } from './ajv-errors.js';
 import { type Finding, isPlainObject } from './finding.js';
-import { META_CHECK_OPTIONS, precompiledMeta } from './precompiled.js';
+import { META_CHECK_OPTIONS, newAjv2020, precompiledMeta } from './precompiled.js';
 import type { ManifestPath } from './types.js';
 
 let meta: Ajv2020 | undefined;
@@ -34,7 +34,7 @@ export function checkSchema(schema: unknown, at: ManifestPath): Finding[] {
     if (built(schema)) return [];
     errors = built.errors ?? [];
   } else {
-    meta ??= new Ajv2020(META_CHECK_OPTIONS);
+    meta ??= newAjv2020(META_CHECK_OPTIONS);
     if (meta.validateSchema(schema)) return [];
     errors = meta.errors ?? [];
   }

@@ -2,13 +2,13 @@
  * Validation in two steps: the envelope (sections, names, entries with a `kind`), then each entry
  * against its kind's schema. Every finding of both steps is returned; nothing stops at the first.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { problems } from '../errors.js';
 import { suggest } from '../util/suggest.js';
 import { explainAjvErrors } from './ajv-errors.js';
 import { envelopeSchema, SINGULAR } from './envelope.js';
 import { type Finding, isPlainObject } from './finding.js';
-import { MANIFEST_AJV_OPTIONS, precompiled } from './precompiled.js';
+import { MANIFEST_AJV_OPTIONS, newAjv, precompiled } from './precompiled.js';
 import { checkPropertySchemas, checkSchema } from './property-schemas.js';
 import { ENTRY_SECTIONS, type EntrySection, type KindSchemas } from './types.js';
 
@@ -66,7 +66,7 @@ export class ManifestValidator {
       try {
         fn = precompiled({ key, dialect: 'draft-07', options: MANIFEST_AJV_OPTIONS, schema });
         if (fn === undefined) {
-          this.ajv ??= new Ajv(MANIFEST_AJV_OPTIONS);
+          this.ajv ??= newAjv(MANIFEST_AJV_OPTIONS);
           fn = this.ajv.compile(schema);
         }
       } catch (e) {
