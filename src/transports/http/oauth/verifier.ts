@@ -12,7 +12,7 @@
  * JWKS, the issuer's metadata or the introspection endpoint cannot be reached: a token that cannot be
  * checked is never accepted. Token values are never put into a message or a log line.
  */
-import { createRemoteJWKSet, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import type { CallerIdentity } from '../../../catalog/types.js';
 
 export interface IntrospectionOptions {
@@ -69,6 +69,13 @@ export const DEFAULT_ALGORITHMS = [
 
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
 
+let jose: Promise<typeof import('jose')> | undefined;
+/** Loaded with the first token: a server without OAuth never loads jose. */
+const loadJose = (): Promise<typeof import('jose')> => {
+  jose ??= import('jose');
+  return jose;
+};
+
 interface IssuerMetadata {
   readonly jwks_uri?: string;
   readonly introspection_endpoint?: string;
@@ -90,7 +97,8 @@ export class TokenVerifier {
   }
 
   async verify(token: string): Promise<Verdict> {
-    if (!looksLikeJwt(token)) {
+    const { decodeProtectedHeader, jwtVerify } = await loadJose();
+    if (!looksLikeJwt(token, decodeProtectedHeader)) {
       if (this.options.introspection !== undefined) return this.introspect(token, this.options.introspection);
       return invalid('the access token is not a JWT');
     }
@@ -118,6 +126,7 @@ export class TokenVerifier {
     if (this.keys !== undefined) return this.keys;
     const uri = this.options.jwksUri ?? (await this.issuerMetadata()).jwks_uri;
     if (typeof uri !== 'string') throw new Error('the issuer metadata has no jwks_uri');
+    const { createRemoteJWKSet } = await loadJose();
     this.keys ??= createRemoteJWKSet(new URL(uri), {
       timeoutDuration: this.timeoutMs,
       cooldownDuration: this.options.jwksCooldownMs ?? 30_000,
@@ -205,7 +214,10 @@ export class TokenVerifier {
   }
 }
 
-function looksLikeJwt(token: string): boolean {
+function looksLikeJwt(
+  token: string,
+  decodeProtectedHeader: typeof import('jose').decodeProtectedHeader,
+): boolean {
   if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/.test(token)) return false;
   try {
     decodeProtectedHeader(token);
