@@ -146,8 +146,8 @@ export class PgPipeline {
   }
 
   handleReadyForQuery(): void {
-    if (this.failure) return this.finish(this.failure);
-    this.finish(undefined, { fields: this.fields, suspended: this.suspended, rowCount: this.rowCount });
+    if (this.failure) this.finish(this.failure);
+    else this.finish(undefined, { fields: this.fields, suspended: this.suspended, rowCount: this.rowCount });
   }
 
   handleCopyInResponse(connection: unknown): void {
