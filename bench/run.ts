@@ -22,6 +22,7 @@ import { reloadScenario } from './scenarios/reload.js';
 import { scaleScenario } from './scenarios/scale.js';
 import { sqlScenario } from './scenarios/sql.js';
 import { stdioScenario } from './scenarios/stdio.js';
+import { toolboxScenario } from './scenarios/toolbox.js';
 
 const SCENARIOS: readonly Scenario[] = [
   httpScenario,
@@ -32,6 +33,7 @@ const SCENARIOS: readonly Scenario[] = [
   loadScenario,
   scaleScenario,
   reloadScenario,
+  toolboxScenario,
 ];
 
 function parseArgs(argv: readonly string[]) {

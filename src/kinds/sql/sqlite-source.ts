@@ -54,6 +54,7 @@ import {
   uniqueColumns,
 } from './result.js';
 import { SqlitePool } from './sqlite-pool.js';
+import { packValue, unpackRow } from './sqlite-wire.js';
 import type { WorkerInit, WorkerQueryResult } from './sqlite-worker.js';
 
 export interface SqliteConfig {
@@ -267,7 +268,7 @@ function openedSource(
         {
           op: 'query',
           text,
-          values: values.map(bindable),
+          values: values.map((v) => packValue(bindable(v))),
           readsOnly,
           refusal: readOnly ? READ_ONLY_SOURCE_REFUSAL : WRITE_REFUSAL,
           maxRows: options.maxRows,
@@ -284,7 +285,7 @@ function openedSource(
       }
       return {
         columns: result.columns,
-        rows: rowObjects(result.columns, result.rows),
+        rows: rowObjects(result.columns, (result.rows as unknown[][]).map(unpackRow)),
         truncated: result.truncated,
         ...(result.cutByBytes && {
           note: `The rows were cut at ${result.rows.length} because the next row would pass the source's byte budget (maxBytes: ${maxBytes}); select fewer or smaller columns, e.g. length(col) or substr(col, 1, 200) instead of a big value.`,
