@@ -124,7 +124,8 @@ async function compileWith(
     },
   });
 
-  const watched = new Map<string, string[]>();
+  // The files the manifest includes shape the catalog: watched, with no resource of their own.
+  const watched = new Map<string, string[]>((manifest.includes ?? []).map((file) => [file, []]));
   const kindContext = (section: EntrySection, name: string): KindContext => ({
     name,
     baseDir,
@@ -265,6 +266,7 @@ async function compileWith(
     prompts,
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
+    ...(manifest.includes?.length && { includes: manifest.includes }),
     dispose: async () => {
       disposed ??= disposeAll(sources, log);
       await disposed;

@@ -108,6 +108,8 @@ export interface Catalog {
    * resources whose content it is (empty for a folder or a file that shapes the catalog).
    */
   readonly watched?: ReadonlyMap<string, readonly string[]>;
+  /** The files the manifest includes (`include:`): an edit to one reloads like an edit to it. */
+  readonly includes?: readonly string[];
   /** Releases what compiling opened (database handles, pools). Idempotent. */
   dispose(): Promise<void>;
 }

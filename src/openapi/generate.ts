@@ -8,10 +8,10 @@ import { problems } from '../errors.js';
 import { parsePathTemplate } from '../kinds/http/path.js';
 import { suggest } from '../util/suggest.js';
 import { ImportError, isObj, type Obj, type Spec } from './load.js';
-import { envPrefix, serverName, sourceName, toolBaseName, UniqueNames } from './naming.js';
+import { envPrefix, serverName, shortApiName, sourceName, toolBaseName, UniqueNames } from './naming.js';
 import { listRoutes, type Route, readOperation, routeOf } from './operations.js';
 import { RefResolver } from './refs.js';
-import { type SourceDraft, sourceDraft } from './source.js';
+import { type SourceDraft, serverUrl, sourceDraft } from './source.js';
 import { toolDraft } from './tool.js';
 
 export interface ImportOptions {
@@ -39,6 +39,9 @@ export interface Generated {
   readonly format: string;
   readonly server: Obj;
   readonly sourceName: string;
+  /** The short name the import chose (or `--name`), and whether it was chosen (not given). */
+  readonly apiName: string;
+  readonly nameDerived: boolean;
   readonly source: SourceDraft;
   readonly tools: readonly GeneratedTool[];
   /** Operations selected but not imported, with the reason. */
@@ -50,7 +53,7 @@ export interface Generated {
 export function generate(spec: Spec, options: ImportOptions = {}): Generated {
   const info = isObj(spec.doc.info) ? spec.doc.info : {};
   const title = typeof info.title === 'string' && info.title.trim() ? info.title.trim() : 'API';
-  const apiName = options.name ?? title;
+  const apiName = options.name ?? shortApiName(serverUrl(spec, [], 'API'), title);
   const prefix = envPrefix(apiName);
   const source = sourceName(apiName);
   const refs = new RefResolver(spec.file, spec.doc);
@@ -104,6 +107,8 @@ export function generate(spec: Spec, options: ImportOptions = {}): Generated {
       ...(description && { description }),
     },
     sourceName: source,
+    apiName,
+    nameDerived: options.name === undefined,
     source: sourceDraftValue,
     tools,
     skipped,

@@ -25,6 +25,8 @@ export interface Parameter {
 
 export interface Body {
   readonly encoding: 'json' | 'form' | 'text';
+  /** The declared media type, when it is not what the encoding sends by default (text/plain). */
+  readonly mediaType?: string;
   readonly schema: Obj;
   readonly required: boolean;
   readonly description?: string;
@@ -137,6 +139,7 @@ function readOpenApi(op: Obj, params: Obj[], inline: (n: unknown) => unknown): R
     Object.assign(read, {
       body: {
         encoding: chosen.encoding,
+        ...(chosen.mediaType && { mediaType: chosen.mediaType }),
         schema: toJsonSchema(isObj(media) ? media.schema : undefined),
         required: body.required === true,
         ...text('description', body.description),
@@ -170,6 +173,7 @@ function readSwagger(doc: Obj, op: Obj, params: Obj[], inline: (n: unknown) => u
       else
         body = {
           encoding: media.encoding,
+          ...(media.mediaType && { mediaType: media.mediaType }),
           schema: toJsonSchema(p.schema),
           required: p.required === true,
           ...text('description', p.description),
@@ -250,15 +254,25 @@ function firstContentSchema(content: unknown): unknown {
   return isObj(first) ? first.schema : undefined;
 }
 
-/** The media type the http tool sends best: JSON, then a form, then text. */
-function chooseMedia(types: readonly string[]): { type: string; encoding: Body['encoding'] } | undefined {
+/**
+ * The media type the http tool sends best: JSON, then a form, then text/plain, then a body sent as
+ * one string with its own Content-Type (other text/*, XML, application/octet-stream: the bytes of
+ * the string, UTF-8). Multipart is none of these: an http tool cannot send it.
+ */
+function chooseMedia(
+  types: readonly string[],
+): { type: string; encoding: Body['encoding']; mediaType?: string } | undefined {
   const bare = (t: string) => t.split(';')[0]!.trim().toLowerCase();
   const json = types.find((t) => /^application\/(.+\+)?json$/.test(bare(t)) || bare(t) === '*/*');
   if (json !== undefined) return { type: json, encoding: 'json' };
   const form = types.find((t) => bare(t) === 'application/x-www-form-urlencoded');
   if (form !== undefined) return { type: form, encoding: 'form' };
   const plain = types.find((t) => bare(t) === 'text/plain');
-  return plain === undefined ? undefined : { type: plain, encoding: 'text' };
+  if (plain !== undefined) return { type: plain, encoding: 'text' };
+  const raw = types.find((t) =>
+    /^(text\/[\w.+-]+|application\/([\w.-]+\+)?xml|application\/octet-stream)$/.test(bare(t)),
+  );
+  return raw === undefined ? undefined : { type: raw, encoding: 'text', mediaType: bare(raw) };
 }
 
 /** The first success response (200 before 201 before 2XX) whose `pick` finds a schema. */

@@ -87,8 +87,20 @@ export function toolDraft(op: Operation, source: string): ToolDraft {
   } else if (b) {
     const arg = claim('body', 'request');
     body = `{{${arg}}}`;
-    const schema = b.encoding === 'text' ? { type: 'string', ...b.schema } : b.schema;
-    input[arg] = property(schema, b.description, b.required);
+    // `format: binary` names bytes; the argument is the string whose UTF-8 bytes are sent.
+    const { format, ...rest } = b.schema;
+    const schema =
+      b.encoding === 'text'
+        ? { ...rest, type: 'string', ...(format !== 'binary' && format !== undefined && { format }) }
+        : b.schema;
+    const said =
+      b.mediaType === undefined
+        ? b.description
+        : [b.description, `The request body (${b.mediaType}), sent as the UTF-8 bytes of this string.`]
+            .filter(Boolean)
+            .join(' ');
+    input[arg] = property(schema, said, b.required);
+    if (b.mediaType !== undefined) headers['Content-Type'] = b.mediaType;
   }
 
   const output = op.output && (isObjectSchema(op.output) ? asObject(op.output) : wrapResult(op.output));
