@@ -86,12 +86,28 @@ export function listRoutes(spec: Spec, refs: RefResolver): Route[] {
   return routes;
 }
 
-/** One operation read in full, with every reference it uses inlined. */
-export function readOperation(route: Route, spec: Spec, refs: RefResolver): Operation {
+/**
+ * How the success response's schema is read: every reference inlined, the document's schema
+ * components kept as `#/schemas/…` references (written once, beside the tools), or not at all.
+ */
+export type OutputMode = 'inline' | 'shared' | 'none';
+
+/** One operation read in full, with every reference its arguments use inlined. */
+export function readOperation(
+  route: Route,
+  spec: Spec,
+  refs: RefResolver,
+  outputs: OutputMode = 'inline',
+): Operation {
   const { item, op, file, ...named } = route;
   const inline = (node: unknown) => refs.inline(node, file);
+  const inlineOutput =
+    outputs === 'none' ? undefined : (node: unknown) => refs.inline(node, file, [], false, outputs === 'shared');
   const params = mergeParameters(inline(item.parameters), inline(op.parameters));
-  const read = spec.major === 2 ? readSwagger(spec.doc, op, params, inline) : readOpenApi(op, params, inline);
+  const read =
+    spec.major === 2
+      ? readSwagger(spec.doc, op, params, inline, inlineOutput)
+      : readOpenApi(op, params, inline, inlineOutput);
   const security = Array.isArray(op.security)
     ? op.security
     : Array.isArray(spec.doc.security)
@@ -119,7 +135,9 @@ function mergeParameters(shared: unknown, own: unknown): Obj[] {
   return [...byKey.values()];
 }
 
-function readOpenApi(op: Obj, params: Obj[], inline: (n: unknown) => unknown): Read {
+type Inline = (n: unknown) => unknown;
+
+function readOpenApi(op: Obj, params: Obj[], inline: Inline, inlineOutput: Inline | undefined): Read {
   const parameters = params.flatMap((p) => {
     const schema = isObj(p.schema) ? p.schema : firstContentSchema(p.content);
     const style = p.style ?? (p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple');
@@ -146,7 +164,8 @@ function readOpenApi(op: Obj, params: Obj[], inline: (n: unknown) => unknown): R
       },
     });
   }
-  const output = successSchema(op.responses, inline, (response) => {
+  if (!inlineOutput) return read;
+  const output = successSchema(op.responses, inlineOutput, (response) => {
     if (!isObj(response.content)) return undefined;
     const json = Object.keys(response.content).find((m) => chooseMedia([m])?.encoding === 'json');
     const media = json === undefined ? undefined : (response.content as Obj)[json];
@@ -155,7 +174,13 @@ function readOpenApi(op: Obj, params: Obj[], inline: (n: unknown) => unknown): R
   return { ...read, ...(output && { output }) };
 }
 
-function readSwagger(doc: Obj, op: Obj, params: Obj[], inline: (n: unknown) => unknown): Read {
+function readSwagger(
+  doc: Obj,
+  op: Obj,
+  params: Obj[],
+  _inline: Inline,
+  inlineOutput: Inline | undefined,
+): Read {
   const consumes = (
     Array.isArray(op.consumes) ? op.consumes : Array.isArray(doc.consumes) ? doc.consumes : []
   ).map(String);
@@ -204,9 +229,10 @@ function readSwagger(doc: Obj, op: Obj, params: Obj[], inline: (n: unknown) => u
     }
   }
   const jsonOut = produces.length === 0 || produces.some((m) => chooseMedia([m])?.encoding === 'json');
-  const output = jsonOut
-    ? successSchema(op.responses, inline, (r) => (isObj(r.schema) ? r.schema : undefined))
-    : undefined;
+  const output =
+    jsonOut && inlineOutput
+      ? successSchema(op.responses, inlineOutput, (r) => (isObj(r.schema) ? r.schema : undefined))
+      : undefined;
   return {
     parameters,
     ...(body && { body }),

@@ -22,7 +22,11 @@ export interface ToolDraft {
 /** Headers the API description may list but the http tool sets itself (or may not send). */
 const SKIPPED_HEADERS = new Set(['accept', 'content-type', 'authorization', ...CLIENT_OWNED_HEADERS]);
 
-export function toolDraft(op: Operation, source: string): ToolDraft {
+/**
+ * `lookup` gives the shared schema a `$ref: '#/schemas/X'` names, to tell whether an answer is an
+ * object (kept as it is) or something else (wrapped as `{result: …}`).
+ */
+export function toolDraft(op: Operation, source: string, lookup?: (ref: string) => Obj | undefined): ToolDraft {
   const notes: string[] = [];
   const names = new UniqueNames();
   const input: Obj = {};
@@ -103,7 +107,8 @@ export function toolDraft(op: Operation, source: string): ToolDraft {
     if (b.mediaType !== undefined) headers['Content-Type'] = b.mediaType;
   }
 
-  const output = op.output && (isObjectSchema(op.output) ? asObject(op.output) : wrapResult(op.output));
+  const output =
+    op.output && (isObjectSchema(op.output, lookup) ? asObject(op.output) : wrapResult(op.output));
   const config: Obj = {
     kind: 'http',
     source,
