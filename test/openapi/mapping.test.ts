@@ -395,10 +395,8 @@ describe('the Petstore fixtures', () => {
       const gen = importFixture(file);
       assert.deepEqual(Object.keys(gen.schemas), ['Pet', 'NewPet'], `${name}: Pet, and NewPet which Pet uses`);
       const pet = gen.schemas.Pet as { allOf: unknown[] };
-      assert.deepEqual(pet.allOf, [
-        { $ref: '#/schemas/NewPet' },
-        { type: 'object', required: ['id'], properties: { id: { type: 'integer', format: 'int64' } } },
-      ]);
+      assert.deepEqual(pet.allOf[0], { $ref: '#/schemas/NewPet' });
+      assert.deepEqual((pet.allOf[1] as { required: string[] }).required, ['id']);
       // An allOf with an object part is an object: not wrapped as {result: …}.
       assert.deepEqual(tool(gen, 'find_pet_by_id').outputSchema, { type: 'object', $ref: '#/schemas/Pet' });
       assert.deepEqual(tool(gen, 'find_pets').outputSchema, {
