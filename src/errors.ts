@@ -235,7 +235,7 @@ export const problems = {
   MANIFEST_INCLUDE: (file: string, reason: string): Problem => ({
     code: 'MANIFEST_INCLUDE',
     message: `cannot include ${quote(file)}: ${reason}`,
-    hint: 'an included file is a manifest of sources/tools/resources/prompts/schemas in the including file\'s folder (or below it)',
+    hint: "an included file is a manifest of sources/tools/resources/prompts/schemas in the including file's folder (or below it)",
   }),
   MANIFEST_DUPLICATE_ENTRY: (what: string, other: string): Problem => ({
     code: 'MANIFEST_DUPLICATE_ENTRY',
@@ -245,7 +245,9 @@ export const problems = {
   SCHEMA_UNKNOWN: (name: string, known: readonly string[], suggestion?: string): Problem => ({
     code: 'SCHEMA_UNKNOWN',
     message: `$ref names schemas.${name}, which the manifest does not declare${didYouMean(suggestion)}`,
-    hint: known.length ? `declared schemas: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}` : 'declare it under the top-level `schemas:` section',
+    hint: known.length
+      ? `declared schemas: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}`
+      : 'declare it under the top-level `schemas:` section',
   }),
   IMPORT_OUTPUT_EXISTS: (file: string): Problem => ({
     code: 'IMPORT_OUTPUT_EXISTS',

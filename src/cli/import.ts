@@ -102,7 +102,9 @@ function run(spec: string, options: ImportCommandOptions): void {
   } else {
     const files = options.split ? splitFiles(gen, output) : [];
     const included = files.map(([path]) => relative(folder, path));
-    const top = toText(renderManifest(gen, header(folder, specLabel, options), options.split ? included : undefined));
+    const top = toText(
+      renderManifest(gen, header(folder, specLabel, options), options.split ? included : undefined),
+    );
     const all: [string, string][] = [[output, top], ...files];
     if (!options.force) {
       const taken = files.find(([path]) => existsSync(path));

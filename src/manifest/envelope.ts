@@ -142,7 +142,7 @@ const SERVER_SCHEMA = {
 const INCLUDE_SCHEMA = {
   type: 'array',
   description:
-    "Other manifest files whose sources, tools, resources, prompts and schemas are merged into this one, e.g. [tools/issues.yaml, tools/pulls.yaml]. Paths are relative to this file and stay inside its folder; an included file may include others (no cycles); a name may be declared only once across all of them.",
+    'Other manifest files whose sources, tools, resources, prompts and schemas are merged into this one, e.g. [tools/issues.yaml, tools/pulls.yaml]. Paths are relative to this file and stay inside its folder; an included file may include others (no cycles); a name may be declared only once across all of them.',
   items: { type: 'string', minLength: 1 },
 } as const;
 

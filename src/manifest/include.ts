@@ -15,7 +15,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { problems } from '../errors.js';
 import { type Finding, isPlainObject } from './finding.js';
-import { parseYaml, type Parsed, type YamlFinding } from './parse.js';
+import { type Parsed, parseYaml, type YamlFinding } from './parse.js';
 import { ENTRY_SECTIONS } from './types.js';
 
 /** Sections an included file may declare; `schemas` entries merge like entries. */
@@ -114,7 +114,11 @@ export function gatherIncludes(top: ManifestFile, limits: IncludeLimits): Gather
         real = realpathSync(target);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        at(path, code === 'ENOENT' ? 'no such file' : code === 'ENOTFILE' ? 'not a file' : (e as Error).message, entry);
+        at(
+          path,
+          code === 'ENOENT' ? 'no such file' : code === 'ENOTFILE' ? 'not a file' : (e as Error).message,
+          entry,
+        );
         continue;
       }
       // A symbolic link may not lead out of the folder either.
@@ -198,13 +202,21 @@ export function gatherIncludes(top: ManifestFile, limits: IncludeLimits): Gather
             origin,
             path: [section, name],
             at: 'key',
-            problem: problems.MANIFEST_DUPLICATE_ENTRY(`${section}.${name}`, where(files, first, [section, name], top.file)),
+            problem: problems.MANIFEST_DUPLICATE_ENTRY(
+              `${section}.${name}`,
+              where(files, first, [section, name], top.file),
+            ),
           });
           continue;
         }
         declared.set(k, origin);
         origins.set(k, origin);
-        Object.defineProperty(target, name, { value: entry, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(target, name, {
+          value: entry,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
     }
   };

@@ -68,7 +68,10 @@ export function expandSharedSchemas(data: unknown): Finding[] {
   /** The definitions `schema` reaches, transitively, each rewritten for `base`. */
   const definitions = (reached: Set<string>, base: string): Record<string, unknown> => {
     let cache = copies.get(base);
-    if (!cache) copies.set(base, (cache = new Map()));
+    if (!cache) {
+      cache = new Map();
+      copies.set(base, cache);
+    }
     const defs: Record<string, unknown> = {};
     const queue = [...reached];
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
@@ -80,7 +83,12 @@ export function expandSharedSchemas(data: unknown): Finding[] {
         cache.set(name, copy);
         reachedBy.set(`${base}\0${name}`, inner);
       }
-      Object.defineProperty(defs, name, { value: copy, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(defs, name, {
+        value: copy,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       for (const next of reachedBy.get(`${base}\0${name}`) ?? []) queue.push(next);
     }
     return defs;

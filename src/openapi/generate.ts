@@ -11,8 +11,8 @@ import { ImportError, isObj, type Obj, type Spec } from './load.js';
 import { envPrefix, serverName, shortApiName, sourceName, toolBaseName, UniqueNames } from './naming.js';
 import { listRoutes, type Route, readOperation, routeOf } from './operations.js';
 import { RefResolver } from './refs.js';
-import { type SourceDraft, serverUrl, sourceDraft } from './source.js';
 import { toJsonSchema } from './schema.js';
+import { type SourceDraft, serverUrl, sourceDraft } from './source.js';
 import { toolDraft } from './tool.js';
 
 export interface ImportOptions {

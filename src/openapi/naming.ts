@@ -118,7 +118,19 @@ const GENERIC_LABELS = new Set([
   'app',
 ]);
 /** Title words skipped when looking for the API's name. */
-const FILLER_WORDS = new Set(['the', 'a', 'an', 'api', 'rest', 'openapi', 'swagger', 'official', 'v1', 'v2', 'v3']);
+const FILLER_WORDS = new Set([
+  'the',
+  'a',
+  'an',
+  'api',
+  'rest',
+  'openapi',
+  'swagger',
+  'official',
+  'v1',
+  'v2',
+  'v3',
+]);
 
 /**
  * The API's short name, as a person would call it: the distinctive label of the server's host

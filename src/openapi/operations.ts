@@ -102,7 +102,9 @@ export function readOperation(
   const { item, op, file, ...named } = route;
   const inline = (node: unknown) => refs.inline(node, file);
   const inlineOutput =
-    outputs === 'none' ? undefined : (node: unknown) => refs.inline(node, file, [], false, outputs === 'shared');
+    outputs === 'none'
+      ? undefined
+      : (node: unknown) => refs.inline(node, file, [], false, outputs === 'shared');
   const params = mergeParameters(inline(item.parameters), inline(op.parameters));
   const read =
     spec.major === 2

@@ -76,7 +76,10 @@ export class RefResolver {
     if (raw.includes('/')) return undefined; // inside a component, not a component
     let name = this.keptNames.get(raw);
     if (name === undefined) {
-      const base = unescapeSegment(raw).replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 120) || 'schema';
+      const base =
+        unescapeSegment(raw)
+          .replace(/[^A-Za-z0-9_.-]+/g, '_')
+          .slice(0, 120) || 'schema';
       name = base;
       for (let n = 2; this.kept.has(name); n++) name = `${base}_${n}`;
       this.keptNames.set(raw, name);

@@ -26,7 +26,11 @@ const SKIPPED_HEADERS = new Set(['accept', 'content-type', 'authorization', ...C
  * `lookup` gives the shared schema a `$ref: '#/schemas/X'` names, to tell whether an answer is an
  * object (kept as it is) or something else (wrapped as `{result: …}`).
  */
-export function toolDraft(op: Operation, source: string, lookup?: (ref: string) => Obj | undefined): ToolDraft {
+export function toolDraft(
+  op: Operation,
+  source: string,
+  lookup?: (ref: string) => Obj | undefined,
+): ToolDraft {
   const notes: string[] = [];
   const names = new UniqueNames();
   const input: Obj = {};

@@ -24,7 +24,10 @@ test('--split: one file per tag, included by the manifest, validated as one; sho
   const run = runCli(['import', 'openapi', spec, '--split', '-o', out]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /^Wrote 120 tools to .*github\.yaml \(5 files included by .*github\.yaml\)\./);
-  assert.match(run.stderr, /named the API "github" \(server github, source github, variables GITHUB_\*\); --name NAME picks another/);
+  assert.match(
+    run.stderr,
+    /named the API "github" \(server github, source github, variables GITHUB_\*\); --name NAME picks another/,
+  );
 
   const top = parse(readFileSync(out, 'utf8'));
   assert.equal(top.server.name, 'github');

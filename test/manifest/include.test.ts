@@ -37,7 +37,7 @@ async function load(file: string) {
   return compileCatalog(await loadManifest(file, registry, {}), registry, new StderrLogger('silent'));
 }
 
-async function errors(file: string): Promise<Diagnostic[]> {
+async function errors(file: string): Promise<readonly Diagnostic[]> {
   const err = await load(file).then(
     () => assert.fail('the manifest loaded'),
     (e: unknown) => e,
@@ -93,7 +93,9 @@ test('cycles, paths outside the folder, missing files and server: in an included
     'b.yaml': `include: [a.yaml]\ntools:\n${tool('b')}`,
   });
   symlinkSync(outside, join(file, '..', 'link.yaml'));
-  const found = (await errors(file)).map((d) => `${d.code} ${d.file.split('/').pop()}:${d.line} ${d.message}`);
+  const found = (await errors(file)).map(
+    (d) => `${d.code} ${d.file.split('/').pop()}:${d.line} ${d.message}`,
+  );
   assert.deepEqual(found.sort(), [
     'MANIFEST_INCLUDE a.yaml:1 cannot include "a.yaml": only the top manifest has a `server:` section',
     'MANIFEST_INCLUDE b.yaml:1 cannot include "a.yaml": it includes itself (a cycle of includes)',

@@ -50,7 +50,11 @@ test('a tool that references a shared schema is served with it (and what it reac
   const out = catalog.tools.get('shape')!.descriptor.outputSchema as Record<string, any>;
   assert.equal(out.properties.p.$ref, '#/$defs/Person');
   assert.deepEqual(Object.keys(out.$defs).sort(), ['Address', 'Person'], 'only what it reaches');
-  assert.equal(out.$defs.Address.properties.next.$ref, '#/$defs/Address', 'a recursive schema stays a reference');
+  assert.equal(
+    out.$defs.Address.properties.next.$ref,
+    '#/$defs/Address',
+    'a recursive schema stays a reference',
+  );
   const who = (d.inputSchema as Record<string, any>).properties.who;
   assert.equal(who.$ref, '#/properties/who/$defs/Person');
   assert.deepEqual(Object.keys(who.$defs).sort(), ['Address', 'Person']);

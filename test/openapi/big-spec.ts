@@ -77,10 +77,16 @@ export function bigSpec(options: BigSpecOptions = {}): Record<string, unknown> {
               ? { type: 'integer', format: 'int64', description: sentence(6) }
               : kind === 2
                 ? { type: 'boolean', description: sentence(5) }
-                : { type: 'string', enum: ['open', 'closed', 'all'], nullable: true, description: sentence(6) };
+                : {
+                    type: 'string',
+                    enum: ['open', 'closed', 'all'],
+                    nullable: true,
+                    description: sentence(6),
+                  };
       }
       if (tier >= 1) {
-        for (let r = 0; r < 3; r++) properties[`ref_${r}`] = { $ref: `#/components/schemas/${pick(names[tier - 1]!)}` };
+        for (let r = 0; r < 3; r++)
+          properties[`ref_${r}`] = { $ref: `#/components/schemas/${pick(names[tier - 1]!)}` };
         properties.owners = { type: 'array', items: { $ref: `#/components/schemas/${pick(names[0]!)}` } };
       }
       if (tier === 2) properties.extra = { $ref: `#/components/schemas/${pick(names[0]!)}` };
@@ -121,7 +127,13 @@ export function bigSpec(options: BigSpecOptions = {}): Record<string, unknown> {
       tags: [tag],
       parameters: [
         { name: 'owner', in: 'path', required: true, schema: { type: 'string' }, description: 'The owner.' },
-        { name: 'repo', in: 'path', required: true, schema: { type: 'string' }, description: 'The repository.' },
+        {
+          name: 'repo',
+          in: 'path',
+          required: true,
+          schema: { type: 'string' },
+          description: 'The repository.',
+        },
         { name: 'id', in: 'path', required: true, schema: { type: 'integer' }, description: sentence(6) },
         ...(method === 'get'
           ? [
@@ -141,7 +153,10 @@ export function bigSpec(options: BigSpecOptions = {}): Record<string, unknown> {
             schema: {
               type: 'object',
               properties: Object.fromEntries(
-                Array.from({ length: 5 }, (_, f) => [`${word()}_${f}`, { type: 'string', description: sentence(6) }]),
+                Array.from({ length: 5 }, (_, f) => [
+                  `${word()}_${f}`,
+                  { type: 'string', description: sentence(6) },
+                ]),
               ),
               required: [],
             },

@@ -72,7 +72,10 @@ test('nothing importable: IMPORT_NOTHING, exit 1, a warning per operation, no fi
     const out = join(files.dir, 'mcp.yaml');
     const run = runCli(['import', 'openapi', join(files.dir, 'only-multipart.yaml'), '-o', out]);
     assert.equal(run.code, 1, run.stdout);
-    assert.match(run.stderr, /warning: not imported: POST \/photos \(multipart\/form-data bodies cannot be sent\)/);
+    assert.match(
+      run.stderr,
+      /warning: not imported: POST \/photos \(multipart\/form-data bodies cannot be sent\)/,
+    );
     assert.match(run.stderr, /IMPORT_NOTHING/);
     assert.match(run.stderr, /no operation could be imported/);
     assert.doesNotMatch(run.stdout, /Wrote/);

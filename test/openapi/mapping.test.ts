@@ -393,7 +393,11 @@ describe('the Petstore fixtures', () => {
       ['petstore-expanded.json', 'Swagger 2.0'],
     ] as const) {
       const gen = importFixture(file);
-      assert.deepEqual(Object.keys(gen.schemas), ['Pet', 'NewPet'], `${name}: Pet, and NewPet which Pet uses`);
+      assert.deepEqual(
+        Object.keys(gen.schemas),
+        ['Pet', 'NewPet'],
+        `${name}: Pet, and NewPet which Pet uses`,
+      );
       const pet = gen.schemas.Pet as { allOf: unknown[] };
       assert.deepEqual(pet.allOf[0], { $ref: '#/schemas/NewPet' });
       assert.deepEqual((pet.allOf[1] as { required: string[] }).required, ['id']);
@@ -405,7 +409,10 @@ describe('the Petstore fixtures', () => {
         required: ['result'],
       });
       // Arguments stay inlined: `input:` is what a person reads and edits.
-      assert.deepEqual(tool(gen, 'add_pet').input, { name: { type: 'string' }, tag: { type: 'string', required: false } });
+      assert.deepEqual(tool(gen, 'add_pet').input, {
+        name: { type: 'string' },
+        tag: { type: 'string', required: false },
+      });
     }
   });
 
