@@ -76,7 +76,15 @@ function run(spec: string, options: ImportCommandOptions): void {
     ...pick('operations', list(options.operations) ?? previous?.options.operations),
     ...pick('name', options.name ?? previous?.options.name),
     ...pick('outputSchema', options.outputSchema === false ? false : previous?.options.outputSchema),
-    ...pick('inlineSchemas', options.inlineSchemas || previous?.options.inlineSchemas || undefined),
+    // A record from before components were written once: keep inlining, so a --merge does not
+    // rewrite every output schema of a manifest the user has edited.
+    ...pick(
+      'inlineSchemas',
+      options.inlineSchemas ||
+        previous?.options.inlineSchemas ||
+        (previous !== undefined && previous.schemas === undefined) ||
+        undefined,
+    ),
   };
   const gen = generate(loadSpec(spec), chosen as ImportOptions);
   for (const warning of gen.warnings) process.stderr.write(`mcp-run: warning: ${warning}\n`);
