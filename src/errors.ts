@@ -237,6 +237,28 @@ export const problems = {
     message: `--tags names ${quote(tag)}, which no operation of the document has${didYouMean(suggestion)}`,
     hint: known.length ? `tags: ${known.join(', ')}` : 'the document has no tags; select with --operations',
   }),
+  IMPORT_NOTHING: (skipped: number): Problem => ({
+    code: 'IMPORT_NOTHING',
+    message: `no operation could be imported: ${skipped === 1 ? 'the one selected was' : `all ${skipped} selected were`} skipped (the warnings above say why)`,
+    hint: 'select other operations with --tags or --operations, or write these tools by hand',
+  }),
+  MANIFEST_INCLUDE: (file: string, reason: string): Problem => ({
+    code: 'MANIFEST_INCLUDE',
+    message: `cannot include ${quote(file)}: ${reason}`,
+    hint: "an included file is a manifest of sources/tools/resources/prompts/schemas in the including file's folder (or below it)",
+  }),
+  MANIFEST_DUPLICATE_ENTRY: (what: string, other: string): Problem => ({
+    code: 'MANIFEST_DUPLICATE_ENTRY',
+    message: `${what} is declared twice: here and in ${other}`,
+    hint: 'names must be unique across a manifest and the files it includes; rename or remove one',
+  }),
+  SCHEMA_UNKNOWN: (name: string, known: readonly string[], suggestion?: string): Problem => ({
+    code: 'SCHEMA_UNKNOWN',
+    message: `$ref names schemas.${name}, which the manifest does not declare${didYouMean(suggestion)}`,
+    hint: known.length
+      ? `declared schemas: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}`
+      : 'declare it under the top-level `schemas:` section',
+  }),
   IMPORT_OUTPUT_EXISTS: (file: string): Problem => ({
     code: 'IMPORT_OUTPUT_EXISTS',
     message: `${quote(file)} exists; not writing over it`,

@@ -125,7 +125,9 @@ async function compileWith(
     },
   });
 
-  const watched = new Map<string, string[]>();
+  // The files the manifest includes and its `${file:…}` secrets shape the catalog: watched, with no
+  // resource of their own.
+  const watched = new Map<string, string[]>((manifest.includes ?? []).map((file) => [file, []]));
   for (const path of manifest.secretFiles ?? []) watched.set(path, []);
   const kindContext = (section: EntrySection, name: string): KindContext => ({
     name,
@@ -291,6 +293,7 @@ async function compileWith(
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
+    ...(manifest.includes?.length && { includes: manifest.includes }),
     dispose: async () => {
       disposed ??= disposeAll(sources, log);
       await disposed;

@@ -15,6 +15,7 @@
  *   after a grace period.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
@@ -69,7 +70,7 @@ export class Reloader {
 
   /** Starts watching. `text` is the manifest text the current catalog was built from. */
   start(text: string): void {
-    this.lastText = text;
+    this.lastText = text + includedTexts(this.options.ref.current, readFileSync);
     this.watcher = watch([this.options.file, ...watchedPaths(this.options.ref.current)], {
       ignoreInitial: true,
     });
@@ -135,10 +136,12 @@ export class Reloader {
       return 'failed';
     }
     const updated = await this.changedResourceFiles(paths, ref.current);
-    // A rotated secret file changes no text the hash sees: it rebuilds whenever it fires.
+    // The included files are part of the manifest: an edit to one is an edit to it. A rotated secret
+    // file changes no text the comparison sees: it rebuilds whenever it fires.
+    const whole = text + includedTexts(ref.current, readFileSync);
     const rotated = [...paths].some((path) => ref.current.secretFiles?.has(path));
-    if (!force && !rotated && text === this.lastText && updated.length === 0) return 'unchanged';
-    this.lastText = text;
+    if (!force && !rotated && whole === this.lastText && updated.length === 0) return 'unchanged';
+    this.lastText = whole;
 
     let next: Catalog;
     try {
@@ -239,6 +242,21 @@ function inlineChanges(previous: Catalog, next: Catalog): string[] {
     if (resource.version !== undefined && before !== undefined && before !== resource.version) uris.push(uri);
   }
   return uris;
+}
+
+/** The included files' paths and texts, one string to compare (a missing file reads as missing). */
+function includedTexts(catalog: Catalog, read: (file: string, encoding: 'utf8') => string): string {
+  let out = '';
+  for (const file of catalog.includes ?? []) {
+    let text: string;
+    try {
+      text = read(file, 'utf8');
+    } catch {
+      text = '\0missing';
+    }
+    out += `\0${file}\0${text.length}\0${text}`;
+  }
+  return out;
 }
 
 function watchedPaths(catalog: Catalog): string[] {

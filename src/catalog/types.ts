@@ -111,6 +111,8 @@ export interface Catalog {
   readonly watched?: ReadonlyMap<string, readonly string[]>;
   /** The `${file:…}` secrets among `watched`: a change to one rebuilds the catalog (a rotated secret). */
   readonly secretFiles?: ReadonlySet<string>;
+  /** The files the manifest includes (`include:`): an edit to one reloads like an edit to it. */
+  readonly includes?: readonly string[];
   /** Releases what compiling opened (database handles, pools). Idempotent. */
   dispose(): Promise<void>;
 }

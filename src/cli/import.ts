@@ -2,15 +2,20 @@
  * `mcp-run import openapi <spec>`: prints a manifest of `http` tools made from an OpenAPI 3.x or
  * Swagger 2.0 document, or writes it with `-o FILE` (plus the record a later `--merge` needs).
  * `--merge` updates an existing manifest and keeps the user's edits (src/openapi/merge.ts).
- * Exit codes: 0 done; 1 the document cannot be read or imported, or FILE exists without
- * --merge/--force; 2 bad usage (unknown --tags or --operations, --merge without -o).
+ * `--split` writes the tools one file per tag, included by FILE. Component schemas are written
+ * once (`schemas:`) and referenced; `--no-output-schema` leaves output schemas out. A manifest
+ * larger than the load limit is written with a warning that names the ways out.
+ * Exit codes: 0 done; 1 the document cannot be read or imported, nothing could be imported, FILE
+ * exists without --merge/--force, or what was written is larger than the load limit; 2 bad usage
+ * (unknown --tags or --operations, --merge without -o, --split without -o or with --merge).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { formatDiagnostic, problems } from '../errors.js';
-import { type HeaderInfo, renderManifest, toText } from '../openapi/document.js';
+import { MAX_MANIFEST_BYTES } from '../manifest/load.js';
+import { type HeaderInfo, renderManifest, renderPart, toText } from '../openapi/document.js';
 import { type Generated, generate, type ImportOptions } from '../openapi/generate.js';
 import { ImportError, loadSpec } from '../openapi/load.js';
 import {
@@ -31,11 +36,22 @@ export interface ImportCommandOptions {
   readonly output?: string;
   readonly merge?: boolean;
   readonly force?: boolean;
+  /** `--no-output-schema` sets it false. */
+  readonly outputSchema?: boolean;
+  readonly inlineSchemas?: boolean;
+  readonly split?: boolean;
 }
 
 export function importOpenApiCommand(spec: string, options: ImportCommandOptions): void {
   if (options.merge && !options.output) {
     process.stderr.write('mcp-run: --merge updates a manifest: name it with -o FILE\n');
+    process.exitCode = 2;
+    return;
+  }
+  if (options.split && (!options.output || options.merge)) {
+    process.stderr.write(
+      `mcp-run: --split writes several files: ${options.merge ? 'it cannot be combined with --merge (import again with --force)' : 'name the manifest with -o FILE'}\n`,
+    );
     process.exitCode = 2;
     return;
   }
@@ -59,26 +75,106 @@ function run(spec: string, options: ImportCommandOptions): void {
     ...pick('tags', list(options.tags) ?? previous?.options.tags),
     ...pick('operations', list(options.operations) ?? previous?.options.operations),
     ...pick('name', options.name ?? previous?.options.name),
+    ...pick('outputSchema', options.outputSchema === false ? false : previous?.options.outputSchema),
+    // A record from before components were written once: keep inlining, so a --merge does not
+    // rewrite every output schema of a manifest the user has edited.
+    ...pick(
+      'inlineSchemas',
+      options.inlineSchemas ||
+        previous?.options.inlineSchemas ||
+        (previous !== undefined && previous.schemas === undefined) ||
+        undefined,
+    ),
   };
   const gen = generate(loadSpec(spec), chosen as ImportOptions);
   for (const warning of gen.warnings) process.stderr.write(`mcp-run: warning: ${warning}\n`);
+  if (gen.tools.length === 0) throw new ImportError(problems.IMPORT_NOTHING(gen.skipped.length), 1);
+  if (gen.nameDerived) {
+    const prefix = /(\$\{env:)([A-Z0-9_]+)_BASE_URL/.exec(String(gen.source.config.baseUrl))?.[2];
+    process.stderr.write(
+      `mcp-run: named the API "${gen.apiName}" (server ${gen.server.name}, source ${gen.sourceName}${prefix ? `, variables ${prefix}_*` : ''}); --name NAME picks another\n`,
+    );
+  }
 
   const folder = output === undefined ? process.cwd() : dirname(output);
   const specLabel = relative(folder, resolve(spec)) || spec;
   if (output === undefined) {
-    process.stdout.write(toText(renderManifest(gen, header(folder, specLabel, options))));
+    const text = toText(renderManifest(gen, header(folder, specLabel, options)));
+    if (tooLarge([['the manifest', text]])) process.exitCode = 1;
+    process.stdout.write(text);
     return;
   }
   const record = sidecarOf(gen, specLabel, chosen);
   if (exists && options.merge) {
     mergeFile(output, options.output!, previous, gen);
   } else {
-    writeFileSync(output, toText(renderManifest(gen, header(folder, specLabel, options))));
-    process.stdout.write(
-      `Wrote ${gen.tools.length} tools to ${options.output}.\nNext: mcp-run validate ${options.output}, then serve it with mcp-run ${options.output}.\n`,
+    const files = options.split ? splitFiles(gen, output) : [];
+    const included = files.map(([path]) => relative(folder, path));
+    const top = toText(
+      renderManifest(gen, header(folder, specLabel, options), options.split ? included : undefined),
     );
+    const all: [string, string][] = [[output, top], ...files];
+    if (!options.force) {
+      const taken = files.find(([path]) => existsSync(path));
+      if (taken) throw new ImportError(problems.IMPORT_OUTPUT_EXISTS(relative(process.cwd(), taken[0])), 1);
+    }
+    for (const [path, text] of all) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+    }
+    const large = tooLarge(all.map(([path, text]) => [relative(process.cwd(), path) || path, text]));
+    const where = files.length ? ` (${files.length} files included by ${options.output})` : '';
+    process.stdout.write(
+      `Wrote ${gen.tools.length} tools to ${options.output}${where}.\n${large ? '' : `Next: mcp-run validate ${options.output}, then serve it with mcp-run ${options.output}.\n`}`,
+    );
+    if (large) process.exitCode = 1;
   }
   writeFileSync(sidecarPath(output), formatRecord(record));
+}
+
+/** The tools one file per tag (a tool with several tags goes with its first; none: `untagged`). */
+function splitFiles(gen: Generated, output: string): [string, string][] {
+  const groups = new Map<string, Generated['tools'][number][]>();
+  for (const tool of gen.tools) {
+    const tag = gen.tags.get(tool.name)?.[0] ?? '';
+    const list = groups.get(tag) ?? [];
+    list.push(tool);
+    groups.set(tag, list);
+  }
+  const taken = new Set<string>();
+  const out: [string, string][] = [];
+  for (const [tag, tools] of groups) {
+    const base =
+      tag
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 60) || 'untagged';
+    let slug = base;
+    for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;
+    taken.add(slug);
+    const what = tag ? `the operations tagged ${JSON.stringify(tag)}` : 'the operations without a tag';
+    const comment = `Tools of ${gen.title}: ${what}; included by ${relative(dirname(output), output)}.`;
+    out.push([join(dirname(output), 'tools', `${slug}.yaml`), toText(renderPart(tools, comment))]);
+  }
+  return out;
+}
+
+/** Warns about each text larger than the load limit, with the ways out; true when there was one. */
+function tooLarge(files: readonly (readonly [string, string])[]): boolean {
+  const limit = MAX_MANIFEST_BYTES / 1024 / 1024;
+  let found = false;
+  for (const [name, text] of files) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes <= MAX_MANIFEST_BYTES) continue;
+    found = true;
+    process.stderr.write(
+      `mcp-run: warning: ${name} is ${(bytes / 1024 / 1024).toFixed(1)} MiB, larger than the ${limit} MiB mcp-run loads: it will not validate or serve (MANIFEST_READ).\n` +
+        '  Ways out: --tags a,b (fewer operations), --no-output-schema (leaves out the output schemas, most of the bulk),\n' +
+        '  or --split -o FILE (one file per tag, each included by FILE).\n',
+    );
+  }
+  return found;
 }
 
 function mergeFile(output: string, shown: string, previous: Sidecar | undefined, gen: Generated): void {
@@ -103,6 +199,9 @@ function header(folder: string, specLabel: string, options: ImportCommandOptions
   if (options.tags) args.push('--tags', options.tags);
   if (options.operations) args.push('--operations', options.operations);
   if (options.name) args.push('--name', options.name);
+  if (options.outputSchema === false) args.push('--no-output-schema');
+  if (options.inlineSchemas) args.push('--inline-schemas');
+  if (options.split) args.push('--split');
   if (options.output) args.push('-o', relative(folder, resolve(options.output)));
   return {
     schemaLine: `yaml-language-server: $schema=${relative(folder, SCHEMA)}`,

@@ -292,15 +292,19 @@ program
   )
   .option('--merge', 'update the existing -o manifest from the document, keeping your edits')
   .option('--force', 'replace an existing -o file instead of refusing')
+  .option('--no-output-schema', "leave out the tools' output schemas (the largest part of a big API)")
+  .option('--inline-schemas', 'inline the schemas at every use instead of writing them once under schemas:')
+  .option('--split', 'with -o FILE: the tools one file per tag (tools/<tag>.yaml), included by FILE')
   .addHelpText(
     'after',
     `
-Exit codes: 0 done; 1 the document cannot be read or imported, or the output exists (use --merge or --force); 2 bad usage (unknown --tags or --operations, --merge without -o).
+Exit codes: 0 done; 1 the document cannot be read or imported, nothing in it can be imported, the output exists (use --merge or --force), or what was written is larger than the 4 MiB load limit; 2 bad usage (unknown --tags or --operations, --merge without -o, --split without -o or with --merge).
 
 Examples:
   $ mcp-run import openapi petstore.yaml > mcp.yaml
   $ mcp-run import openapi api.json --tags pets,store --name petstore -o mcp.yaml
-  $ mcp-run import openapi api.json -o mcp.yaml --merge      after the API changed; keeps your edits`,
+  $ mcp-run import openapi api.json -o mcp.yaml --merge      after the API changed; keeps your edits
+  $ mcp-run import openapi github.json --split -o github.yaml one file per tag under tools/`,
   )
   .action(importOpenApiCommand);
 

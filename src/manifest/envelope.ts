@@ -139,6 +139,21 @@ const SERVER_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+const INCLUDE_SCHEMA = {
+  type: 'array',
+  description:
+    'Other manifest files whose sources, tools, resources, prompts and schemas are merged into this one, e.g. [tools/issues.yaml, tools/pulls.yaml]. Paths are relative to this file and stay inside its folder; an included file may include others (no cycles); a name may be declared only once across all of them.',
+  items: { type: 'string', minLength: 1 },
+} as const;
+
+const SCHEMAS_SCHEMA = {
+  type: ['object', 'null'],
+  description:
+    "JSON Schemas written once and used by many tools: `$ref: '#/schemas/Name'` in a tool's input, inputSchema or outputSchema. Clients see each tool's schema self-contained, with the ones it uses under `$defs`.",
+  propertyNames: { pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+  additionalProperties: { type: ['object', 'boolean'] },
+} as const;
+
 /**
  * The envelope schema. `kindOptional(section)` marks sections whose entries may omit `kind` (they
  * get a default one); the loader fills defaults in before validating, so it passes nothing here,
@@ -161,7 +176,7 @@ export function envelopeSchema(kindOptional: (section: EntrySection) => boolean 
   }
   return {
     type: 'object',
-    properties: { server: SERVER_SCHEMA, ...sections },
+    properties: { server: SERVER_SCHEMA, include: INCLUDE_SCHEMA, schemas: SCHEMAS_SCHEMA, ...sections },
     additionalProperties: false,
   };
 }

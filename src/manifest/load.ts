@@ -8,9 +8,11 @@ import { dirname, resolve } from 'node:path';
 import { type Diagnostic, ManifestError, type Problem, problems, sortByPosition } from '../errors.js';
 import { type Finding, isPlainObject } from './finding.js';
 import { codeFrame, dottedPath } from './frame.js';
+import { type FileFinding, gatherIncludes, key, type ManifestFile } from './include.js';
 import type { SourceMap } from './locate.js';
 import { parseYaml, type YamlFinding } from './parse.js';
 import { resolveEnv } from './resolve.js';
+import { expandSharedSchemas } from './schemas.js';
 import {
   ENTRY_SECTIONS,
   type EntrySection,
@@ -69,12 +71,21 @@ export function loadManifestText(
 ): LoadedManifest {
   if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES) throw tooLarge(file);
   const parsed = parseYaml(text);
-  const toDiagnostic = diagnostics(file, text, parsed.source);
-  if (parsed.data === undefined) throw new ManifestError(sortByPosition(parsed.errors.map(toDiagnostic)));
+  const absolute = resolve(file);
+  const top: ManifestFile = { file: absolute, text, parsed };
+  if (parsed.data === undefined) {
+    throw new ManifestError(sortByPosition(parsed.errors.map(diagnostics([top], new Map(), file))));
+  }
+  // The files it includes, merged in; each finding knows the file it is in.
+  const gathered = gatherIncludes(top, { maxFileBytes: MAX_MANIFEST_BYTES });
+  const toDiagnostic = diagnostics(gathered.files, gathered.origins, file);
+  const includeFindings: FileFinding[] = [...gathered.findings];
+  const yamlBroken = includeFindings.some((f) => f.problem.code === 'MANIFEST_YAML');
+  if (yamlBroken) throw new ManifestError(sortByPosition(includeFindings.map(toDiagnostic)));
 
-  const data = parsed.data;
+  const data = gathered.data;
   applyDefaultKinds(data, kinds);
-  const findings = validatorFor(kinds).validate(data, kinds);
+  const findings: Finding[] = [...includeFindings, ...validatorFor(kinds).validate(data, kinds)];
   // Resolution runs even when validation failed: missing variables belong in the same report.
   const resolved = resolveEnv(data, env, dirname(resolve(file)));
   const missing = resolved.findings.filter(
@@ -90,8 +101,10 @@ export function loadManifestText(
       }))
     : [];
   findings.push(...resolved.findings.filter((f) => !(options.offline && missing.includes(f))));
+  // `$ref: '#/schemas/Name'` made self-contained: each schema that uses one carries its `$defs`.
+  findings.push(...expandSharedSchemas(resolved.data));
   // Refused outright: nothing can be compiled from data that is not a mapping of sections.
-  const fatal = !isPlainObject(data) || findings.some((f) => f.path.length === 0);
+  const fatal = !isPlainObject(data) || findings.some((f) => f.path.length === 0 && !('origin' in f));
   if (findings.length && (!options.deferErrors || fatal)) {
     throw new ManifestError(sortByPosition(findings.map(toDiagnostic)));
   }
@@ -100,13 +113,17 @@ export function loadManifestText(
 
   // An entry with a problem of its own is left out of compile: it would only pile errors on it.
   const skip = new Set(
-    [...findings, ...warnings].map((f) => entryKey(f.path)).filter((k) => k !== undefined),
+    [...findings, ...warnings]
+      // A name declared twice keeps its first declaration, which is compiled as usual.
+      .filter((f) => f.problem.code !== 'MANIFEST_DUPLICATE_ENTRY')
+      .map((f) => entryKey(f.path))
+      .filter((k) => k !== undefined),
   );
-  const absolute = resolve(file);
   return {
     file: absolute,
     baseDir: dirname(absolute),
     text,
+    includes: gathered.files.slice(1).map((f) => f.file),
     data: withoutEmptySections(resolved.data, findings),
     secrets: resolved.secrets,
     secretFiles: resolved.files,
@@ -127,8 +144,21 @@ function entryKey(path: ManifestPath): string | undefined {
   return JSON.stringify([path[0], path[1]]);
 }
 
-function diagnostics(file: string, text: string, source: SourceMap) {
-  return (f: Finding | YamlFinding): Diagnostic => {
+/**
+ * Finding → diagnostic, in the file the finding is in: a finding of an include entry carries its
+ * file; one inside an entry is in the file that declared the entry; anything else is the top file's.
+ */
+function diagnostics(files: readonly ManifestFile[], origins: ReadonlyMap<string, number>, shown: string) {
+  return (f: Finding | YamlFinding | FileFinding): Diagnostic => {
+    const origin =
+      'origin' in f
+        ? f.origin
+        : f.path.length >= 2
+          ? (origins.get(key(String(f.path[0]), String(f.path[1]))) ?? 0)
+          : 0;
+    const { file: absolute, text, parsed } = files[origin]!;
+    const file = origin === 0 ? shown : absolute;
+    const source: SourceMap = parsed.source;
     const offset = 'offset' in f ? f.offset : undefined;
     const pos = offset !== undefined ? source.positionOf(offset) : source.position(f.path, f.at, f.needle);
     const d: Diagnostic = { ...f.problem, file };

@@ -17,7 +17,9 @@ export function renderReference(schema: Schema): string {
     String(schema.description ?? ''),
     '',
     'A manifest has up to five top-level sections. `server` describes the server; the other four',
-    'map names to entries, and each entry picks its implementation with `kind`. Any string value may',
+    'map names to entries, and each entry picks its implementation with `kind`. Beside them,',
+    '`include` merges other manifest files in and `schemas` names JSON Schemas that tools share',
+    '(both below the sections, and in manifest-files.md). Any string value may',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own ${env:…} syntax, as text
     'use `${env:NAME}` or `${env:NAME:-default}`, or `${file:/run/secrets/name}` for the content of a',
     'file (a Docker or Kubernetes secret, watched for rotation); values taken from the environment or a',
@@ -42,6 +44,10 @@ export function renderReference(schema: Schema): string {
       const own = Object.keys(def.properties ?? {}).filter((f) => f !== 'kind' && !common.includes(f));
       out.push(...fieldTable({ properties: pick(def.properties, own), required: def.required ?? [] }));
     }
+  }
+  for (const extra of ['include', 'schemas'] as const) {
+    const described = schema.properties?.[extra]?.description;
+    if (described) out.push(`## ${extra}`, '', String(described), '');
   }
   return `${out
     .join('\n')

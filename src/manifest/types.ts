@@ -54,6 +54,10 @@ export interface ManifestData {
   readonly tools?: Readonly<Record<string, EntryConfig>>;
   readonly resources?: Readonly<Record<string, EntryConfig>>;
   readonly prompts?: Readonly<Record<string, EntryConfig>>;
+  /** Shared JSON Schemas, referenced as `$ref: '#/schemas/Name'` (src/manifest/schemas.ts). */
+  readonly schemas?: Readonly<Record<string, object | boolean>>;
+  /** Other manifest files merged into this one (src/manifest/include.ts). */
+  readonly include?: readonly string[];
 }
 
 /**
@@ -76,6 +80,8 @@ export interface LoadedManifest {
   readonly baseDir: string;
   /** The manifest's text, hashed by reload to skip edits that change nothing. */
   readonly text: string;
+  /** Absolute paths of the files it includes (`include:`), which reload watches too. */
+  readonly includes?: readonly string[];
   /** Validated data with `${env:…}` resolved; entries without `kind` have their default kind set. */
   readonly data: ManifestData;
   /** Values that came from the environment: the logger redacts them. */

@@ -39,26 +39,56 @@ export interface HeaderInfo {
   readonly specLabel: string;
 }
 
-export function renderManifest(gen: Generated, header: HeaderInfo): Document {
+/**
+ * The manifest: server, source, tools and the shared schemas they reference. With `split`, the
+ * tools are left out here and this file includes the files that hold them (see `renderPart`).
+ */
+export function renderManifest(gen: Generated, header: HeaderInfo, split?: readonly string[]): Document {
   const doc = new Document({});
   doc.commentBefore = [` ${header.schemaLine}`, '', ...headerLines(gen, header).map((l) => ` ${l}`)].join(
     '\n',
   );
   const top = doc.contents;
   if (!isMap(top)) return doc;
-  for (const [section, value] of [
+  const sections: [string, Node][] = [
     ['server', styled(doc, gen.server)],
+    ...(split ? [['include', styled(doc, split)] as [string, Node]] : []),
     ['sources', doc.createNode({})],
-    ['tools', doc.createNode({})],
-  ] as const) {
+    ...(split ? [] : [['tools', doc.createNode({})] as [string, Node]]),
+  ];
+  for (const [section, value] of sections) {
     const pair = doc.createPair(section, null);
     pair.value = value;
     if (top.items.length > 0 && isScalar(pair.key)) pair.key.spaceBefore = true;
     top.items.push(pair);
   }
   addEntry(doc, 'sources', sourcePair(doc, gen));
-  for (const tool of gen.tools) addEntry(doc, 'tools', toolPair(doc, tool));
+  if (!split) for (const tool of gen.tools) addEntry(doc, 'tools', toolPair(doc, tool));
+  addSchemas(doc, gen.schemas);
   return doc;
+}
+
+/** One file of a `--split` import: some of the tools, included by the manifest. */
+export function renderPart(tools: readonly GeneratedTool[], comment: string): Document {
+  const doc = new Document({});
+  doc.commentBefore = ` ${comment}`;
+  for (const tool of tools) addEntry(doc, 'tools', toolPair(doc, tool));
+  return doc;
+}
+
+/** The shared schemas, last: the tools come first, what they reference after them. */
+function addSchemas(doc: Document, schemas: Readonly<Record<string, Obj>>): void {
+  const names = Object.keys(schemas);
+  if (names.length === 0) return;
+  for (const [i, name] of names.entries()) {
+    const pair = schemaPair(doc, name, schemas[name]!);
+    if (i === 0 && isScalar(pair.key)) {
+      pair.key.commentBefore = commentText([
+        "The API's schemas, written once; tools reference them as $ref: '#/schemas/Name'.",
+      ]);
+    }
+    addEntry(doc, 'schemas', pair, false);
+  }
 }
 
 function headerLines(gen: Generated, header: HeaderInfo): string[] {
@@ -80,6 +110,13 @@ export function sourcePair(doc: Document, gen: Generated): Pair {
   return entryPair(doc, gen.sourceName, gen.source.config, gen.source.notes);
 }
 
+/** A shared schema entry. */
+export function schemaPair(doc: Document, name: string, schema: Obj): Pair {
+  const pair = doc.createPair(name, null);
+  pair.value = styled(doc, schema);
+  return pair;
+}
+
 /** A tool entry; its route and notes go in a comment above its name. */
 export function toolPair(doc: Document, tool: GeneratedTool): Pair {
   const label = tool.operationId ? `${tool.route} (${tool.operationId})` : tool.route;
@@ -94,14 +131,20 @@ function entryPair(doc: Document, name: string, config: Obj, notes: readonly str
 }
 
 /** Adds an entry at the end of a section (creating the section when it is missing or empty). */
-export function addEntry(doc: Document, section: string, pair: Pair): void {
+export function addEntry(doc: Document, section: string, pair: Pair, spaced = true): void {
   let map = doc.get(section, true);
   if (!isMap(map)) {
     map = doc.createNode({});
-    doc.set(section, map);
+    const top = doc.contents;
+    if (isMap(top) && !doc.has(section)) {
+      // A new section at the end, a blank line before it as between the others.
+      const added = doc.createPair(section, map);
+      if (top.items.length > 0 && isScalar(added.key)) added.key.spaceBefore = true;
+      top.items.push(added);
+    } else doc.set(section, map);
   }
   if (isMap(map)) {
-    if (map.items.length > 0 && isScalar(pair.key)) pair.key.spaceBefore = true;
+    if (spaced && map.items.length > 0 && isScalar(pair.key)) pair.key.spaceBefore = true;
     map.items.push(pair);
   }
 }

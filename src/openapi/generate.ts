@@ -8,10 +8,11 @@ import { problems } from '../errors.js';
 import { parsePathTemplate } from '../kinds/http/path.js';
 import { suggest } from '../util/suggest.js';
 import { ImportError, isObj, type Obj, type Spec } from './load.js';
-import { envPrefix, serverName, sourceName, toolBaseName, UniqueNames } from './naming.js';
+import { envPrefix, serverName, shortApiName, sourceName, toolBaseName, UniqueNames } from './naming.js';
 import { listRoutes, type Route, readOperation, routeOf } from './operations.js';
 import { RefResolver } from './refs.js';
-import { type SourceDraft, sourceDraft } from './source.js';
+import { toJsonSchema } from './schema.js';
+import { type SourceDraft, serverUrl, sourceDraft } from './source.js';
 import { toolDraft } from './tool.js';
 
 export interface ImportOptions {
@@ -21,6 +22,13 @@ export interface ImportOptions {
   readonly operations?: readonly string[];
   /** The API's short name: the source name and the prefix of the environment variables. */
   readonly name?: string;
+  /** Leave out each tool's outputSchema (the largest part of a big import). Default: written. */
+  readonly outputSchema?: boolean;
+  /**
+   * Write the document's schema components once, under `schemas:`, and reference them from the
+   * output schemas (default), instead of inlining them at every use.
+   */
+  readonly inlineSchemas?: boolean;
 }
 
 export interface GeneratedTool {
@@ -39,8 +47,15 @@ export interface Generated {
   readonly format: string;
   readonly server: Obj;
   readonly sourceName: string;
+  /** The short name the import chose (or `--name`), and whether it was chosen (not given). */
+  readonly apiName: string;
+  readonly nameDerived: boolean;
   readonly source: SourceDraft;
   readonly tools: readonly GeneratedTool[];
+  /** Shared schemas (the components the tools reference), by name; empty when inlined. */
+  readonly schemas: Readonly<Record<string, Obj>>;
+  /** The tags of each tool (by tool name), for `--split`. */
+  readonly tags: ReadonlyMap<string, readonly string[]>;
   /** Operations selected but not imported, with the reason. */
   readonly skipped: readonly string[];
   /** Things to tell the user on stderr (remote refs left out, operations skipped). */
@@ -50,10 +65,26 @@ export interface Generated {
 export function generate(spec: Spec, options: ImportOptions = {}): Generated {
   const info = isObj(spec.doc.info) ? spec.doc.info : {};
   const title = typeof info.title === 'string' && info.title.trim() ? info.title.trim() : 'API';
-  const apiName = options.name ?? title;
+  const apiName = options.name ?? shortApiName(serverUrl(spec, [], 'API'), title);
   const prefix = envPrefix(apiName);
   const source = sourceName(apiName);
-  const refs = new RefResolver(spec.file, spec.doc);
+  const refs = new RefResolver(spec.file, spec.doc, spec.major === 2);
+  const outputs =
+    options.outputSchema === false ? 'none' : options.inlineSchemas ? 'inline' : ('shared' as const);
+  // The shared schemas in manifest form, converted once each, on first need.
+  const converted = new Map<string, Obj>();
+  const component = (name: string): Obj | undefined => {
+    let schema = converted.get(name);
+    if (schema === undefined) {
+      const entry = refs.kept.get(name);
+      if (!entry) return undefined;
+      schema = toJsonSchema(refs.inline(entry.value, entry.file, [entry.key], false, true));
+      converted.set(name, schema);
+    }
+    return schema;
+  };
+  const lookup = (ref: string) =>
+    ref.startsWith('#/schemas/') ? component(ref.slice('#/schemas/'.length)) : undefined;
 
   const routes = listRoutes(spec, refs);
   if (routes.length === 0) throw new ImportError(problems.OPENAPI_INVALID('its `paths` have no operations'));
@@ -68,8 +99,9 @@ export function generate(spec: Spec, options: ImportOptions = {}): Generated {
   const skipped: string[] = [];
   const tools: GeneratedTool[] = [];
   const operations = [];
+  const tags = new Map<string, readonly string[]>();
   for (const { route, name } of selected) {
-    const op = readOperation(route, spec, refs);
+    const op = readOperation(route, spec, refs, outputs);
     const reason =
       op.unsupported ??
       pathProblem(op.path) ??
@@ -79,7 +111,8 @@ export function generate(spec: Spec, options: ImportOptions = {}): Generated {
       continue;
     }
     operations.push(op);
-    const draft = toolDraft(op, source);
+    const draft = toolDraft(op, source, lookup);
+    tags.set(name, route.tags);
     tools.push({
       name,
       route: routeOf(op),
@@ -88,6 +121,10 @@ export function generate(spec: Spec, options: ImportOptions = {}): Generated {
     });
   }
   for (const s of skipped) warnings.push(`not imported: ${s}`);
+  // Every component the tools reach, directly or through other components (the map grows as
+  // converting one finds the next).
+  const schemas: Record<string, Obj> = {};
+  for (const name of refs.kept.keys()) schemas[name] = component(name)!;
   const sourceDraftValue = sourceDraft(spec, operations, prefix, refs);
   warnings.push(...new Set(refs.warnings));
 
@@ -104,8 +141,12 @@ export function generate(spec: Spec, options: ImportOptions = {}): Generated {
       ...(description && { description }),
     },
     sourceName: source,
+    apiName,
+    nameDerived: options.name === undefined,
     source: sourceDraftValue,
     tools,
+    schemas,
+    tags,
     skipped,
     warnings,
   };

@@ -17,7 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Document, isNode } from 'yaml';
-import { addEntry, sourcePair, styled, toolPair } from './document.js';
+import { addEntry, schemaPair, sourcePair, styled, toolPair } from './document.js';
 import type { Generated } from './generate.js';
 import { isObj, type Obj } from './load.js';
 
@@ -27,10 +27,18 @@ export interface Sidecar {
   /** The API description, relative to the manifest's folder. */
   readonly spec: string;
   /** The selection and name used, reused by a later `--merge` that does not give them. */
-  readonly options: { readonly tags?: string[]; readonly operations?: string[]; readonly name?: string };
+  readonly options: {
+    readonly tags?: string[];
+    readonly operations?: string[];
+    readonly name?: string;
+    readonly outputSchema?: boolean;
+    readonly inlineSchemas?: boolean;
+  };
   readonly server: Obj;
   readonly sources: Record<string, Obj>;
   readonly tools: Record<string, Obj>;
+  /** The shared schemas written (absent in records of imports before there were any). */
+  readonly schemas?: Record<string, Obj>;
 }
 
 export interface MergeReport {
@@ -55,6 +63,7 @@ export function sidecarOf(gen: Generated, spec: string, options: Sidecar['option
     server: gen.server,
     sources: { [gen.sourceName]: gen.source.config },
     tools: Object.fromEntries(gen.tools.map((t) => [t.name, t.config])),
+    ...(Object.keys(gen.schemas).length > 0 && { schemas: { ...gen.schemas } }),
   };
 }
 
@@ -122,6 +131,16 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
       section: 'tools',
       base: previous?.tools ?? {},
       next: new Map(gen.tools.map((t) => [t.name, { config: t.config, pair: () => toolPair(doc, t) }])),
+    },
+    {
+      section: 'schemas',
+      base: previous?.schemas ?? {},
+      next: new Map(
+        Object.entries(gen.schemas).map(([name, schema]) => [
+          name,
+          { config: schema, pair: () => schemaPair(doc, name, schema) },
+        ]),
+      ),
     },
   ];
   for (const { section, base, next } of sections) {

@@ -25,6 +25,8 @@ export interface Parameter {
 
 export interface Body {
   readonly encoding: 'json' | 'form' | 'text';
+  /** The declared media type, when it is not what the encoding sends by default (text/plain). */
+  readonly mediaType?: string;
   readonly schema: Obj;
   readonly required: boolean;
   readonly description?: string;
@@ -84,12 +86,30 @@ export function listRoutes(spec: Spec, refs: RefResolver): Route[] {
   return routes;
 }
 
-/** One operation read in full, with every reference it uses inlined. */
-export function readOperation(route: Route, spec: Spec, refs: RefResolver): Operation {
+/**
+ * How the success response's schema is read: every reference inlined, the document's schema
+ * components kept as `#/schemas/…` references (written once, beside the tools), or not at all.
+ */
+export type OutputMode = 'inline' | 'shared' | 'none';
+
+/** One operation read in full, with every reference its arguments use inlined. */
+export function readOperation(
+  route: Route,
+  spec: Spec,
+  refs: RefResolver,
+  outputs: OutputMode = 'inline',
+): Operation {
   const { item, op, file, ...named } = route;
   const inline = (node: unknown) => refs.inline(node, file);
+  const inlineOutput =
+    outputs === 'none'
+      ? undefined
+      : (node: unknown) => refs.inline(node, file, [], false, outputs === 'shared');
   const params = mergeParameters(inline(item.parameters), inline(op.parameters));
-  const read = spec.major === 2 ? readSwagger(spec.doc, op, params, inline) : readOpenApi(op, params, inline);
+  const read =
+    spec.major === 2
+      ? readSwagger(spec.doc, op, params, inline, inlineOutput)
+      : readOpenApi(op, params, inline, inlineOutput);
   const security = Array.isArray(op.security)
     ? op.security
     : Array.isArray(spec.doc.security)
@@ -117,7 +137,9 @@ function mergeParameters(shared: unknown, own: unknown): Obj[] {
   return [...byKey.values()];
 }
 
-function readOpenApi(op: Obj, params: Obj[], inline: (n: unknown) => unknown): Read {
+type Inline = (n: unknown) => unknown;
+
+function readOpenApi(op: Obj, params: Obj[], inline: Inline, inlineOutput: Inline | undefined): Read {
   const parameters = params.flatMap((p) => {
     const schema = isObj(p.schema) ? p.schema : firstContentSchema(p.content);
     const style = p.style ?? (p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple');
@@ -137,13 +159,15 @@ function readOpenApi(op: Obj, params: Obj[], inline: (n: unknown) => unknown): R
     Object.assign(read, {
       body: {
         encoding: chosen.encoding,
+        ...(chosen.mediaType && { mediaType: chosen.mediaType }),
         schema: toJsonSchema(isObj(media) ? media.schema : undefined),
         required: body.required === true,
         ...text('description', body.description),
       },
     });
   }
-  const output = successSchema(op.responses, inline, (response) => {
+  if (!inlineOutput) return read;
+  const output = successSchema(op.responses, inlineOutput, (response) => {
     if (!isObj(response.content)) return undefined;
     const json = Object.keys(response.content).find((m) => chooseMedia([m])?.encoding === 'json');
     const media = json === undefined ? undefined : (response.content as Obj)[json];
@@ -152,7 +176,13 @@ function readOpenApi(op: Obj, params: Obj[], inline: (n: unknown) => unknown): R
   return { ...read, ...(output && { output }) };
 }
 
-function readSwagger(doc: Obj, op: Obj, params: Obj[], inline: (n: unknown) => unknown): Read {
+function readSwagger(
+  doc: Obj,
+  op: Obj,
+  params: Obj[],
+  _inline: Inline,
+  inlineOutput: Inline | undefined,
+): Read {
   const consumes = (
     Array.isArray(op.consumes) ? op.consumes : Array.isArray(doc.consumes) ? doc.consumes : []
   ).map(String);
@@ -170,6 +200,7 @@ function readSwagger(doc: Obj, op: Obj, params: Obj[], inline: (n: unknown) => u
       else
         body = {
           encoding: media.encoding,
+          ...(media.mediaType && { mediaType: media.mediaType }),
           schema: toJsonSchema(p.schema),
           required: p.required === true,
           ...text('description', p.description),
@@ -200,9 +231,10 @@ function readSwagger(doc: Obj, op: Obj, params: Obj[], inline: (n: unknown) => u
     }
   }
   const jsonOut = produces.length === 0 || produces.some((m) => chooseMedia([m])?.encoding === 'json');
-  const output = jsonOut
-    ? successSchema(op.responses, inline, (r) => (isObj(r.schema) ? r.schema : undefined))
-    : undefined;
+  const output =
+    jsonOut && inlineOutput
+      ? successSchema(op.responses, inlineOutput, (r) => (isObj(r.schema) ? r.schema : undefined))
+      : undefined;
   return {
     parameters,
     ...(body && { body }),
@@ -250,15 +282,25 @@ function firstContentSchema(content: unknown): unknown {
   return isObj(first) ? first.schema : undefined;
 }
 
-/** The media type the http tool sends best: JSON, then a form, then text. */
-function chooseMedia(types: readonly string[]): { type: string; encoding: Body['encoding'] } | undefined {
+/**
+ * The media type the http tool sends best: JSON, then a form, then text/plain, then a body sent as
+ * one string with its own Content-Type (other text/*, XML, application/octet-stream: the bytes of
+ * the string, UTF-8). Multipart is none of these: an http tool cannot send it.
+ */
+function chooseMedia(
+  types: readonly string[],
+): { type: string; encoding: Body['encoding']; mediaType?: string } | undefined {
   const bare = (t: string) => t.split(';')[0]!.trim().toLowerCase();
   const json = types.find((t) => /^application\/(.+\+)?json$/.test(bare(t)) || bare(t) === '*/*');
   if (json !== undefined) return { type: json, encoding: 'json' };
   const form = types.find((t) => bare(t) === 'application/x-www-form-urlencoded');
   if (form !== undefined) return { type: form, encoding: 'form' };
   const plain = types.find((t) => bare(t) === 'text/plain');
-  return plain === undefined ? undefined : { type: plain, encoding: 'text' };
+  if (plain !== undefined) return { type: plain, encoding: 'text' };
+  const raw = types.find((t) =>
+    /^(text\/[\w.+-]+|application\/([\w.-]+\+)?xml|application\/octet-stream)$/.test(bare(t)),
+  );
+  return raw === undefined ? undefined : { type: raw, encoding: 'text', mediaType: bare(raw) };
 }
 
 /** The first success response (200 before 201 before 2XX) whose `pick` finds a schema. */

@@ -23,14 +23,26 @@ export class RefResolver {
   private readonly files = new Map<string, unknown>();
   /** Things the user should know that do not stop the import (a remote ref left unexpanded). */
   readonly warnings: string[] = [];
+  /** The document's schema components kept as references (`keep`), by their name in the manifest. */
+  readonly kept = new Map<string, { readonly value: unknown; readonly file: string; readonly key: string }>();
+  private readonly keptNames = new Map<string, string>();
 
-  constructor(rootFile: string, rootDoc: unknown) {
+  constructor(
+    private readonly rootFile: string,
+    rootDoc: unknown,
+    private readonly swagger = false,
+  ) {
     this.files.set(rootFile, rootDoc);
   }
 
-  /** A copy of `node` with every `$ref` in it replaced by what it points at. */
-  inline(node: unknown, file: string, stack: readonly string[] = [], names = false): unknown {
-    if (Array.isArray(node)) return node.map((item) => this.inline(item, file, stack));
+  /**
+   * A copy of `node` with every `$ref` in it replaced by what it points at. With `keep`, a
+   * reference to one of the root document's schema components (`#/components/schemas/X`, or
+   * `#/definitions/X` in Swagger 2.0) stays a reference, to the manifest's `#/schemas/X`; the
+   * component is recorded in `kept` for the caller to write once.
+   */
+  inline(node: unknown, file: string, stack: readonly string[] = [], names = false, keep = false): unknown {
+    if (Array.isArray(node)) return node.map((item) => this.inline(item, file, stack, false, keep));
     if (!isObj(node)) return node;
     const { $ref, ...siblings } = node;
     if (typeof $ref === 'string') {
@@ -38,10 +50,12 @@ export class RefResolver {
       if (!target) {
         return { description: `Not expanded: ${$ref} is not a local reference (URLs are not fetched).` };
       }
+      const rest = this.inline(siblings, file, stack, false, keep) as Record<string, unknown>;
+      const component = keep ? this.componentName(target) : undefined;
+      if (component !== undefined) return { $ref: `#/schemas/${component}`, ...rest };
       const expanded = stack.includes(target.key)
         ? cut(target)
-        : this.inline(target.value, target.file, [...stack, target.key]);
-      const rest = this.inline(siblings, file, stack) as Record<string, unknown>;
+        : this.inline(target.value, target.file, [...stack, target.key], false, keep);
       return Object.keys(rest).length > 0 && isObj(expanded) ? { ...expanded, ...rest } : expanded;
     }
     const out: Record<string, unknown> = {};
@@ -49,9 +63,29 @@ export class RefResolver {
       // Examples, enums and defaults are data: a `$ref` key inside one is not a reference. Under
       // `properties` the keys are names, so a property called `example` is still a schema.
       const data = !names && DATA_KEYS.has(key);
-      out[key] = data ? value : this.inline(value, file, stack, !names && NAME_MAPS.has(key));
+      out[key] = data ? value : this.inline(value, file, stack, !names && NAME_MAPS.has(key), keep);
     }
     return out;
+  }
+
+  /** The manifest name of a schema component of the root document, recording it; else undefined. */
+  private componentName(target: Target): string | undefined {
+    const prefix = `${this.rootFile}#${this.swagger ? '/definitions/' : '/components/schemas/'}`;
+    if (!target.key.startsWith(prefix)) return undefined;
+    const raw = target.key.slice(prefix.length);
+    if (raw.includes('/')) return undefined; // inside a component, not a component
+    let name = this.keptNames.get(raw);
+    if (name === undefined) {
+      const base =
+        unescapeSegment(raw)
+          .replace(/[^A-Za-z0-9_.-]+/g, '_')
+          .slice(0, 120) || 'schema';
+      name = base;
+      for (let n = 2; this.kept.has(name); n++) name = `${base}_${n}`;
+      this.keptNames.set(raw, name);
+      this.kept.set(name, { value: target.value, file: target.file, key: target.key });
+    }
+    return name;
   }
 
   /** Follows a chain of `$ref`s at the top of `node` only (a path item, a parameter list entry). */

@@ -13,6 +13,8 @@ const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'else',
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
 const KEPT = new Set([
+  // Only a reference the import keeps on purpose is left (to a shared schema, `#/schemas/…`).
+  '$ref',
   'title',
   'description',
   'type',
@@ -124,9 +126,23 @@ function mergeAllOf(schema: Obj): Obj {
   };
 }
 
-/** The schema describes a JSON object (what structuredContent can be as it is). */
-export function isObjectSchema(schema: Obj): boolean {
+/**
+ * The schema describes a JSON object (what structuredContent can be as it is). `lookup` follows a
+ * `$ref` to a shared schema, when the schema is one.
+ */
+export function isObjectSchema(schema: Obj, lookup?: (ref: string) => Obj | undefined, depth = 0): boolean {
+  if (typeof schema.$ref === 'string' && lookup && depth < 16) {
+    const target = lookup(schema.$ref);
+    if (target && isObjectSchema(target, lookup, depth + 1)) return true;
+  }
   if (schema.type === 'object') return true;
+  // All of the parts hold: one that is an object makes the whole an object.
+  if (
+    schema.type === undefined &&
+    Array.isArray(schema.allOf) &&
+    schema.allOf.some((p) => isObj(p) && isObjectSchema(p, lookup, depth + 1))
+  )
+    return true;
   // A nullable object: an answer of null would arrive as {result: null}, still an object.
   if (Array.isArray(schema.type))
     return schema.type.includes('object') && !schema.type.some((t) => t !== 'object' && t !== 'null');
@@ -134,6 +150,8 @@ export function isObjectSchema(schema: Obj): boolean {
   if (isObj(schema.properties) || schema.additionalProperties !== undefined) return true;
   const variants = (schema.oneOf ?? schema.anyOf) as unknown;
   return (
-    Array.isArray(variants) && variants.length > 0 && variants.every((v) => isObj(v) && isObjectSchema(v))
+    Array.isArray(variants) &&
+    variants.length > 0 &&
+    variants.every((v) => isObj(v) && isObjectSchema(v, lookup, depth + 1))
   );
 }

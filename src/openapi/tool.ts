@@ -22,7 +22,15 @@ export interface ToolDraft {
 /** Headers the API description may list but the http tool sets itself (or may not send). */
 const SKIPPED_HEADERS = new Set(['accept', 'content-type', 'authorization', ...CLIENT_OWNED_HEADERS]);
 
-export function toolDraft(op: Operation, source: string): ToolDraft {
+/**
+ * `lookup` gives the shared schema a `$ref: '#/schemas/X'` names, to tell whether an answer is an
+ * object (kept as it is) or something else (wrapped as `{result: …}`).
+ */
+export function toolDraft(
+  op: Operation,
+  source: string,
+  lookup?: (ref: string) => Obj | undefined,
+): ToolDraft {
   const notes: string[] = [];
   const names = new UniqueNames();
   const input: Obj = {};
@@ -87,11 +95,24 @@ export function toolDraft(op: Operation, source: string): ToolDraft {
   } else if (b) {
     const arg = claim('body', 'request');
     body = `{{${arg}}}`;
-    const schema = b.encoding === 'text' ? { type: 'string', ...b.schema } : b.schema;
-    input[arg] = property(schema, b.description, b.required);
+    // `format: binary` names bytes; the argument is the string whose UTF-8 bytes are sent.
+    const { format, ...rest } = b.schema;
+    const schema =
+      b.encoding === 'text'
+        ? { ...rest, type: 'string', ...(format !== 'binary' && format !== undefined && { format }) }
+        : b.schema;
+    const said =
+      b.mediaType === undefined
+        ? b.description
+        : [b.description, `The request body (${b.mediaType}), sent as the UTF-8 bytes of this string.`]
+            .filter(Boolean)
+            .join(' ');
+    input[arg] = property(schema, said, b.required);
+    if (b.mediaType !== undefined) headers['Content-Type'] = b.mediaType;
   }
 
-  const output = op.output && (isObjectSchema(op.output) ? asObject(op.output) : wrapResult(op.output));
+  const output =
+    op.output && (isObjectSchema(op.output, lookup) ? asObject(op.output) : wrapResult(op.output));
   const config: Obj = {
     kind: 'http',
     source,

@@ -88,7 +88,7 @@ describe('the imported tools, served, against a Petstore stand-in', () => {
 
   test('petstore.yaml (OpenAPI 3.0): list with a limit, show one, create one', async () => {
     const manifest = importTo('petstore.yaml', 'v3.yaml');
-    const { client, call } = await serve(manifest, { SWAGGER_PETSTORE_BASE_URL: `${store.origin}/v1` });
+    const { client, call } = await serve(manifest, { PETSTORE_BASE_URL: `${store.origin}/v1` });
     try {
       const { tools } = await client.listTools();
       assert.deepEqual(
@@ -166,7 +166,7 @@ describe('the imported tools, served, against a Petstore stand-in', () => {
   test('petstore.json (Swagger 2.0): the same calls, where showPetById answers an array', async () => {
     const manifest = importTo('petstore.json', 'v2.yaml');
     const { call, client } = await serve(manifest, {
-      SWAGGER_PETSTORE_BASE_URL: `${store.origin}/swagger/v1`,
+      PETSTORE_BASE_URL: `${store.origin}/swagger/v1`,
     });
     try {
       const listed = await call('list_pets', { limit: 1 });
@@ -181,7 +181,7 @@ describe('the imported tools, served, against a Petstore stand-in', () => {
 
   test('petstore-expanded.json (Swagger 2.0): tags joined with commas, as collectionFormat csv says', async () => {
     const manifest = importTo('petstore-expanded.json', 'expanded-v2.yaml');
-    const { call, client } = await serve(manifest, { SWAGGER_PETSTORE_BASE_URL: `${store.origin}/api` });
+    const { call, client } = await serve(manifest, { PETSTORE_BASE_URL: `${store.origin}/api` });
     try {
       const r = await call('find_pets', { tags: ['dog', 'cat'] });
       assert.equal(store.seen.at(-1)!.url, '/api/pets?tags=dog%2Ccat');

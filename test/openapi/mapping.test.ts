@@ -96,8 +96,8 @@ describe('an OpenAPI 3 document with every kind of parameter', () => {
   const gen = importText(KITCHEN);
 
   test('server variables at their defaults, trailing slash dropped, overridable from the environment', () => {
-    assert.equal(gen.source.config.baseUrl, '${env:KITCHEN_SINK_BASE_URL:-https://api.example.com/v1}');
-    assert.equal(gen.server.name, 'kitchen-sink');
+    assert.equal(gen.source.config.baseUrl, '${env:KITCHEN_BASE_URL:-https://api.example.com/v1}');
+    assert.equal(gen.server.name, 'kitchen', 'example.com says nothing: the first word of the title');
     assert.equal(gen.server.version, '2.1.0');
   });
 
@@ -142,7 +142,7 @@ describe('an OpenAPI 3 document with every kind of parameter', () => {
   });
 
   test('what arrives upstream: encoded path, wire query names, joined array, header, typed JSON body', async () => {
-    const catalog = await compile(gen, { KITCHEN_SINK_BASE_URL: `${upstream.origin}/v1` });
+    const catalog = await compile(gen, { KITCHEN_BASE_URL: `${upstream.origin}/v1` });
     try {
       const r = await call(catalog, 'update_item', {
         item_id: 'a/b',
@@ -195,7 +195,7 @@ describe('an OpenAPI 3 document with every kind of parameter', () => {
       properties: { result: { type: 'array', items: {} } },
       required: ['result'],
     });
-    const catalog = await compile(gen, { KITCHEN_SINK_BASE_URL: `${upstream.origin}/v1` });
+    const catalog = await compile(gen, { KITCHEN_BASE_URL: `${upstream.origin}/v1` });
     try {
       await call(catalog, 'bulk_add', { body: ['a', 'b'] });
       assert.deepEqual(
@@ -387,8 +387,43 @@ describe('security schemes as source auth, read from the environment', () => {
 });
 
 describe('the Petstore fixtures', () => {
+  test('by default the components are written once, under schemas:, and referenced', () => {
+    for (const [file, name] of [
+      ['petstore-expanded.yaml', 'OpenAPI 3'],
+      ['petstore-expanded.json', 'Swagger 2.0'],
+    ] as const) {
+      const gen = importFixture(file);
+      assert.deepEqual(
+        Object.keys(gen.schemas),
+        ['Pet', 'NewPet'],
+        `${name}: Pet, and NewPet which Pet uses`,
+      );
+      const pet = gen.schemas.Pet as { allOf: unknown[] };
+      assert.deepEqual(pet.allOf[0], { $ref: '#/schemas/NewPet' });
+      assert.deepEqual((pet.allOf[1] as { required: string[] }).required, ['id']);
+      // An allOf with an object part is an object: not wrapped as {result: …}.
+      assert.deepEqual(tool(gen, 'find_pet_by_id').outputSchema, { type: 'object', $ref: '#/schemas/Pet' });
+      assert.deepEqual(tool(gen, 'find_pets').outputSchema, {
+        type: 'object',
+        properties: { result: { type: 'array', items: { $ref: '#/schemas/Pet' } } },
+        required: ['result'],
+      });
+      // Arguments stay inlined: `input:` is what a person reads and edits.
+      assert.deepEqual(tool(gen, 'add_pet').input, {
+        name: { type: 'string' },
+        tag: { type: 'string', required: false },
+      });
+    }
+  });
+
+  test('outputSchema: false leaves every output schema out, and with it the schemas', () => {
+    const gen = importFixture('petstore-expanded.yaml', { outputSchema: false });
+    assert.ok(gen.tools.every((t) => t.config.outputSchema === undefined));
+    assert.deepEqual(gen.schemas, {});
+  });
+
   test('petstore.yaml: query, path and JSON body parameters; outputSchema wrapped for arrays', () => {
-    const gen = importFixture('petstore.yaml');
+    const gen = importFixture('petstore.yaml', { inlineSchemas: true });
     assert.deepEqual(
       gen.tools.map((t) => [t.name, t.route]),
       [
@@ -417,8 +452,8 @@ describe('the Petstore fixtures', () => {
   });
 
   test('petstore-expanded: allOf merged, an operationId with spaces, Swagger 2.0 gives the same tools', () => {
-    const v3 = importFixture('petstore-expanded.yaml');
-    const v2 = importFixture('petstore-expanded.json');
+    const v3 = importFixture('petstore-expanded.yaml', { inlineSchemas: true });
+    const v2 = importFixture('petstore-expanded.json', { inlineSchemas: true });
     assert.deepEqual(
       v3.tools.map((t) => t.name),
       ['find_pets', 'add_pet', 'find_pet_by_id', 'delete_pet'],
@@ -444,11 +479,11 @@ describe('the Petstore fixtures', () => {
 describe('selecting operations', () => {
   test('--tags and --operations (by operationId or tool name) each select; together, either is enough', () => {
     const names = (options: object) => importFixture('uspto.yaml', options).tools.map((t) => t.name);
-    assert.deepEqual(names({ tags: ['search'] }), ['perform-search']);
-    assert.deepEqual(names({ operations: ['list-data-sets'] }), ['list-data-sets']);
-    assert.deepEqual(names({ tags: ['search'], operations: ['list-data-sets'] }), [
-      'list-data-sets',
-      'perform-search',
+    assert.deepEqual(names({ tags: ['search'] }), ['perform_search']);
+    assert.deepEqual(names({ operations: ['list_data_sets'] }), ['list_data_sets']);
+    assert.deepEqual(names({ tags: ['search'], operations: ['list_data_sets'] }), [
+      'list_data_sets',
+      'perform_search',
     ]);
     const petstore = importFixture('petstore.yaml', { operations: ['show_pet_by_id', 'listPets'] });
     assert.deepEqual(

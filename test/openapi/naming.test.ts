@@ -7,6 +7,7 @@ import {
   fitName,
   nameFromRoute,
   serverName,
+  shortApiName,
   snakeCase,
   sourceName,
   toolBaseName,
@@ -22,9 +23,10 @@ describe('tool names', () => {
       ['showPetById', 'show_pet_by_id'],
       ['find pet by id', 'find_pet_by_id'],
       ['getHTTPResponse', 'get_http_response'],
-      ['list-data-sets', 'list-data-sets'],
-      ['repos/get-content', 'repos_get-content'],
-      ['users.list', 'users.list'],
+      ['list-data-sets', 'list_data_sets'],
+      ['repos/get-content', 'repos_get_content'],
+      ['issues/list-for-org', 'issues_list_for_org'],
+      ['users.list', 'users_list'],
       ['  Weird!!Name?? ', 'weird_name'],
       ['v2GetItem', 'v2_get_item'],
     ];
@@ -64,8 +66,8 @@ describe('tool names', () => {
     assert.ok(names.has('list_pets_2'));
   });
 
-  test('snakeCase keeps dots and dashes, trims separators', () => {
-    assert.equal(snakeCase('__Pets.Get-All__'), 'pets.get-all');
+  test('snakeCase uses one separator, _, and trims it', () => {
+    assert.equal(snakeCase('__Pets.Get-All__'), 'pets_get_all');
   });
 });
 
@@ -82,6 +84,22 @@ describe('argument names', () => {
 });
 
 describe('the API name', () => {
+  test("short: the host's telling label, else the first telling word of the title", () => {
+    const cases: [string | undefined, string, string][] = [
+      ['https://api.github.com', "GitHub's official OpenAPI spec + Octokit extension", 'github'],
+      ['http://petstore.swagger.io/v1', 'Swagger Petstore', 'petstore'],
+      ['https://developer.uspto.gov/ds-api', 'USPTO Data Set API', 'uspto'],
+      ['https://api.open-meteo.com/v1', 'Open-Meteo APIs', 'open-meteo'],
+      ['https://api.example.com/v1', 'Kitchen sink', 'kitchen'],
+      ['http://localhost/relative', "GitHub's official OpenAPI spec", 'github'],
+      ['http://127.0.0.1:8080', 'The Swagger API', 'api'],
+      [undefined, '!!!', 'api'],
+    ];
+    for (const [url, title, name] of cases) assert.equal(shortApiName(url, title), name, `${url} ${title}`);
+    assert.equal(envPrefix(shortApiName('https://api.github.com', '')), 'GITHUB');
+    assert.equal(envPrefix('open-meteo'), 'OPEN_METEO');
+  });
+
   test('variable prefix, source name and server name from the title', () => {
     assert.equal(envPrefix('Swagger Petstore'), 'SWAGGER_PETSTORE');
     assert.equal(envPrefix('USPTO Data Set API'), 'USPTO_DATA_SET_API');
