@@ -26,6 +26,8 @@ export interface ReplyOptions {
   readonly open?: (res: ServerResponse) => MessageStream;
   /** Open the stream now rather than at the first notification. */
   readonly eager?: boolean;
+  /** Runs before the final response is written, which waits for it (`--state`: the session is saved first). */
+  readonly hold?: () => Promise<void>;
 }
 
 export class HttpReply implements RequestRoute {
@@ -62,10 +64,15 @@ export class HttpReply implements RequestRoute {
     if (this.responded) return;
     this.responded = true;
     this.options.beforeRespond?.(message);
-    if (this.stream !== undefined) {
-      this.stream.send(message);
-      this.stream.end();
-    } else sendJson(this.res, status, message);
+    const write = () => {
+      if (this.stream !== undefined) {
+        this.stream.send(message);
+        this.stream.end();
+      } else sendJson(this.res, status, message);
+    };
+    const hold = this.options.hold;
+    if (hold === undefined) write();
+    else void hold().then(write, write);
   }
 
   /** Completes the HTTP exchange once `receive` has resolved. */
