@@ -160,19 +160,26 @@ export async function startHaproxy(replicas: readonly Replica[]): Promise<Balanc
 
 export interface OwnRedis {
   readonly url: string;
+  /** SIGKILL: Redis goes away at once. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Stops it and removes its folder. */
+  remove(): Promise<void>;
 }
 
 /** A redis-server of the test's own on a free port (never the shared one), without persistence. */
-export async function startOwnRedis(): Promise<OwnRedis> {
+export async function startOwnRedis({ persist = false } = {}): Promise<OwnRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'mcp-run-redis-'));
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(
       REDIS_SERVER as string,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      [
+        ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir],
+        // persist: an append-only file in the test's folder, so a restart finds the sessions again.
+        ...(persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
+      ],
       { stdio: 'ignore' },
     );
     const until = Date.now() + 10_000;
@@ -190,6 +197,10 @@ export async function startOwnRedis(): Promise<OwnRedis> {
         child.kill('SIGKILL');
         await once(child, 'exit');
       }
+    },
+    async remove() {
+      await this.stop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -55,7 +55,8 @@ const skip = skipReason({ haproxy: true });
 
 /** A v1 client whose every HTTP exchange records which replica answered it. */
 function v1Client(url: string) {
-  const seen: { method: string; replica: string; status: number }[] = [];
+  /** Each exchange: HTTP method, what the body was (a JSON-RPC method, or "answer"), who served it. */
+  const seen: { method: string; rpc: string; replica: string; status: number }[] = [];
   const listChanged: number[] = [];
   const client = new Client({ name: 'replicas-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { title: 'Bug' } }));
@@ -65,7 +66,9 @@ function v1Client(url: string) {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: async (input, init) => {
       const res = await fetch(input, init);
-      seen.push({ method: init?.method ?? 'GET', replica: res.headers.get('x-mcp-run-replica') ?? '?', status: res.status });
+      const body = typeof init?.body === 'string' ? JSON.parse(init.body) : {};
+      const rpc = body.method ?? ('result' in body || 'error' in body ? 'answer' : '');
+      seen.push({ method: init?.method ?? 'GET', rpc, replica: res.headers.get('x-mcp-run-replica') ?? '?', status: res.status });
       return res;
     },
     reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 },
@@ -116,8 +119,12 @@ describe('replicas behind HAProxy sharing Redis', { skip }, () => {
       assert.ok(posts.every((s) => s.status < 300), JSON.stringify(posts));
       const served = new Set(posts.map((s) => s.replica));
       assert.equal(served.size, 3, `POSTs of one session reached every replica: ${JSON.stringify(posts)}`);
-      // The elicitation's answer was a POST of its own, and round-robin sent it to another replica
-      // than the call's: the answer was routed back (the call finished with the user's title).
+      // The elicitation's answer was a POST of its own, which round-robin sent to another replica
+      // than the call's: it was routed back (the call finished with the user's title).
+      const call = posts.findLast((s) => s.rpc === 'tools/call');
+      const answer = posts.findLast((s) => s.rpc === 'answer');
+      assert.ok(call && answer, JSON.stringify(posts));
+      assert.notEqual(answer.replica, call.replica, 'the answer reached another replica than the call');
       const ids = new Set(replicas.map((r) => r.id));
       for (const s of served) assert.ok(ids.has(s), `${s} is one of the replicas`);
     } finally {
