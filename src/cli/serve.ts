@@ -167,7 +167,16 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
       await stopOps();
       await state?.close();
     };
-    const served = serveOverHttp(file, ref, protocol, log, httpOptions, ops, async () => reloader?.close(), stopAll);
+    const served = serveOverHttp(
+      file,
+      ref,
+      protocol,
+      log,
+      httpOptions,
+      ops,
+      async () => reloader?.close(),
+      stopAll,
+    );
     return served.then((http) => {
       shared = http?.shared;
     });

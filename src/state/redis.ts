@@ -36,7 +36,14 @@ return seq
 `;
 
 interface AppendCommand {
-  logAppend(list: string, meta: string, item: string, items: number, bytes: number, ttl: number): Promise<number>;
+  logAppend(
+    list: string,
+    meta: string,
+    item: string,
+    items: number,
+    bytes: number,
+    ttl: number,
+  ): Promise<number>;
 }
 
 /** The URL's `prefix` query parameter, checked: letters, digits, `._-`, at most 64. */
@@ -83,7 +90,11 @@ export class RedisState implements SharedState {
     this.client = new Redis(parsed.url, options) as Redis & AppendCommand;
     this.client.defineCommand('logAppend', { numberOfKeys: 2, lua: APPEND });
     // The subscriber queues its SUBSCRIBE until connected, and resubscribes after a reconnect.
-    this.subscriber = new Redis(parsed.url, { ...options, enableOfflineQueue: true, commandTimeout: undefined });
+    this.subscriber = new Redis(parsed.url, {
+      ...options,
+      enableOfflineQueue: true,
+      commandTimeout: undefined,
+    });
     this.subscriber.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
     });
@@ -209,13 +220,7 @@ export class RedisState implements SharedState {
     const list = this.k(key);
     const meta = `${list}:m`;
     const replies = await this.run('read', () =>
-      this.client
-        .multi()
-        .hgetall(meta)
-        .lrange(list, 0, -1)
-        .pexpire(meta, ttlMs)
-        .pexpire(list, ttlMs)
-        .exec(),
+      this.client.multi().hgetall(meta).lrange(list, 0, -1).pexpire(meta, ttlMs).pexpire(list, ttlMs).exec(),
     );
     const fields = replies?.[0]?.[1] as Record<string, string> | undefined;
     if (fields === undefined || fields.seq === undefined) return undefined;

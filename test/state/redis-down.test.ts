@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
-import { eventually, type OwnRedis, type Replica, skipReason, startOwnRedis, startReplica } from './replicas-harness.js';
+import {
+  eventually,
+  type OwnRedis,
+  type Replica,
+  skipReason,
+  startOwnRedis,
+  startReplica,
+} from './replicas-harness.js';
 
 const MANIFEST = `
 server: { name: redis-down, version: 1.0.0 }
@@ -45,14 +52,22 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function post(body: unknown, session?: string): Promise<{ status: number; json: any; session: string | null }> {
+async function post(
+  body: unknown,
+  session?: string,
+): Promise<{ status: number; json: any; session: string | null }> {
   const res = await fetch(replica.url, {
     method: 'POST',
-    headers: { ...HEADERS, ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }) },
+    headers: {
+      ...HEADERS,
+      ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }),
+    },
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  const json = text.startsWith('{') ? JSON.parse(text) : JSON.parse(/^data: (\{.*)$/m.exec(text)?.[1] ?? 'null');
+  const json = text.startsWith('{')
+    ? JSON.parse(text)
+    : JSON.parse(/^data: (\{.*)$/m.exec(text)?.[1] ?? 'null');
   return { status: res.status, json, session: res.headers.get('mcp-session-id') };
 }
 
@@ -64,11 +79,17 @@ const initialize = () =>
     params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'down', version: '1' } },
   });
 const hello = (session: string, id: number) =>
-  post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hello', arguments: { name: 'x' } } }, session);
+  post(
+    { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hello', arguments: { name: 'x' } } },
+    session,
+  );
 const ready = async () => (await fetch(new URL('/readyz', replica.url))).json() as Promise<any>;
 
 async function modernCall(): Promise<string> {
-  const client = new ClientV2({ name: 'down-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new ClientV2(
+    { name: 'down-v2', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new HttpV2(new URL(replica.url)));
   try {
     const r = await client.callTool({ name: 'hello', arguments: { name: 'modern' } });
@@ -78,7 +99,9 @@ async function modernCall(): Promise<string> {
   }
 }
 
-test('Redis going away: readyz and logs say so, 2025 gets 503, 2026 goes on, all recovers', { skip }, async () => {
+test('Redis going away: readyz and logs say so, 2025 gets 503, 2026 goes on, all recovers', {
+  skip,
+}, async () => {
   const init = await initialize();
   assert.equal(init.status, 200);
   const session = init.session as string;
@@ -91,7 +114,10 @@ test('Redis going away: readyz and logs say so, 2025 gets 503, 2026 goes on, all
   await eventually(async () => (await ready()).status === 'not ready', '/readyz not ready');
   const report = await ready();
   assert.match(report.reason, /shared state \(redis:\/\/127\.0\.0\.1:\d+\) is unreachable/);
-  await eventually(() => /"level":"error".*Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable/.test(replica.stderr()), 'the outage logged');
+  await eventually(
+    () => /"level":"error".*Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable/.test(replica.stderr()),
+    'the outage logged',
+  );
 
   const refused = await hello(session, 2);
   assert.equal(refused.status, 503);

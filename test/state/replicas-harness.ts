@@ -56,8 +56,24 @@ export interface Replica {
 export async function startReplica(manifest: string, state: string, extra: string[] = []): Promise<Replica> {
   const child = spawn(
     process.execPath,
-    [CLI, manifest, '--http', '--port', '0', '--log-format', 'json', '--log-level', 'debug', '--state', state, ...extra],
-    { stdio: 'pipe', env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', MCP_RUN_STATE_KEY: 'replicas-test-key' } },
+    [
+      CLI,
+      manifest,
+      '--http',
+      '--port',
+      '0',
+      '--log-format',
+      'json',
+      '--log-level',
+      'debug',
+      '--state',
+      state,
+      ...extra,
+    ],
+    {
+      stdio: 'pipe',
+      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', MCP_RUN_STATE_KEY: 'replicas-test-key' },
+    },
   );
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -189,17 +205,18 @@ export async function startOwnRedis({ persist = false } = {}): Promise<OwnRedis>
     }
   };
   await start();
+  const stop = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+  };
   return {
     url: `redis://127.0.0.1:${port}`,
     start,
-    async stop() {
-      if (child && child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await once(child, 'exit');
-      }
-    },
+    stop,
     async remove() {
-      await this.stop();
+      await stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -207,14 +224,21 @@ export async function startOwnRedis({ persist = false } = {}): Promise<OwnRedis>
 
 function ping(port: number): boolean {
   try {
-    return execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8', stdio: 'pipe' }).includes('PONG');
+    return execFileSync('redis-cli', ['-p', String(port), 'ping'], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    }).includes('PONG');
   } catch {
     return false;
   }
 }
 
 /** Waits until `check` holds (output arrives on its own schedule; no timing is asserted). */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, limitMs = 15_000): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  limitMs = 15_000,
+): Promise<void> {
   const until = Date.now() + limitMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`never saw ${what}`);

@@ -59,7 +59,10 @@ function v1Client(url: string) {
   const seen: { method: string; rpc: string; replica: string; status: number }[] = [];
   const listChanged: number[] = [];
   const client = new Client({ name: 'replicas-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { title: 'Bug' } }));
+  client.setRequestHandler(ElicitRequestSchema, async () => ({
+    action: 'accept',
+    content: { title: 'Bug' },
+  }));
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     listChanged.push(Date.now());
   });
@@ -68,10 +71,20 @@ function v1Client(url: string) {
       const res = await fetch(input, init);
       const body = typeof init?.body === 'string' ? JSON.parse(init.body) : {};
       const rpc = body.method ?? ('result' in body || 'error' in body ? 'answer' : '');
-      seen.push({ method: init?.method ?? 'GET', rpc, replica: res.headers.get('x-mcp-run-replica') ?? '?', status: res.status });
+      seen.push({
+        method: init?.method ?? 'GET',
+        rpc,
+        replica: res.headers.get('x-mcp-run-replica') ?? '?',
+        status: res.status,
+      });
       return res;
     },
-    reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 },
+    reconnectionOptions: {
+      initialReconnectionDelay: 100,
+      maxReconnectionDelay: 500,
+      reconnectionDelayGrowFactor: 1.5,
+      maxRetries: 20,
+    },
   });
   return { client, transport, seen, listChanged };
 }
@@ -116,7 +129,10 @@ describe('replicas behind HAProxy sharing Redis', { skip }, () => {
       const ticket = await client.callTool({ name: 'file_ticket', arguments: {} });
       assert.deepEqual(ticket.content, [{ type: 'text', text: 'Filed Bug.' }]);
       const posts = seen.filter((s) => s.method === 'POST');
-      assert.ok(posts.every((s) => s.status < 300), JSON.stringify(posts));
+      assert.ok(
+        posts.every((s) => s.status < 300),
+        JSON.stringify(posts),
+      );
       const served = new Set(posts.map((s) => s.replica));
       assert.equal(served.size, 3, `POSTs of one session reached every replica: ${JSON.stringify(posts)}`);
       // The elicitation's answer was a POST of its own, which round-robin sent to another replica
@@ -133,7 +149,10 @@ describe('replicas behind HAProxy sharing Redis', { skip }, () => {
   });
 
   test('the v2 client works in the 2026 era through the balancer', async () => {
-    const client = new ClientV2({ name: 'replicas-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new ClientV2(
+      { name: 'replicas-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await client.connect(new HttpV2(new URL(lb.url)));
     try {
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
@@ -157,12 +176,25 @@ describe('replicas behind HAProxy sharing Redis', { skip }, () => {
       await a.client.listTools();
       await b.client.listTools();
       // Each client's GET stream sits on some replica, each session's record is shared.
-      await eventually(() => a.seen.some((s) => s.method === 'GET' && s.status === 200), 'client a GET stream');
-      await eventually(() => b.seen.some((s) => s.method === 'GET' && s.status === 200), 'client b GET stream');
-      writeFileSync(manifest, MANIFEST(`  added:\n    kind: content\n    description: New.\n    content:\n      - text: new\n`));
-      await eventually(() => a.listChanged.length >= 1 && b.listChanged.length >= 1, 'list_changed on both clients');
+      await eventually(
+        () => a.seen.some((s) => s.method === 'GET' && s.status === 200),
+        'client a GET stream',
+      );
+      await eventually(
+        () => b.seen.some((s) => s.method === 'GET' && s.status === 200),
+        'client b GET stream',
+      );
+      writeFileSync(
+        manifest,
+        MANIFEST(`  added:\n    kind: content\n    description: New.\n    content:\n      - text: new\n`),
+      );
+      await eventually(
+        () => a.listChanged.length >= 1 && b.listChanged.length >= 1,
+        'list_changed on both clients',
+      );
       // Every replica reloaded (each answers with the new list) before the count is read.
-      for (const r of replicas) await eventually(() => r.stderr().includes('reloaded'), `replica ${r.id} reloaded`);
+      for (const r of replicas)
+        await eventually(() => r.stderr().includes('reloaded'), `replica ${r.id} reloaded`);
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(a.listChanged.length, 1, 'client a: one list_changed');
       assert.equal(b.listChanged.length, 1, 'client b: one list_changed');
@@ -172,12 +204,20 @@ describe('replicas behind HAProxy sharing Redis', { skip }, () => {
       const victim = replicas.find((r) => r.id === getReplica);
       assert.ok(victim, `a's GET stream is on a known replica (${getReplica})`);
       await victim.kill();
-      writeFileSync(manifest, MANIFEST(`  added:\n    kind: content\n    description: New.\n    content:\n      - text: new\n  another:\n    kind: content\n    description: Another.\n    content:\n      - text: another\n`));
+      writeFileSync(
+        manifest,
+        MANIFEST(
+          `  added:\n    kind: content\n    description: New.\n    content:\n      - text: new\n  another:\n    kind: content\n    description: Another.\n    content:\n      - text: another\n`,
+        ),
+      );
       await eventually(() => a.listChanged.length >= 2, 'the list_changed missed while cut off, on resume');
       const resumed = a.seen.filter((s) => s.method === 'GET' && s.status === 200).at(-1);
       assert.notEqual(resumed?.replica, victim.id, 'resumed on another replica');
       const { tools } = await a.client.listTools();
-      assert.ok(tools.some((t) => t.name === 'another'), 'the session goes on');
+      assert.ok(
+        tools.some((t) => t.name === 'another'),
+        'the session goes on',
+      );
       const r = await a.client.callTool({ name: 'hello', arguments: { name: 'again' } });
       assert.deepEqual(r.content, [{ type: 'text', text: 'Hello again' }]);
       await new Promise((r) => setTimeout(r, 1000));

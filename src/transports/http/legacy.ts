@@ -213,7 +213,8 @@ async function findSession(
   }
   let found: Session | undefined;
   try {
-    found = ctx.sessions.shared === undefined ? ctx.sessions.get(sessionId) : await ctx.sessions.fetch(sessionId);
+    found =
+      ctx.sessions.shared === undefined ? ctx.sessions.get(sessionId) : await ctx.sessions.fetch(sessionId);
   } catch (err) {
     unavailable(res, id, err);
     return undefined;

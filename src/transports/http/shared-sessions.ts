@@ -165,7 +165,8 @@ export class SharedSessions {
       append: (stream, data) => this.state.logAppend(key(stream), data, bounds),
       read: (stream, after) => this.state.logRead(key(stream), after, this.ttlMs),
       close: (stream) => this.state.logClose(key(stream), this.ttlMs),
-      announce: (stream, seq) => void this.publish({ t: 'ev', s: sessionId, k: stream, q: seq }).catch(() => {}),
+      announce: (stream, seq) =>
+        void this.publish({ t: 'ev', s: sessionId, k: stream, q: seq }).catch(() => {}),
       newestGet: (stream) =>
         void this.state.set(`g:${sessionId}`, stream, this.ttlMs).catch((err: unknown) => {
           this.log.warn(`state: could not record the GET stream of a session: ${describe(err)}`);
@@ -180,8 +181,10 @@ export class SharedSessions {
 
   /** After a reload (`eventId` names the change the same way on every replica). */
   listChanged(categories: ReadonlySet<string>, eventId: string): Promise<void> {
-    return this.fanout(`lc:${eventId}`, (record) => record.ready, () =>
-      [...categories].sort().map((c) => notification(`notifications/${c}/list_changed`)),
+    return this.fanout(
+      `lc:${eventId}`,
+      (record) => record.ready,
+      () => [...categories].sort().map((c) => notification(`notifications/${c}/list_changed`)),
     );
   }
 
