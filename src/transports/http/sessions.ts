@@ -106,7 +106,7 @@ export class SessionStore {
           if (!session.streams.notify(message))
             this.log.debug(`http: session ${shortId(id)} has no GET stream; dropped a notification`);
         },
-        shared === undefined ? {} : { outboundIdPrefix: `${shared.replica}-` },
+        shared === undefined ? {} : { outboundIdPrefix: shared.outboundIdPrefix() },
       ),
     };
     this.sessions.set(id, session);

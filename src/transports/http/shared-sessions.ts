@@ -40,8 +40,10 @@ const CLAIM_MS = 30_000;
 /** resources/updated has no content digest: the same URI within this window is one change. */
 const UPDATE_WINDOW_MS = 2000;
 const CHANNEL = 'events';
-/** `<tag>-<n>`: the replica's tag in a server→client request id. */
-const OUTBOUND_ID = /^([0-9a-z]{5})-\d+$/;
+/** `<replica>-<connection>-<n>`: whose server→client request an answer settles. */
+const OUTBOUND_ID = /^([0-9a-z]{5})-[0-9a-z]{5}-\d+$/;
+/** What `initialize` mints (sessions.ts): anything else is unknown without asking the store. */
+const SESSION_ID = /^[\w-]{32}$/;
 
 export interface SessionRecord {
   readonly client: string;
@@ -111,6 +113,7 @@ export class SharedSessions {
 
   /** Loads a record; undefined when the session is unknown (ended, or expired). Throws StateError. */
   async load(id: string): Promise<SessionRecord | undefined> {
+    if (!SESSION_ID.test(id)) return undefined;
     const text = await this.state.get(`s:${id}`);
     if (text === undefined) return undefined;
     try {
@@ -152,6 +155,14 @@ export class SharedSessions {
   /** notifications/cancelled: every replica holding the session tries it (only one runs the request). */
   async cancel(sessionId: string, message: object): Promise<void> {
     await this.publish({ t: 'cancel', s: sessionId, m: message });
+  }
+
+  /**
+   * The prefix of a connection's server→client request ids: this replica, then the connection (a
+   * session taken up again here counts its requests afresh, so its ids must not repeat).
+   */
+  outboundIdPrefix(): string {
+    return `${this.replica}-${tag()}-`;
   }
 
   /** The event log of one session's streams. */
