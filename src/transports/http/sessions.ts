@@ -37,6 +37,8 @@ export interface Session {
   busy: number;
   /** Shared (`--state`): the record as last loaded or saved, to save only what changed. */
   saved?: string;
+  /** Shared: when this replica last refreshed the session's expiry in the store. */
+  refreshed?: number;
 }
 
 export interface SessionLimits {
@@ -49,6 +51,9 @@ export interface SessionLimits {
   /** Open sessions at most for one client. */
   readonly perClient: number;
 }
+
+/** How often a replica refreshes the expiry of a session whose record did not change. */
+const REFRESH_MS = 10_000;
 
 /** Why `create` refused: the client is at its share, or the server is full. */
 export type Refusal = 'client' | 'server';
@@ -150,8 +155,14 @@ export class SessionStore {
     const record = shared.recordOf(session.client, session.connection.session);
     if (record === undefined) return;
     const text = JSON.stringify(record);
-    await shared.save(session.id, record, text !== session.saved);
+    const changed = text !== session.saved;
+    // An unchanged record's expiry is refreshed at most every REFRESH_MS from one replica: a
+    // request then costs one read of the store, not three round trips.
+    const now = Date.now();
+    if (!changed && now - (session.refreshed ?? 0) < Math.min(REFRESH_MS, shared.ttlMs / 10)) return;
+    await shared.save(session.id, record, changed);
     session.saved = text;
+    session.refreshed = now;
   }
 
   /** The live session with this id (and marks it used), or undefined. */
