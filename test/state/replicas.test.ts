@@ -49,6 +49,11 @@ tools:
         title: { type: string, title: Title }
     content:
       - text: "Filed {{title}}."
+  slow:
+    kind: shell
+    description: Waits until the test writes the file go, then says done.
+    command: [node, -e, "const fs = require('fs'); const t = setInterval(() => { if (fs.existsSync('go')) { clearInterval(t); console.log('done'); } }, 20)"]
+    timeoutMs: 30000
 ${extra}`;
 
 const skip = skipReason({ haproxy: true });
@@ -56,7 +61,7 @@ const skip = skipReason({ haproxy: true });
 /** A v1 client whose every HTTP exchange records which replica answered it. */
 function v1Client(url: string) {
   /** Each exchange: HTTP method, what the body was (a JSON-RPC method, or "answer"), who served it. */
-  const seen: { method: string; rpc: string; replica: string; status: number }[] = [];
+  const seen: { method: string; rpc: string; replica: string; status: number; last?: string }[] = [];
   const listChanged: number[] = [];
   const client = new Client({ name: 'replicas-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async () => ({
@@ -71,9 +76,11 @@ function v1Client(url: string) {
       const res = await fetch(input, init);
       const body = typeof init?.body === 'string' ? JSON.parse(init.body) : {};
       const rpc = body.method ?? ('result' in body || 'error' in body ? 'answer' : '');
+      const last = new Headers(init?.headers).get('last-event-id') ?? undefined;
       seen.push({
         method: init?.method ?? 'GET',
         rpc,
+        ...(last !== undefined && { last }),
         replica: res.headers.get('x-mcp-run-replica') ?? '?',
         status: res.status,
       });
@@ -100,7 +107,10 @@ describe('replicas behind HAProxy sharing Redis', { skip }, () => {
     manifest = join(dir, 'mcp.yaml');
     writeFileSync(manifest, MANIFEST());
     const state = stateUrl();
-    replicas = await Promise.all([0, 1, 2].map(() => startReplica(manifest, state)));
+    // Polling: a call still running after 300 ms has its POST stream closed, and the client resumes it.
+    replicas = await Promise.all(
+      [0, 1, 2].map(() => startReplica(manifest, state, ['--sse-poll-ms', '300'])),
+    );
     lb = await startHaproxy(replicas);
   });
 
@@ -115,7 +125,7 @@ describe('replicas behind HAProxy sharing Redis', { skip }, () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['file_ticket', 'hello', 'steps']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['file_ticket', 'hello', 'slow', 'steps']);
       for (const name of ['a', 'b', 'c']) {
         const hello = await client.callTool({ name: 'hello', arguments: { name } });
         assert.deepEqual(hello.content, [{ type: 'text', text: `Hello ${name}` }]);
@@ -143,6 +153,33 @@ describe('replicas behind HAProxy sharing Redis', { skip }, () => {
       assert.notEqual(answer.replica, call.replica, 'the answer reached another replica than the call');
       const ids = new Set(replicas.map((r) => r.id));
       for (const s of served) assert.ok(ids.has(s), `${s} is one of the replicas`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a polled call’s stream resumes on another replica, and the result arrives there', async () => {
+    const { client, transport, seen } = v1Client(lb.url);
+    await client.connect(transport);
+    try {
+      const answer = client.callTool({ name: 'slow', arguments: {} });
+      await eventually(
+        () => seen.some((s) => s.method === 'GET' && s.last !== undefined && s.status === 200),
+        'the resuming GET',
+      );
+      const call = seen.findLast((s) => s.rpc === 'tools/call');
+      const resume = seen.find((s) => s.method === 'GET' && s.last !== undefined);
+      assert.ok(call && resume);
+      assert.match(resume.last as string, /^[0-9a-z]+\/0$/, 'resumed from the priming event');
+      assert.notEqual(
+        resume.replica,
+        call.replica,
+        'resumed on another replica than the one running the call',
+      );
+      // Only now may the call finish: its result can come only through the resumed stream.
+      writeFileSync(join(dir, 'go'), '');
+      const result = await answer;
+      assert.deepEqual(result.content, [{ type: 'text', text: 'done\n' }]);
     } finally {
       await client.close();
     }
