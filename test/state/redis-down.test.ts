@@ -135,3 +135,21 @@ test('Redis going away: readyz and logs say so, 2025 gets 503, 2026 goes on, all
   assert.equal((await initialize()).status, 200);
   assert.equal(await modernCall(), 'Hello modern');
 });
+
+test('an initialize whose session record is beyond its bound gets a clear error and no session', {
+  skip,
+}, async () => {
+  const huge = { experimental: { blob: 'x'.repeat(100 * 1024) } };
+  const res = await post({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: huge, clientInfo: { name: 'huge', version: '1' } },
+  });
+  assert.equal(res.session, null, 'no Mcp-Session-Id');
+  assert.equal(res.json.id, 7);
+  assert.match(
+    res.json.error.message,
+    /could not be shared with the other replicas: .*beyond the 65536-byte bound/,
+  );
+});

@@ -10,7 +10,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../log.js';
-import { ErrorCode, isObject, isRequestId } from '../../protocol/jsonrpc.js';
+import {
+  ErrorCode,
+  errorResponse,
+  isObject,
+  isRequestId,
+  ProtocolError,
+  type RequestId,
+} from '../../protocol/jsonrpc.js';
 import type { Access } from '../../protocol/server.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from '../../protocol/versions.js';
 import { StateError } from '../../state/shared.js';
@@ -67,7 +74,7 @@ export async function serveLegacyPost(
       open: (out) => session.streams.openPost(out),
       eager: session.streams.priming && isObject(message) && message.method === 'tools/call' && id !== null,
       ...(access === undefined ? {} : { access }),
-      ...(shared !== undefined && { hold: () => save(ctx, session) }),
+      ...(shared !== undefined && { hold: () => save(ctx, session).then(() => undefined) }),
     });
     const outcome = await session.connection.receive(message, reply);
     if (shared !== undefined && outcome.kind === 'accepted') await save(ctx, session);
@@ -116,7 +123,22 @@ async function initialize(
       res.removeHeader(SESSION_HEADER);
       ctx.sessions.drop(session.id);
     },
-    ...(ctx.sessions.shared !== undefined && { hold: () => save(ctx, session) }),
+    ...(ctx.sessions.shared !== undefined && {
+      // A session the other replicas cannot find would fail on the client's next request: an
+      // initialize whose session was not stored is answered with the error, and leaves nothing.
+      hold: async (response: object) => {
+        if (session.version === undefined) return undefined;
+        const stored = await save(ctx, session);
+        if (stored === undefined) return undefined;
+        res.removeHeader(SESSION_HEADER);
+        ctx.sessions.drop(session.id);
+        const error = new ProtocolError(
+          ErrorCode.InternalError,
+          `the session could not be shared with the other replicas: ${stored}`,
+        );
+        return errorResponse((response as { id: RequestId }).id, error);
+      },
+    }),
   });
   session.busy++;
   try {
@@ -242,12 +264,18 @@ async function findSession(
 const ownedBy = (session: Session, client: string): boolean =>
   session.client.startsWith('addr:') || session.client === client;
 
-/** Shared (`--state`): saves the session's record; a failure is logged, the answer still goes out. */
-async function save(ctx: LegacyContext, session: Session): Promise<void> {
+/**
+ * Shared (`--state`): saves the session's record; a failure is logged (the answer still goes out)
+ * and its reason returned.
+ */
+async function save(ctx: LegacyContext, session: Session): Promise<string | undefined> {
   try {
     await ctx.sessions.save(session);
+    return undefined;
   } catch (err) {
-    ctx.log.warn(`state: session ${shortId(session.id)} not saved: ${(err as Error).message}`);
+    const why = (err as Error).message;
+    ctx.log.warn(`state: session ${shortId(session.id)} not saved: ${why}`);
+    return why;
   }
 }
 
