@@ -19,6 +19,7 @@ import { httpScenario } from './scenarios/http.js';
 import { loadScenario } from './scenarios/load.js';
 import { proxyScenario } from './scenarios/proxy.js';
 import { reloadScenario } from './scenarios/reload.js';
+import { replicasScenario } from './scenarios/replicas.js';
 import { scaleScenario } from './scenarios/scale.js';
 import { sqlScenario } from './scenarios/sql.js';
 import { stdioScenario } from './scenarios/stdio.js';
@@ -34,6 +35,7 @@ const SCENARIOS: readonly Scenario[] = [
   scaleScenario,
   reloadScenario,
   toolboxScenario,
+  replicasScenario,
 ];
 
 function parseArgs(argv: readonly string[]) {

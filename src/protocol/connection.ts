@@ -68,7 +68,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     options: ConnectOptions = {},
   ) {
     this.log = server.log;
-    this.outbound = new Outbound(server.log);
+    this.outbound = new Outbound(server.log, options.outboundIdPrefix);
     const emit = (message: object): void => {
       if (this.closed) return;
       try {

@@ -30,6 +30,11 @@ export interface ReplyOptions {
   readonly open?: (res: ServerResponse) => MessageStream;
   /** Open the stream now rather than at the first notification. */
   readonly eager?: boolean;
+  /**
+   * Runs before the final response is written, which waits for it (`--state`: the session is saved
+   * first); it may give another response to write instead.
+   */
+  readonly hold?: (message: object) => Promise<object | undefined>;
 }
 
 export class HttpReply implements RequestRoute {
@@ -68,10 +73,20 @@ export class HttpReply implements RequestRoute {
     if (this.responded) return;
     this.responded = true;
     this.options.beforeRespond?.(message);
-    if (this.stream !== undefined) {
-      this.stream.send(message);
-      this.stream.end();
-    } else sendJson(this.res, status, message);
+    const write = (replaced?: object) => {
+      const final = replaced ?? message;
+      if (this.stream !== undefined) {
+        this.stream.send(final);
+        this.stream.end();
+      } else sendJson(this.res, status, final);
+    };
+    const hold = this.options.hold;
+    if (hold === undefined) write();
+    else
+      void hold(message).then(
+        (replaced) => write(replaced),
+        () => write(),
+      );
   }
 
   /** Completes the HTTP exchange once `receive` has resolved. */
