@@ -42,7 +42,9 @@ export function createSchemaCompiler(): (schema: JsonSchema) => Validator {
     let validate: ValidateFunction | undefined;
     return (value) => {
       try {
-        ajv ??= newAjv2020(OPTIONS);
+        // Checked against the meta-schema at load already: compiling need not compile the
+        // meta-schema again (most of a first call's cost).
+        ajv ??= newAjv2020({ ...OPTIONS, validateSchema: false });
         validate ??= ajv.compile(schema);
       } catch (err) {
         // Only what the meta-schema cannot see is left, such as a $ref to nowhere.

@@ -69,21 +69,20 @@ export function newAjv2020(options: object): Ajv2020 {
   const { Ajv2020: Dialect2020 } = load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
   return new Dialect2020(options);
 }
-const found = new Map<string, ValidateFunction | null>();
+/** By target object: the meta-schema targets are constants, asked once per schema checked. */
+const found = new WeakMap<PrecompileTarget, ValidateFunction | null>();
 
 /** The build's validator for `target`, if the build compiled this very schema with these options. */
 export function precompiled(target: PrecompileTarget): ValidateFunction | undefined {
-  const print = fingerprint(target);
-  const cacheKey = `${target.key}:${print}`;
-  let validate = found.get(cacheKey);
+  let validate = found.get(target);
   if (validate === undefined) {
     try {
       const mod = load(`./${precompiledFile(target.key)}`) as ValidateFunction & { fingerprint?: string };
-      validate = mod.fingerprint === print ? mod : null;
+      validate = mod.fingerprint === fingerprint(target) ? mod : null;
     } catch {
       validate = null;
     }
-    found.set(cacheKey, validate);
+    found.set(target, validate);
   }
   return validate ?? undefined;
 }
@@ -95,5 +94,5 @@ export function precompiledMeta(
 ): ValidateFunction | undefined {
   const dialect = (schema as { $schema?: unknown } | null)?.$schema;
   if (dialect !== undefined && dialect !== META_2020 && dialect !== `${META_2020}#`) return undefined;
-  return precompiled(META_TARGETS.find((t) => t.key === key)!);
+  return precompiled(key === 'meta-2020-12-check' ? META_TARGETS[0]! : META_TARGETS[1]!);
 }
