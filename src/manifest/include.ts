@@ -24,6 +24,8 @@ const INCLUDED_KEYS = new Set<string>([...MERGED_SECTIONS, 'include']);
 /** How deep includes may nest, and how many files one manifest may be made of. */
 export const MAX_INCLUDE_DEPTH = 8;
 export const MAX_INCLUDED_FILES = 256;
+/** All the files of one manifest together, at most (each is also held to the one-file limit). */
+export const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
 
 export interface ManifestFile {
   /** Absolute path. */
@@ -74,6 +76,7 @@ export function gatherIncludes(top: ManifestFile, limits: IncludeLimits): Gather
     }
   }
   const realTop = safeRealpath(top.file);
+  let total = Buffer.byteLength(top.text, 'utf8');
 
   const visit = (index: number, chain: readonly string[]): void => {
     const including = files[index]!;
@@ -111,6 +114,11 @@ export function gatherIncludes(top: ManifestFile, limits: IncludeLimits): Gather
           at(path, `the file is larger than ${limits.maxFileBytes / 1024 / 1024} MiB`, entry);
           continue;
         }
+        if (total + info.size > MAX_TOTAL_BYTES) {
+          at(path, `the files of this manifest together pass ${MAX_TOTAL_BYTES / 1024 / 1024} MiB`, entry);
+          continue;
+        }
+        total += info.size;
         real = realpathSync(target);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
