@@ -19,9 +19,11 @@ import { httpScenario } from './scenarios/http.js';
 import { loadScenario } from './scenarios/load.js';
 import { proxyScenario } from './scenarios/proxy.js';
 import { reloadScenario } from './scenarios/reload.js';
+import { replicasScenario } from './scenarios/replicas.js';
 import { scaleScenario } from './scenarios/scale.js';
 import { sqlScenario } from './scenarios/sql.js';
 import { stdioScenario } from './scenarios/stdio.js';
+import { toolboxScenario } from './scenarios/toolbox.js';
 
 const SCENARIOS: readonly Scenario[] = [
   httpScenario,
@@ -32,6 +34,8 @@ const SCENARIOS: readonly Scenario[] = [
   loadScenario,
   scaleScenario,
   reloadScenario,
+  toolboxScenario,
+  replicasScenario,
 ];
 
 function parseArgs(argv: readonly string[]) {

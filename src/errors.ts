@@ -104,6 +104,16 @@ export const problems = {
     message: `environment variable ${name} is not set; it is needed at serve time (not checked offline)`,
     hint: `set ${name} where the server runs; this entry is checked fully only when it is set`,
   }),
+  SECRET_FILE_UNREADABLE: (file: string, reason: string): Problem => ({
+    code: 'SECRET_FILE_UNREADABLE',
+    message: `cannot read the secret file ${file}: ${reason}`,
+    hint: 'mount the secret there (a Docker or Kubernetes secret), or fix the path; a relative path is taken from the manifest folder',
+  }),
+  SECRET_FILE_NEEDED_AT_SERVE: (file: string): Problem => ({
+    code: 'SECRET_FILE_NEEDED_AT_SERVE',
+    message: `the secret file ${file} cannot be read here; it is needed at serve time (not checked offline)`,
+    hint: 'mount it where the server runs; this entry is checked fully only when it can be read',
+  }),
   ENTRY_WARNING: (message: string): Problem => ({
     code: 'ENTRY_WARNING',
     message,

@@ -76,8 +76,17 @@ export class ServerProcess {
     return proc;
   }
 
+  /** A server process started elsewhere (another program than node) that serves at `url`. */
+  static adopt(label: string, child: ChildProcess, url: string): ServerProcess {
+    const proc = new ServerProcess(label, child);
+    proc.fixedUrl = url;
+    return proc;
+  }
+
+  private fixedUrl: string | undefined;
+
   get url(): string {
-    return /listening on (http:\/\/\S+)/.exec(this.stderr)?.[1] ?? '';
+    return this.fixedUrl ?? /listening on (http:\/\/\S+)/.exec(this.stderr)?.[1] ?? '';
   }
 
   memory(): Memory | undefined {

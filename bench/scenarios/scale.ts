@@ -65,7 +65,7 @@ async function walk(
 }
 
 /** Full walks one after another for `seconds` (at least one): their median. */
-async function walks(
+export async function walks(
   server: ServerProcess,
   era: Era,
   headers: Record<string, string>,

@@ -38,6 +38,7 @@ import { entrySteps, withStepInputs } from '../steps/entry.js';
 import { guardPrompt } from '../steps/prompt.js';
 import type { StepsConfig } from '../steps/schema.js';
 import { suggest } from '../util/suggest.js';
+import { claimInputs, refuseVerbatimClaims } from './claims.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { createSchemaCompiler } from './schemas.js';
 import { wrapTool } from './tool.js';
@@ -124,8 +125,10 @@ async function compileWith(
     },
   });
 
-  // The files the manifest includes shape the catalog: watched, with no resource of their own.
+  // The files the manifest includes and its `${file:…}` secrets shape the catalog: watched, with no
+  // resource of their own.
   const watched = new Map<string, string[]>((manifest.includes ?? []).map((file) => [file, []]));
+  for (const path of manifest.secretFiles ?? []) watched.set(path, []);
   const kindContext = (section: EntrySection, name: string): KindContext => ({
     name,
     baseDir,
@@ -180,11 +183,28 @@ async function compileWith(
           'keep `input:` for plain arguments, or move them into the `inputSchema` properties',
         ),
       );
+    const inputAt: EntryPath = ['tools', name, verbatim === undefined ? 'input' : 'inputSchema'];
+    // Claim-bound inputs (`fromClaim`): the kind sees them, the model does not (claims.ts).
+    const claims = claimInputs(
+      verbatim === undefined ? given.input : undefined,
+      inputAt,
+      report,
+      compileSchema,
+    );
+    if (verbatim !== undefined) refuseVerbatimClaims(verbatim, inputAt, report);
+    if (claims.bindings.length > 0 && data.server?.auth === undefined) {
+      ctx.log.warn(
+        `input ${claims.bindings.map((b) => `"${b.name}"`).join(', ')} comes from the caller's access token (fromClaim), but the manifest has no server.auth: without OAuth no call carries a verified identity, so every call of this tool is refused`,
+      );
+    }
     // Kinds (SQL :params, templates) and steps read the argument names from `input`: with a verbatim
     // schema, they are its top-level properties.
     const common: ToolCommon =
-      verbatim === undefined ? given : { ...given, input: topLevelProperties(verbatim) };
-    const inputAt: EntryPath = ['tools', name, verbatim === undefined ? 'input' : 'inputSchema'];
+      verbatim === undefined
+        ? claims.bindings.length === 0
+          ? given
+          : { ...given, input: claims.kindInput as Record<string, JsonSchema> }
+        : { ...given, input: topLevelProperties(verbatim) };
     // The interactive steps (roots, ask, confirm, sample): their answers are values the kind may use.
     const steps = entrySteps(common, Object.keys(common.input ?? {}), ctx);
     const kind = registry.get('tools', cfg.kind);
@@ -195,7 +215,7 @@ async function compileWith(
     // A kind may add arguments of its own and supply a description and outputSchema the manifest left out.
     const inputSchema =
       verbatim === undefined
-        ? (buildInputSchema({ ...common.input, ...compiled?.input }) as JsonSchema)
+        ? (buildInputSchema({ ...claims.shownInput, ...compiled?.input }) as JsonSchema)
         : withKindArguments(verbatim, compiled?.input);
     const validateArgs = tryCompile(compileSchema, inputSchema, inputAt, report);
     // A tool whose result is the model's reply (a sample after the action) has no structured result.
@@ -217,7 +237,13 @@ async function compileWith(
     const maxConcurrency = common.maxConcurrency ?? compiled.defaultConcurrency;
     tools.set(
       name,
-      wrapTool(descriptor, compiled, { validateArgs, validateOutput, maxConcurrency }, log, steps),
+      wrapTool(
+        descriptor,
+        compiled,
+        { validateArgs, validateOutput, maxConcurrency, claims: claims.bindings },
+        log,
+        steps,
+      ),
     );
   }
 
@@ -266,6 +292,7 @@ async function compileWith(
     prompts,
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
+    ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     ...(manifest.includes?.length && { includes: manifest.includes }),
     dispose: async () => {
       disposed ??= disposeAll(sources, log);

@@ -13,11 +13,14 @@
  *   swallowed.
  * - The old catalog's sources are disposed once the requests that started on it have finished, or
  *   after a grace period.
+ * - A manifest reached through symlinks in its own folder (a Kubernetes ConfigMap volume:
+ *   `mcp.yaml -> ..data/mcp.yaml`, `..data -> ..2026_…`) is reloaded when a link is swapped, which
+ *   is how a ConfigMap update lands: the folder is watched too, for those links only.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { ManifestError } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
@@ -54,6 +57,8 @@ const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
 
 export class Reloader {
   private watcher: FSWatcher | undefined;
+  /** The manifest's folder, when the manifest is reached through symlinks in it. */
+  private linkWatcher: FSWatcher | undefined;
   private revision = 0;
   private lastText: string | undefined;
   private readonly fileHashes = new Map<string, string>();
@@ -76,6 +81,19 @@ export class Reloader {
     });
     this.watcher.on('all', (event, path) => this.onEvent(event, path));
     this.watcher.on('error', (err) => this.options.log.warn(`watcher: ${(err as Error).message}`));
+    const links = symlinksOf(this.options.file);
+    if (links.size > 0) {
+      // Watched without following links: a swap is an unlink and an add of the link itself.
+      this.linkWatcher = watch(dirname(this.options.file), {
+        ignoreInitial: true,
+        depth: 0,
+        followSymlinks: false,
+      });
+      this.linkWatcher.on('all', (_event, path) => {
+        if (links.has(resolve(path))) this.onEvent('add', this.options.file);
+      });
+      this.linkWatcher.on('error', (err) => this.options.log.warn(`watcher: ${(err as Error).message}`));
+    }
   }
 
   /** Resolves once the watcher is ready to report changes (tests wait for it before editing). */
@@ -87,6 +105,7 @@ export class Reloader {
   async close(): Promise<void> {
     clearTimeout(this.timer);
     await this.watcher?.close();
+    await this.linkWatcher?.close();
     await this.queue;
   }
 
@@ -136,9 +155,11 @@ export class Reloader {
       return 'failed';
     }
     const updated = await this.changedResourceFiles(paths, ref.current);
-    // The included files are part of the manifest: an edit to one is an edit to it.
+    // The included files are part of the manifest: an edit to one is an edit to it. A rotated secret
+    // file changes no text the comparison sees: it rebuilds whenever it fires.
     const whole = text + includedTexts(ref.current, readFileSync);
-    if (!force && whole === this.lastText && updated.length === 0) return 'unchanged';
+    const rotated = [...paths].some((path) => ref.current.secretFiles?.has(path));
+    if (!force && !rotated && whole === this.lastText && updated.length === 0) return 'unchanged';
     this.lastText = whole;
 
     let next: Catalog;
@@ -259,4 +280,27 @@ function includedTexts(catalog: Catalog, read: (file: string, encoding: 'utf8') 
 
 function watchedPaths(catalog: Catalog): string[] {
   return [...(catalog.watched?.keys() ?? [])];
+}
+
+/** The symlinks in the manifest's own folder that its path goes through (a ConfigMap's `..data`). */
+function symlinksOf(file: string): Set<string> {
+  const folder = dirname(resolve(file));
+  const links = new Set<string>();
+  let path = resolve(file);
+  for (let hops = 0; hops < 8; hops++) {
+    // The first component below the folder: `..data` of `..data/mcp.yaml`.
+    const relative = path.slice(folder.length + 1);
+    if (!path.startsWith(`${folder}/`) || relative === '') break;
+    const first = join(folder, relative.split('/')[0] as string);
+    let target: string;
+    try {
+      if (!lstatSync(first).isSymbolicLink()) break;
+      target = readlinkSync(first);
+    } catch {
+      break;
+    }
+    links.add(first);
+    path = resolve(folder, target, path.slice(first.length + 1));
+  }
+  return links;
 }

@@ -6,14 +6,15 @@
  * manifest error), but compiled into code only on its first use: compiling every tool's schema up
  * front was the largest cost of start-up and of each reload, and of memory with many tools.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { newAjv2020, precompiledMeta, USER_SCHEMA_OPTIONS } from '../manifest/precompiled.js';
 import type { JsonSchema } from './types.js';
 
 export type Validator = (value: unknown) => string | undefined;
 
 // useDefaults fills declared defaults into the arguments; strict off because user schemas may
 // carry annotations ajv does not know (x-…, examples, and the like).
-const OPTIONS = { allErrors: true, useDefaults: true, strict: false, validateFormats: false } as const;
+const OPTIONS = USER_SCHEMA_OPTIONS;
 
 /** Checks schemas against the 2020-12 meta-schema; shared, since it compiles nothing else. */
 let metaChecker: Ajv2020 | undefined;
@@ -25,14 +26,25 @@ let metaChecker: Ajv2020 | undefined;
 export function createSchemaCompiler(): (schema: JsonSchema) => Validator {
   let ajv: Ajv2020 | undefined;
   return (schema) => {
-    metaChecker ??= new Ajv2020(OPTIONS);
-    if (!metaChecker.validateSchema(schema)) {
-      throw new Error(metaChecker.errorsText(metaChecker.errors, { dataVar: 'schema' }));
+    // The build's precompiled meta-schema check when the schema is 2020-12 (precompiled.ts).
+    const built = precompiledMeta('meta-2020-12-user', schema);
+    let valid: boolean;
+    if (built !== undefined) valid = built(schema) as boolean;
+    else {
+      metaChecker ??= newAjv2020(OPTIONS);
+      valid = metaChecker.validateSchema(schema) as boolean;
+    }
+    if (!valid) {
+      metaChecker ??= newAjv2020(OPTIONS);
+      const errors = built !== undefined ? built.errors : metaChecker.errors;
+      throw new Error(metaChecker.errorsText(errors, { dataVar: 'schema' }));
     }
     let validate: ValidateFunction | undefined;
     return (value) => {
       try {
-        ajv ??= new Ajv2020(OPTIONS);
+        // Checked against the meta-schema at load already: compiling need not compile the
+        // meta-schema again (most of a first call's cost).
+        ajv ??= newAjv2020({ ...OPTIONS, validateSchema: false });
         validate ??= ajv.compile(schema);
       } catch (err) {
         // Only what the meta-schema cannot see is left, such as a $ref to nowhere.

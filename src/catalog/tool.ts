@@ -22,6 +22,7 @@ import type { StepPlan } from '../steps/plan.js';
 import { NO_INTERACTION, runTool } from '../steps/run.js';
 import { isObject } from '../util/is-object.js';
 import { acquire, QUEUE_WAIT_MS, Slots } from '../util/slots.js';
+import { bindClaims, type ClaimBinding, claimOverride } from './claims.js';
 import type { Validator } from './schemas.js';
 import type { CatalogTool, JsonSchema, ToolCallContext, ToolDescriptor, ToolResult } from './types.js';
 
@@ -35,12 +36,14 @@ export interface ToolChecks {
   readonly validateOutput: Validator | undefined;
   /** Calls of this tool at once; undefined: only the process-wide limit. */
   readonly maxConcurrency: number | undefined;
+  /** Inputs whose values come from the caller's verified token (claims.ts); none by default. */
+  readonly claims?: readonly ClaimBinding[];
 }
 
 export function wrapTool(
   descriptor: ToolDescriptor,
   compiled: CompiledTool,
-  { validateArgs, validateOutput, maxConcurrency }: ToolChecks,
+  { validateArgs, validateOutput, maxConcurrency, claims = [] }: ToolChecks,
   log: Logger,
   steps?: StepPlan,
 ): CatalogTool {
@@ -106,8 +109,13 @@ export function wrapTool(
     const values = { ...args };
     // Strict clients (OpenAI's Agents SDK) send null for an optional argument they leave out.
     for (const key of nullMeansAbsent) if (values[key] === null) delete values[key];
+    // A claim-bound argument the caller tries to set is refused before anything else looks at it.
+    const override = claims.length > 0 ? claimOverride(name, claims, values) : undefined;
+    if (override !== undefined) return errorResult(override);
     const invalid = validateArgs(values);
     if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
+    const unbound = bindClaims(name, claims, values, ctx.identity);
+    if (unbound !== undefined) return errorResult(unbound);
     // Only the action's own result has to match the outputSchema, not "cancelled by the user".
     let acted: ToolResult | undefined;
     const act = async (v: Readonly<Record<string, unknown>>) => (acted = await action(v, ctx));

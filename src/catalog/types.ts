@@ -20,6 +20,7 @@ import type { Interaction } from '../steps/interaction.js';
 
 export type {
   CallContext,
+  CallerIdentity,
   CatalogResource,
   CatalogTemplate,
   ContentBlock,
@@ -108,6 +109,8 @@ export interface Catalog {
    * resources whose content it is (empty for a folder or a file that shapes the catalog).
    */
   readonly watched?: ReadonlyMap<string, readonly string[]>;
+  /** The `${file:…}` secrets among `watched`: a change to one rebuilds the catalog (a rotated secret). */
+  readonly secretFiles?: ReadonlySet<string>;
   /** The files the manifest includes (`include:`): an edit to one reloads like an edit to it. */
   readonly includes?: readonly string[];
   /** Releases what compiling opened (database handles, pools). Idempotent. */

@@ -131,6 +131,10 @@ program
     '--otel [endpoint]',
     'export OpenTelemetry traces over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318)',
   )
+  .option(
+    '--state <url>',
+    'HTTP: share 2025-era sessions with other replicas through Redis, redis://host:port[/db][?prefix=name]',
+  )
   .addOption(
     new Option(
       '--sse-poll-ms <ms>',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { relative, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { Reloader } from '../catalog/reload.js';
@@ -11,7 +12,8 @@ import { installOpsHooks } from '../ops/hooks.js';
 import type { Metrics } from '../ops/metrics.js';
 import { type OpsRoute, opsRoutes, serveOps } from '../ops/routes.js';
 import { SourceTracker } from '../ops/sources.js';
-import { createProtocol, type Protocol } from '../protocol/server.js';
+import { createProtocol, type ListCategory, type Protocol } from '../protocol/server.js';
+import type { SharedState } from '../state/shared.js';
 import {
   authFromEnv,
   type HttpTransport,
@@ -42,6 +44,8 @@ export interface ServeOptions {
   readonly otel?: string | boolean;
   /** `--sse-poll-ms`: SSE polling for 2025-11-25 sessions; absent: MCP_RUN_SSE_POLL_MS, else never. */
   readonly ssePollMs?: number;
+  /** `--state redis://…`: 2025 sessions shared by replicas (HTTP only). */
+  readonly state?: string;
 }
 
 /** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
@@ -60,6 +64,8 @@ interface Ops {
   readonly sources: SourceTracker;
   readonly metrics?: Metrics;
   readonly place?: MetricsPlace;
+  /** `--state`: its health is part of readiness. */
+  readonly state?: SharedState;
 }
 
 /**
@@ -76,6 +82,11 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     );
     process.exit(2);
   }
+  if (options.state !== undefined && !options.http) {
+    process.stderr.write('mcp-run: --state shares HTTP sessions between replicas; it needs --http\n');
+    process.exit(2);
+  }
+  const state = options.state === undefined ? undefined : await openState(options.state, log);
   const sources = new SourceTracker();
   sources.watch(registry);
   let metrics: Metrics | undefined;
@@ -92,7 +103,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     const { startTracing } = await import('../ops/tracing.js');
     stopTracing = await startTracing(otlp, log);
   }
-  const ops: Ops = { sources, ...(metrics && { metrics }), ...(place && { place }) };
+  const ops: Ops = { sources, ...(metrics && { metrics }), ...(place && { place }), ...(state && { state }) };
   let catalog: Catalog;
   let text: string;
   try {
@@ -108,6 +119,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   const ref = new CatalogRef(catalog);
   // Without watching, neither lists nor resource contents are ever re-read: advertise neither.
   const protocol = createProtocol(ref, { log, listChanged: options.watch, resourceUpdates: options.watch });
+  // With --state the 2025 sessions of every replica are told through the shared store, once each.
+  let shared: HttpTransport['shared'];
   const reloader = options.watch
     ? new Reloader({
         file: resolve(file),
@@ -115,9 +128,18 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
         registry,
         log,
         listener: {
-          listChanged: (categories) => protocol.notifyListChanged(categories),
-          resourceUpdated: (uri) => protocol.notifyResourceUpdated(uri),
-          reloadFailed: (summary) => protocol.notifyLog('error', summary),
+          listChanged: (categories) => {
+            protocol.notifyListChanged(categories);
+            void shared?.listChanged(categories, listDigest(ref.current, categories));
+          },
+          resourceUpdated: (uri) => {
+            protocol.notifyResourceUpdated(uri);
+            void shared?.resourceUpdated(uri);
+          },
+          reloadFailed: (summary) => {
+            protocol.notifyLog('error', summary);
+            void shared?.logToSessions('error', summary, digest(JSON.stringify(summary)));
+          },
         },
       })
     : undefined;
@@ -141,7 +163,23 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   if (options.http) {
     const oauth = await oauthOf(file, registry);
     const httpOptions = { ...options, oauth };
-    return serveOverHttp(file, ref, protocol, log, httpOptions, ops, async () => reloader?.close(), stopOps);
+    const stopAll = async () => {
+      await stopOps();
+      await state?.close();
+    };
+    const served = serveOverHttp(
+      file,
+      ref,
+      protocol,
+      log,
+      httpOptions,
+      ops,
+      async () => reloader?.close(),
+      stopAll,
+    );
+    return served.then((http) => {
+      shared = http?.shared;
+    });
   }
   const stdio = serveStdio(protocol, { log });
   const stop = async () => {
@@ -197,7 +235,7 @@ async function serveOverHttp(
   stopWatching: () => Promise<void>,
   /** After the HTTP server closed: the metrics port, then the last spans are flushed. */
   stopOps: () => Promise<void>,
-): Promise<void> {
+): Promise<HttpTransport | undefined> {
   // Signal handlers go in before the port opens: a SIGTERM that arrives right after the
   // "listening on" line must shut down gracefully, not kill the process with the default action.
   let http: HttpTransport | undefined;
@@ -236,6 +274,7 @@ async function serveOverHttp(
         () => !stopping,
       ),
       ...(options.ssePollMs !== undefined && { ssePollMs: options.ssePollMs }),
+      ...(ops.state && { state: ops.state }),
     });
     const transport = http;
     ops.metrics?.observeTransport(() => transport.stats());
@@ -247,7 +286,7 @@ async function serveOverHttp(
   if (stopping) {
     // A signal came while the port was opening: close what just opened, and stop() exits.
     await http.close();
-    return;
+    return undefined;
   }
   log.info(`listening on ${http.url}`);
   const catalog = ref.current;
@@ -256,7 +295,42 @@ async function serveOverHttp(
       `${catalog.resources.size + catalog.templates.length} resources, ${catalog.prompts.size} prompts); ` +
       `client config: { "url": "${http.url}" }`,
   );
+  return http;
 }
+
+/** `--state`: connects to the store (a Redis that is down now is waited for, and reported). */
+async function openState(url: string, log: StderrLogger): Promise<SharedState> {
+  // ioredis loads only when --state is given.
+  const { RedisState, parseStateUrl } = await import('../state/redis.js');
+  let state: InstanceType<typeof RedisState>;
+  try {
+    const password = new URL(url).password;
+    if (password) log.addSecrets([decodeURIComponent(password)]);
+    parseStateUrl(url);
+    state = new RedisState(url, log);
+  } catch (err) {
+    process.stderr.write(`mcp-run: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  if (!(await state.connect()))
+    log.error(
+      `state: Redis at ${state.where} is unreachable (${state.fault}); 2025-era requests get 503 until it answers`,
+    );
+  return state;
+}
+
+/** Names a reload's change the same way on every replica serving the same manifest. */
+function listDigest(catalog: Catalog, categories: ReadonlySet<ListCategory>): string {
+  const lists = {
+    tools: [...catalog.tools.values()].map((t) => t.descriptor),
+    prompts: [...catalog.prompts.values()].map((p) => p.descriptor),
+    resources: [[...catalog.resources.keys()], catalog.templates.length],
+  };
+  const picked = [...categories].sort().map((c) => [c, lists[c]]);
+  return digest(JSON.stringify(picked));
+}
+
+const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
 /** The ops endpoints; `metricsPath` undefined: the metrics are not served by this server. */
 function route(
@@ -272,6 +346,7 @@ function route(
     loaded: () => serving() && ref.current !== undefined,
     ...(ops.metrics && { metrics: ops.metrics }),
     ...(metricsPath !== undefined && { metricsPath }),
+    ...(ops.state && { state: ops.state }),
     redact: (text) => log.redact(text),
   });
 }

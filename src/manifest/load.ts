@@ -87,10 +87,18 @@ export function loadManifestText(
   applyDefaultKinds(data, kinds);
   const findings: Finding[] = [...includeFindings, ...validatorFor(kinds).validate(data, kinds)];
   // Resolution runs even when validation failed: missing variables belong in the same report.
-  const resolved = resolveEnv(data, env);
-  const missing = resolved.findings.filter((f) => f.problem.code === 'ENV_MISSING');
+  const resolved = resolveEnv(data, env, dirname(resolve(file)));
+  const missing = resolved.findings.filter(
+    (f) => f.problem.code === 'ENV_MISSING' || f.problem.code === 'SECRET_FILE_UNREADABLE',
+  );
   const warnings = options.offline
-    ? missing.map((f) => ({ ...f, problem: problems.ENV_NEEDED_AT_SERVE(envName(f)) }))
+    ? missing.map((f) => ({
+        ...f,
+        problem:
+          f.problem.code === 'ENV_MISSING'
+            ? problems.ENV_NEEDED_AT_SERVE(envName(f))
+            : problems.SECRET_FILE_NEEDED_AT_SERVE(secretFileOf(f, file)),
+      }))
     : [];
   findings.push(...resolved.findings.filter((f) => !(options.offline && missing.includes(f))));
   // `$ref: '#/schemas/Name'` made self-contained: each schema that uses one carries its `$defs`.
@@ -118,6 +126,7 @@ export function loadManifestText(
     includes: gathered.files.slice(1).map((f) => f.file),
     data: withoutEmptySections(resolved.data, findings),
     secrets: resolved.secrets,
+    secretFiles: resolved.files,
     diagnose: (path: ManifestPath, problem: Problem) => toDiagnostic({ path, problem }),
     errors: sortByPosition(findings.map(toDiagnostic)),
     warnings: warnings.map((f) => ({ ...toDiagnostic(f), severity: 'warning' as const })),
@@ -126,6 +135,8 @@ export function loadManifestText(
 }
 
 const envName = (f: Finding) => (f.needle ?? '').slice('${env:'.length);
+const secretFileOf = (f: Finding, manifest: string) =>
+  resolve(dirname(resolve(manifest)), (f.needle ?? '').slice('${file:'.length, -1));
 
 /** `[section, name]` for a path inside an entry. */
 function entryKey(path: ManifestPath): string | undefined {

@@ -4,10 +4,11 @@
  * the words the rest of validation uses ("expected one of …; got "strin" (did you mean "string"?)"),
  * rather than one line of ajv's text for the whole input schema when the tool compiles.
  */
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject } from 'ajv/dist/2020.js';
 import { problems } from '../errors.js';
 import { explainAjvErrors } from './ajv-errors.js';
 import { type Finding, isPlainObject } from './finding.js';
+import { META_CHECK_OPTIONS, newAjv2020, precompiledMeta } from './precompiled.js';
 import type { ManifestPath } from './types.js';
 
 let meta: Ajv2020 | undefined;
@@ -27,9 +28,17 @@ export function checkPropertySchemas(input: unknown, base: ManifestPath): Findin
 /** One JSON Schema (an `outputSchema`, one input property) at `at`: a finding per bad keyword. */
 export function checkSchema(schema: unknown, at: ManifestPath): Finding[] {
   if (!isPlainObject(schema)) return [];
-  meta ??= new Ajv2020({ allErrors: true, strict: false, verbose: true, logger: false });
-  if (meta.validateSchema(schema)) return [];
-  return explainAjvErrors(byEnumFirst(meta.errors ?? []), at, schema).map((f) => ({
+  let errors: readonly ErrorObject[];
+  const built = precompiledMeta('meta-2020-12-check', schema);
+  if (built !== undefined) {
+    if (built(schema)) return [];
+    errors = built.errors ?? [];
+  } else {
+    meta ??= newAjv2020(META_CHECK_OPTIONS);
+    if (meta.validateSchema(schema)) return [];
+    errors = meta.errors ?? [];
+  }
+  return explainAjvErrors(byEnumFirst(errors), at, schema).map((f) => ({
     ...f,
     problem: { ...problems.SCHEMA_INVALID(f.problem.message), hint: f.problem.hint },
   }));

@@ -21,8 +21,9 @@ export function renderReference(schema: Schema): string {
     '`include` merges other manifest files in and `schemas` names JSON Schemas that tools share',
     '(both below the sections, and in manifest-files.md). Any string value may',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own ${env:…} syntax, as text
-    'use `${env:NAME}` or `${env:NAME:-default}`; values taken from the environment are secrets and',
-    'never appear in logs.',
+    'use `${env:NAME}` or `${env:NAME:-default}`, or `${file:/run/secrets/name}` for the content of a',
+    'file (a Docker or Kubernetes secret, watched for rotation); values taken from the environment or a',
+    'file are secrets and never appear in logs.',
     '',
     '## server',
     '',

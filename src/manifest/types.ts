@@ -86,6 +86,8 @@ export interface LoadedManifest {
   readonly data: ManifestData;
   /** Values that came from the environment: the logger redacts them. */
   readonly secrets: readonly string[];
+  /** The `${file:…}` secrets' absolute paths: hot reload watches them, and rebuilds when one changes. */
+  readonly secretFiles?: readonly string[];
   /** Turns a problem at a path into a diagnostic with file:line:col and a code frame. */
   diagnose(path: ManifestPath, problem: Problem): Diagnostic;
   /**

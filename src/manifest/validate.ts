@@ -2,24 +2,27 @@
  * Validation in two steps: the envelope (sections, names, entries with a `kind`), then each entry
  * against its kind's schema. Every finding of both steps is returned; nothing stops at the first.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { problems } from '../errors.js';
 import { suggest } from '../util/suggest.js';
 import { explainAjvErrors } from './ajv-errors.js';
 import { envelopeSchema, SINGULAR } from './envelope.js';
 import { type Finding, isPlainObject } from './finding.js';
+import { MANIFEST_AJV_OPTIONS, newAjv, precompiled } from './precompiled.js';
 import { checkPropertySchemas, checkSchema } from './property-schemas.js';
 import { ENTRY_SECTIONS, type EntrySection, type KindSchemas } from './types.js';
 
 export class ManifestValidator {
   // strict off: user-written JSON Schemas (tool input) may use keywords ajv does not know.
   // verbose: errors carry their schema and data, which the messages quote.
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, verbose: true, logger: false });
+  // Created only for a schema the build did not precompile (precompiled.ts).
+  private ajv: Ajv | undefined;
   /** Kind schemas compiled once per validator, keyed by the schema object the registry hands out. */
   private readonly compiled = new WeakMap<object, ValidateFunction>();
-  private readonly envelope = this.ajv.compile(envelopeSchema());
+  private envelope: ValidateFunction | undefined;
 
   validate(data: unknown, kinds: KindSchemas): Finding[] {
+    this.envelope ??= this.compile(envelopeSchema(), 'the manifest envelope', 'envelope');
     const findings = this.envelope(data) ? [] : explainAjvErrors(this.envelope.errors ?? [], [], data);
     if (!isPlainObject(data)) return findings;
     for (const section of ENTRY_SECTIONS) {
@@ -48,7 +51,7 @@ export class ManifestValidator {
       const problem = problems.MANIFEST_UNKNOWN_KIND(SINGULAR[section], kind, known, suggest(kind, known));
       return [{ path: [section, name, 'kind'], problem }];
     }
-    const validateKind = this.compile(schema, `${section} kind "${kind}"`);
+    const validateKind = this.compile(schema, `${section} kind "${kind}"`, `${section}/${kind}`);
     if (!validateKind(entry)) return explainAjvErrors(validateKind.errors ?? [], [section, name], entry);
     if (section !== 'tools') return [];
     return [
@@ -57,11 +60,15 @@ export class ManifestValidator {
     ];
   }
 
-  private compile(schema: object, what: string): ValidateFunction {
+  private compile(schema: object, what: string, key: string): ValidateFunction {
     let fn = this.compiled.get(schema);
     if (!fn) {
       try {
-        fn = this.ajv.compile(schema);
+        fn = precompiled({ key, dialect: 'draft-07', options: MANIFEST_AJV_OPTIONS, schema });
+        if (fn === undefined) {
+          this.ajv ??= newAjv(MANIFEST_AJV_OPTIONS);
+          fn = this.ajv.compile(schema);
+        }
       } catch (e) {
         // A kind shipped a broken schema: a bug in the kind, not in the manifest.
         throw new Error(`the schema of ${what} does not compile: ${(e as Error).message}`);

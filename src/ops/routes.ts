@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { SharedState } from '../state/shared.js';
 import type { Metrics } from './metrics.js';
 import type { SourceTracker } from './sources.js';
 
@@ -18,6 +19,8 @@ export interface OpsRouteOptions {
   /** Path of the metrics; undefined: not served here. */
   readonly metricsPath?: string;
   readonly redact: (text: string) => string;
+  /** `--state`: not ready while the shared store is unreachable. */
+  readonly state?: SharedState;
 }
 
 /** Answers the request when it is one of the operational endpoints; false otherwise. */
@@ -42,6 +45,11 @@ export function opsRoutes(o: OpsRouteOptions): OpsRoute {
 async function ready(res: ServerResponse, o: OpsRouteOptions): Promise<void> {
   if (!o.loaded()) {
     json(res, 503, { status: 'not ready', reason: 'no catalog is loaded' });
+    return;
+  }
+  if (o.state !== undefined && !o.state.healthy) {
+    const reason = `the shared state (${o.state.where}) is unreachable: ${o.redact(o.state.fault ?? 'unknown')}`;
+    json(res, 503, { status: 'not ready', reason, state: 'unreachable' });
     return;
   }
   const checks = await o.sources.check();

@@ -6,12 +6,12 @@
  * stream) and its final response with the HTTP status the response implies; the connection's
  * standing `send` keeps only unsolicited traffic (legacy list_changed and resources/updated).
  */
-import type { LogLevel } from '../catalog/types.js';
+import type { CallerIdentity, LogLevel } from '../catalog/types.js';
 import type { Logger } from '../log.js';
 import type { ListCategory } from './hub.js';
 import type { Access } from './pagination.js';
 import type { HeaderReader } from './routing-headers.js';
-import type { Outlet } from './session.js';
+import type { LegacySession, Outlet } from './session.js';
 import type { Era } from './versions.js';
 
 export type { ListCategory } from './hub.js';
@@ -64,6 +64,11 @@ export interface RequestRoute extends Outlet {
    * call is the transport's job (it answers 403 before dispatch); this only shapes lists.
    */
   readonly access?: Access;
+  /**
+   * The caller a verified OAuth access token names (HTTP with OAuth); tool calls get it in their
+   * context (claim-bound inputs, token exchange). Absent: no identity (stdio, static credentials).
+   */
+  readonly identity?: CallerIdentity;
 }
 
 /**
@@ -89,6 +94,11 @@ export interface ConnectOptions {
    * serving a session-less 2025 request whose MCP-Protocol-Version header names the version).
    */
   readonly legacyVersion?: string;
+  /**
+   * Ids of this connection's server→client requests become `<prefix><n>` strings instead of
+   * numbers, so that replicas sharing a session (`--state`) tell whose request an answer settles.
+   */
+  readonly outboundIdPrefix?: string;
 }
 
 export interface Connection {
@@ -98,6 +108,8 @@ export interface Connection {
    * fully handled (for a listen request: once it is acknowledged).
    */
   receive(message: unknown, route?: RequestRoute): Promise<ReceiveOutcome>;
+  /** What `initialize` and later requests established (a 2025 HTTP session restores it with `--state`). */
+  readonly session: LegacySession;
   /** Aborts the requests in flight (they get no response) and drops this connection's listeners. */
   close(): void;
 }

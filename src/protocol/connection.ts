@@ -68,7 +68,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     options: ConnectOptions = {},
   ) {
     this.log = server.log;
-    this.outbound = new Outbound(server.log);
+    this.outbound = new Outbound(server.log, options.outboundIdPrefix);
     const emit = (message: object): void => {
       if (this.closed) return;
       try {
@@ -243,17 +243,10 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     if (route?.signal?.aborted) return SILENT;
     const controller = new AbortController();
     this.inFlight.set(id, controller);
-    const scope = new RequestScope(
-      this,
-      id,
-      method,
-      params,
-      era,
-      classified.envelope,
-      outlet,
-      controller,
-      route?.access,
-    );
+    const scope = new RequestScope(this, id, method, params, era, classified.envelope, outlet, controller, {
+      access: route?.access,
+      identity: route?.identity,
+    });
     if (route?.signal !== undefined) scope.cleanup = linkAbort(route.signal, () => this.cancel(id));
     let keepOpen = false;
     try {

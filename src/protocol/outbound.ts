@@ -27,7 +27,11 @@ export class Outbound {
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    /** Ids become `<prefix><n>` strings (replicas sharing a session); default plain numbers. */
+    private readonly idPrefix?: string,
+  ) {}
 
   /** Resolves with the client's result; rejects with InteractionFailed, or the signal's reason. */
   request(
@@ -38,7 +42,8 @@ export class Outbound {
     signal: AbortSignal,
   ): Promise<unknown> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    const id = this.nextId++;
+    const n = this.nextId++;
+    const id: RequestId = this.idPrefix === undefined ? n : `${this.idPrefix}${n}`;
     return new Promise((resolve, reject) => {
       const withdraw = (reason: string) => {
         if (!this.pending.delete(id)) return false;

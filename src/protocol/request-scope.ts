@@ -4,7 +4,7 @@
  * checked here, once, against the rules: progress only with a token and strictly increasing; logs
  * only at or above the level the client asked for; nothing at all after the response or a cancel.
  */
-import type { CallContext, Catalog, LogLevel } from '../catalog/types.js';
+import type { CallContext, CallerIdentity, Catalog, LogLevel } from '../catalog/types.js';
 import { downgradeOutgoing, downgradeResult } from './downgrade.js';
 import type { Envelope } from './envelope.js';
 import { HttpStatus, notification, type RequestId, resultResponse } from './jsonrpc.js';
@@ -27,6 +27,14 @@ export interface ScopeOwner {
 
 type ProgressToken = string | number;
 
+/** Who the request comes from, as the transport's route says. */
+export interface Caller {
+  /** What the caller may see in lists (the route's Access); undefined: everything. */
+  readonly access?: Access | undefined;
+  /** The verified caller (OAuth); undefined: no identity. */
+  readonly identity?: CallerIdentity | undefined;
+}
+
 export class RequestScope implements CallContext {
   /** Read once: a reload during this request does not change what it sees. */
   readonly catalog: Catalog;
@@ -47,13 +55,22 @@ export class RequestScope implements CallContext {
     readonly envelope: Envelope | undefined,
     readonly outlet: Outlet,
     private readonly controller: AbortController,
-    /** What the caller may see in lists (the route's Access); undefined: everything. */
-    readonly access: Access | undefined = undefined,
+    private readonly caller: Caller = {},
   ) {
     this.catalog = owner.server.ref.acquire();
     this.signal = controller.signal;
     const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  }
+
+  /** What the caller may see in lists; undefined: everything. */
+  get access(): Access | undefined {
+    return this.caller.access;
+  }
+
+  /** The verified caller, for tool calls; undefined without an OAuth access token. */
+  get identity(): CallerIdentity | undefined {
+    return this.caller.identity;
   }
 
   get server(): ServerState {

@@ -7,11 +7,11 @@
  * Order of a call: roots, ask (each form in turn), confirm, sample `into` — then the action — then a
  * sample without `into`, whose reply replaces the action's result.
  */
-import Handlebars from 'handlebars';
 import { problems } from '../errors.js';
 import type { EntryPath, KindContext } from '../kinds/contract/kinds.js';
 import type { JsonSchema } from '../kinds/contract/types.js';
 import { compileTemplate, templateVariables } from '../kinds/shared/template.js';
+import { parseTemplate } from '../util/handlebars.js';
 import { firstRootPath, readElicitResult, readRoots, readSamplingText } from './answers.js';
 import { compileForm, defaultFormMessage } from './form.js';
 import { type InputMethod, type InputRequest, InvalidInputResponse } from './interaction.js';
@@ -151,7 +151,7 @@ export function compileSteps(
 
 function readVariables(text: string): string[] {
   try {
-    return templateVariables(Handlebars.parse(text));
+    return templateVariables(parseTemplate(text));
   } catch {
     return []; // compileTemplate has reported the syntax error
   }

@@ -3,17 +3,24 @@
  * dynamic client registration, PKCE, resource indicators (RFC 8707) issuing JWT access tokens for
  * one MCP resource, and introspection. The login and consent "user" is scripted: an interaction
  * logs in `alice` and grants the scopes the client asked for, so `authorize` can follow the
- * browser's redirects with a cookie jar and hand back the authorization code.
+ * browser's redirects with a cookie jar and hand back the authorization code. `token` runs the whole
+ * authorization-code flow with PKCE for a pre-registered public client and hands back the access
+ * token the provider issued, for tests that need a real token without an SDK client.
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
 export interface Issuer {
   readonly url: string;
-  /** Drives an authorization URL like a browser that logs in and consents; returns the redirect's query. */
-  authorize(url: URL, redirectUri: string): Promise<URLSearchParams>;
+  /**
+   * Drives an authorization URL like a browser where `account` (default alice) logs in and
+   * consents; returns the redirect's query.
+   */
+  authorize(url: URL, redirectUri: string, account?: string): Promise<URLSearchParams>;
+  /** An access token for `account`, through the authorization-code flow of a pre-registered client. */
+  token(clientId: string, account: string, scope: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -27,12 +34,27 @@ export interface IssuerOptions {
   readonly accessTokenFormat?: 'jwt' | 'opaque';
   /** A confidential client the resource server introspects as: id and secret. */
   readonly introspector?: { readonly id: string; readonly secret: string };
+  /** Claims added to each access token of an account (oidc-provider's extraTokenClaims). */
+  readonly claims?: (accountId: string) => Record<string, unknown>;
+  /** The port to listen on; default one the OS picks. */
+  readonly port?: number;
+  /**
+   * A confidential client with the client_credentials grant, for an upstream API (another resource
+   * server) whose identifier is `resource` and whose scopes are `scopes`.
+   */
+  readonly service?: {
+    readonly id: string;
+    readonly secret: string;
+    readonly resource: () => string;
+    readonly scopes: readonly string[];
+  };
 }
 
 export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
   const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let account = 'alice';
   const signing = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
   const provider = new Provider(url, {
     clients: Object.entries(options.clients ?? {})
@@ -43,6 +65,21 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
         grant_types: ['authorization_code', 'refresh_token'],
         scope: ['openid', 'offline_access', ...options.scopes].join(' '),
       }))
+      .concat(
+        options.service === undefined
+          ? []
+          : [
+              {
+                client_id: options.service.id,
+                client_secret: options.service.secret,
+                redirect_uris: [],
+                response_types: [],
+                grant_types: ['client_credentials'],
+                token_endpoint_auth_method: 'client_secret_basic',
+                scope: options.service.scopes.join(' '),
+              } as never,
+            ],
+      )
       .concat(
         options.introspector === undefined
           ? []
@@ -59,7 +96,7 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
       ),
     jwks: { keys: [{ ...signing, kid: 'test-rs256', alg: 'RS256', use: 'sig' }] },
     // The MCP scopes are listed too: registration accepts only listed scopes in a client's metadata.
-    scopes: ['openid', 'offline_access', ...options.scopes],
+    scopes: ['openid', 'offline_access', ...options.scopes, ...(options.service?.scopes ?? [])],
     clientDefaults: {
       token_endpoint_auth_method: 'none',
       grant_types: ['authorization_code', 'refresh_token'],
@@ -68,11 +105,21 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
       devInteractions: { enabled: false },
       registration: { enabled: true },
       introspection: { enabled: true },
+      clientCredentials: { enabled: options.service !== undefined },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => options.resource(),
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+          if (options.service !== undefined && indicator === options.service.resource()) {
+            return {
+              scope: options.service.scopes.join(' '),
+              audience: indicator,
+              accessTokenTTL: 300,
+              accessTokenFormat: 'jwt',
+              jwt: { sign: { alg: 'RS256' } },
+            };
+          }
           if (indicator !== options.resource()) throw new Error(`unknown resource ${indicator}`);
           return {
             scope: options.scopes.join(' '),
@@ -86,6 +133,12 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
       },
     },
     pkce: { required: () => true },
+    ...(options.claims === undefined
+      ? {}
+      : {
+          extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) =>
+            token.accountId === undefined ? {} : options.claims?.(token.accountId),
+        }),
     findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     clientBasedCORS: () => true,
@@ -102,13 +155,13 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
         await provider.interactionFinished(
           req,
           res,
-          { login: { accountId: 'alice' } },
+          { login: { accountId: account } },
           { mergeWithLastSubmission: false },
         );
         return;
       }
       const clientId = String(details.params.client_id);
-      const grant = new provider.Grant({ accountId: details.session?.accountId ?? 'alice', clientId });
+      const grant = new provider.Grant({ accountId: details.session?.accountId ?? account, clientId });
       const scope = String(details.params.scope ?? '');
       grant.addOIDCScope(scope);
       grant.addResourceScope(options.resource(), scope);
@@ -125,7 +178,8 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
     });
   });
 
-  async function authorize(start: URL, redirectUri: string): Promise<URLSearchParams> {
+  async function authorize(start: URL, redirectUri: string, who = 'alice'): Promise<URLSearchParams> {
+    account = who;
     const jar = new Map<string, string>();
     let next = start.href;
     for (let hop = 0; hop < 20; hop++) {
@@ -144,9 +198,44 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
     throw new Error('too many redirects');
   }
 
+  async function token(clientId: string, who: string, scope: string): Promise<string> {
+    const redirectUri = options.clients?.[clientId];
+    if (redirectUri === undefined) throw new Error(`no pre-registered client ${clientId}`);
+    const verifier = randomBytes(32).toString('base64url');
+    const start = new URL('/auth', url);
+    start.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: redirectUri,
+      scope,
+      resource: options.resource(),
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    }).toString();
+    const code = (await authorize(start, redirectUri, who)).get('code');
+    if (code === null) throw new Error('the provider sent no authorization code');
+    const res = await fetch(new URL('/token', url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        client_id: clientId,
+        code_verifier: verifier,
+        resource: options.resource(),
+      }).toString(),
+    });
+    const body = (await res.json()) as { access_token?: string };
+    if (res.status !== 200 || body.access_token === undefined)
+      throw new Error(`the token endpoint answered ${res.status}: ${JSON.stringify(body)}`);
+    return body.access_token;
+  }
+
   return {
     url,
     authorize,
+    token,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

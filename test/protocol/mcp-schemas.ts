@@ -42,6 +42,9 @@ const OPEN_DEFS = new Set([
   'MetaObject',
 ]);
 
+/** The contents of a `_meta` (ResultMetaObject, SubscriptionsListenResultMeta, …): open by the spec's key rules. */
+const META = /Meta(Object)?$/;
+
 type Schema = Record<string, unknown>;
 
 function close(node: unknown, open: boolean): unknown {
@@ -77,7 +80,7 @@ export function schemaFor(version: SchemaVersion): VersionSchema {
   const defsKey = '$defs' in raw ? '$defs' : 'definitions';
   const defs = raw[defsKey] as Record<string, unknown>;
   const closedDefs = Object.fromEntries(
-    Object.entries(defs).map(([name, def]) => [name, close(def, OPEN_DEFS.has(name))]),
+    Object.entries(defs).map(([name, def]) => [name, close(def, OPEN_DEFS.has(name) || META.test(name))]),
   );
   const schema = { ...raw, $id: `mcp-${version}`, [defsKey]: closedDefs };
   const ajv =

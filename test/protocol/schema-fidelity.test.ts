@@ -4,6 +4,14 @@
  * versions, over real stdio and real HTTP, with a raw client that calls every method the server
  * answers. The manifest is the conformance fixture plus a few entries that carry what older versions
  * lack (a resource link, audio in a prompt, titles, annotations, structured content).
+ *
+ * Beside the calls: every 2026 multi-round-trip call is answered and retried until it completes;
+ * the HTTP transport's own refusals (400 … 415) are checked as error replies; a watched copy of the
+ * manifest is edited so that list_changed, resources/updated, a failed reload's log message, a
+ * cancelled outbound request and the 2026 `subscriptions/listen` stream (acknowledgement, tagged
+ * changes, the result at shutdown) are checked too. The last tests hold the methods that got a
+ * checked result against src/protocol/method-table.ts, so a method added there fails here until the
+ * sweep calls it.
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,9 +19,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse, stringify } from 'yaml';
+import { METHODS } from '../../src/protocol/method-table.js';
 import { REPO } from '../helpers/demo.js';
 import { RawStdioPeer } from '../helpers/raw-stdio.js';
-import { openStream, post, type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import {
+  type OpenStream,
+  openStream,
+  post,
+  type ServedCli,
+  send,
+  spawnHttpCli,
+} from '../transports/http-harness.js';
 import { SCHEMA_VERSIONS, type SchemaVersion, schemaFor } from './mcp-schemas.js';
 
 type Json = Record<string, any>;
@@ -63,6 +79,12 @@ function manifestDir(): string {
       { resourceLink: { uri: 'test://static-text', name: 'static_text' } },
       { audio: { path: './assets/tone.wav', mimeType: 'audio/wav' } },
     ],
+  };
+  // A prompt that asks first: elicitation/create in 2025, input_required in 2026.
+  manifest.prompts.fidelity_ask_prompt = {
+    description: 'A prompt that asks for its topic first.',
+    ask: { key: 'topic_form', message: 'What about?', fields: { topic: { type: 'string' } } },
+    messages: [{ text: 'Write about {{topic}}.' }],
   };
   // The trigger tools edit the manifest (hot reload); this test wants one stable catalog.
   delete manifest.tools.test_trigger_tool_change;
@@ -124,7 +146,20 @@ const RESULT_DEF: Record<string, string> = {
   'completion/complete': 'CompleteResult',
   'logging/setLevel': 'EmptyResult',
   'server/discover': 'DiscoverResult',
+  'subscriptions/listen': 'SubscriptionsListenResult',
 };
+
+/**
+ * Which methods got a result (not an error) validated, per `version transport`: the last test
+ * holds these against the server's method table, so a method added there cannot go unchecked.
+ */
+const ANSWERED = new Map<string, Set<string>>();
+function record(key: string, received: Peer['received']): void {
+  const set = ANSWERED.get(key) ?? new Set<string>();
+  for (const { message, method } of received)
+    if (method !== undefined && 'result' in message) set.add(method);
+  ANSWERED.set(key, set);
+}
 
 /** The member of a union (ServerRequest, ServerNotification) whose `method` is `method`. */
 function memberFor(version: SchemaVersion, union: string, method: string): string | undefined {
@@ -169,8 +204,17 @@ function problemsOf(version: SchemaVersion, message: Json, method: string | unde
   return [...schema.check(envelope, message), ...schema.check(def, message.result)];
 }
 
-function stdioPeer(dir: string): { peer: Peer; raw: RawStdioPeer } {
-  const raw = new RawStdioPeer([join(dir, 'mcp.yaml'), '--no-watch'], dir);
+interface StdioPeer {
+  peer: Peer;
+  raw: RawStdioPeer;
+  /** Names the method of a request sent with `raw.send`, so its response is checked against it. */
+  track(id: string, method: string): void;
+  /** Takes in every line read so far. */
+  flush(): void;
+}
+
+function stdioPeer(dir: string, watch = false): StdioPeer {
+  const raw = new RawStdioPeer([join(dir, 'mcp.yaml'), ...(watch ? [] : ['--no-watch'])], dir);
   const methods = new Map<unknown, string>();
   const received: Peer['received'] = [];
   let cursor = 0;
@@ -198,7 +242,7 @@ function stdioPeer(dir: string): { peer: Peer; raw: RawStdioPeer } {
       return message;
     },
   };
-  return { peer, raw };
+  return { peer, raw, track: (id, method) => methods.set(id, method), flush: seen };
 }
 
 function httpPeer(url: string, version: SchemaVersion): Peer & { session?: string } {
@@ -223,10 +267,8 @@ function httpPeer(url: string, version: SchemaVersion): Peer & { session?: strin
       const session = stream.headers['mcp-session-id'];
       if (typeof session === 'string') peer.session = session;
       if (!String(stream.headers['content-type']).includes('text/event-stream')) {
-        // A plain JSON answer: openStream saw no events, so read the body once more.
-        stream.close();
-        const res = await post(url, { jsonrpc: '2.0', id, method, params }, headers);
-        const message = res.json();
+        // A plain JSON answer: one body, no events.
+        const message = JSON.parse(await stream.text);
         received.push({ message, method });
         return message;
       }
@@ -274,8 +316,23 @@ async function exercise(
   const tools = (await call('tools/list')).result.tools as Json[];
   const args: Json = { test_sampling: { prompt: 'Capital?' }, test_elicitation: { message: 'Who?' } };
   const meta = modern ? { 'io.modelcontextprotocol/logLevel': 'debug' } : {};
+  let retries = 0;
+  // 2026 (MRTR): answer each round's input requests and retry with the signed state until the
+  // request completes, so every round's InputRequiredResult and the final result are checked.
+  const complete = async (method: string, params: Json): Promise<Json> => {
+    let reply = await call(method, params);
+    for (let round = 1; modern && reply.result?.resultType === 'input_required'; round++) {
+      assert.ok(round <= 3, `${params.name}: still input_required after ${round} rounds`);
+      const requests = Object.entries<Json>(reply.result.inputRequests ?? {});
+      const inputResponses = Object.fromEntries(requests.map(([key, request]) => [key, answer(request)]));
+      reply = await call(method, { ...params, inputResponses, requestState: reply.result.requestState });
+      retries++;
+    }
+    if (modern) assert.notEqual(reply.result?.resultType, 'input_required', params.name);
+    return reply;
+  };
   for (const tool of tools) {
-    const reply = await call('tools/call', {
+    const reply = await complete('tools/call', {
       name: tool.name,
       arguments: args[tool.name] ?? {},
       _meta: { progressToken: `p-${tool.name}`, ...meta },
@@ -294,7 +351,9 @@ async function exercise(
     const values = Object.fromEntries(
       (prompt.arguments ?? []).map((a: Json) => [a.name, 'test://static-text']),
     );
-    await call('prompts/get', { name: prompt.name, arguments: values });
+    const reply = await complete('prompts/get', { name: prompt.name, arguments: values });
+    if (prompt.name === 'fidelity_ask_prompt' && version >= '2025-06-18')
+      assert.match(JSON.stringify(reply.result?.messages), /Write about x/, JSON.stringify(reply));
   }
   await call('completion/complete', {
     ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
@@ -304,6 +363,81 @@ async function exercise(
   await call('no/such/method');
   await call('tools/call', { name: 'no_such_tool', arguments: {} });
   await call('resources/read', { uri: 'test://nothing-here' });
+  if (modern) {
+    // The MRTR tools of the fixture really went through retries, and a tampered state is an error.
+    assert.ok(retries >= 8, `only ${retries} MRTR retries`);
+    await call('tools/call', {
+      name: 'test_input_required_result_tampered_state',
+      arguments: {},
+      inputResponses: { confirm: { action: 'accept', content: { confirmed: true } } },
+      requestState: 'tampered',
+    });
+  }
+}
+
+/**
+ * What the HTTP transport refuses before any method runs: each answer is an HTTP error status whose
+ * body is a JSON-RPC error, held to the negotiated version's schema like any other reply.
+ */
+async function httpRefusals(
+  url: string,
+  version: SchemaVersion,
+  session: string | undefined,
+): Promise<Peer['received']> {
+  const modern = version === MODERN;
+  const base: Record<string, string> = { 'mcp-protocol-version': version };
+  if (session !== undefined) base['mcp-session-id'] = session;
+  const list = (id: number): string =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/list',
+      params: modern ? { _meta: { [PV]: MODERN, [CAPS]: {} } } : {},
+    });
+  const listHeaders = modern ? { ...base, 'mcp-method': 'tools/list' } : base;
+  const cases: [string, number, Parameters<typeof send>[1], string?][] = [
+    ['a body that is not JSON', 400, { body: '{"jsonrpc": "2.0", "id": 1,', headers: listHeaders }],
+    ['a foreign Host', 403, { body: list(2), headers: { ...listHeaders, host: 'evil.example.com' } }],
+    ['another path', 404, { body: list(3), headers: listHeaders }, '/elsewhere'],
+    ['a PUT', 405, { method: 'PUT', body: list(4), headers: listHeaders }],
+    [
+      'Accept without event streams',
+      406,
+      { body: list(5), headers: { ...listHeaders, accept: 'application/json' } },
+    ],
+    ['a text body', 415, { body: list(6), headers: { ...listHeaders, 'content-type': 'text/plain' } }],
+  ];
+  if (modern) {
+    cases.push([
+      'Mcp-Method that is not the method',
+      400,
+      { body: list(7), headers: { ...base, 'mcp-method': 'prompts/list' } },
+    ]);
+  } else {
+    const { 'mcp-session-id': _, ...bare } = base;
+    cases.push(
+      ['no Mcp-Session-Id', 400, { body: list(8), headers: bare }],
+      [
+        'an unknown Mcp-Session-Id',
+        404,
+        { body: list(9), headers: { ...base, 'mcp-session-id': 'no-such-session' } },
+      ],
+      [
+        'a GET without Accept: text/event-stream',
+        406,
+        { method: 'GET', headers: { ...base, accept: 'application/json' } },
+      ],
+    );
+  }
+  const received: Peer['received'] = [];
+  for (const [why, status, req, path] of cases) {
+    const res = await send(path === undefined ? url : new URL(path, url).href, req);
+    assert.equal(res.status, status, `${why}: ${res.status} ${res.body}`);
+    const message = res.json();
+    assert.ok('error' in message, `${why}: ${res.body}`);
+    received.push({ message, method: undefined });
+  }
+  return received;
 }
 
 /**
@@ -327,8 +461,8 @@ function conformanceDefaults(version: SchemaVersion, message: Json): Json {
   return { ...message, params: { ...message.params, requestedSchema } };
 }
 
-function assertConforms(version: SchemaVersion, received: Peer['received']): void {
-  assert.ok(received.length > 40, `only ${received.length} messages`);
+function assertConforms(version: SchemaVersion, received: Peer['received'], least = 40): void {
+  assert.ok(received.length > least, `only ${received.length} messages`);
   const problems = received.flatMap(({ message, method }) =>
     problemsOf(version, conformanceDefaults(version, message), method).map(
       (p) => `${method ?? message.method}: ${p}`,
@@ -376,6 +510,7 @@ describe('every server message validates against the negotiated version’s offi
         );
         if (version !== MODERN) assert.ok(kinds.has('sampling/createMessage') && kinds.has('roots/list'));
         assertConforms(version, peer.received);
+        record(`${version} stdio`, peer.received);
       } finally {
         raw.kill();
       }
@@ -388,7 +523,9 @@ describe('every server message validates against the negotiated version’s offi
         if (peer.session !== undefined) headers['mcp-session-id'] = peer.session;
         await post(served.url, m, headers);
       });
-      assertConforms(version, peer.received);
+      const refusals = await httpRefusals(served.url, version, peer.session);
+      assertConforms(version, [...peer.received, ...refusals]);
+      record(`${version} HTTP`, peer.received);
     });
   }
 });
@@ -427,5 +564,248 @@ describe('an error reply that cannot name its request (docs/clients.md)', () => 
         raw.kill();
       }
     });
+  }
+});
+
+/** What one edit of the watched manifest makes the server announce. */
+const CHANGES = [
+  'notifications/resources/updated',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+];
+const WATCHED = 'test://watched-resource';
+
+/** Edit `n` of the watched fixture: the watched text, a tool, a prompt and a new resource change. */
+function edit(dir: string, base: string, n: number | 'broken'): void {
+  const file = join(dir, 'mcp.yaml');
+  if (n === 'broken') {
+    writeFileSync(file, 'server: 5\n');
+    return;
+  }
+  const manifest = parse(base);
+  manifest.resources.watched_resource.text = `Watched resource content, version ${n}.`;
+  manifest.tools.test_simple_text.description = `Answers with one text item (version ${n}).`;
+  manifest.prompts.test_simple_prompt.description = `A prompt without arguments (version ${n}).`;
+  manifest.resources[`added_${n}`] = { kind: 'text', uri: `test://added-${n}`, text: 'Added.' };
+  writeFileSync(file, stringify(manifest));
+}
+
+/** Reads `stream` until one message of each of `methods` came, keeping all it read. */
+async function collect(
+  stream: OpenStream,
+  methods: readonly string[],
+  into: Peer['received'],
+): Promise<Json[]> {
+  const missing = new Set(methods);
+  const got: Json[] = [];
+  while (missing.size > 0) {
+    const message = await stream.next(15_000);
+    into.push({ message, method: undefined });
+    got.push(message);
+    missing.delete(message.method);
+  }
+  return got;
+}
+
+function legacyInit(version: SchemaVersion): Json {
+  return {
+    protocolVersion: version,
+    capabilities: capabilities(version),
+    clientInfo: { name: 'fidelity', version: '1' },
+  };
+}
+
+function listenParams(): Json {
+  return {
+    notifications: {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+      resourceSubscriptions: [WATCHED, 'test://nothing-here'],
+    },
+    _meta: { [PV]: MODERN, [CAPS]: capabilities(MODERN) },
+  };
+}
+
+/** The acknowledgement holds what will be honoured: the watched URI, not the unknown one. */
+function assertAcknowledged(ack: Json): void {
+  assert.equal(ack.method, 'notifications/subscriptions/acknowledged', JSON.stringify(ack));
+  assert.deepEqual(ack.params.notifications, {
+    toolsListChanged: true,
+    promptsListChanged: true,
+    resourcesListChanged: true,
+    resourceSubscriptions: [WATCHED],
+  });
+}
+
+describe('change notifications, the 2026 listen stream and a failed reload, on a watched manifest', () => {
+  let base: string;
+  let template: string;
+  before(() => {
+    template = manifestDir();
+    base = readFileSync(join(template, 'mcp.yaml'), 'utf8');
+  });
+  after(() => rmSync(template, { recursive: true, force: true }));
+  const fresh = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-run-fidelity-live-'));
+    cpSync(template, dir, { recursive: true });
+    return dir;
+  };
+
+  for (const version of SCHEMA_VERSIONS) {
+    const modern = version === MODERN;
+    test(`${version} over stdio`, async () => {
+      const dir = fresh();
+      const { peer, raw, track, flush } = stdioPeer(dir, true);
+      try {
+        if (modern) {
+          // subscriptions/listen: the acknowledgement, each change tagged, the result at shutdown.
+          const acked = raw.next((m) => m.method === 'notifications/subscriptions/acknowledged');
+          track('listen', 'subscriptions/listen');
+          raw.send({ jsonrpc: '2.0', id: 'listen', method: 'subscriptions/listen', params: listenParams() });
+          assertAcknowledged(await acked);
+          const changes = Promise.all(CHANGES.map((m) => raw.next((x) => x.method === m, 15_000)));
+          edit(dir, base, 1);
+          for (const change of await changes)
+            assert.equal(change.params._meta['io.modelcontextprotocol/subscriptionId'], 'listen');
+          const ended = raw.next((m) => m.id === 'listen' && 'result' in m, 15_000);
+          raw.child.kill('SIGTERM');
+          await ended;
+        } else {
+          await peer.request('initialize', legacyInit(version));
+          raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+          await peer.request('logging/setLevel', { level: 'debug' });
+          const subscribed = await peer.request('resources/subscribe', { uri: WATCHED });
+          assert.deepEqual(subscribed.result, {}, JSON.stringify(subscribed));
+          const changes = Promise.all(CHANGES.map((m) => raw.next((x) => x.method === m, 15_000)));
+          edit(dir, base, 1);
+          assert.equal((await changes)[0]!.params.uri, WATCHED);
+          // A failed reload is told to the client at level error; the next good edit is announced.
+          const failed = raw.next(
+            (m) => m.method === 'notifications/message' && m.params.level === 'error',
+            15_000,
+          );
+          edit(dir, base, 'broken');
+          await failed;
+          const recovered = raw.next((m) => m.method === 'notifications/tools/list_changed', 15_000);
+          edit(dir, base, 2);
+          await recovered;
+          await peer.request('resources/unsubscribe', { uri: WATCHED });
+          // A call cancelled while it waits on the client: the server cancels its own request too.
+          track('cancel-me', 'tools/call');
+          const asked = raw.next((m) => m.method === 'sampling/createMessage');
+          raw.send({
+            jsonrpc: '2.0',
+            id: 'cancel-me',
+            method: 'tools/call',
+            params: { name: 'test_sampling', arguments: { prompt: 'Capital?' } },
+          });
+          const request = await asked;
+          const withdrawn = raw.next((m) => m.method === 'notifications/cancelled', 15_000);
+          raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'cancel-me' } });
+          assert.equal((await withdrawn).params.requestId, request.id);
+          await peer.request('ping', {});
+        }
+        flush();
+        assertConforms(version, peer.received, 4);
+        record(`${version} stdio`, peer.received);
+      } finally {
+        raw.kill();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    test(`${version} over HTTP`, async () => {
+      const dir = fresh();
+      const served = await spawnHttpCli([join(dir, 'mcp.yaml')], { cwd: dir });
+      const received: Peer['received'] = [];
+      try {
+        if (modern) {
+          const stream = await openStream(served.url, {
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 'listen',
+              method: 'subscriptions/listen',
+              params: listenParams(),
+            }),
+            headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'subscriptions/listen' },
+          });
+          const ack = await stream.next(15_000);
+          received.push({ message: ack, method: undefined });
+          assertAcknowledged(ack);
+          edit(dir, base, 1);
+          await collect(stream, CHANGES, received);
+          const stopped = served.stop();
+          received.push({ message: await stream.next(15_000), method: 'subscriptions/listen' });
+          await stopped;
+        } else {
+          const peer = httpPeer(served.url, version);
+          await peer.request('initialize', legacyInit(version));
+          const headers = (): Record<string, string> => ({
+            'mcp-protocol-version': version,
+            'mcp-session-id': peer.session!,
+          });
+          await post(served.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers());
+          await peer.request('logging/setLevel', { level: 'debug' });
+          // Unsolicited notifications go on a GET stream of the session.
+          const standing = await openStream(served.url, { method: 'GET', headers: headers() });
+          assert.equal(standing.status, 200);
+          await peer.request('resources/subscribe', { uri: WATCHED });
+          edit(dir, base, 1);
+          await collect(standing, CHANGES, received);
+          edit(dir, base, 'broken');
+          await collect(standing, ['notifications/message'], received);
+          edit(dir, base, 2);
+          await collect(standing, ['notifications/tools/list_changed'], received);
+          await peer.request('resources/unsubscribe', { uri: WATCHED });
+          // A call cancelled while it waits on the client: the server withdraws its own request.
+          const pending = await openStream(served.url, {
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 'cancel-me',
+              method: 'tools/call',
+              params: { name: 'test_sampling', arguments: { prompt: 'Capital?' } },
+            }),
+            headers: headers(),
+          });
+          const [asked] = await collect(pending, ['sampling/createMessage'], received);
+          await post(
+            served.url,
+            { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'cancel-me' } },
+            headers(),
+          );
+          const [withdrawn] = await collect(pending, ['notifications/cancelled'], received);
+          assert.equal(withdrawn!.params.requestId, asked!.id);
+          pending.close();
+          standing.close();
+          received.push(...peer.received);
+        }
+        assertConforms(version, received, 4);
+        record(`${version} HTTP`, received);
+      } finally {
+        await served.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
+describe('the sweep keeps up with the method table', () => {
+  for (const version of SCHEMA_VERSIONS) {
+    const era = version === MODERN ? 'modern' : 'legacy';
+    const expected = [...METHODS]
+      .filter(([, spec]) => spec.era === 'both' || spec.era === era)
+      .map(([m]) => m);
+    for (const transport of ['stdio', 'HTTP']) {
+      test(`${version} over ${transport}: every method of src/protocol/method-table.ts got a checked result`, () => {
+        const answered = ANSWERED.get(`${version} ${transport}`) ?? new Set<string>();
+        assert.deepEqual(
+          expected.filter((m) => !answered.has(m)),
+          [],
+          'methods the server answers that the sweep never validated a result of (add them to exercise())',
+        );
+      });
+    }
   }
 });

@@ -177,6 +177,8 @@ export interface OpenStream {
   next(timeoutMs?: number): Promise<Json>;
   /** Resolves when the server ends the stream. */
   readonly ended: Promise<void>;
+  /** The whole body as it came, once the server ended it (for a plain JSON answer). */
+  readonly text: Promise<string>;
   readonly comments: string[];
   /** Every event id seen so far, the priming event's included, in order. */
   readonly ids: string[];
@@ -202,8 +204,10 @@ export function openStream(url: string, req: RawRequest): Promise<OpenStream> {
         const ids: string[] = [];
         const retries: number[] = [];
         let buffered = '';
+        let whole = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
+          whole += chunk;
           buffered += chunk;
           const cut = buffered.lastIndexOf('\n\n');
           if (cut === -1) return;
@@ -227,6 +231,7 @@ export function openStream(url: string, req: RawRequest): Promise<OpenStream> {
           status: res.statusCode ?? 0,
           headers: res.headers,
           ended,
+          text: ended.then(() => whole),
           comments,
           ids,
           retries,
@@ -290,7 +295,9 @@ export interface ServedCli {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export const LISTENING = /^mcp-run: listening on (http:\/\/\S+)$/m;
+/** The listening line, as text or as a `--log-format json` line. */
+export const LISTENING =
+  /^(?:mcp-run: listening on (http:\/\/\S+)|\{.*"msg":"listening on (http:\/\/[^"\s]+)".*\})$/m;
 
 export async function spawnHttpCli(
   args: string[],
@@ -310,7 +317,7 @@ export async function spawnHttpCli(
       const match = LISTENING.exec(stderr);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]!);
+        resolve((match[1] ?? match[2])!);
       }
     });
     void exited.then((code) => reject(new Error(`exited with ${code} before listening; stderr:\n${stderr}`)));

@@ -15,7 +15,7 @@ export const TOOL_FIELDS: Record<string, JsonSchema> = {
   input: {
     type: 'object',
     description:
-      'The arguments, as JSON Schema properties by name. Each is required unless it has a `default` or `required: false`.',
+      "The arguments, as JSON Schema properties by name. Each is required unless it has a `default` or `required: false`. `fromClaim: email` takes an argument's value from that claim of the caller's verified OAuth access token: it is hidden from the model and an argument may not set it (docs/security.md).",
     additionalProperties: { type: 'object' },
   },
   inputSchema: {

@@ -23,6 +23,7 @@ import type { Problem } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type {
   CallContext,
+  CallerIdentity,
   CatalogResource,
   CatalogTemplate,
   CompiledPrompt,
@@ -189,6 +190,11 @@ export interface HttpRequest {
   /** Retries of idempotent methods on 429/502/503/504 or a reset connection (default: the source's). */
   readonly retries?: number;
   readonly signal: AbortSignal;
+  /**
+   * The verified caller, for a source whose auth is a token exchange (RFC 8693): its token is traded
+   * for an upstream one, never sent as it is.
+   */
+  readonly identity?: CallerIdentity;
 }
 
 export interface HttpResponse {

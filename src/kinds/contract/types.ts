@@ -63,6 +63,24 @@ export interface ToolResult {
 }
 
 /**
+ * The caller, as a verified OAuth access token names it (HTTP with `server.auth` only: stdio, static
+ * bearer tokens and API keys carry no identity). Claim-bound inputs (`fromClaim`) read `claims`; an
+ * http source's token exchange (RFC 8693) trades `accessToken()` for an upstream token. The token is
+ * a method, not a field, so a careless `JSON.stringify` of a context never writes it out; it must
+ * never be sent anywhere unchanged (the MCP specification forbids token passthrough).
+ */
+export interface CallerIdentity {
+  /** The token's issuer (`iss`). */
+  readonly issuer: string;
+  readonly subject: string | undefined;
+  /** Every claim of the verified token (or of the introspection answer). */
+  readonly claims: Readonly<Record<string, unknown>>;
+  /** The token's `exp`, in seconds since the epoch; undefined when it has none. */
+  readonly expiresAt: number | undefined;
+  accessToken(): string;
+}
+
+/**
  * What a running call may use. Kinds never see JSON-RPC: they report progress and logs through
  * these functions and the transport decides whether (and where) anything is sent.
  */
@@ -73,6 +91,8 @@ export interface CallContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message to the client when its log level asks for this severity. */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /** The verified caller; absent without an OAuth access token (stdio, static credentials, no auth). */
+  readonly identity?: CallerIdentity;
 }
 
 export interface ResourceDescriptor {

@@ -1,12 +1,17 @@
 /**
  * The credentials of an `http` source: the headers and query parameters that carry them, and the
  * strings to redact from everything returned to the model (the raw values and their encodings).
+ * OAuth tokens (`oauth`, `tokenExchange`) are fetched per call by oauth.ts; here only their client
+ * secret is a string to redact.
  */
+import type { ClientCredentialsConfig, TokenExchangeConfig } from './oauth.js';
 
 export type HttpAuth =
   | { readonly bearer: string }
   | { readonly basic: { readonly username: string; readonly password: string } }
-  | { readonly apiKey: { readonly header?: string; readonly query?: string; readonly value: string } };
+  | { readonly apiKey: { readonly header?: string; readonly query?: string; readonly value: string } }
+  | { readonly oauth: ClientCredentialsConfig }
+  | { readonly tokenExchange: TokenExchangeConfig };
 
 /** Shorter credentials are not redacted (as in the logger): replacing every "1" would garble text. */
 const MIN_SECRET_LENGTH = 4;
@@ -31,6 +36,10 @@ export function authParts(auth: HttpAuth | undefined): {
     if (header) headers[header.toLowerCase()] = value;
     if (param) query.push([param, value]);
     secrets.push(value, encodeURIComponent(value));
+  } else if (auth && 'oauth' in auth) {
+    secrets.push(auth.oauth.clientSecret, encodeURIComponent(auth.oauth.clientSecret));
+  } else if (auth && 'tokenExchange' in auth) {
+    secrets.push(auth.tokenExchange.clientSecret, encodeURIComponent(auth.tokenExchange.clientSecret));
   }
   return {
     headers,

@@ -3,17 +3,18 @@
  * variables cannot be checked against declared names. Same environment rules as template.ts: an
  * isolated instance, no HTML escaping, only the built-in helpers, compiled once.
  */
-import Handlebars from 'handlebars';
 import { problems } from '../../errors.js';
+import { handlebarsEnvironment } from '../../util/handlebars.js';
 import type { EntryPath, KindContext } from '../contract/kinds.js';
 
-const env = Handlebars.create();
+let env: ReturnType<typeof handlebarsEnvironment> | undefined;
 
 export type RenderData = (data: unknown) => string;
 
 /** Compiles `text`; reports TEMPLATE_SYNTAX at `at` and returns undefined when it does not compile. */
 export function compileDataTemplate(text: string, at: EntryPath, ctx: KindContext): RenderData | undefined {
   try {
+    env ??= handlebarsEnvironment();
     const render = env.compile(text, { noEscape: true, knownHelpersOnly: true, strict: false });
     render({}); // Handlebars compiles lazily: force it so unknown helpers fail here, not on a call.
     return (data) => render(data);

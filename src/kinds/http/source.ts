@@ -18,7 +18,20 @@
  *     auth: { bearer: "${env:GITHUB_TOKEN}" }   # or basic: {username, password},
  *     timeoutMs: 10000                          # or apiKey: {header: X-Api-Key, value},
  *     maxConcurrent: 4                          # or apiKey: {query: api_key, value}
+ *   crm:                                        # OAuth client credentials: the token is cached
+ *     kind: http                                # and fetched again before it expires
+ *     baseUrl: https://crm.example.com/api
+ *     auth:
+ *       oauth:
+ *         tokenUrl: https://auth.example.com/oauth/token
+ *         clientId: mcp-run
+ *         clientSecret: "${file:/run/secrets/crm_client_secret}"
+ *         scopes: [contacts.read]
  * ```
+ *
+ * `auth: { tokenExchange: {tokenUrl, clientId, clientSecret, audience?, scope?} }` trades each
+ * caller's verified inbound token for an upstream token of its own (RFC 8693; see oauth.ts). The
+ * inbound token is never sent to the API.
  */
 import type { Pool } from 'undici';
 import { problems } from '../../errors.js';
@@ -26,6 +39,7 @@ import type { HttpCapability, HttpResponse, KindContext, SourceKind } from '../c
 import { attemptRequest } from './attempt.js';
 import { authParts, type HttpAuth } from './auth.js';
 import { checkHeaders, checkRequestPath, headerNameSchema, isLoopbackHost } from './headers.js';
+import { clientCredentials, type TokenSource, tokenExchange } from './oauth.js';
 import { isConnectionReset, withRetries } from './retry.js';
 
 export type { HttpAuth };
@@ -45,6 +59,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_RETRIES = 2;
 
 const secretString = { type: 'string', minLength: 1 };
+const urlString = { type: 'string', pattern: '^https?://' };
 
 export const httpSource: SourceKind<HttpSourceConfig> = {
   kind: 'http',
@@ -66,8 +81,9 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
       },
       auth: {
         type: 'object',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest reference, not a JS template.
-        description: 'Credentials added to every request and redacted from results; use ${env:NAME} values.',
+        description:
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest reference, not a JS template.
+          'Credentials added to every request and redacted from results; use ${env:NAME} or ${file:/path} values.',
         minProperties: 1,
         maxProperties: 1,
         properties: {
@@ -80,6 +96,51 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
               password: { type: 'string', description: 'The password.' },
             },
             required: ['username', 'password'],
+            additionalProperties: false,
+          },
+          oauth: {
+            type: 'object',
+            description:
+              'OAuth 2 client credentials: an access token from `tokenUrl`, cached and fetched again before it expires, sent as `Authorization: Bearer`.',
+            properties: {
+              tokenUrl: { ...urlString, description: "The authorization server's token endpoint." },
+              clientId: { type: 'string', minLength: 1, description: 'This client’s id.' },
+              clientSecret: {
+                ...secretString,
+                // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest reference, not a JS template.
+                description: 'This client’s secret; use ${env:NAME} or ${file:/run/secrets/name}.',
+              },
+              scopes: {
+                type: 'array',
+                items: { type: 'string', minLength: 1 },
+                description: 'Scopes asked for.',
+              },
+              audience: {
+                type: 'string',
+                minLength: 1,
+                description: 'The `audience` parameter, where the server wants one.',
+              },
+              resource: {
+                ...urlString,
+                description: 'The RFC 8707 `resource` parameter, where the server wants one.',
+              },
+            },
+            required: ['tokenUrl', 'clientId', 'clientSecret'],
+            additionalProperties: false,
+          },
+          tokenExchange: {
+            type: 'object',
+            description:
+              "OAuth 2 token exchange (RFC 8693): each caller's verified access token is traded at `tokenUrl` for an upstream token of its own (cached per caller); the caller's token is never sent to the API.",
+            properties: {
+              tokenUrl: { ...urlString, description: "The authorization server's token endpoint." },
+              clientId: { type: 'string', minLength: 1, description: 'This client’s id.' },
+              clientSecret: { ...secretString, description: 'This client’s secret.' },
+              audience: { type: 'string', minLength: 1, description: 'The upstream API the token is for.' },
+              scope: { type: 'string', minLength: 1, description: 'Scopes asked for, space-separated.' },
+              resource: { ...urlString, description: 'The RFC 8707 `resource` parameter.' },
+            },
+            required: ['tokenUrl', 'clientId', 'clientSecret'],
             additionalProperties: false,
           },
           apiKey: {
@@ -140,6 +201,7 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
     }
     if (!url || headerProblems.length > 0) return undefined;
     const auth = authParts(config.auth);
+    const tokens = tokenSourceOf(config.auth);
     // undici loads only when a manifest uses an http source: it costs ~120 ms of start-up.
     const { Pool: UndiciPool } = await import('undici');
     const pool: Pool = new UndiciPool(url.origin, { connections: config.maxConcurrent ?? null });
@@ -154,7 +216,11 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
     const http: HttpCapability = {
       baseUrl: url.href.replace(/\/$/, ''),
       loopback: isLoopbackHost(url.hostname),
-      redact: (text) => auth.secrets.reduce((out, secret) => out.split(secret).join('***'), text),
+      redact: (text) =>
+        [...auth.secrets, ...(tokens?.held() ?? [])].reduce(
+          (out, secret) => out.split(secret).join('***'),
+          text,
+        ),
       async request(request): Promise<HttpResponse> {
         checkRequestPath(request.path);
         const invalid = checkHeaders(request.headers ?? {});
@@ -163,9 +229,12 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
         const query = [...(request.query ?? []), ...auth.query];
         const target = basePath + request.path + queryString(query);
         const headers = { ...fixedHeaders, ...lowerKeys(request.headers ?? {}), ...auth.headers };
+        if (tokens !== undefined) {
+          headers.authorization = `Bearer ${await tokens.token(request.identity, request.signal)}`;
+        }
         const retries = request.retries ?? limits.retries;
         try {
-          return await withRetries(method, retries, request.signal, () =>
+          const response = await withRetries(method, retries, request.signal, () =>
             attemptRequest(pool, {
               method,
               target,
@@ -176,6 +245,8 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
               signal: request.signal,
             }),
           );
+          if (response.status === 401) tokens?.refused(request.identity);
+          return response;
         } catch (err) {
           throw new Error(connectionMessage(err, url.origin));
         }
@@ -207,6 +278,12 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
     };
   },
 };
+
+function tokenSourceOf(auth: HttpAuth | undefined): TokenSource | undefined {
+  if (auth && 'oauth' in auth) return clientCredentials(auth.oauth);
+  if (auth && 'tokenExchange' in auth) return tokenExchange(auth.tokenExchange);
+  return undefined;
+}
 
 function parseBaseUrl(text: string, ctx: KindContext): URL | undefined {
   const fail = (reason: string) => {

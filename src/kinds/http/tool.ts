@@ -234,6 +234,7 @@ export const httpTool: ToolKind<HttpToolConfig> = {
             ...(config.timeoutMs !== undefined && { timeoutMs: config.timeoutMs }),
             ...(config.retries !== undefined && { retries: config.retries }),
             signal: call.signal,
+            ...(call.identity !== undefined && { identity: call.identity }),
           });
           return responseResult(response, {
             label,

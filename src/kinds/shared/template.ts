@@ -5,12 +5,16 @@
  * declared. Substitution-only templates render through a small interpreter (substitute) that keeps
  * Handlebars' results exactly; the others are compiled by Handlebars on first render.
  */
-import Handlebars from 'handlebars';
 import { problems } from '../../errors.js';
+import { handlebarsEnvironment, parseTemplate } from '../../util/handlebars.js';
 import { suggest } from '../../util/suggest.js';
 import type { EntryPath, KindContext } from '../contract/kinds.js';
 
-const env = Handlebars.create();
+let env: ReturnType<typeof handlebarsEnvironment> | undefined;
+const environment = () => {
+  env ??= handlebarsEnvironment();
+  return env;
+};
 
 /** Helpers Handlebars ships; with knownHelpersOnly, any other helper fails to compile. */
 const BUILTIN_HELPERS = new Set(['if', 'unless', 'each', 'with', 'lookup', 'log']);
@@ -33,7 +37,7 @@ export function compileTemplate(
   if (!text.includes('{{')) return () => text;
   let ast: hbs.AST.Program;
   try {
-    ast = env.parse(text);
+    ast = parseTemplate(text);
   } catch (err) {
     ctx.error(at, problems.TEMPLATE_SYNTAX(firstLines((err as Error).message)));
     return undefined;
@@ -45,7 +49,7 @@ export function compileTemplate(
     try {
       // Handlebars compiles lazily: force it now so unknown helpers and partials fail here. The
       // result is dropped and compiled again on first render, so an unused template costs its text.
-      env.compile(ast, OPTIONS)({});
+      environment().compile(ast, OPTIONS)({});
     } catch (err) {
       ctx.error(at, problems.TEMPLATE_SYNTAX(firstLines((err as Error).message)));
       return undefined;
@@ -59,7 +63,7 @@ export function compileTemplate(
   if (parts !== undefined) return (data) => substitute(parts, data);
   let render: HandlebarsTemplateDelegate | undefined;
   return (data) => {
-    render ??= env.compile(text, OPTIONS);
+    render ??= environment().compile(text, OPTIONS);
     return render(data);
   };
 }

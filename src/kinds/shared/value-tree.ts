@@ -7,8 +7,8 @@
  * Absent arguments remove their entry instead of rendering as "": an object key or array item whose
  * value is `{{name}}`, or a template all of whose arguments were left out, is dropped.
  */
-import Handlebars from 'handlebars';
 import { problems } from '../../errors.js';
+import { parseTemplate } from '../../util/handlebars.js';
 import { suggest } from '../../util/suggest.js';
 import type { EntryPath, KindContext } from '../contract/kinds.js';
 import { compileTemplate, type RenderTemplate, templateVariables } from './template.js';
@@ -65,7 +65,7 @@ export function compileString(
   }
   const render = compileTemplate(text, declared, at, ctx);
   if (!render) return undefined;
-  const vars = [...new Set(templateVariables(Handlebars.parse(text)))];
+  const vars = [...new Set(templateVariables(parseTemplate(text)))];
   return { type: 'text', render, vars };
 }
 

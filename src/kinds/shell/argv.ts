@@ -8,7 +8,7 @@
  * An element that uses arguments, all of which were left out, is dropped rather than passed as "":
  * `[git, diff, "{{from}}", "{{to}}"]` works with or without `to`.
  */
-import Handlebars from 'handlebars';
+import { parseTemplate } from '../../util/handlebars.js';
 import type { EntryPath, KindContext } from '../contract/kinds.js';
 import { compileTemplate, type RenderTemplate, templateVariables } from '../shared/template.js';
 
@@ -43,7 +43,7 @@ export function compileArgv(
     }
     const render = compileTemplate(text, declared, [...at, i + offset], ctx);
     if (!render) ok = false;
-    const vars = render ? [...new Set(templateVariables(Handlebars.parse(text)))] : [];
+    const vars = render ? [...new Set(templateVariables(parseTemplate(text)))] : [];
     return { text, ...(render && { render }), vars, dashAllowed };
   });
   if (!ok) return undefined;

@@ -2,10 +2,13 @@
  * Source `mysql`: a MySQL or MariaDB database through a `mysql2` connection pool, read-only by
  * default.
  *
- * Every call runs in its own transaction (`START TRANSACTION READ ONLY` unless the call may write)
- * as a server-side prepared statement, so values are bound and a second statement cannot ride along.
+ * Every call runs in its own transaction as a server-side prepared statement, so values are bound
+ * and a second statement cannot ride along: a read is one autocommit transaction made read-only by
+ * `SET TRANSACTION READ ONLY` just before it (the next transaction only); a write runs in
+ * `START TRANSACTION READ WRITE` … COMMIT.
  * The time limit is enforced twice: by the server (`max_statement_time` on MariaDB,
- * `max_execution_time` on MySQL, set a little past the limit) and by the client, which sends
+ * `max_execution_time` on MySQL, set a little past the limit, once per connection and again after
+ * a write or when another limit is asked) and by the client, which sends
  * `KILL QUERY <thread>` over a separate connection when the limit passes or the caller cancels.
  * Rows stream in; once the row cap is passed a read is killed rather than read to its end.
  *
@@ -57,6 +60,8 @@ export interface MysqlConfig {
 /** How far past the client's limit the server's own is set. */
 const GRACE_MS = 1000;
 const ER_QUERY_INTERRUPTED = 1317;
+/** The session limit (serverLimit's text) each open connection was last given; a write forgets it. */
+const applied = new WeakMap<object, string>();
 
 interface Run {
   readonly readOnly: boolean;
@@ -239,12 +244,21 @@ async function transaction(
   o: Run,
   stopAtCap: (() => Promise<void>) | undefined,
 ): Promise<Streamed> {
-  await conn.query(limit);
-  await conn.query(o.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
-  // A read stops at the cap; a write is read to its end so that it commits whole.
+  // A write may change any session setting: the limit is set again before the next call.
+  if (!o.readOnly) applied.delete(core);
+  if (applied.get(core) !== limit) {
+    await conn.query(limit);
+    if (o.readOnly) applied.set(core, limit);
+  }
+  if (o.readOnly) {
+    // The statement is the next transaction (autocommit): read-only, and over when it ends.
+    await conn.query('SET TRANSACTION READ ONLY');
+    return stream(core, text, values, o, stopAtCap);
+  }
+  await conn.query('START TRANSACTION READ WRITE');
+  // A write is read to its end so that it commits whole.
   const streamed = await stream(core, text, values, o, stopAtCap);
-  // A killed connection is closed by the caller, which ends its transaction.
-  if (!streamed.killed) await conn.query(o.readOnly ? 'ROLLBACK' : 'COMMIT');
+  if (!streamed.killed) await conn.query('COMMIT');
   return streamed;
 }
 

@@ -4,8 +4,11 @@
  * Every call runs in its own transaction (`BEGIN READ ONLY` unless the call may write) with
  * `SET LOCAL statement_timeout`, so the server itself stops a slow query; a client that cancels, or
  * a server that does not answer in time, gets a `pg_cancel_backend` from a separate connection.
- * Row sets are read through a cursor (`DECLARE … FETCH n+1`), so the row cap also bounds what
- * crosses the network, and a continuation page skips rows on the server (`MOVE`).
+ * A read-only row set from its first row is one round trip (pg-pipeline.ts): BEGIN READ ONLY, the
+ * settings, the statement (its portal hands over at most maxRows + 1 rows), the release of any
+ * session advisory lock and the ROLLBACK go behind one Sync. Other calls (writes, continuation
+ * pages, statements that are not row sets) read through a cursor (`DECLARE … FETCH n+1`, `MOVE` to
+ * skip rows on the server) in several round trips.
  *
  * @example
  * ```yaml
@@ -19,8 +22,10 @@
  *
  * When it opens, the source inspects the effective role (privilege.ts): a role that can escape
  * read-only (superuser, pg_read_server_files, …) gets no `sql-query` tool unless the source says
- * `allowPrivilegedRole: true`. Every connection is reset (`DISCARD ALL`) before it goes back to the
- * pool, so no advisory lock or setting outlives its call.
+ * `allowPrivilegedRole: true`. No advisory lock or setting outlives its call: a read-only call ends
+ * in ROLLBACK, which undoes every SET and set_config of its transaction, after
+ * `pg_advisory_unlock_all()`; any other call resets its connection (`DISCARD ALL`) before it goes
+ * back to the pool. A call that fails closes its connection.
  */
 import type pg from 'pg';
 import { problems } from '../../errors.js';
@@ -29,6 +34,7 @@ import { classifySql } from './classify.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, maxBytesSchema } from './defaults.js';
 import { postgresSchemaReader } from './introspect-postgres.js';
 import { renderSql } from './params.js';
+import { PgPipeline } from './pg-pipeline.js';
 import {
   markPrivileged,
   POSTGRES_DANGEROUS_ROLES,
@@ -97,6 +103,16 @@ interface Done {
   readonly result: SqlResult;
   /** The connection was closed under the read (a row far past the budget). */
   readonly broken: boolean;
+  /** The session holds nothing of the call (it ended in ROLLBACK after releasing its locks). */
+  readonly clean?: boolean;
+}
+
+/** What a call's transaction needs besides its statement. */
+interface Session {
+  readonly driver: typeof pg;
+  readonly types: pg.CustomTypesConfig;
+  /** `SET LOCAL` statements of the source (role, search path), fixed text. */
+  readonly settings: readonly string[];
 }
 
 export const postgresSource: SourceKind<PostgresConfig> = {
@@ -144,13 +160,13 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
     pool.on('error', (err) => ctx.log.warn(`source ${ctx.name}: ${redact(err.message)}`));
     // Calls run as `role` when one is set; SET LOCAL ends with each transaction.
-    const asRole = config.role ? `; SET LOCAL ROLE ${driver.escapeIdentifier(config.role)}` : '';
+    const asRole = config.role ? `SET LOCAL ROLE ${driver.escapeIdentifier(config.role)}` : undefined;
     let schemas: readonly string[];
     let roleRow: PostgresRoleRow | undefined;
     try {
       const client = await pool.connect();
       try {
-        await client.query(`BEGIN READ ONLY${asRole}`);
+        await client.query(`BEGIN READ ONLY${asRole ? `; ${asRole}` : ''}`);
         const result = await client.query<{ schemas: string[] }>(
           'SELECT current_schemas(false)::text[] AS schemas',
         );
@@ -182,8 +198,13 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     }
     // Declared schemas are also where unqualified names resolve, as the schema resources show them.
     const searchPath = config.schemas
-      ? `; SET LOCAL search_path TO ${config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')}`
-      : '';
+      ? `SET LOCAL search_path TO ${config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')}`
+      : undefined;
+    const session: Session = {
+      driver,
+      types,
+      settings: [asRole, searchPath].filter((s): s is string => s !== undefined),
+    };
 
     const cancel = async (pid: number) => {
       const client = new driver.Client(connection);
@@ -211,15 +232,17 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       const watch = new QueryWatch(o.signal, o.timeoutMs, o.timeoutMs + GRACE_MS, () => cancel(pid));
       let healthy = false;
       try {
-        const mode = `${o.readOnly ? ' READ ONLY' : ''}`;
-        const work = transaction(driver, client, mode, `${asRole}${searchPath}`, text, values, o);
+        const work =
+          o.readOnly && o.rowSet && o.offset === 0
+            ? pipelined(session, client, text, values, o)
+            : transaction(session, client, text, values, o);
         work.catch(() => undefined); // when abandoned, its late failure is of no interest
-        const { result, broken } = await Promise.race([work, watch.abandoned]);
+        const { result, broken, clean } = await Promise.race([work, watch.abandoned]);
         if (watch.reason) throw new Error('stopped after the end');
         if (broken) return result;
         // Back to a fresh session before the pool hands it on: session advisory locks, settings,
         // prepared statements and temporary tables do not outlive the call (pg names no statements).
-        await client.query('DISCARD ALL');
+        if (!clean) await client.query('DISCARD ALL');
         healthy = true;
         return result;
       } catch (err) {
@@ -292,22 +315,132 @@ export const postgresSource: SourceKind<PostgresConfig> = {
   },
 };
 
-/** One call's transaction: its limits, the statement (through a cursor for a row set), the end. */
-async function transaction(
-  driver: typeof pg,
+/**
+ * The start of every transaction: fixed text, integers and identifiers quoted by escapeIdentifier.
+ * standard_conforming_strings is set so that the server reads strings as the classifier did.
+ */
+function opening(session: Session, o: Run): string[] {
+  return [
+    o.readOnly ? 'BEGIN READ ONLY' : 'BEGIN',
+    `SET LOCAL statement_timeout = ${Math.trunc(o.timeoutMs)}`,
+    'SET LOCAL standard_conforming_strings = on',
+    ...session.settings,
+  ];
+}
+
+/**
+ * A read-only row set from its first row, in one round trip (pg-pipeline.ts). Rows are kept as
+ * they arrive, under the byte budget; once the budget has cut the result, the connection is closed
+ * under the rows still coming if they pass the budget again (what crosses the network stays
+ * bounded by about twice the budget, plus the one-row guard of `guardSocket`).
+ */
+async function pipelined(
+  session: Session,
   client: pg.PoolClient,
-  mode: string,
-  settings: string,
   text: string,
   values: readonly unknown[],
   o: Run,
 ): Promise<Done> {
-  // Several statements in one simple-protocol round trip; all are fixed text, integers and
-  // identifiers quoted by escapeIdentifier.
-  // standard_conforming_strings is set so that the server reads strings as the classifier did.
-  await client.query(
-    `BEGIN${mode}; SET LOCAL statement_timeout = ${o.timeoutMs}; SET LOCAL standard_conforming_strings = on${settings}`,
-  );
+  const budget = new RowBudget(o.maxBytes);
+  const kept: unknown[][] = [];
+  let truncated = false;
+  const guard = guardSocket(client, o.maxBytes, budget);
+  const pipeline = new PgPipeline({
+    before: opening(session, o).map((t) => ({ text: t })),
+    statement: { text, values },
+    after: [{ text: 'SELECT pg_advisory_unlock_all()' }, { text: 'ROLLBACK' }],
+    limit: o.maxRows + 1,
+    types: session.types,
+    prepareValue: (session.driver as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils
+      .prepareValue,
+    onRow: (row) => {
+      guard.row();
+      if (truncated) {
+        guard.overflowing();
+        return;
+      }
+      const taken = kept.length < o.maxRows ? budget.take(row, kept.length) : undefined;
+      if (taken !== undefined) kept.push(taken);
+      if (taken === undefined || budget.cut !== undefined) truncated = true;
+    },
+  });
+  let fields: readonly { name: string }[] = [];
+  try {
+    client.query(pipeline as unknown as pg.QueryConfig);
+    const done = await pipeline.done;
+    fields = done.fields;
+    if (done.suspended) truncated = true;
+  } catch (err) {
+    if (!guard.broken) throw err;
+    fields = pipeline.columns;
+  } finally {
+    guard.stop();
+  }
+  if (guard.broken) truncated = true;
+  if (fields.length === 0 && kept.length === 0 && !guard.broken) {
+    return { result: { columns: [], rows: [], truncated: false, changes: 0 }, broken: false, clean: true };
+  }
+  const columns = uniqueColumns(fields.map((f) => f.name));
+  const note = budget.note(kept.length);
+  return {
+    result: { columns, rows: rowObjects(columns, kept), truncated, ...(note !== undefined && { note }) },
+    broken: guard.broken,
+    clean: true,
+  };
+}
+
+/**
+ * Watches the bytes a read takes off the socket: a row whose bytes pass UNREADABLE_FACTOR × the
+ * budget (`row()` is called at each row), or rows after the cut that pass the budget again
+ * (`overflowing()`), close the connection under the read. pg would otherwise buffer the whole row.
+ */
+function guardSocket(client: pg.PoolClient, maxBytes: number, budget: RowBudget) {
+  const socket = (client as unknown as { connection: { stream: NodeJS.EventEmitter & { destroy(): void } } })
+    .connection.stream;
+  let sinceRow = 0;
+  let sinceCut = -1;
+  const state = {
+    broken: false,
+    row() {
+      sinceRow = 0;
+    },
+    overflowing() {
+      if (sinceCut < 0) sinceCut = 0;
+    },
+    stop() {
+      socket.off('data', onData);
+    },
+  };
+  const breakUnder = () => {
+    state.broken = true;
+    // The client reports the closed connection as an error too; the caller discards it.
+    client.on('error', () => undefined);
+    socket.destroy();
+  };
+  const onData = (chunk: Buffer) => {
+    if (state.broken) return;
+    sinceRow += chunk.length;
+    if (sinceCut >= 0) sinceCut += chunk.length;
+    if (sinceRow > UNREADABLE_FACTOR * maxBytes + 65536) {
+      budget.unreadable();
+      breakUnder();
+    } else if (sinceCut > maxBytes + 65536) breakUnder();
+  };
+  socket.on('data', onData);
+  return state;
+}
+
+/** One call's transaction: its limits, the statement (through a cursor for a row set), the end. */
+async function transaction(
+  session: Session,
+  client: pg.PoolClient,
+  text: string,
+  values: readonly unknown[],
+  o: Run,
+): Promise<Done> {
+  // Several statements in one simple-protocol round trip.
+  await client.query(opening(session, o).join('; '));
+  const { driver } = session;
   if (o.rowSet) {
     await client.query({
       text: `DECLARE mcp_run_rows NO SCROLL CURSOR FOR ${text}`,
@@ -362,21 +495,7 @@ async function readCursor(driver: typeof pg, client: pg.PoolClient, o: Run): Pro
   let truncated = false;
   let biggest = 0;
   let batch = 1;
-  let broken = false;
-  const socket = (client as unknown as { connection: { stream: NodeJS.EventEmitter & { destroy(): void } } })
-    .connection.stream;
-  let sinceRow = 0;
-  const onData = (chunk: Buffer) => {
-    sinceRow += chunk.length;
-    if (sinceRow > UNREADABLE_FACTOR * o.maxBytes + 65536 && !broken) {
-      broken = true;
-      budget.unreadable();
-      // The client reports the closed connection as an error too; the caller discards it.
-      client.on('error', () => undefined);
-      socket.destroy();
-    }
-  };
-  socket.on('data', onData);
+  const guard = guardSocket(client, o.maxBytes, budget);
   try {
     while (!truncated) {
       const n = Math.min(batch, o.maxRows + 1 - kept.length);
@@ -386,7 +505,7 @@ async function readCursor(driver: typeof pg, client: pg.PoolClient, o: Run): Pro
         rowMode: 'array',
       } as pg.QueryConfig);
       query.on('row', (row: unknown[], result?: { fields: { name: string }[] }) => {
-        sinceRow = 0;
+        guard.row();
         if (result) fields = result.fields;
         got++;
         let size = 0;
@@ -405,12 +524,12 @@ async function readCursor(driver: typeof pg, client: pg.PoolClient, o: Run): Pro
         });
         query.on('error', reject);
       });
-      sinceRow = 0;
+      guard.row();
       client.query(query);
       try {
         await done;
       } catch (err) {
-        if (broken) break;
+        if (guard.broken) break;
         throw err;
       }
       if (got < n) break;
@@ -418,8 +537,9 @@ async function readCursor(driver: typeof pg, client: pg.PoolClient, o: Run): Pro
       batch = Math.max(1, Math.min(MAX_BATCH, batch * 4, Math.floor(left / Math.max(biggest, 1))));
     }
   } finally {
-    socket.off('data', onData);
+    guard.stop();
   }
+  const { broken } = guard;
   if (broken) truncated = true;
   if (fields.length === 0 && kept.length === 0 && !broken) {
     return { result: { columns: [], rows: [], truncated: false, changes: 0 }, broken };

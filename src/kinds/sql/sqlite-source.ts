@@ -31,7 +31,7 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { problems } from '../../errors.js';
 import type {
   OpenedSource,
@@ -54,6 +54,7 @@ import {
   uniqueColumns,
 } from './result.js';
 import { SqlitePool } from './sqlite-pool.js';
+import { packValue, unpackRow } from './sqlite-wire.js';
 import type { WorkerInit, WorkerQueryResult } from './sqlite-worker.js';
 
 export interface SqliteConfig {
@@ -120,6 +121,8 @@ export const sqliteSource: SourceKind<SqliteConfig> = {
   },
 
   async open(config, ctx) {
+    // Loaded on use: a manifest without SQLite never loads the native module.
+    const { default: Driver } = await import('better-sqlite3');
     const readOnly = config.readOnly ?? true;
     const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const memory = config.path === MEMORY;
@@ -134,7 +137,7 @@ export const sqliteSource: SourceKind<SqliteConfig> = {
       const seedFile = resolve(ctx.baseDir, config.seed);
       try {
         seedSql = readFileSync(seedFile, 'utf8');
-        if (!memory) seedDatabase(file, seedSql, timeoutMs);
+        if (!memory) seedDatabase(Driver, file, seedSql, timeoutMs);
       } catch (err) {
         const reason = (err as Error).message;
         return fail(
@@ -153,7 +156,7 @@ export const sqliteSource: SourceKind<SqliteConfig> = {
     const fileReadOnly = readOnly && !memory; // SQLite cannot open :memory: read-only
     let db: Database.Database | undefined;
     try {
-      db = new Database(file, { readonly: fileReadOnly, fileMustExist: fileReadOnly, timeout: timeoutMs });
+      db = new Driver(file, { readonly: fileReadOnly, fileMustExist: fileReadOnly, timeout: timeoutMs });
       // Reads the header now, so "file is not a database" fails here rather than on the first call.
       db.pragma('schema_version');
     } catch (err) {
@@ -186,12 +189,12 @@ export const sqliteSource: SourceKind<SqliteConfig> = {
 };
 
 /** Creates the database from the seed under a temporary name, then renames it into place. */
-function seedDatabase(file: string, sql: string, timeoutMs: number): void {
+function seedDatabase(Driver: typeof Database, file: string, sql: string, timeoutMs: number): void {
   const temp = `${file}.seeding-${process.pid}`;
   rmSync(temp, { force: true });
   let db: Database.Database;
   try {
-    db = new Database(temp, { timeout: timeoutMs });
+    db = new Driver(temp, { timeout: timeoutMs });
   } catch (err) {
     throw new Error(`cannot create ${JSON.stringify(file)}: ${(err as Error).message}`);
   }
@@ -265,7 +268,7 @@ function openedSource(
         {
           op: 'query',
           text,
-          values: values.map(bindable),
+          values: values.map((v) => packValue(bindable(v))),
           readsOnly,
           refusal: readOnly ? READ_ONLY_SOURCE_REFUSAL : WRITE_REFUSAL,
           maxRows: options.maxRows,
@@ -282,7 +285,7 @@ function openedSource(
       }
       return {
         columns: result.columns,
-        rows: rowObjects(result.columns, result.rows),
+        rows: rowObjects(result.columns, (result.rows as unknown[][]).map(unpackRow)),
         truncated: result.truncated,
         ...(result.cutByBytes && {
           note: `The rows were cut at ${result.rows.length} because the next row would pass the source's byte budget (maxBytes: ${maxBytes}); select fewer or smaller columns, e.g. length(col) or substr(col, 1, 200) instead of a big value.`,

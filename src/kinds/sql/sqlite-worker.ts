@@ -15,6 +15,7 @@
 import Database from 'better-sqlite3';
 import { sqliteSchemaReader } from './introspect-sqlite.js';
 import { uniqueColumns } from './result.js';
+import { packRow, unpackValue } from './sqlite-wire.js';
 
 export interface WorkerInit {
   readonly op: 'init';
@@ -99,10 +100,11 @@ function serve(): void {
 
   const query = (conn: Database.Database, r: WorkerRequest & { op: 'query' }): WorkerQueryResult => {
     const stmt = prepare(conn, r.text);
+    const values = r.values.map(unpackValue);
     // SQLite's own verdict backs the classifier up: it knows what the compiled program does.
     if (r.readsOnly && !stmt.readonly) throw new Error(r.refusal);
     if (!stmt.reader) {
-      const { changes } = stmt.run(...r.values);
+      const { changes } = stmt.run(...values);
       return { columns: [], rows: [], truncated: false, changes };
     }
     const columns = uniqueColumns(stmt.columns().map((c) => c.name));
@@ -110,7 +112,7 @@ function serve(): void {
     let skip = r.offset;
     let bytes = 0;
     // Leaving the loop early (break or throw) resets the statement and releases its read lock.
-    for (const row of stmt.raw(true).iterate(...r.values) as Iterable<unknown[]>) {
+    for (const row of stmt.raw(true).iterate(...values) as Iterable<unknown[]>) {
       if (skip > 0) skip--;
       else if (rows.length >= r.maxRows) return { columns, rows, truncated: true };
       else {
@@ -118,7 +120,7 @@ function serve(): void {
         for (const value of row) size += valueBytes(value);
         if (bytes + size > r.maxBytes) return { columns, rows, truncated: true, cutByBytes: true };
         bytes += size;
-        rows.push(row);
+        rows.push(packRow(row));
       }
       if (Date.now() > r.deadline) throw new Error(r.timeoutMessage);
     }

@@ -19,8 +19,9 @@ async function callTool(scope: RequestScope): Promise<object> {
   const args = scope.params.arguments;
   if (args !== undefined && !isObject(args)) throw invalidParams('tools/call "arguments" must be an object');
   return interactive(scope, name, async (interaction) => {
-    const { signal, progress, log } = scope;
-    return toWire(await tool.call(args ?? {}, { signal, progress, log, interaction }));
+    const { signal, progress, log, identity } = scope;
+    const ctx = { signal, progress, log, interaction, ...(identity === undefined ? {} : { identity }) };
+    return toWire(await tool.call(args ?? {}, ctx));
   });
 }
 

@@ -8,11 +8,21 @@
  * anything can still be resumed. A dropped POST stream is not a cancellation in this era (the client
  * sends notifications/cancelled), so legacy routes carry no abort signal.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallerIdentity } from '../../catalog/types.js';
 import type { Logger } from '../../log.js';
-import { isObject, isRequestId } from '../../protocol/jsonrpc.js';
+import {
+  ErrorCode,
+  errorResponse,
+  isObject,
+  isRequestId,
+  ProtocolError,
+  type RequestId,
+} from '../../protocol/jsonrpc.js';
 import type { Access } from '../../protocol/server.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from '../../protocol/versions.js';
+import { StateError } from '../../state/shared.js';
 import { accepts } from './guards.js';
 import { HttpReply } from './reply.js';
 import { type Session, type SessionStore, shortId } from './sessions.js';
@@ -27,6 +37,8 @@ export interface LegacyContext {
   readonly log: Logger;
   /** The authenticated caller's view of lists, per request (each POST carries its own token). */
   readonly accessOf?: (req: IncomingMessage) => Access | undefined;
+  /** The verified caller of a request (OAuth), for tool calls: each POST's own token, not the session's. */
+  readonly identityOf?: (req: IncomingMessage) => CallerIdentity | undefined;
 }
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -42,18 +54,37 @@ export async function serveLegacyPost(
   const id = isObject(message) && isRequestId(message.id) ? message.id : null;
   if (isObject(message) && message.method === 'initialize' && id !== null)
     return initialize(ctx, req, res, message, id);
-  const session = findSession(ctx, req, res, id);
+  const session = await findSession(ctx, req, res, id);
   if (session === undefined) return;
+  const shared = ctx.sessions.shared;
+  if (shared !== undefined && isObject(message)) {
+    // An answer to another replica's server→client request goes to it; a cancellation to every one.
+    try {
+      if (await shared.forward(session.id, message)) {
+        sendEmpty(res, 202);
+        return;
+      }
+      if (message.method === 'notifications/cancelled') await shared.cancel(session.id, message);
+    } catch (err) {
+      unavailable(res, id, err);
+      return;
+    }
+  }
   session.busy++;
   try {
     const access = ctx.accessOf?.(req);
+    const identity = ctx.identityOf?.(req);
     const reply = new HttpReply(res, {
       keepAliveMs: ctx.keepAliveMs,
       open: (out) => session.streams.openPost(out),
       eager: session.streams.priming && isObject(message) && message.method === 'tools/call' && id !== null,
       ...(access === undefined ? {} : { access }),
+      ...(identity === undefined ? {} : { identity }),
+      ...(shared !== undefined && { hold: () => save(ctx, session).then(() => undefined) }),
     });
-    reply.settle(await session.connection.receive(message, reply));
+    const outcome = await session.connection.receive(message, reply);
+    if (shared !== undefined && outcome.kind === 'accepted') await save(ctx, session);
+    reply.settle(outcome);
   } finally {
     session.busy--;
     ctx.sessions.touch(session);
@@ -67,6 +98,10 @@ async function initialize(
   message: object,
   id: string | number,
 ): Promise<void> {
+  if (ctx.sessions.shared !== undefined && !ctx.sessions.shared.state.healthy) {
+    unavailable(res, id, new StateError(ctx.sessions.shared.state.fault ?? 'unreachable'));
+    return;
+  }
   const session = ctx.sessions.create(ctx.clientOf(req));
   if (session === 'client' || session === 'server') {
     const { max, perClient } = ctx.sessions.limits;
@@ -92,8 +127,24 @@ async function initialize(
       }
       // A failed initialize leaves no session behind.
       res.removeHeader(SESSION_HEADER);
-      ctx.sessions.end(session.id);
+      ctx.sessions.drop(session.id);
     },
+    ...(ctx.sessions.shared !== undefined && {
+      // A session the other replicas cannot find would fail on the client's next request: an
+      // initialize whose session was not stored is answered with the error, and leaves nothing.
+      hold: async (response: object) => {
+        if (session.version === undefined) return undefined;
+        const stored = await save(ctx, session);
+        if (stored === undefined) return undefined;
+        res.removeHeader(SESSION_HEADER);
+        ctx.sessions.drop(session.id);
+        const error = new ProtocolError(
+          ErrorCode.InternalError,
+          `the session could not be shared with the other replicas: ${stored}`,
+        );
+        return errorResponse((response as { id: RequestId }).id, error);
+      },
+    }),
   });
   session.busy++;
   try {
@@ -103,7 +154,11 @@ async function initialize(
   }
 }
 
-export function serveLegacyGet(ctx: LegacyContext, req: IncomingMessage, res: ServerResponse): void {
+export async function serveLegacyGet(
+  ctx: LegacyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   if (header(req, 'mcp-session-id') === undefined) {
     sendError(
       res,
@@ -119,12 +174,22 @@ export function serveLegacyGet(ctx: LegacyContext, req: IncomingMessage, res: Se
     sendError(res, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
     return;
   }
-  const session = findSession(ctx, req, res, null);
+  const session = await findSession(ctx, req, res, null);
   if (session === undefined) return;
   const lastEventId = header(req, 'last-event-id');
   let stream: ResumableStream;
   if (lastEventId !== undefined) {
-    const resumed = session.streams.resume(lastEventId, res);
+    const log = session.streams.log;
+    let resumed: Awaited<ReturnType<typeof session.streams.resumeShared>>;
+    try {
+      resumed =
+        log === undefined
+          ? session.streams.resume(lastEventId, res)
+          : await session.streams.resumeShared(lastEventId, res, log);
+    } catch (err) {
+      unavailable(res, null, err);
+      return;
+    }
     if (resumed === 'malformed' || resumed === 'unknown') {
       const why =
         resumed === 'malformed'
@@ -147,30 +212,41 @@ export function serveLegacyGet(ctx: LegacyContext, req: IncomingMessage, res: Se
   });
 }
 
-export function serveLegacyDelete(ctx: LegacyContext, req: IncomingMessage, res: ServerResponse): void {
+export async function serveLegacyDelete(
+  ctx: LegacyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   if (header(req, 'mcp-session-id') === undefined) {
     sendError(res, 405, 'DELETE ends a 2025-era session and needs Mcp-Session-Id', { headers: POST_ONLY });
     return;
   }
-  const session = findSession(ctx, req, res, null);
+  const session = await findSession(ctx, req, res, null);
   if (session === undefined) return;
   ctx.sessions.end(session.id);
   sendEmpty(res, 200);
 }
 
-/** The request's live session, or undefined after answering 400/404. */
-function findSession(
+/** The request's live session, or undefined after answering 400/404 (503: the shared state is unreachable). */
+async function findSession(
   ctx: LegacyContext,
   req: IncomingMessage,
   res: ServerResponse,
   id: string | number | null,
-): Session | undefined {
+): Promise<Session | undefined> {
   const sessionId = header(req, 'mcp-session-id');
   if (sessionId === undefined) {
     sendError(res, 400, 'Bad Request: missing Mcp-Session-Id; send initialize first', { id });
     return undefined;
   }
-  const found = ctx.sessions.get(sessionId);
+  let found: Session | undefined;
+  try {
+    found =
+      ctx.sessions.shared === undefined ? ctx.sessions.get(sessionId) : await ctx.sessions.fetch(sessionId);
+  } catch (err) {
+    unavailable(res, id, err);
+    return undefined;
+  }
   // With authentication on, a session belongs to the principal that opened it: another caller who
   // learned its id gets the same 404 as for an unknown one (nothing tells it the session exists).
   const session = found !== undefined && ownedBy(found, ctx.clientOf(req)) ? found : undefined;
@@ -193,3 +269,33 @@ function findSession(
 /** Sessions of unauthenticated clients (`addr:…`) are not bound: an address is no identity. */
 const ownedBy = (session: Session, client: string): boolean =>
   session.client.startsWith('addr:') || session.client === client;
+
+/**
+ * Shared (`--state`): saves the session's record; a failure is logged (the answer still goes out)
+ * and its reason returned.
+ */
+async function save(ctx: LegacyContext, session: Session): Promise<string | undefined> {
+  try {
+    await ctx.sessions.save(session);
+    return undefined;
+  } catch (err) {
+    const why = (err as Error).message;
+    ctx.log.warn(`state: session ${shortId(session.id)} not saved: ${why}`);
+    return why;
+  }
+}
+
+/** 503 with a JSON-RPC error: the shared session state is needed and unreachable. */
+function unavailable(res: ServerResponse, id: string | number | null, err: unknown): void {
+  if (!(err instanceof StateError)) throw err;
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  sendError(
+    res,
+    503,
+    `Service Unavailable: the shared session state is unreachable (${err.message}); 2025-era sessions resume when it returns`,
+    { id, code: ErrorCode.InternalError, headers: { 'Retry-After': '2' } },
+  );
+}

@@ -14,7 +14,9 @@
  * (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`; protocol/routing-headers.ts) once it has classified the
  * request, so the era and the method are decided in one place.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallerIdentity } from '../../catalog/types.js';
 import type { Access, Connection, Protocol, ReceiveOutcome } from '../../protocol/server.js';
 import { HttpReply } from './reply.js';
 import { header } from './wire.js';
@@ -24,6 +26,8 @@ export interface ModernContext {
   readonly keepAliveMs: number;
   /** The authenticated caller's view of lists (auth.ts); undefined: everything. */
   readonly accessOf?: (req: IncomingMessage) => Access | undefined;
+  /** The verified caller of a request (OAuth), for tool calls. */
+  readonly identityOf?: (req: IncomingMessage) => CallerIdentity | undefined;
 }
 
 /** Idle connections kept per server: enough for the requests two cores keep in flight. */
@@ -60,12 +64,14 @@ export async function serveModernPost(
 ): Promise<void> {
   const headerVersion = header(req, 'mcp-protocol-version');
   const access = ctx.accessOf?.(req);
+  const identity = ctx.identityOf?.(req);
   const connection = acquire(ctx);
   const reply = new HttpReply(res, {
     keepAliveMs: ctx.keepAliveMs,
     header: (name) => header(req, name),
     ...(headerVersion === undefined ? {} : { protocolVersion: headerVersion }),
     ...(access === undefined ? {} : { access }),
+    ...(identity === undefined ? {} : { identity }),
   });
   // Set once the connection is back in the pool or closed. A stream closed before the answer
   // is the client cancelling: closing the connection aborts the request. A connection not pooled

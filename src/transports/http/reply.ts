@@ -6,7 +6,9 @@
  * session's reply opens its stream through the session (`open`), so it is resumable, and may open it
  * at once (`eager`) so that a long call is resumable before it emits anything.
  */
+
 import type { ServerResponse } from 'node:http';
+import type { CallerIdentity } from '../../catalog/types.js';
 import type { HeaderReader } from '../../protocol/routing-headers.js';
 import type { Access, ReceiveOutcome, RequestRoute } from '../../protocol/server.js';
 import { SseStream } from './sse.js';
@@ -20,12 +22,19 @@ export interface ReplyOptions {
   readonly header?: HeaderReader;
   /** What the authenticated caller may see in lists. */
   readonly access?: Access;
+  /** The verified caller (OAuth), handed to tool calls. */
+  readonly identity?: CallerIdentity;
   /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
   readonly beforeRespond?: (message: object) => void;
   /** Opens the reply's stream on the response; default a plain SseStream. */
   readonly open?: (res: ServerResponse) => MessageStream;
   /** Open the stream now rather than at the first notification. */
   readonly eager?: boolean;
+  /**
+   * Runs before the final response is written, which waits for it (`--state`: the session is saved
+   * first); it may give another response to write instead.
+   */
+  readonly hold?: (message: object) => Promise<object | undefined>;
 }
 
 export class HttpReply implements RequestRoute {
@@ -33,6 +42,7 @@ export class HttpReply implements RequestRoute {
   readonly protocolVersion?: string;
   readonly header?: HeaderReader;
   readonly access?: Access;
+  readonly identity?: CallerIdentity;
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
   private stream: MessageStream | undefined;
@@ -45,6 +55,7 @@ export class HttpReply implements RequestRoute {
     if (options.protocolVersion !== undefined) this.protocolVersion = options.protocolVersion;
     if (options.header !== undefined) this.header = options.header;
     if (options.access !== undefined) this.access = options.access;
+    if (options.identity !== undefined) this.identity = options.identity;
     if (options.eager === true) this.openStream();
   }
 
@@ -62,10 +73,20 @@ export class HttpReply implements RequestRoute {
     if (this.responded) return;
     this.responded = true;
     this.options.beforeRespond?.(message);
-    if (this.stream !== undefined) {
-      this.stream.send(message);
-      this.stream.end();
-    } else sendJson(this.res, status, message);
+    const write = (replaced?: object) => {
+      const final = replaced ?? message;
+      if (this.stream !== undefined) {
+        this.stream.send(final);
+        this.stream.end();
+      } else sendJson(this.res, status, final);
+    };
+    const hold = this.options.hold;
+    if (hold === undefined) write();
+    else
+      void hold(message).then(
+        (replaced) => write(replaced),
+        () => write(),
+      );
   }
 
   /** Completes the HTTP exchange once `receive` has resolved. */

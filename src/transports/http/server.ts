@@ -21,6 +21,7 @@ import { describeMessage, ops, withTraceparent } from '../../ops/hooks.js';
 import { servedStatelessly } from '../../protocol/classify.js';
 import { ErrorCode } from '../../protocol/jsonrpc.js';
 import type { Protocol } from '../../protocol/server.js';
+import type { SharedState } from '../../state/shared.js';
 import { settleWithin } from '../../util/with-timeout.js';
 import { Authenticator, type AuthOptions, type Principal } from './auth.js';
 import {
@@ -37,6 +38,7 @@ import { type ModernContext, serveModernPost } from './modern.js';
 import { metadataPaths } from './oauth/metadata.js';
 import { accessOf, missingScopes, scopesNeeded } from './oauth/scopes.js';
 import { clientKey, SessionStore } from './sessions.js';
+import { SharedSessions } from './shared-sessions.js';
 import { REPLAY_DEFAULTS, type ReplayLimits } from './streams.js';
 import { header, ProblemError, readBody, sendError, sendJson } from './wire.js';
 
@@ -91,6 +93,12 @@ export interface HttpOptions {
    * the guards and auth; it answers and returns true for a path it owns.
    */
   readonly opsRoute?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * `--state`: 2025-era sessions, their stream events and their notifications live in this store,
+   * shared with the other replicas (shared-sessions.ts); a session lasts `heldSessionIdleMs` unused.
+   * Absent: one process, memory only.
+   */
+  readonly state?: SharedState;
 }
 
 export interface HttpTransport {
@@ -100,6 +108,8 @@ export interface HttpTransport {
   close(graceMs?: number): Promise<void>;
   /** Figures for metrics: open 2025 sessions, open SSE streams, bytes written since start. */
   stats(): { sessions: number; streams: number; bytesOut: number };
+  /** With `state`: the fan-out of unsolicited 2025 notifications to every replica's sessions. */
+  readonly shared?: SharedSessions;
 }
 
 export const HTTP_DEFAULTS = {
@@ -133,11 +143,15 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   });
   const auth = new Authenticator(options.auth ?? {});
   const maxSessions = options.maxSessions ?? HTTP_DEFAULTS.maxSessions;
+  const heldIdleMs = options.heldSessionIdleMs ?? HTTP_DEFAULTS.heldSessionIdleMs;
+  const limits = { ...REPLAY_DEFAULTS, ...options.sseReplay };
+  const shared =
+    options.state === undefined ? undefined : new SharedSessions(options.state, heldIdleMs, limits, log);
   const sessions = new SessionStore(
     protocol,
     {
       idleMs: options.sessionIdleMs ?? HTTP_DEFAULTS.sessionIdleMs,
-      heldIdleMs: options.heldSessionIdleMs ?? HTTP_DEFAULTS.heldSessionIdleMs,
+      heldIdleMs,
       max: maxSessions,
       perClient: Math.min(
         maxSessions,
@@ -149,21 +163,32 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       keepAliveMs,
       retryMs: options.sseRetryMs ?? HTTP_DEFAULTS.sseRetryMs,
       pollMs: options.ssePollMs ?? pollFromEnv(process.env.MCP_RUN_SSE_POLL_MS),
-      limits: { ...REPLAY_DEFAULTS, ...options.sseReplay },
+      limits,
     },
+    shared,
   );
+  await shared?.start({
+    poke: (id, stream, seq) => sessions.local(id)?.streams.poke(stream, seq),
+    deliver: (id, message) => void sessions.local(id)?.connection.receive(message),
+    ended: (id) => sessions.drop(id),
+  });
   // Who each admitted request is: set once by the authenticator, read by the session share and the
   // list filter, so no other part parses credentials.
   const principals = new WeakMap<IncomingMessage, Principal>();
   const listAccess = (req: IncomingMessage) => accessOf(principals.get(req), auth.scopes);
+  const identityOf = (req: IncomingMessage) => principals.get(req)?.identity;
   const legacy: LegacyContext = {
     sessions,
     keepAliveMs,
     clientOf: (req) => clientKey(principals.get(req), req),
     log,
-    ...(auth.oauth ? { accessOf: listAccess } : {}),
+    ...(auth.oauth ? { accessOf: listAccess, identityOf } : {}),
   };
-  const modern: ModernContext = { protocol, keepAliveMs, ...(auth.oauth ? { accessOf: listAccess } : {}) };
+  const modern: ModernContext = {
+    protocol,
+    keepAliveMs,
+    ...(auth.oauth ? { accessOf: listAccess, identityOf } : {}),
+  };
   let closing = false;
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -249,8 +274,8 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     }
     if (admitted.principal !== undefined) principals.set(req, admitted.principal);
     if (req.method === 'POST') await post(req, res);
-    else if (req.method === 'GET') serveLegacyGet(legacy, req, res);
-    else if (req.method === 'DELETE') serveLegacyDelete(legacy, req, res);
+    else if (req.method === 'GET') await serveLegacyGet(legacy, req, res);
+    else if (req.method === 'DELETE') await serveLegacyDelete(legacy, req, res);
     else
       sendError(res, 405, `Method Not Allowed: ${req.method}`, {
         headers: { Allow: 'GET, POST, DELETE, OPTIONS' },
@@ -266,6 +291,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     // it is a sane token, else a fresh one), and the answer echoes it.
     const requestId = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
+    if (shared !== undefined) res.setHeader('X-Mcp-Run-Replica', shared.replica);
     const traceparent = header(req, 'traceparent');
     const done = withLogFields({ requestId }, () =>
       withTraceparent(traceparent, () => handle(req, res)),
@@ -335,7 +361,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     })();
     return closed;
   };
-  return { url, close, stats };
+  return { url, close, stats, ...(shared !== undefined && { shared }) };
 }
 
 /** MCP_RUN_SSE_POLL_MS: a whole number of milliseconds; anything else means no polling. */

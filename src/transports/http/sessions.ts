@@ -20,6 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../log.js';
 import type { Connection, Protocol } from '../../protocol/server.js';
 import type { Principal } from './auth.js';
+import type { SessionRecord, SharedSessions } from './shared-sessions.js';
 import { SessionStreams, type StreamOptions } from './streams.js';
 
 export interface Session {
@@ -34,6 +35,10 @@ export interface Session {
   lastSeen: number;
   /** Requests of this session in flight. */
   busy: number;
+  /** Shared (`--state`): the record as last loaded or saved, to save only what changed. */
+  saved?: string;
+  /** Shared: when this replica last refreshed the session's expiry in the store. */
+  refreshed?: number;
 }
 
 export interface SessionLimits {
@@ -46,6 +51,9 @@ export interface SessionLimits {
   /** Open sessions at most for one client. */
   readonly perClient: number;
 }
+
+/** How often a replica refreshes the expiry of a session whose record did not change. */
+const REFRESH_MS = 10_000;
 
 /** Why `create` refused: the client is at its share, or the server is full. */
 export type Refusal = 'client' | 'server';
@@ -61,6 +69,8 @@ export class SessionStore {
     readonly limits: SessionLimits,
     private readonly log: Logger,
     private readonly streamOptions: StreamOptions,
+    /** With `--state`: sessions live in the shared store, and this store caches them. */
+    readonly shared?: SharedSessions,
   ) {
     const shortest = Math.min(limits.idleMs, limits.heldIdleMs);
     this.sweeper = setInterval(() => this.expire(), Math.max(1000, Math.min(shortest / 2, 60_000)));
@@ -82,22 +92,77 @@ export class SessionStore {
     if (this.countOf(client) >= this.limits.perClient && !this.evictIdle(client)) return 'client';
     if (this.sessions.size >= this.limits.max && !this.evictIdle(undefined)) return 'server';
     // 24 random bytes as base64url: 32 visible-ASCII characters, unguessable.
-    const id = randomBytes(24).toString('base64url');
+    return this.add(randomBytes(24).toString('base64url'), client);
+  }
+
+  private add(id: string, client: string): Session {
+    const shared = this.shared;
     const session: Session = {
       id,
       client,
       version: undefined,
-      streams: new SessionStreams(this.streamOptions),
+      streams: new SessionStreams(this.streamOptions, shared?.streamLog(id)),
       lastSeen: Date.now(),
       busy: 0,
-      connection: this.protocol.connect((message) => {
-        if (!session.streams.notify(message))
-          this.log.debug(`http: session ${shortId(id)} has no GET stream; dropped a notification`);
-      }),
+      connection: this.protocol.connect(
+        (message) => {
+          // Shared: unsolicited messages reach the session through the store's fan-out, once.
+          if (shared !== undefined) return;
+          if (!session.streams.notify(message))
+            this.log.debug(`http: session ${shortId(id)} has no GET stream; dropped a notification`);
+        },
+        shared === undefined ? {} : { outboundIdPrefix: shared.outboundIdPrefix() },
+      ),
     };
     this.sessions.set(id, session);
     this.perClient.set(client, this.countOf(client) + 1);
     return session;
+  }
+
+  /** Shared: the session held here, if any (no store round trip). */
+  local(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  /**
+   * Shared (`--state`): the session with this id, loaded from the store (a session another replica
+   * opened is taken up here), its state refreshed from the record; undefined when it is unknown.
+   * Throws StateError when the store is unreachable.
+   */
+  async fetch(id: string): Promise<Session | undefined> {
+    const shared = this.shared as SharedSessions;
+    const record = await shared.load(id);
+    if (record === undefined) {
+      this.drop(id);
+      return undefined;
+    }
+    let session = this.sessions.get(id);
+    if (session === undefined) {
+      this.expire();
+      if (this.sessions.size >= this.limits.max) this.evictIdle(undefined);
+      session = this.add(id, record.client);
+      this.log.debug(`http: session ${shortId(id)} taken up from the shared state`);
+    }
+    restore(session, record);
+    this.touch(session);
+    return session;
+  }
+
+  /** Shared: writes the session's record back (only when it changed) and refreshes its expiry. */
+  async save(session: Session): Promise<void> {
+    const shared = this.shared;
+    if (shared === undefined) return;
+    const record = shared.recordOf(session.client, session.connection.session);
+    if (record === undefined) return;
+    const text = JSON.stringify(record);
+    const changed = text !== session.saved;
+    // An unchanged record's expiry is refreshed at most every REFRESH_MS from one replica: a
+    // request then costs one read of the store, not three round trips.
+    const now = Date.now();
+    if (!changed && now - (session.refreshed ?? 0) < Math.min(REFRESH_MS, shared.ttlMs / 10)) return;
+    await shared.save(session.id, record, changed);
+    session.saved = text;
+    session.refreshed = now;
   }
 
   /** The live session with this id (and marks it used), or undefined. */
@@ -115,7 +180,17 @@ export class SessionStore {
     this.sessions.set(session.id, session);
   }
 
+  /** Ends a session: here, and with `--state` everywhere (DELETE). */
   end(id: string): void {
+    if (this.shared !== undefined) {
+      const shared = this.shared;
+      void shared.remove(id).catch((err: Error) => this.log.warn(`state: ending a session: ${err.message}`));
+    }
+    this.drop(id);
+  }
+
+  /** Forgets a session here only: with `--state` it lives on in the store (expiry, eviction). */
+  drop(id: string): void {
     const session = this.sessions.get(id);
     if (session === undefined) return;
     this.sessions.delete(id);
@@ -126,10 +201,16 @@ export class SessionStore {
     session.streams.closeAll();
   }
 
-  /** Shutdown: every session ends, every GET stream closes. */
+  /** Shutdown: every session ends here (with `--state` it lives on for the other replicas). */
   closeAll(): void {
     clearInterval(this.sweeper);
-    for (const id of [...this.sessions.keys()]) this.end(id);
+    for (const id of [...this.sessions.keys()]) this.forget(id);
+  }
+
+  /** Expiry, eviction, shutdown: the end of a session, or with `--state` of its copy here. */
+  private forget(id: string): void {
+    if (this.shared === undefined) this.end(id);
+    else this.drop(id);
   }
 
   /** Ends the least recently used idle session (of `client`, or of anyone); false when none is idle. */
@@ -138,7 +219,7 @@ export class SessionStore {
       if (!isIdle(session) || (client !== undefined && session.client !== client)) continue;
       const whose = client === undefined ? 'the server is full' : 'its client is at its share';
       this.log.debug(`http: evicted idle session ${shortId(session.id)}: ${whose}`);
-      this.end(session.id);
+      this.forget(session.id);
       return true;
     }
     return false;
@@ -151,10 +232,24 @@ export class SessionStore {
       if (session.lastSeen < now - limit) {
         const what = isIdle(session) ? 'idle' : 'holding a stream or request, without a new request';
         this.log.debug(`http: session ${shortId(session.id)} expired after ${limit} ms ${what}`);
-        this.end(session.id);
+        this.forget(session.id);
       }
     }
   }
+}
+
+/** Puts a loaded record into the session's protocol connection and streams. */
+function restore(session: Session, record: SessionRecord): void {
+  const state = session.connection.session;
+  state.version = record.version;
+  state.ready = record.ready;
+  state.logLevel = record.logLevel;
+  state.clientCapabilities = record.capabilities;
+  state.subscriptions.clear();
+  for (const uri of record.subscriptions) state.subscriptions.add(uri);
+  session.version = record.version;
+  session.streams.negotiated(record.version);
+  session.saved = JSON.stringify(record);
 }
 
 const isIdle = (session: Session): boolean => session.busy === 0 && !session.streams.held;

@@ -28,6 +28,7 @@
  * a client resuming it gets them, and dropped when the session has no GET stream at all.
  */
 import type { ServerResponse } from 'node:http';
+import type { LogRead } from '../../state/shared.js';
 import { SseStream } from './sse.js';
 import { serialize } from './wire.js';
 
@@ -47,6 +48,26 @@ export interface StreamOptions {
   /** A primed POST stream whose call is still running this long is closed for polling; 0 never. */
   readonly pollMs: number;
   readonly limits: ReplayLimits;
+}
+
+/**
+ * With `--state`: where a session's stream events live, so that any replica can replay and carry a
+ * stream (shared-sessions.ts). Events are appended there first and written to the connection after,
+ * in order; a replica carrying a stream it did not open reads what others append when `poke`d.
+ */
+export interface StreamLog {
+  /** Starts stream keys, so that keys are unique across replicas: [0-9a-z], fixed length. */
+  readonly tag: string;
+  create(key: string, kind: 'post' | 'get'): Promise<void>;
+  append(key: string, data: string): Promise<number>;
+  read(key: string, afterSeq: number): Promise<LogRead | undefined>;
+  close(key: string): Promise<void>;
+  /** Tells the replicas that `key` has events up to `seq` (-1: it closed). */
+  announce(key: string, seq: number): void;
+  /** A GET stream was opened or resumed: unsolicited messages go to it from now on. */
+  newestGet(key: string): void;
+  /** An append failed (the store is unreachable): the event went out live only. */
+  failed(key: string, err: unknown): void;
 }
 
 export const REPLAY_DEFAULTS: ReplayLimits = { events: 1000, bytes: 1024 * 1024, streams: 8 };
@@ -74,6 +95,10 @@ export class ResumableStream implements MessageStream {
   private pollTimer: NodeJS.Timeout | undefined;
   /** A POST stream is finished once its response (or its silent end) was recorded. */
   finished = false;
+  /** Shared (`--state`): the last sequence number written to the current connection. */
+  private written = 0;
+  /** Shared: appends, reads and closes of this stream, in order. */
+  private chain: Promise<void> = Promise.resolve();
 
   constructor(
     readonly key: string,
@@ -92,6 +117,27 @@ export class ResumableStream implements MessageStream {
 
   send(message: object): void {
     if (this.finished) return;
+    const log = this.owner.log;
+    if (log !== undefined) {
+      const data = serialize(message);
+      this.queue(async () => {
+        let seq: number;
+        try {
+          seq = await log.append(this.key, data);
+        } catch (err) {
+          log.failed(this.key, err);
+          this.out?.write(`event: message\ndata: ${data}\n\n`);
+          return;
+        }
+        this.seq = seq;
+        if (this.out !== undefined && seq === this.written + 1) {
+          this.out.write(`id: ${this.key}/${seq}\nevent: message\ndata: ${data}\n\n`);
+          this.written = seq;
+        } else await this.pull();
+        log.announce(this.key, seq);
+      });
+      return;
+    }
     this.seq++;
     const frame = `id: ${this.key}/${this.seq}\nevent: message\ndata: ${serialize(message)}\n\n`;
     this.keep({ seq: this.seq, frame, bytes: Buffer.byteLength(frame) });
@@ -102,8 +148,53 @@ export class ResumableStream implements MessageStream {
   end(): void {
     if (this.finished) return;
     this.finished = true;
+    const log = this.owner.log;
+    if (log !== undefined) {
+      this.queue(async () => {
+        await log.close(this.key).catch((err: unknown) => log.failed(this.key, err));
+        log.announce(this.key, -1);
+        this.disconnect();
+        this.owner.trim();
+      });
+      return;
+    }
     this.disconnect();
     this.owner.trim();
+  }
+
+  /** Shared: another replica appended up to `seq` (-1: closed); a connection here reads it. */
+  poke(seq: number): void {
+    if (this.out === undefined || (seq >= 0 && seq <= this.written)) return;
+    this.queue(() => this.pull());
+  }
+
+  /** Shared: runs `step` after everything queued before it. */
+  private queue(step: () => Promise<void>): void {
+    this.chain = this.chain.then(step).catch(() => {});
+  }
+
+  /** Shared: writes what the log holds beyond `written`; a closed log ends the connection. */
+  private async pull(): Promise<void> {
+    const log = this.owner.log;
+    const out = this.out;
+    if (log === undefined || out === undefined) return;
+    let read: LogRead | undefined;
+    try {
+      read = await log.read(this.key, this.written);
+    } catch (err) {
+      log.failed(this.key, err);
+      return;
+    }
+    if (read === undefined) return;
+    for (const { seq, item } of read.items) {
+      out.write(`id: ${this.key}/${seq}\nevent: message\ndata: ${item}\n\n`);
+      this.written = seq;
+    }
+    this.seq = Math.max(this.seq, read.last);
+    if (read.closed) {
+      this.finished = true;
+      if (this.out === out) this.disconnect();
+    }
   }
 
   /**
@@ -115,6 +206,17 @@ export class ResumableStream implements MessageStream {
     this.disconnect();
     const out = new SseStream(res, this.owner.options.keepAliveMs);
     this.out = out;
+    if (this.owner.log !== undefined) {
+      if (afterSeq === undefined && this.owner.priming)
+        out.write(`id: ${this.key}/0\nretry: ${this.owner.options.retryMs}\ndata: \n\n`);
+      this.written = afterSeq ?? this.seq;
+      if (afterSeq !== undefined) this.queue(() => this.pull());
+      res.once('close', () => {
+        if (this.out === out) this.out = undefined;
+        this.owner.trim();
+      });
+      return;
+    }
     if (afterSeq === undefined) {
       if (this.owner.priming)
         out.write(`id: ${this.key}/0\nretry: ${this.owner.options.retryMs}\ndata: \n\n`);
@@ -143,6 +245,12 @@ export class ResumableStream implements MessageStream {
       this.disconnect();
     }, ms);
     this.pollTimer.unref();
+  }
+
+  /** Shared: the log is being created; appends wait for it. */
+  created(creating: Promise<void>): void {
+    const log = this.owner.log;
+    this.queue(() => creating.catch((err: unknown) => log?.failed(this.key, err)));
   }
 
   /** Whether `seq` lies inside what was sent on this stream. */
@@ -179,7 +287,11 @@ export class SessionStreams {
   /** In opening order. */
   private readonly streams = new Map<string, ResumableStream>();
 
-  constructor(readonly options: StreamOptions) {}
+  constructor(
+    readonly options: StreamOptions,
+    /** With `--state`: the shared event log of this session's streams. */
+    readonly log?: StreamLog,
+  ) {}
 
   /** The negotiated version decides priming and polling. */
   negotiated(version: string): void {
@@ -198,7 +310,41 @@ export class SessionStreams {
   openGet(res: ServerResponse): ResumableStream {
     const stream = this.create('get');
     stream.attach(res, undefined);
+    this.log?.newestGet(stream.key);
     return stream;
+  }
+
+  /**
+   * Shared (`--state`): continues the stream `Last-Event-ID` names, wherever it was opened, from
+   * the shared log; or says why not.
+   */
+  async resumeShared(
+    lastEventId: string,
+    res: ServerResponse,
+    log: StreamLog,
+  ): Promise<ResumableStream | ResumeFault> {
+    const found = /^([0-9a-z]+)\/(\d+)$/.exec(lastEventId.trim());
+    if (found === null) return 'malformed';
+    const key = found[1] as string;
+    const seq = Number(found[2]);
+    const read = await log.read(key, Number.MAX_SAFE_INTEGER);
+    if (read === undefined || seq > read.last) return 'unknown';
+    let stream = this.streams.get(key);
+    if (stream === undefined) {
+      stream = new ResumableStream(key, read.tag === 'post' ? 'post' : 'get', this);
+      if (read.closed) stream.finished = true;
+    }
+    this.streams.delete(key);
+    this.streams.set(key, stream);
+    stream.attach(res, seq);
+    if (stream.kind === 'get') log.newestGet(key);
+    this.trim();
+    return stream;
+  }
+
+  /** Shared: another replica appended to `key`; a connection carrying it here reads on. */
+  poke(key: string, seq: number): void {
+    this.streams.get(key)?.poke(seq);
   }
 
   /** Continues the stream `Last-Event-ID` names on `res`, or says why not. */
@@ -254,8 +400,9 @@ export class SessionStreams {
   }
 
   private create(kind: 'post' | 'get'): ResumableStream {
-    const key = (this.next++).toString(36);
+    const key = `${this.log?.tag ?? ''}${(this.next++).toString(36)}`;
     const stream = new ResumableStream(key, kind, this);
+    if (this.log !== undefined) stream.created(this.log.create(key, kind));
     this.streams.set(key, stream);
     this.trim();
     return stream;

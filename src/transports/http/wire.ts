@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Problem } from '../../errors.js';
+import { unnamedErrorReply } from '../../protocol/downgrade.js';
 import {
   ErrorCode,
   errorResponse,
@@ -47,7 +48,12 @@ export function sendJson(
   res.end(body);
 }
 
-/** An HTTP error reply whose body is a JSON-RPC error; `code` defaults to -32600 Invalid Request. */
+/**
+ * An HTTP error reply whose body is a JSON-RPC error; `code` defaults to -32600 Invalid Request.
+ * One that cannot name its request follows the version the request's MCP-Protocol-Version header
+ * names, as the protocol's own replies do (`"id": null` before 2025-11-25, no `id` from it on and
+ * without the header; docs/clients.md).
+ */
 export function sendError(
   res: ServerResponse,
   status: number,
@@ -55,7 +61,10 @@ export function sendError(
   options: { id?: RequestId | null; code?: number; data?: unknown; headers?: Record<string, string> } = {},
 ): void {
   const error = new ProtocolError(options.code ?? ErrorCode.InvalidRequest, message, options.data);
-  sendJson(res, status, errorResponse(options.id ?? null, error), options.headers);
+  const id = options.id ?? null;
+  const reply = errorResponse(id, error);
+  const version = res.req === undefined ? undefined : header(res.req, 'mcp-protocol-version');
+  sendJson(res, status, id === null ? unnamedErrorReply(reply, version) : reply, options.headers);
 }
 
 export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {

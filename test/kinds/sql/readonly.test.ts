@@ -235,15 +235,19 @@ for (const engine of ENGINES) {
         const sql =
           engine === 'postgres' ? `SELECT nextval('${q('seq ✓')}')` : `SELECT NEXTVAL(${q('seq ✓')})`;
         assert.equal(classifySql(sql, engine).read, true);
-        await assert.rejects(
-          writable.query(parseSqlParams(sql), [], {
+        const call = (text: string, readOnly: boolean) =>
+          writable.query(parseSqlParams(text), [], {
             maxRows: 10,
             timeoutMs: 5000,
             signal: new AbortController().signal,
-            readOnly: true,
-          }),
-          /read-only transaction|READ ONLY transaction/i,
-        );
+            readOnly,
+          });
+        // Again after a read and after a write on the pool's connections (session settings and
+        // prepared statements are kept per connection between calls).
+        for (const before of [undefined, 'read', 'write'] as const) {
+          if (before) await call('SELECT 1 AS one', before === 'read');
+          await assert.rejects(call(sql, true), /read-only transaction|READ ONLY transaction/i);
+        }
       });
     }
   });

@@ -182,6 +182,21 @@ test('BLOBs come back as base64 text', async () => {
   await opened!.dispose();
 });
 
+test('bound integers, bytes and objects reach the worker as SQLite sees them, and come back', async () => {
+  const dir = tempDir();
+  const { opened, sql } = await open({ path: ':memory:' }, dir);
+  const res = await query(
+    sql,
+    'SELECT typeof(:i) AS ti, :i + 0 AS i, typeof(:b) AS tb, hex(:b) AS hb, :b AS b, :o AS o, :x AS x',
+    // One value per occurrence of a name.
+    [42, 42, new Uint8Array([1, 255]), new Uint8Array([1, 255]), new Uint8Array([1, 255]), { a: [1] }, 2.5],
+  );
+  assert.deepEqual(res.rows, [
+    { ti: 'integer', i: 42, tb: 'blob', hb: '01FF', b: 'Af8=', o: '{"a":[1]}', x: 2.5 },
+  ]);
+  await opened!.dispose();
+});
+
 test('source defaults reach tools; dispose closes and may be called again', async () => {
   const dir = tempDir();
   const { opened, sql } = await open({ path: ':memory:', maxRows: 7, timeoutMs: 1234 }, dir);

@@ -12,7 +12,8 @@
  * JWKS, the issuer's metadata or the introspection endpoint cannot be reached: a token that cannot be
  * checked is never accepted. Token values are never put into a message or a log line.
  */
-import { createRemoteJWKSet, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
+import type { CallerIdentity } from '../../../catalog/types.js';
 
 export interface IntrospectionOptions {
   /** The RFC 7662 endpoint; default: `introspection_endpoint` from the issuer's metadata. */
@@ -45,6 +46,8 @@ export interface Principal {
   readonly clientId: string | undefined;
   /** The granted scopes; undefined for a static credential, which carries every right. */
   readonly scopes: ReadonlySet<string> | undefined;
+  /** The verified token's claims, for claim-bound inputs and token exchange; none for a static credential. */
+  readonly identity?: CallerIdentity;
 }
 
 export type Verdict =
@@ -65,6 +68,13 @@ export const DEFAULT_ALGORITHMS = [
 ];
 
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
+
+let jose: Promise<typeof import('jose')> | undefined;
+/** Loaded with the first token: a server without OAuth never loads jose. */
+const loadJose = (): Promise<typeof import('jose')> => {
+  jose ??= import('jose');
+  return jose;
+};
 
 interface IssuerMetadata {
   readonly jwks_uri?: string;
@@ -87,7 +97,8 @@ export class TokenVerifier {
   }
 
   async verify(token: string): Promise<Verdict> {
-    if (!looksLikeJwt(token)) {
+    const { decodeProtectedHeader, jwtVerify } = await loadJose();
+    if (!looksLikeJwt(token, decodeProtectedHeader)) {
       if (this.options.introspection !== undefined) return this.introspect(token, this.options.introspection);
       return invalid('the access token is not a JWT');
     }
@@ -105,7 +116,7 @@ export class TokenVerifier {
         clockTolerance: this.options.clockToleranceSec ?? 30,
         requiredClaims: ['exp'],
       });
-      return { ok: true, principal: principalOf(payload, this.options.issuer) };
+      return { ok: true, principal: principalOf(payload, this.options.issuer, token) };
     } catch (err) {
       return classify(err);
     }
@@ -115,6 +126,7 @@ export class TokenVerifier {
     if (this.keys !== undefined) return this.keys;
     const uri = this.options.jwksUri ?? (await this.issuerMetadata()).jwks_uri;
     if (typeof uri !== 'string') throw new Error('the issuer metadata has no jwks_uri');
+    const { createRemoteJWKSet } = await loadJose();
     this.keys ??= createRemoteJWKSet(new URL(uri), {
       timeoutDuration: this.timeoutMs,
       cooldownDuration: this.options.jwksCooldownMs ?? 30_000,
@@ -198,11 +210,14 @@ export class TokenVerifier {
     const aud = body.aud;
     const audiences = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
     if (!audiences.includes(this.audience)) return invalid('the access token is not meant for this resource');
-    return { ok: true, principal: principalOf(body as JWTPayload, this.options.issuer) };
+    return { ok: true, principal: principalOf(body as JWTPayload, this.options.issuer, token) };
   }
 }
 
-function looksLikeJwt(token: string): boolean {
+function looksLikeJwt(
+  token: string,
+  decodeProtectedHeader: typeof import('jose').decodeProtectedHeader,
+): boolean {
   if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/.test(token)) return false;
   try {
     decodeProtectedHeader(token);
@@ -212,14 +227,27 @@ function looksLikeJwt(token: string): boolean {
   }
 }
 
-function principalOf(payload: JWTPayload, issuer: string): Principal {
+function principalOf(payload: JWTPayload, issuer: string, token: string): Principal {
   const scopes = new Set<string>();
   if (typeof payload.scope === 'string')
     for (const s of payload.scope.split(' ')) if (s !== '') scopes.add(s);
   if (Array.isArray(payload.scp)) for (const s of payload.scp) if (typeof s === 'string') scopes.add(s);
   const subject = typeof payload.sub === 'string' ? payload.sub : undefined;
   const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
-  return { label: `oauth:${issuer}#${subject ?? `client:${clientId ?? '?'}`}`, subject, clientId, scopes };
+  const identity: CallerIdentity = {
+    issuer,
+    subject,
+    claims: Object.freeze({ ...payload }),
+    expiresAt: typeof payload.exp === 'number' ? payload.exp : undefined,
+    accessToken: () => token,
+  };
+  return {
+    label: `oauth:${issuer}#${subject ?? `client:${clientId ?? '?'}`}`,
+    subject,
+    clientId,
+    scopes,
+    identity,
+  };
 }
 
 /** jose's error codes that mean the keys could not be fetched, as opposed to a bad token. */

@@ -1,0 +1,382 @@
+/**
+ * Scenario `toolbox`: mcp-run against MCP Toolbox for Databases (Go) on the same SQL tools, side by
+ * side in interleaved rounds: a one-row query on SQLite and on PostgreSQL at 1, 8 and 32
+ * connections, `tools/list` of 10 tools, and full `tools/list` walks of 1,000 and 10,000 tools with
+ * the RSS of each serving process. Toolbox starts from a `tools.yaml` the bench writes. Skipped,
+ * with the reason, when its binary is missing; the PostgreSQL rows need MCP_RUN_BENCH_POSTGRES_URL
+ * (or MCP_RUN_TEST_POSTGRES_URL).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { sqlFixture, writeManifest } from '../lib/fixtures.js';
+import { goal } from '../lib/goals.js';
+import { cannon, interleave, medians, probe, type Target, type Throughput } from '../lib/load.js';
+import {
+  answered,
+  BASE_HEADERS,
+  type Era,
+  ID_SLOT,
+  LEGACY,
+  legacyHttpSession,
+  modernHeaders,
+  request,
+  toolCall,
+} from '../lib/mcp.js';
+import { mcpRun, type ServerProcess, startAll, stopAll } from '../lib/proc.js';
+import { fmt, ratio, times } from '../lib/stats.js';
+import {
+  mcpRunSqlTools,
+  type SqlToolSpec,
+  startToolbox,
+  type ToolboxSource,
+  toolboxBinary,
+  toolboxYaml,
+} from '../lib/toolbox.js';
+import type { BenchOptions, Goal, Scenario, Table } from '../lib/types.js';
+import { walks } from './scale.js';
+
+const HEADER = 'server: { name: bench, version: 1.0.0 }\n';
+const TOOLBOX_HEADERS = { ...BASE_HEADERS, 'mcp-protocol-version': LEGACY };
+
+/** `item` (a one-row query by id) and `item_1` … `item_<n-1>` like it: the list scenarios' tools. */
+function itemTools(n: number, table: string): SqlToolSpec[] {
+  return Array.from({ length: n }, (_, i) => ({
+    name: i === 0 ? 'item' : `item_${i}`,
+    description: `Item ${i} of the catalogue tools: one item, by id.`,
+    sql: `SELECT id, name, price FROM ${table} WHERE id = :id`,
+    params: [{ name: 'id', description: 'The item id' }],
+  }));
+}
+
+function mcpRunManifest(work: string, file: string, source: ToolboxSource, tools: SqlToolSpec[]): string {
+  const db =
+    source.kind === 'sqlite'
+      ? `  db: { kind: sqlite, path: ${JSON.stringify(source.path)} }\n`
+      : `  db: { kind: postgres, url: ${JSON.stringify(source.url)} }\n`;
+  return writeManifest(work, file, `${HEADER}sources:\n${db}${mcpRunSqlTools(tools)}`);
+}
+
+interface Pair {
+  readonly mcpRun: ServerProcess;
+  readonly toolbox: ServerProcess;
+}
+
+async function startPair(
+  binary: string,
+  work: string,
+  tag: string,
+  source: ToolboxSource,
+  tools: SqlToolSpec[],
+  options: BenchOptions,
+): Promise<Pair> {
+  const manifest = mcpRunManifest(work, `${tag}.yaml`, source, tools);
+  const config = writeManifest(work, `${tag}-tools.yaml`, toolboxYaml(source, tools));
+  const { mcpRun: m } = await startAll({
+    mcpRun: mcpRun(manifest, ['--http', '--port', '0', '--no-watch'], options.profileDir),
+  });
+  try {
+    return { mcpRun: m, toolbox: await startToolbox(binary, config) };
+  } catch (err) {
+    await m.stop();
+    throw err;
+  }
+}
+
+/** Interleaved rounds of mcp-run (2025 and 2026) and Toolbox on one request, at each connection count. */
+async function compare(
+  pair: Pair,
+  what: string,
+  body: (era: Era) => string,
+  method: string,
+  name: string | undefined,
+  verify: (body: string) => boolean,
+  connections: readonly number[],
+  options: BenchOptions,
+): Promise<{ table: Table; ratios: [string, number][]; raw: Throughput[][][] }> {
+  const session = await legacyHttpSession(pair.mcpRun.url);
+  const targets: { label: string; target: Target }[] = [
+    {
+      label: 'mcp-run 2025',
+      target: { url: pair.mcpRun.url, headers: session, body: body('legacy'), verify },
+    },
+    {
+      label: 'mcp-run 2026',
+      target: { url: pair.mcpRun.url, headers: modernHeaders(method, name), body: body('modern'), verify },
+    },
+    {
+      label: 'Toolbox 2025',
+      target: { url: pair.toolbox.url, headers: TOOLBOX_HEADERS, body: body('legacy'), verify },
+    },
+  ];
+  for (const t of targets) await probe(t.target);
+  const rows: (string | number)[][] = [];
+  const ratios: [string, number][] = [];
+  const raw: Throughput[][][] = [];
+  for (const c of connections) {
+    const rounds = await interleave(
+      targets.map((t) => ({
+        label: `${t.label}, ${what}, ${c} conn`,
+        measure: (s: number) => cannon(t.target, c, s, options.smoke ? c * 20 : undefined),
+      })),
+      { rounds: options.rounds, seconds: options.duration, warmup: options.warmup },
+      (line) => console.error(`  toolbox: ${line}`),
+    );
+    raw.push(rounds);
+    const m = rounds.map((r) => medians(r));
+    // Per-round ratios (rounds are interleaved, so each pair ran under the same load): their median.
+    const perRound = (i: number) =>
+      rounds[i]!.map((r, k) => ratio(r.rps, rounds[2]![k]!.rps)).sort((a, b) => a - b);
+    targets.forEach((t, i) => {
+      const rs = perRound(i);
+      const mid = rs[Math.floor(rs.length / 2)]!;
+      if (i < 2) ratios.push([`${t.label}, ${c} conn`, mid]);
+      rows.push([
+        t.label,
+        c,
+        fmt(m[i]!.rps),
+        fmt(m[i]!.p50),
+        fmt(m[i]!.p99),
+        i < 2 ? `${times(mid)} [${times(rs[0]!)}–${times(rs.at(-1)!)}]` : '—',
+        m[i]!.failed,
+      ]);
+    });
+  }
+  return {
+    table: {
+      caption: `${what} (median of ${options.rounds} interleaved rounds of ${options.duration} s)`,
+      columns: [
+        'server',
+        'connections',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        '× Toolbox (median [min–max] of rounds)',
+        'failed',
+      ],
+      rows,
+    },
+    ratios,
+    raw,
+  };
+}
+
+/** A schema with `items` (1,000 rows) in the bench's PostgreSQL, and how to drop it. */
+async function postgresItems(url: string): Promise<{ table: string; drop: () => Promise<void> }> {
+  const schema = `mcp_run_bench_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA ${schema}`);
+    await client.query(
+      `CREATE TABLE ${schema}.items (id integer PRIMARY KEY, name text NOT NULL, price double precision NOT NULL)`,
+    );
+    await client.query(
+      `INSERT INTO ${schema}.items SELECT i, 'item number ' || i, round(i * 137.5) / 100 FROM generate_series(1, 1000) i`,
+    );
+  } finally {
+    await client.end();
+  }
+  return {
+    table: `${schema}.items`,
+    async drop() {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`).finally(() => c.end());
+    },
+  };
+}
+
+export const toolboxScenario: Scenario = {
+  name: 'toolbox',
+  title: 'Against MCP Toolbox for Databases: SQL calls and lists',
+
+  async run(options: BenchOptions, work: string) {
+    const binary = toolboxBinary();
+    const base = { name: this.name, title: this.title };
+    if ('missing' in binary) {
+      return {
+        ...base,
+        setup: [`Skipped: ${binary.missing}.`],
+        tables: [],
+        goals: [],
+        raw: { skipped: binary.missing },
+      };
+    }
+    const connections = options.smoke ? [1] : [1, 8, 32];
+    const sizes = options.smoke ? [200] : [1000, 10_000];
+    const tables: Table[] = [];
+    const goals: Goal[] = [];
+    const raw: Record<string, unknown> = {};
+    const notes: string[] = [];
+    const verifyRow = (body: string) => answered(body) && body.includes('item number 1');
+    const call = (era: Era) => JSON.stringify(toolCall(era, ID_SLOT, 'item', { id: 1 }));
+    const list = (era: Era) => JSON.stringify(request(era, ID_SLOT, 'tools/list'));
+    const verifyList = (body: string) => answered(body) && body.includes('"item_9"');
+
+    const { db } = sqlFixture(work);
+    const engines: { label: string; source: ToolboxSource; table: string; drop?: () => Promise<void> }[] = [
+      { label: 'SQLite', source: { kind: 'sqlite', path: db }, table: 'items' },
+    ];
+    const pgUrl = process.env.MCP_RUN_BENCH_POSTGRES_URL ?? process.env.MCP_RUN_TEST_POSTGRES_URL;
+    if (pgUrl) {
+      const items = await postgresItems(pgUrl);
+      engines.push({ label: 'PostgreSQL', source: { kind: 'postgres', url: pgUrl }, ...items });
+    } else
+      notes.push(
+        'PostgreSQL rows skipped: MCP_RUN_BENCH_POSTGRES_URL (or MCP_RUN_TEST_POSTGRES_URL) is not set.',
+      );
+
+    try {
+      for (const engine of engines) {
+        const pair = await startPair(
+          binary.path,
+          work,
+          engine.label,
+          engine.source,
+          itemTools(10, engine.table),
+          options,
+        );
+        try {
+          const calls = await compare(
+            pair,
+            `${engine.label} one-row tools/call`,
+            call,
+            'tools/call',
+            'item',
+            verifyRow,
+            connections,
+            options,
+          );
+          tables.push(calls.table);
+          raw[`${engine.label} call`] = calls.raw;
+          goals.push(
+            goal(`${engine.label} one-row call vs Toolbox`, '≥ 1.0×', calls.ratios, (v) => v >= 1, times),
+          );
+          if (engine.source.kind === 'sqlite') {
+            const lists = await compare(
+              pair,
+              'tools/list, 10 SQL tools',
+              list,
+              'tools/list',
+              undefined,
+              verifyList,
+              connections,
+              options,
+            );
+            tables.push(lists.table);
+            raw['list 10'] = lists.raw;
+            goals.push(
+              goal('tools/list, 10 tools, vs Toolbox', '≥ 1.0×', lists.ratios, (v) => v >= 1, times),
+            );
+          }
+        } finally {
+          await stopAll({ mcpRun: pair.mcpRun, toolbox: pair.toolbox });
+        }
+      }
+
+      const walkRows: (string | number)[][] = [];
+      const walkRatios: [string, number][] = [];
+      const memory: [string, number][] = [];
+      for (const n of sizes) {
+        const pair = await startPair(
+          binary.path,
+          work,
+          `walk${n}`,
+          engines[0]!.source,
+          itemTools(n, 'items'),
+          options,
+        );
+        try {
+          const contenders = [
+            {
+              label: 'mcp-run (pages of 100)',
+              server: pair.mcpRun,
+              era: 'modern' as Era,
+              headers: modernHeaders('tools/list'),
+            },
+            {
+              label: 'Toolbox (one page)',
+              server: pair.toolbox,
+              era: 'legacy' as Era,
+              headers: TOOLBOX_HEADERS,
+            },
+          ];
+          const rounds = await interleave(
+            contenders.map((c) => ({
+              label: `${c.label}, ${n} tools`,
+              measure: (s: number) => walks(c.server, c.era, c.headers, n, s),
+            })),
+            { rounds: options.rounds, seconds: options.duration, warmup: options.warmup },
+            (line) => console.error(`  toolbox: ${line}`),
+          );
+          raw[`walk ${n}`] = rounds;
+          const perRound = rounds[0]!
+            .map((r, k) => ratio(rounds[1]![k]!.walkMs, r.walkMs))
+            .sort((a, b) => a - b);
+          const mid = perRound[Math.floor(perRound.length / 2)]!;
+          walkRatios.push([`${n.toLocaleString('en-US')} tools`, mid]);
+          contenders.forEach((c, i) => {
+            const r = rounds[i]!;
+            const med = (f: (x: (typeof r)[number]) => number) =>
+              r.map(f).sort((a, b) => a - b)[Math.floor(r.length / 2)]!;
+            const mem = c.server.memory();
+            if (i === 0 && mem && n === sizes.at(-1))
+              memory.push([`${n.toLocaleString('en-US')} SQL tools`, mem.rssMb]);
+            walkRows.push([
+              c.label,
+              n,
+              r[0]!.pages,
+              fmt(med((x) => x.walkMs)),
+              fmt(r[0]!.bytes / n),
+              mem ? fmt(mem.rssMb) : 'n/a',
+              fmt(c.server.startMs),
+              i === 0 ? `${times(mid)} [${times(perRound[0]!)}–${times(perRound.at(-1)!)}]` : '—',
+            ]);
+          });
+        } finally {
+          await stopAll({ mcpRun: pair.mcpRun, toolbox: pair.toolbox });
+        }
+      }
+      tables.push({
+        caption: `Full tools/list walk of SQL tools (median of ${options.rounds} interleaved rounds of ${options.duration} s)`,
+        columns: [
+          'server',
+          'tools',
+          'pages',
+          'full walk ms',
+          'bytes per tool',
+          'RSS MB',
+          'start-up ms',
+          '× Toolbox (median [min–max] of rounds)',
+        ],
+        rows: walkRows,
+      });
+      goals.push(goal('full tools/list walk vs Toolbox', '≥ 1.0×', walkRatios, (v) => v >= 1, times));
+      goals.push(
+        goal(
+          'RSS of the serving process after the walks (mcp-run)',
+          '≤ 150 MB',
+          memory,
+          (v) => v <= 150,
+          (v) => `${fmt(v)} MB`,
+        ),
+      );
+    } finally {
+      for (const e of engines) await e.drop?.().catch(() => undefined);
+    }
+    return {
+      ...base,
+      setup: [
+        "Toolbox 1.12 (`@toolbox-sdk/server-linux-x64`, a Go binary) serves a `tools.yaml` the bench writes with the same tools as the mcp-run manifest: `item` … `item_9`, each `SELECT id, name, price FROM items WHERE id = :id` (`$1` on Toolbox's postgres-sql, `?` on sqlite-sql) with one integer parameter. Toolbox logs at WARN (at INFO it logs every request).",
+        "Toolbox speaks the 2025 protocol statelessly (no session); mcp-run is measured on a 2025 session and on the 2026 path. Default pools on both sides (mcp-run 5 connections to PostgreSQL, Toolbox pgxpool's default).",
+        "Ratios are mcp-run ÷ Toolbox (throughput; for walks, Toolbox's walk time ÷ mcp-run's), taken per interleaved round, then the median with the range over rounds: > 1 is mcp-run ahead.",
+        'Every answer is checked (the row, or `item_9` in the list); walks check that every tool was seen. RSS is read from /proc of each serving process after its walks.',
+        'Round trips of one one-row read, counted by `npx tsx bench/round-trips.ts` through a TCP relay: PostgreSQL 1 (BEGIN READ ONLY, SET LOCALs, the statement, pg_advisory_unlock_all(), ROLLBACK behind one Sync; 6 before: BEGIN+SETs, DECLARE, FETCH 1, FETCH 4, ROLLBACK, DISCARD ALL), MySQL/MariaDB 3 (SET TRANSACTION READ ONLY, EXECUTE, DO RELEASE_ALL_LOCKS(); 5 before). (Toolbox's own were not counted.)',
+        ...notes,
+      ],
+      tables,
+      goals,
+      raw,
+    };
+  },
+};

@@ -1,0 +1,153 @@
+/**
+ * Claim-bound inputs: `owner: { fromClaim: email }` in a tool's `input:` takes the argument's value
+ * from the caller's verified OAuth access token, so a query can be bound to who is asking.
+ *
+ * - The kind sees it as one more declared argument (SQL `:owner`, `{{owner}}` in a path, a query,
+ *   a header or a program's argv), with its schema minus `fromClaim`.
+ * - The model never sees it: it is left out of the inputSchema `tools/list` shows.
+ * - An argument that names it is refused, never overwritten silently: a caller that tries to set
+ *   it is told so.
+ * - Without a verified identity (stdio, a static token, an API key) the call is refused; so is a
+ *   token without the claim, or a claim value that does not fit the input's schema.
+ */
+
+import type { Problem } from '../errors.js';
+import { problems } from '../errors.js';
+import type { EntryPath } from '../kinds/contract/kinds.js';
+import type { CallerIdentity } from '../kinds/contract/types.js';
+import { isObject } from '../util/is-object.js';
+import type { Validator } from './schemas.js';
+import type { JsonSchema } from './types.js';
+
+export interface ClaimBinding {
+  /** The argument's name. */
+  readonly name: string;
+  /** The claim of the access token its value comes from. */
+  readonly claim: string;
+  /** The input's own schema, applied to the claim's value. */
+  readonly validate: Validator | undefined;
+  /** Whether the schema names a `type`; without one only strings, numbers and booleans are taken. */
+  readonly typed: boolean;
+}
+
+export interface ClaimInputs {
+  /** The input as the kind sees it: every argument, `fromClaim` removed. */
+  readonly kindInput: Record<string, JsonSchema> | undefined;
+  /** The input as the model sees it: without the claim-bound arguments. */
+  readonly shownInput: Record<string, JsonSchema> | undefined;
+  readonly bindings: readonly ClaimBinding[];
+}
+
+const FIELD = 'fromClaim';
+
+/** Splits `input:` into what the kind and the model see; reports a malformed `fromClaim`. */
+export function claimInputs(
+  input: Record<string, JsonSchema> | undefined,
+  at: EntryPath,
+  report: (path: EntryPath, problem: Problem) => void,
+  compile: (schema: JsonSchema) => Validator,
+): ClaimInputs {
+  if (input === undefined || !Object.values(input).some((s) => isObject(s) && FIELD in s))
+    return { kindInput: input, shownInput: input, bindings: [] };
+  const kindInput: Record<string, JsonSchema> = {};
+  const shownInput: Record<string, JsonSchema> = {};
+  const bindings: ClaimBinding[] = [];
+  for (const [name, schema] of Object.entries(input)) {
+    const define = (target: Record<string, JsonSchema>, value: JsonSchema) =>
+      Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+    if (!isObject(schema) || !(FIELD in schema)) {
+      define(kindInput, schema);
+      define(shownInput, schema);
+      continue;
+    }
+    const { [FIELD]: claim, ...rest } = schema as JsonSchema;
+    define(kindInput, rest);
+    if (typeof claim !== 'string' || claim === '') {
+      report(
+        [...at, name, FIELD],
+        problems.MANIFEST_INVALID_VALUE(
+          'fromClaim names a claim of the caller’s access token, e.g. fromClaim: email',
+        ),
+      );
+      continue;
+    }
+    if ('default' in rest) {
+      report(
+        [...at, name, 'default'],
+        problems.MANIFEST_INVALID_VALUE(
+          `input "${name}" comes from the "${claim}" claim; it cannot have a default`,
+          'remove the default: a caller without the claim is refused',
+        ),
+      );
+    }
+    const { required: _flag, ...own } = rest;
+    let validate: Validator | undefined;
+    try {
+      validate = compile(own);
+    } catch (err) {
+      report([...at, name], problems.SCHEMA_INVALID((err as Error).message));
+    }
+    bindings.push({ name, claim, validate, typed: 'type' in own });
+  }
+  return { kindInput, shownInput, bindings };
+}
+
+/** A verbatim `inputSchema` cannot bind claims: its properties are served as they are. */
+export function refuseVerbatimClaims(
+  schema: JsonSchema,
+  at: EntryPath,
+  report: (path: EntryPath, problem: Problem) => void,
+): void {
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (!isObject(property) || !(FIELD in property)) continue;
+    report(
+      [...at, 'properties', name, FIELD],
+      problems.MANIFEST_INVALID_VALUE(
+        'fromClaim works in `input:` only: a verbatim inputSchema is served unchanged',
+        'declare the arguments with `input:` instead',
+      ),
+    );
+  }
+}
+
+/** Arguments that try to set a claim-bound input: the refusal, or undefined. */
+export function claimOverride(
+  tool: string,
+  bindings: readonly ClaimBinding[],
+  args: object,
+): string | undefined {
+  const set = bindings.filter((b) => Object.hasOwn(args, b.name));
+  if (set.length === 0) return undefined;
+  const names = set.map((b) => `"${b.name}" (from the "${b.claim}" claim)`).join(', ');
+  return `Tool ${tool} refused the call: the argument ${names} is set from the caller's verified access token and cannot be passed. Call it again without it.`;
+}
+
+/** Writes each bound value into `values`; returns the refusal when it cannot. */
+export function bindClaims(
+  tool: string,
+  bindings: readonly ClaimBinding[],
+  values: Record<string, unknown>,
+  identity: CallerIdentity | undefined,
+): string | undefined {
+  if (bindings.length === 0) return undefined;
+  if (identity === undefined) {
+    const claims = [...new Set(bindings.map((b) => `"${b.claim}"`))].join(', ');
+    return `Tool ${tool} needs the caller's verified identity (the ${claims} claim of an OAuth access token), and this call has none: it is served only over HTTP with OAuth (server.auth), not over stdio, a static bearer token or an API key.`;
+  }
+  for (const binding of bindings) {
+    const value = Object.hasOwn(identity.claims, binding.claim) ? identity.claims[binding.claim] : undefined;
+    if (value === undefined || value === null)
+      return `Tool ${tool} needs the "${binding.claim}" claim of the caller's access token, and the token has none; ask the authorization server to include it.`;
+    const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+    const mismatch =
+      !binding.typed && !scalar
+        ? 'it is not a string, number or boolean (declare a type to accept it)'
+        : binding.validate?.(value);
+    // The claim's value is the caller's own data, but it is not repeated: it may be personal.
+    if (mismatch !== undefined)
+      return `Tool ${tool} cannot use the "${binding.claim}" claim of the caller's access token for "${binding.name}": ${mismatch}.`;
+    values[binding.name] = value;
+  }
+  return undefined;
+}

@@ -1,0 +1,96 @@
+/**
+ * The state several mcp-run replicas share (`--state redis://…`), as a few general primitives that
+ * know nothing of MCP: values with a time to live, a claim (set if absent), a time-ordered index, a
+ * bounded append-only log per key, and pub/sub. The 2025-era HTTP sessions are built on it
+ * (transports/http/shared-sessions.ts); tasks can use the same primitives. Two implementations:
+ * memory.ts (one process: what runs without `--state`, and tests) and redis.ts.
+ *
+ * Every key and channel is namespaced by the implementation (a prefix), and every value is bounded
+ * in bytes: a write beyond the bound fails with a StateError rather than filling the store.
+ */
+
+/** Bounds of one log (per key): the oldest items go first; the newest is always kept. */
+export interface LogBounds {
+  /** Items kept at most. */
+  readonly items: number;
+  /** Bytes of items kept at most (the newest item is kept whatever its size, up to MAX_VALUE_BYTES). */
+  readonly bytes: number;
+  /** The log (and its metadata) expires this long after its last write. */
+  readonly ttlMs: number;
+}
+
+export interface LogItem {
+  readonly seq: number;
+  readonly item: string;
+}
+
+/** What a log holds after a point. */
+export interface LogRead {
+  /** The items with a sequence number above the one asked for, oldest first. */
+  readonly items: readonly LogItem[];
+  /** The last sequence number written (0: nothing yet). */
+  readonly last: number;
+  /** Closed: nothing more will be appended. */
+  readonly closed: boolean;
+  /** The tag given at creation (what the log is, for its reader). */
+  readonly tag: string;
+}
+
+/** Largest value (a record, a log item, a message) a store accepts. */
+export const MAX_VALUE_BYTES = 8 * 1024 * 1024;
+
+/** A store operation failed: the store is unreachable, or a value is beyond its bound. */
+export class StateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateError';
+  }
+}
+
+export interface SharedState {
+  readonly kind: 'memory' | 'redis';
+  /** Where the store is, without credentials, for logs. */
+  readonly where: string;
+  /** Whether commands reach the store right now. */
+  readonly healthy: boolean;
+  /** Why not, when not healthy. */
+  readonly fault: string | undefined;
+  /** Called on every change of `healthy`. */
+  onHealth(listener: (healthy: boolean, fault: string | undefined) => void): void;
+
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  del(keys: readonly string[]): Promise<void>;
+  /** Extends the time to live of the keys that exist. */
+  touch(keys: readonly string[], ttlMs: number): Promise<void>;
+  /** Sets `key` only when absent; true when this call set it (the caller won the claim). */
+  claim(key: string, ttlMs: number): Promise<boolean>;
+
+  /** Adds or refreshes `member` in the index `key` at the current time. */
+  indexTouch(key: string, member: string, ttlMs: number): Promise<void>;
+  /** Members touched within the last `withinMs` (older ones are dropped). */
+  indexRecent(key: string, withinMs: number): Promise<string[]>;
+  indexRemove(key: string, member: string): Promise<void>;
+
+  /** Creates an empty log (sequence 0) with a tag; a log that exists is left as it is. */
+  logCreate(key: string, tag: string, ttlMs: number): Promise<void>;
+  /** Appends one item; resolves with its sequence number (1, 2, …). Refused on a closed or unknown log. */
+  logAppend(key: string, item: string, bounds: LogBounds): Promise<number>;
+  /** What the log holds after `afterSeq`; undefined when the log does not exist (or expired). */
+  logRead(key: string, afterSeq: number, ttlMs: number): Promise<LogRead | undefined>;
+  /** Marks the log closed: nothing more is appended, readers see `closed`. */
+  logClose(key: string, ttlMs: number): Promise<void>;
+
+  publish(channel: string, message: string): Promise<void>;
+  /** Delivers every message published on `channel` (by any replica, this one included). */
+  subscribe(channel: string, handler: (message: string) => void): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+/** Throws a StateError when `value` is beyond MAX_VALUE_BYTES. */
+export function bounded(what: string, value: string, max = MAX_VALUE_BYTES): string {
+  const bytes = Buffer.byteLength(value);
+  if (bytes > max) throw new StateError(`${what} of ${bytes} bytes is beyond the ${max}-byte bound`);
+  return value;
+}

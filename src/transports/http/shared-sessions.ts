@@ -1,0 +1,253 @@
+/**
+ * 2025-era sessions shared by replicas (`--state`), on the SharedState primitives (state/shared.ts).
+ * Any replica serves any request of a session: the first request a replica sees for an unknown
+ * `Mcp-Session-Id` loads its record; every request refreshes it; a request that changed it writes
+ * it back before its answer goes out.
+ *
+ * Keys (under the store's prefix):
+ * - `s:<id>`: the session record (negotiated version, client capabilities, ready, log level,
+ *   subscriptions, owner), bounded to RECORD_BYTES, expiring `ttlMs` after its last use;
+ * - `g:<id>`: the key of its newest GET stream, where unsolicited messages go (its own key, so a GET
+ *   opened on one replica is not overwritten by a request saved on another);
+ * - `st:<id>:<stream>`: each stream's bounded event log (streams.ts: StreamLog), so a
+ *   `Last-Event-ID` on another replica replays what was missed, and any replica carries it on;
+ * - `sessions`: the index of sessions by last use, for fan-out; `c:<event>`: fan-out claims.
+ *
+ * One channel, `events`, carries: `ev` (a stream has new events: the replica carrying it reads
+ * them), `reply` (a client's answer to a server→client request of another replica: that replica
+ * settles it), `cancel` (notifications/cancelled for a request running elsewhere), `end` (DELETE).
+ *
+ * Fan-out, exactly once per session: every replica reloads the same manifest and sees the same
+ * change, so each claims the change (`c:<event id>`, set-if-absent); the one that wins appends the
+ * notification to each listening session's newest GET stream log and announces it, and the replica
+ * carrying that stream writes it. A session with no connection at that moment still gets it on
+ * resume, from the log.
+ */
+import { randomBytes } from 'node:crypto';
+import type { LogLevel } from '../../catalog/types.js';
+import type { Logger } from '../../log.js';
+import { notification } from '../../protocol/jsonrpc.js';
+import { passes } from '../../protocol/log-levels.js';
+import type { LegacySession } from '../../protocol/session.js';
+import { bounded, type SharedState, StateError } from '../../state/shared.js';
+import type { ReplayLimits, StreamLog } from './streams.js';
+import { serialize } from './wire.js';
+
+/** What a session record holds at most: its client's capabilities and subscriptions are bounded by it. */
+export const RECORD_BYTES = 64 * 1024;
+/** How long a fan-out claim lasts: a replica that sees the same change within it does not repeat it. */
+const CLAIM_MS = 30_000;
+/** resources/updated has no content digest: the same URI within this window is one change. */
+const UPDATE_WINDOW_MS = 2000;
+const CHANNEL = 'events';
+/** `<replica>-<connection>-<n>`: whose server→client request an answer settles. */
+const OUTBOUND_ID = /^([0-9a-z]{5})-[0-9a-z]{5}-\d+$/;
+/** What `initialize` mints (sessions.ts): anything else is unknown without asking the store. */
+const SESSION_ID = /^[\w-]{32}$/;
+
+export interface SessionRecord {
+  readonly client: string;
+  readonly version: string;
+  readonly ready: boolean;
+  readonly logLevel?: LogLevel;
+  readonly subscriptions: readonly string[];
+  readonly capabilities: Readonly<Record<string, unknown>>;
+}
+
+type Event =
+  | { t: 'ev'; s: string; k: string; q: number }
+  | { t: 'reply'; to: string; s: string; m: object }
+  | { t: 'cancel'; s: string; m: object }
+  | { t: 'end'; s: string };
+
+/** What a replica does with events about sessions it holds (SessionStore). */
+export interface SharedHandlers {
+  poke(sessionId: string, stream: string, seq: number): void;
+  deliver(sessionId: string, message: object): void;
+  ended(sessionId: string): void;
+}
+
+const tag = (): string =>
+  [...randomBytes(5)].map((b) => '0123456789abcdefghijklmnopqrstuvwxyz'[b % 36]).join('');
+
+export class SharedSessions {
+  /** This replica, in server→client request ids and the X-Mcp-Run-Replica header. */
+  readonly replica = tag();
+
+  constructor(
+    readonly state: SharedState,
+    /** A session unused this long is gone everywhere. */
+    readonly ttlMs: number,
+    private readonly limits: ReplayLimits,
+    private readonly log: Logger,
+  ) {}
+
+  async start(handlers: SharedHandlers): Promise<void> {
+    await this.state.subscribe(CHANNEL, (raw) => {
+      let event: Event;
+      try {
+        event = JSON.parse(raw) as Event;
+      } catch {
+        return;
+      }
+      if (event.t === 'ev') handlers.poke(event.s, event.k, event.q);
+      else if (event.t === 'reply') {
+        if (event.to === this.replica) handlers.deliver(event.s, event.m);
+      } else if (event.t === 'cancel') handlers.deliver(event.s, event.m);
+      else if (event.t === 'end') handlers.ended(event.s);
+    });
+  }
+
+  /** The record of a session as the protocol connection holds it. */
+  recordOf(client: string, session: LegacySession): SessionRecord | undefined {
+    if (session.version === undefined) return undefined;
+    return {
+      client,
+      version: session.version,
+      ready: session.ready,
+      ...(session.logLevel !== undefined && { logLevel: session.logLevel }),
+      subscriptions: [...session.subscriptions],
+      capabilities: session.clientCapabilities,
+    };
+  }
+
+  /** Loads a record; undefined when the session is unknown (ended, or expired). Throws StateError. */
+  async load(id: string): Promise<SessionRecord | undefined> {
+    if (!SESSION_ID.test(id)) return undefined;
+    const text = await this.state.get(`s:${id}`);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text) as SessionRecord;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes a record (when `changed`) and refreshes the session's time to live everywhere. */
+  async save(id: string, record: SessionRecord, changed: boolean): Promise<void> {
+    if (changed) {
+      const text = bounded(`the record of session ${id.slice(0, 6)}…`, JSON.stringify(record), RECORD_BYTES);
+      await this.state.set(`s:${id}`, text, this.ttlMs);
+    } else await this.state.touch([`s:${id}`, `g:${id}`], this.ttlMs);
+    await this.state.indexTouch('sessions', id, this.ttlMs);
+  }
+
+  /** DELETE: the session ends on every replica. */
+  async remove(id: string): Promise<void> {
+    await this.state.del([`s:${id}`, `g:${id}`]);
+    await this.state.indexRemove('sessions', id);
+    await this.publish({ t: 'end', s: id });
+  }
+
+  /**
+   * A client's response to a server→client request another replica sent: published to it; true
+   * when it was (the caller answers 202), false when it is this replica's own or not such an id.
+   */
+  async forward(sessionId: string, message: Record<string, unknown>): Promise<boolean> {
+    const id = message.id;
+    if ('method' in message || typeof id !== 'string') return false;
+    const owner = OUTBOUND_ID.exec(id)?.[1];
+    if (owner === undefined || owner === this.replica) return false;
+    await this.publish({ t: 'reply', to: owner, s: sessionId, m: message });
+    return true;
+  }
+
+  /** notifications/cancelled: every replica holding the session tries it (only one runs the request). */
+  async cancel(sessionId: string, message: object): Promise<void> {
+    await this.publish({ t: 'cancel', s: sessionId, m: message });
+  }
+
+  /**
+   * The prefix of a connection's server→client request ids: this replica, then the connection (a
+   * session taken up again here counts its requests afresh, so its ids must not repeat).
+   */
+  outboundIdPrefix(): string {
+    return `${this.replica}-${tag()}-`;
+  }
+
+  /** The event log of one session's streams. */
+  streamLog(sessionId: string): StreamLog {
+    const key = (stream: string) => `st:${sessionId}:${stream}`;
+    const bounds = { items: this.limits.events, bytes: this.limits.bytes, ttlMs: this.ttlMs };
+    let warned = false;
+    return {
+      tag: tag(),
+      create: (stream, kind) => this.state.logCreate(key(stream), kind, this.ttlMs),
+      append: (stream, data) => this.state.logAppend(key(stream), data, bounds),
+      read: (stream, after) => this.state.logRead(key(stream), after, this.ttlMs),
+      close: (stream) => this.state.logClose(key(stream), this.ttlMs),
+      announce: (stream, seq) =>
+        void this.publish({ t: 'ev', s: sessionId, k: stream, q: seq }).catch(() => {}),
+      newestGet: (stream) =>
+        void this.state.set(`g:${sessionId}`, stream, this.ttlMs).catch((err: unknown) => {
+          this.log.warn(`state: could not record the GET stream of a session: ${describe(err)}`);
+        }),
+      failed: (_stream, err) => {
+        if (warned) return;
+        warned = true;
+        this.log.warn(`state: a stream event went out live only, not resumable: ${describe(err)}`);
+      },
+    };
+  }
+
+  /** After a reload (`eventId` names the change the same way on every replica). */
+  listChanged(categories: ReadonlySet<string>, eventId: string): Promise<void> {
+    return this.fanout(
+      `lc:${eventId}`,
+      (record) => record.ready,
+      () => [...categories].sort().map((c) => notification(`notifications/${c}/list_changed`)),
+    );
+  }
+
+  resourceUpdated(uri: string): Promise<void> {
+    return this.fanout(
+      `ru:${Math.floor(Date.now() / UPDATE_WINDOW_MS)}:${uri}`,
+      (record) => record.subscriptions.includes(uri),
+      () => [notification('notifications/resources/updated', { uri })],
+    );
+  }
+
+  logToSessions(level: LogLevel, data: unknown, eventId: string): Promise<void> {
+    return this.fanout(
+      `log:${eventId}`,
+      (record) => record.ready && record.logLevel !== undefined && passes(level, record.logLevel),
+      () => [notification('notifications/message', { level, logger: 'mcp-run', data })],
+    );
+  }
+
+  private async fanout(
+    claim: string,
+    wants: (record: SessionRecord) => boolean,
+    messages: () => object[],
+  ): Promise<void> {
+    try {
+      if (!(await this.state.claim(`c:${claim}`, CLAIM_MS))) return;
+      const items = messages().map(serialize);
+      const bounds = { items: this.limits.events, bytes: this.limits.bytes, ttlMs: this.ttlMs };
+      for (const id of await this.state.indexRecent('sessions', this.ttlMs)) {
+        try {
+          const record = await this.load(id);
+          const stream = record && wants(record) ? await this.state.get(`g:${id}`) : undefined;
+          if (stream === undefined) continue;
+          let last = 0;
+          for (const item of items) last = await this.state.logAppend(`st:${id}:${stream}`, item, bounds);
+          await this.publish({ t: 'ev', s: id, k: stream, q: last });
+        } catch (err) {
+          // An expired stream, or the store gone mid-way: the others still get theirs.
+          if (!this.state.healthy) throw err;
+          this.log.debug(`state: session ${id.slice(0, 6)}… missed a notification: ${describe(err)}`);
+        }
+      }
+    } catch (err) {
+      this.log.warn(`state: a notification did not reach every 2025 session: ${describe(err)}`);
+    }
+  }
+
+  private publish(event: Event): Promise<void> {
+    return this.state.publish(CHANNEL, JSON.stringify(event));
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof StateError || err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,67 @@
+/**
+ * The validators `npm run build` precompiles (src/manifest/precompile.ts) are in sync with the
+ * schemas: every built file is what the generator makes from the current schemas, and the run
+ * time uses a file only when its fingerprint matches the schema asked for.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { builtinKinds } from '../../src/kinds/builtin.js';
+import { precompiledSources, precompileTargets } from '../../src/manifest/precompile.js';
+import { fingerprint, MANIFEST_AJV_OPTIONS } from '../../src/manifest/precompiled.js';
+import { REPO } from '../helpers/demo.js';
+
+const BUILT = join(REPO, 'dist/manifest');
+
+describe('precompiled manifest validators', () => {
+  const sources = precompiledSources(builtinKinds());
+
+  test('the build wrote exactly the files the generator makes, byte for byte', () => {
+    assert.ok(sources.size > 15, `${sources.size} validators`);
+    const built = readdirSync(join(BUILT, 'precompiled'))
+      .map((f) => `precompiled/${f}`)
+      .sort();
+    assert.deepEqual(built, [...sources.keys()].sort());
+    for (const [file, code] of sources) {
+      assert.ok(existsSync(join(BUILT, file)), file);
+      assert.equal(readFileSync(join(BUILT, file), 'utf8'), code, `${file} is stale: run npm run build`);
+    }
+  });
+
+  test('each file carries the fingerprint of the schema it was compiled from', () => {
+    for (const target of precompileTargets(builtinKinds())) {
+      const file = join(BUILT, `precompiled/${target.key.replaceAll('/', '-')}.cjs`);
+      assert.match(
+        readFileSync(file, 'utf8'),
+        new RegExp(`fingerprint = "${fingerprint(target)}"`),
+        target.key,
+      );
+    }
+  });
+
+  test('the built code finds every validator, so the CLI compiles none of them at start', async () => {
+    const url = pathToFileURL(join(BUILT, 'precompiled.js')).href;
+    const built = (await import(url)) as typeof import('../../src/manifest/precompiled.js');
+    for (const target of precompileTargets(builtinKinds()))
+      assert.equal(typeof built.precompiled(target), 'function', target.key);
+    const content = builtinKinds().schema('tools', 'content')!;
+    const validate = built.precompiled({
+      key: 'tools/content',
+      dialect: 'draft-07',
+      options: MANIFEST_AJV_OPTIONS,
+      schema: content,
+    })!;
+    assert.equal(validate({ kind: 'content', description: 'd', content: [{ text: 'x' }] }), true);
+    assert.equal(validate({ kind: 'content', descriptio: 'd' }), false);
+    assert.equal(validate.errors?.[0]?.params.additionalProperty, 'descriptio');
+  });
+
+  test('a changed schema has another fingerprint, so its stale validator is not used', () => {
+    const schema = builtinKinds().schema('tools', 'content')!;
+    const target = { dialect: 'draft-07' as const, options: MANIFEST_AJV_OPTIONS, schema };
+    const changed = { ...target, schema: { ...schema, required: ['kind', 'description', 'extra'] } };
+    assert.notEqual(fingerprint(changed), fingerprint(target));
+  });
+});

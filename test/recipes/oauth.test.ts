@@ -1,0 +1,157 @@
+/**
+ * recipes/oauth served by the built CLI over HTTP (`--http`) in front of oidc-provider, from a private
+ * copy of the recipe with its issuer pointed at the test's provider: alice and bob each read only
+ * their own notes, an argument naming the owner is refused, and a token without `notes.stats` is
+ * not shown `note_count`; over stdio (no identity) the bound tools are refused. The raw request is
+ * the README's curl, so the README's steps hold.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { type Issuer, startIssuer } from '../e2e/oidc-issuer.js';
+import { CLI, REPO } from '../helpers/demo.js';
+import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+
+type Json = Record<string, any>;
+const REDIRECT = 'http://127.0.0.1:7/callback';
+
+describe('recipes/oauth', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-run-oauth-recipe-'));
+  let issuer: Issuer;
+  let cli: ServedCli;
+
+  before(async () => {
+    let resource = '';
+    issuer = await startIssuer({
+      resource: () => resource,
+      scopes: ['notes.read', 'notes.stats'],
+      clients: { 'notes-demo': REDIRECT },
+      claims: (account) => ({ email: `${account}@example.test` }),
+    });
+    cpSync(join(REPO, 'recipes/oauth'), dir, { recursive: true, filter: (src) => !src.endsWith('.db') });
+    const file = join(dir, 'mcp.yaml');
+    const text = readFileSync(file, 'utf8');
+    assert.match(text, /issuer: http:\/\/127\.0\.0\.1:4444/);
+    writeFileSync(file, text.replace('http://127.0.0.1:4444', issuer.url));
+    cli = await spawnHttpCli([file, '--no-watch']);
+    resource = cli.url;
+  });
+  after(async () => {
+    await cli?.stop();
+    await issuer?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The README's curl, as fetch. */
+  async function call(token: string | undefined, name: string, args: Json = {}, method = 'tools/call') {
+    const res = await fetch(cli.url, {
+      method: 'POST',
+      headers: {
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        ...(method === 'tools/call' ? { 'mcp-name': name } : {}),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method,
+        params: {
+          ...(method === 'tools/call' ? { name, arguments: args } : {}),
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    const body = await res.text();
+    return {
+      status: res.status,
+      headers: res.headers,
+      json: res.status === 200 ? (JSON.parse(body) as Json) : undefined,
+      body,
+    };
+  }
+
+  test('without a token: 401 pointing to the resource metadata', async () => {
+    const res = await call(undefined, 'my_notes');
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get('www-authenticate') ?? '', /resource_metadata=".*oauth-protected-resource/);
+  });
+
+  test('alice and bob each read only their own notes', async () => {
+    const alice = await call(await issuer.token('notes-demo', 'alice', 'notes.read'), 'my_notes');
+    assert.equal(alice.status, 200, alice.body);
+    const aliceRows = alice.json?.result?.structuredContent?.rows as Json[];
+    assert.deepEqual(
+      aliceRows.map((r) => r.text),
+      ['Book the train to Turku', 'Call the plumber about the sink', 'Buy milk'],
+    );
+    const bob = await call(await issuer.token('notes-demo', 'bob', 'notes.read'), 'my_notes', {
+      text: 'plan',
+    });
+    assert.deepEqual(
+      ((bob.json?.result?.structuredContent?.rows ?? []) as Json[]).map((r) => r.text),
+      ["Bob's secret plan"],
+    );
+  });
+
+  test('an argument naming the owner is refused', async () => {
+    const bob = await call(await issuer.token('notes-demo', 'bob', 'notes.read'), 'my_notes', {
+      owner: 'alice@example.test',
+    });
+    assert.equal(bob.json?.result?.isError, true);
+    assert.match(JSON.stringify(bob.json), /cannot be passed/);
+    assert.doesNotMatch(JSON.stringify(bob.json), /Turku|plumber|milk/);
+  });
+
+  test('note_count is listed and callable only with notes.stats', async () => {
+    const plain = await issuer.token('notes-demo', 'alice', 'notes.read');
+    const listed = await call(plain, '', {}, 'tools/list');
+    const names = ((listed.json?.result?.tools ?? []) as Json[]).map((t) => t.name);
+    assert.deepEqual(names.sort(), ['about', 'my_notes']);
+    assert.equal((await call(plain, 'note_count')).status, 403);
+    const stats = await call(
+      await issuer.token('notes-demo', 'alice', 'notes.read notes.stats'),
+      'note_count',
+    );
+    assert.deepEqual(stats.json?.result?.structuredContent?.rows, [{ notes: 3 }]);
+  });
+
+  test('over stdio (no identity) the bound tools are refused and the public one answers', async () => {
+    const client = new Client(
+      { name: 'recipe-oauth-stdio', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, join(dir, 'mcp.yaml'), '--no-watch'],
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name).sort();
+      assert.deepEqual(
+        names,
+        ['about', 'my_notes', 'note_count'],
+        'stdio has no scopes: everything is listed',
+      );
+      const refused = (await client.callTool({ name: 'my_notes', arguments: {} })) as Json;
+      assert.equal(refused.isError, true);
+      assert.match(JSON.stringify(refused.content), /needs the caller's verified identity/);
+      assert.doesNotMatch(JSON.stringify(refused), /Turku|plumber|milk|secret plan/);
+      const about = (await client.callTool({ name: 'about', arguments: {} })) as Json;
+      assert.equal(about.isError, undefined);
+    } finally {
+      await client.close();
+    }
+  });
+});
