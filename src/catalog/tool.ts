@@ -23,7 +23,14 @@ import { NO_INTERACTION, runTool } from '../steps/run.js';
 import { isObject } from '../util/is-object.js';
 import { acquire, QUEUE_WAIT_MS, Slots } from '../util/slots.js';
 import type { Validator } from './schemas.js';
-import type { CatalogTool, JsonSchema, ToolCallContext, ToolDescriptor, ToolResult } from './types.js';
+import type {
+  CatalogTool,
+  JsonSchema,
+  ToolCallContext,
+  ToolDescriptor,
+  ToolResult,
+  ToolTaskMode,
+} from './types.js';
 
 /** All tool calls of this process running at once, whatever the tool. */
 export const ALL_CALLS_LIMIT = 64;
@@ -35,12 +42,13 @@ export interface ToolChecks {
   readonly validateOutput: Validator | undefined;
   /** Calls of this tool at once; undefined: only the process-wide limit. */
   readonly maxConcurrency: number | undefined;
+  readonly task: ToolTaskMode;
 }
 
 export function wrapTool(
   descriptor: ToolDescriptor,
   compiled: CompiledTool,
-  { validateArgs, validateOutput, maxConcurrency }: ToolChecks,
+  { validateArgs, validateOutput, maxConcurrency, task }: ToolChecks,
   log: Logger,
   steps?: StepPlan,
 ): CatalogTool {
@@ -124,6 +132,7 @@ export function wrapTool(
   };
   return {
     descriptor,
+    task,
     call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
       const observed = ops.toolCall(name);
       return withLogFields({ tool: name }, () => observed.run(() => call(args, ctx))).then(

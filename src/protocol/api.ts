@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import type { ListCategory } from './hub.js';
 import type { Access } from './pagination.js';
 import type { HeaderReader } from './routing-headers.js';
+import type { TaskStore } from '../tasks/types.js';
 import type { Outlet } from './session.js';
 import type { Era } from './versions.js';
 
@@ -36,6 +37,8 @@ export interface ProtocolOptions {
    * environment, else a random key per process (then only this process accepts its states).
    */
   readonly stateKey?: string;
+  /** Where task records live (default: this process's memory; src/tasks/types.ts). */
+  readonly taskStore?: TaskStore;
 }
 
 /**
@@ -64,6 +67,12 @@ export interface RequestRoute extends Outlet {
    * call is the transport's job (it answers 403 before dispatch); this only shapes lists.
    */
   readonly access?: Access;
+  /**
+   * Who the authenticated caller is (a token's or key's label, an OAuth subject): tasks belong to
+   * it. Absent: the connection (stdio, a 2025 session), else (2026 HTTP without auth) nobody in
+   * particular, and the unguessable task id is the only key.
+   */
+  readonly caller?: string;
 }
 
 /**

@@ -23,6 +23,8 @@ export interface ScopeOwner {
   /** The connection's server→client requests (2025 era). */
   readonly outbound: Outbound;
   release(id: RequestId, controller: AbortController): void;
+  /** The connection's standing channel (2025 task progress, logs and status outlive their request). */
+  notify(message: object): void;
 }
 
 type ProgressToken = string | number;
@@ -48,7 +50,9 @@ export class RequestScope implements CallContext {
     readonly outlet: Outlet,
     private readonly controller: AbortController,
     /** What the caller may see in lists (the route's Access); undefined: everything. */
-    readonly access: Access | undefined = undefined,
+    readonly access: Access | undefined,
+    /** Who owns the tasks this request starts or reads (connection.ts `taskOwner`). */
+    readonly caller: string,
   ) {
     this.catalog = owner.server.ref.acquire();
     this.signal = controller.signal;
@@ -62,6 +66,11 @@ export class RequestScope implements CallContext {
 
   get outbound(): Outbound {
     return this.owner.outbound;
+  }
+
+  /** Sends on the connection's standing channel, outside this request. */
+  standing(message: object): void {
+    this.owner.notify(message);
   }
 
   /** Legacy connection state. Modern handlers must not read it: 2026 requests are stateless. */

@@ -9,6 +9,8 @@ import { ProtocolConnection } from './connection.js';
 import { type ListCategory, NotificationHub } from './hub.js';
 import { STATE_KEY_ENV, StateSigner, stateKey } from './request-state.js';
 import { buildCapabilities } from './results.js';
+import { TaskEngine } from '../tasks/engine.js';
+import { MemoryTaskStore } from '../tasks/memory-store.js';
 import type { ServerState } from './state.js';
 
 export type {
@@ -46,6 +48,7 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     capabilities: buildCapabilities(options.listChanged, resourceUpdates),
     hub,
     signer,
+    tasks: new TaskEngine(options.taskStore ?? new MemoryTaskStore(), () => ref.current.server.tasks),
   };
   return {
     connect: (send: (message: object) => void, connectOptions?: ConnectOptions): Connection =>
@@ -53,6 +56,9 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     notifyListChanged: (categories: ReadonlySet<ListCategory>) => hub.notifyListChanged(categories),
     notifyResourceUpdated: (uri: string) => hub.notifyResourceUpdated(uri),
     notifyLog: (level: LogLevel, data: unknown) => hub.notifyLog(level, data),
-    close: () => hub.endListens(),
+    close: () => {
+      hub.endListens();
+      void server.tasks.close();
+    },
   };
 }

@@ -24,6 +24,8 @@ export interface ModernContext {
   readonly keepAliveMs: number;
   /** The authenticated caller's view of lists (auth.ts); undefined: everything. */
   readonly accessOf?: (req: IncomingMessage) => Access | undefined;
+  /** The authenticated caller's label, when auth is on (the owner of its tasks). */
+  readonly callerOf?: (req: IncomingMessage) => string | undefined;
 }
 
 /** Idle connections kept per server: enough for the requests two cores keep in flight. */
@@ -60,12 +62,14 @@ export async function serveModernPost(
 ): Promise<void> {
   const headerVersion = header(req, 'mcp-protocol-version');
   const access = ctx.accessOf?.(req);
+  const caller = ctx.callerOf?.(req);
   const connection = acquire(ctx);
   const reply = new HttpReply(res, {
     keepAliveMs: ctx.keepAliveMs,
     header: (name) => header(req, name),
     ...(headerVersion === undefined ? {} : { protocolVersion: headerVersion }),
     ...(access === undefined ? {} : { access }),
+    ...(caller === undefined ? {} : { caller }),
   });
   // Set once the connection is back in the pool or closed. A stream closed before the answer
   // is the client cancelling: closing the connection aborts the request. A connection not pooled

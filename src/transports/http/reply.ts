@@ -20,6 +20,8 @@ export interface ReplyOptions {
   readonly header?: HeaderReader;
   /** What the authenticated caller may see in lists. */
   readonly access?: Access;
+  /** The authenticated caller, who owns the tasks it starts (RequestRoute.caller). */
+  readonly caller?: string;
   /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
   readonly beforeRespond?: (message: object) => void;
   /** Opens the reply's stream on the response; default a plain SseStream. */
@@ -33,6 +35,7 @@ export class HttpReply implements RequestRoute {
   readonly protocolVersion?: string;
   readonly header?: HeaderReader;
   readonly access?: Access;
+  readonly caller?: string;
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
   private stream: MessageStream | undefined;
@@ -45,6 +48,7 @@ export class HttpReply implements RequestRoute {
     if (options.protocolVersion !== undefined) this.protocolVersion = options.protocolVersion;
     if (options.header !== undefined) this.header = options.header;
     if (options.access !== undefined) this.access = options.access;
+    if (options.caller !== undefined) this.caller = options.caller;
     if (options.eager === true) this.openStream();
   }
 

@@ -163,7 +163,12 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     log,
     ...(auth.oauth ? { accessOf: listAccess } : {}),
   };
-  const modern: ModernContext = { protocol, keepAliveMs, ...(auth.oauth ? { accessOf: listAccess } : {}) };
+  const modern: ModernContext = {
+    protocol,
+    keepAliveMs,
+    callerOf: (req) => principals.get(req)?.label,
+    ...(auth.oauth ? { accessOf: listAccess } : {}),
+  };
   let closing = false;
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
