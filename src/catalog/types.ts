@@ -72,7 +72,8 @@ export interface ToolTaskMode {
 
 export interface CatalogTool {
   readonly descriptor: ToolDescriptor;
-  readonly task: ToolTaskMode;
+  /** Absent: never a task (as `support: forbidden`). */
+  readonly task?: ToolTaskMode;
   /**
    * Validates the arguments against the input schema (applying declared defaults) and runs the
    * tool. Failures the model can act on (bad arguments, a failing query) come back as a result

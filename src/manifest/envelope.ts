@@ -143,7 +143,8 @@ const SERVER_SCHEMA = {
         ttlMs: {
           type: 'integer',
           minimum: 1000,
-          description: 'How long a task and its result are kept after it starts, in ms (default 3600000). A 2025 client may ask for less.',
+          description:
+            'How long a task and its result are kept after it starts, in ms (default 3600000). A 2025 client may ask for less.',
         },
         pollIntervalMs: {
           type: 'integer',
@@ -153,7 +154,8 @@ const SERVER_SCHEMA = {
         maxPerCaller: {
           type: 'integer',
           minimum: 1,
-          description: 'Tasks one caller may hold at once, finished ones included until they expire (default 100).',
+          description:
+            'Tasks one caller may hold at once, finished ones included until they expire (default 100).',
         },
         maxBytes: {
           type: 'integer',

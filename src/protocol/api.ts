@@ -8,10 +8,10 @@
  */
 import type { LogLevel } from '../catalog/types.js';
 import type { Logger } from '../log.js';
+import type { TaskStore } from '../tasks/types.js';
 import type { ListCategory } from './hub.js';
 import type { Access } from './pagination.js';
 import type { HeaderReader } from './routing-headers.js';
-import type { TaskStore } from '../tasks/types.js';
 import type { Outlet } from './session.js';
 import type { Era } from './versions.js';
 

@@ -4,13 +4,13 @@
  * and the hub holds the listeners.
  */
 import type { CatalogRef, LogLevel } from '../catalog/types.js';
+import { TaskEngine } from '../tasks/engine.js';
+import { MemoryTaskStore } from '../tasks/memory-store.js';
 import type { Connection, ConnectOptions, Protocol, ProtocolOptions } from './api.js';
 import { ProtocolConnection } from './connection.js';
 import { type ListCategory, NotificationHub } from './hub.js';
 import { STATE_KEY_ENV, StateSigner, stateKey } from './request-state.js';
 import { buildCapabilities } from './results.js';
-import { TaskEngine } from '../tasks/engine.js';
-import { MemoryTaskStore } from '../tasks/memory-store.js';
 import type { ServerState } from './state.js';
 
 export type {

@@ -1,8 +1,8 @@
 /** What one protocol instance holds, shared by all its connections. */
 import type { CatalogRef } from '../catalog/types.js';
 import type { Logger } from '../log.js';
-import type { NotificationHub } from './hub.js';
 import type { TaskEngine } from '../tasks/engine.js';
+import type { NotificationHub } from './hub.js';
 import type { StateSigner } from './request-state.js';
 
 /** Everything one protocol instance shares across its connections. */

@@ -36,7 +36,7 @@ import { toWire } from './tool-result.js';
 
 /** Whether this call runs as a task; throws the era's error when the tool's `task` forbids the way it was called. */
 export function runsAsTask(scope: RequestScope, tool: CatalogTool): boolean {
-  const { support } = tool.task;
+  const support = tool.task?.support ?? 'forbidden';
   const name = tool.descriptor.name;
   if (scope.era === 'modern') {
     if (support === 'forbidden') return false;
@@ -47,7 +47,10 @@ export function runsAsTask(scope: RequestScope, tool: CatalogTool): boolean {
   if (scope.session.version !== TASKS_VERSION) return false;
   const asked = isObject(scope.params.task);
   if (asked && support === 'forbidden')
-    throw new ProtocolError(ErrorCode.MethodNotFound, `Tool ${name} cannot run as a task (its task is forbidden)`);
+    throw new ProtocolError(
+      ErrorCode.MethodNotFound,
+      `Tool ${name} cannot run as a task (its task is forbidden)`,
+    );
   if (!asked && support === 'required')
     throw new ProtocolError(
       ErrorCode.MethodNotFound,
@@ -56,8 +59,12 @@ export function runsAsTask(scope: RequestScope, tool: CatalogTool): boolean {
   return asked;
 }
 
-export function callAsTask(scope: RequestScope, tool: CatalogTool, args: Record<string, unknown>): Promise<object> {
-  if (scope.era === 'modern' && tool.task.steps === 'before')
+export function callAsTask(
+  scope: RequestScope,
+  tool: CatalogTool,
+  args: Record<string, unknown>,
+): Promise<object> {
+  if (scope.era === 'modern' && tool.task?.steps === 'before')
     return interactive(scope, tool.descriptor.name, (mrtr) => startTask(scope, tool, args, mrtr));
   return startTask(scope, tool, args, undefined);
 }
@@ -76,7 +83,10 @@ async function startTask(
     record = await engine.create(scope.caller, typeof requested === 'number' ? requested : undefined);
   } catch (err) {
     if (!(err instanceof TaskLimitReached)) throw err;
-    return toWire({ content: [{ type: 'text', text: `Tool ${name} did not start: ${err.message}.` }], isError: true });
+    return toWire({
+      content: [{ type: 'text', text: `Tool ${name} did not start: ${err.message}.` }],
+      isError: true,
+    });
   }
   const { taskId } = record;
   let committed = mrtr === undefined;
@@ -91,7 +101,10 @@ async function startTask(
   if (!committed) {
     // The steps run before any I/O: by the next turn of the event loop they have either asked
     // (InputRequired: answer this call with input_required, no task) or been answered.
-    const early = await Promise.race([settled, new Promise<undefined>((done) => setImmediate(() => done(undefined)))]);
+    const early = await Promise.race([
+      settled,
+      new Promise<undefined>((done) => setImmediate(() => done(undefined))),
+    ]);
     if (early !== undefined && 'error' in early && early.error instanceof InputRequired) {
       unwatch();
       await engine.discard(taskId);
@@ -130,7 +143,9 @@ function taskInteraction(
       carried: mrtr?.carried,
       supports: (method) => supports(capabilities, method),
       gather: (requests: InputRequests) =>
-        committed() || mrtr === undefined ? engine.ask(taskId, forForm(requests, capabilities)) : mrtr.gather(requests, 0),
+        committed() || mrtr === undefined
+          ? engine.ask(taskId, forForm(requests, capabilities))
+          : mrtr.gather(requests, 0),
     };
   }
   const capabilities = scope.session.clientCapabilities;

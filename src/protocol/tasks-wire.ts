@@ -51,7 +51,9 @@ export function detailedTask(record: TaskRecord): object {
 }
 
 export function createTaskResult(record: TaskRecord, scope: RequestScope): object {
-  return scope.era === 'modern' ? { resultType: 'task', ...modernTask(record) } : { task: legacyTask(record) };
+  return scope.era === 'modern'
+    ? { resultType: 'task', ...modernTask(record) }
+    : { task: legacyTask(record) };
 }
 
 /** Whether this 2026 request declared the tasks extension in its own capabilities. */

@@ -28,4 +28,3 @@ function carriesJson(content: readonly ContentBlock[], structured: unknown): boo
     }
   });
 }
-

@@ -10,17 +10,18 @@
  * runner was this process and the call is gone, or another runner fell silent for STALE_MS) reads
  * as failed, never as working forever.
  */
+
+import type { InputRequest } from '../steps/interaction.js';
 import { newTaskId } from './ids.js';
 import {
   TASK_DEFAULTS,
-  TERMINAL,
   type TaskError,
   type TaskRecord,
   type TaskSettings,
   type TaskStatus,
   type TaskStore,
+  TERMINAL,
 } from './types.js';
-import type { InputRequest } from '../steps/interaction.js';
 
 /** A runner that has not refreshed `aliveAt` for this long is taken to be gone. */
 export const STALE_MS = 30_000;
@@ -111,7 +112,11 @@ export class TaskEngine {
       bytes: 512,
     };
     await this.store.put(record);
-    this.live.set(record.taskId, { controller: new AbortController(), waiters: new Set(), senderWaiters: new Set() });
+    this.live.set(record.taskId, {
+      controller: new AbortController(),
+      waiters: new Set(),
+      senderWaiters: new Set(),
+    });
     this.startHeartbeat();
     return record;
   }
@@ -227,7 +232,11 @@ export class TaskEngine {
   }
 
   /** 2026 tasks/update: takes the answers to outstanding keys; others are ignored. */
-  async answer(owner: string, taskId: string, responses: Readonly<Record<string, unknown>>): Promise<boolean> {
+  async answer(
+    owner: string,
+    taskId: string,
+    responses: Readonly<Record<string, unknown>>,
+  ): Promise<boolean> {
     const record = await this.get(owner, taskId);
     if (record === undefined) return false;
     const asking = this.live.get(taskId)?.asking;
@@ -315,7 +324,10 @@ export class TaskEngine {
     this.heartbeat = undefined;
     for (const [taskId, live] of [...this.live]) {
       live.controller.abort(new Error('the server is shutting down'));
-      await this.fail(taskId, { code: INTERNAL_ERROR, message: 'The server shut down before the task finished.' });
+      await this.fail(taskId, {
+        code: INTERNAL_ERROR,
+        message: 'The server shut down before the task finished.',
+      });
     }
   }
 
@@ -335,7 +347,9 @@ export class TaskEngine {
 
   private async change(
     taskId: string,
-    patch: Partial<Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'bytes'>>,
+    patch: Partial<
+      Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'bytes'>
+    >,
   ): Promise<void> {
     const record = await this.store.get(taskId);
     if (record === undefined || TERMINAL.has(record.status)) return;
@@ -367,9 +381,16 @@ export class TaskEngine {
 
 function stamp(
   record: TaskRecord,
-  patch: Partial<Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'bytes'>>,
+  patch: Partial<
+    Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'bytes'>
+  >,
 ): TaskRecord {
-  const next: Record<string, unknown> = { ...record, ...patch, lastUpdatedAt: Date.now(), aliveAt: Date.now() };
+  const next: Record<string, unknown> = {
+    ...record,
+    ...patch,
+    lastUpdatedAt: Date.now(),
+    aliveAt: Date.now(),
+  };
   for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
   return next as unknown as TaskRecord;
 }

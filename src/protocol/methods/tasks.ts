@@ -40,7 +40,8 @@ async function getTask(scope: RequestScope): Promise<object> {
 
 async function cancelTask(scope: RequestScope): Promise<object> {
   const record = await ownTask(scope);
-  const terminal = record.status === 'completed' || record.status === 'failed' || record.status === 'cancelled';
+  const terminal =
+    record.status === 'completed' || record.status === 'failed' || record.status === 'cancelled';
   if (terminal && scope.era === 'legacy')
     throw invalidParams(`Task ${record.taskId} has already ended (${record.status}); it cannot be cancelled`);
   const after = await scope.server.tasks.cancel(scope.caller, record.taskId);
@@ -79,7 +80,10 @@ async function taskResult(scope: RequestScope): Promise<object> {
   }
   if (final === undefined) throw unknownTask(record.taskId);
   if (final.status === 'completed') {
-    const result = downgradeResult('tools/call', final.result ?? {}, scope.session.version) as Record<string, unknown>;
+    const result = downgradeResult('tools/call', final.result ?? {}, scope.session.version) as Record<
+      string,
+      unknown
+    >;
     return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), ...related } };
   }
   if (final.status === 'failed' && final.error !== undefined)
@@ -92,7 +96,9 @@ async function listTasks(scope: RequestScope): Promise<object> {
   const offset = decodeCursor(scope.params.cursor, all.length);
   const size = scope.catalog.pageSize;
   const page = all.slice(offset, offset + size).map(legacyTask);
-  return offset + size < all.length ? { tasks: page, nextCursor: encodeCursor(offset + size) } : { tasks: page };
+  return offset + size < all.length
+    ? { tasks: page, nextCursor: encodeCursor(offset + size) }
+    : { tasks: page };
 }
 
 export const taskMethods: Record<string, MethodSpec> = {

@@ -31,7 +31,13 @@ export const toolMethods: Record<string, MethodSpec> = {
     era: 'both',
     cacheable: true,
     handle: (scope) =>
-      listPage(scope.catalog, 'tools', scope.params, scope.access, scope.era === 'legacy' && scope.session.version === TASKS_VERSION),
+      listPage(
+        scope.catalog,
+        'tools',
+        scope.params,
+        scope.access,
+        scope.era === 'legacy' && scope.session.version === TASKS_VERSION,
+      ),
   },
   'tools/call': { era: 'both', routingName: 'name', routesArguments: true, handle: callTool },
 };
