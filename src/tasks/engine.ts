@@ -63,6 +63,7 @@ export class TaskEngine {
   private readonly live = new Map<string, Live>();
   private readonly listeners = new Set<StatusListener>();
   private heartbeat: NodeJS.Timeout | undefined;
+  private creating: Promise<void> = Promise.resolve();
 
   constructor(
     readonly store: TaskStore,
@@ -85,7 +86,18 @@ export class TaskEngine {
    * configured ttl. Throws TaskLimitReached when the owner holds maxPerCaller tasks or the task
    * memory is full.
    */
-  async create(owner: string, ttlMs?: number): Promise<TaskRecord> {
+  create(owner: string, ttlMs?: number): Promise<TaskRecord> {
+    // One creation at a time: the count and the put must not interleave with another's (with a
+    // store whose calls really wait, a flood would otherwise slip past the caps).
+    const created = this.creating.then(() => this.createNow(owner, ttlMs));
+    this.creating = created.then(
+      () => undefined,
+      () => undefined,
+    );
+    return created;
+  }
+
+  private async createNow(owner: string, ttlMs: number | undefined): Promise<TaskRecord> {
     const limits = this.limits();
     const held = await this.held(owner);
     if (held.length >= limits.maxPerCaller)
