@@ -12,7 +12,7 @@
  *   creations is bounded by server.tasks.maxPerCaller.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -506,5 +506,28 @@ describe('tasks with credentials and limits (HTTP)', () => {
       arguments: { seconds: 0, tag: 'ok' },
     });
     assert.equal(alice.result.resultType, 'task', 'another caller still gets tasks');
+  });
+});
+
+describe('mcp-run call --task', () => {
+  test('starts a task, prints its id and its status changes, then the result', () => {
+    const run = spawnSync(
+      process.execPath,
+      [CLI, 'call', 'slow', '--task', '--arg', 'seconds=0.3', '--arg', 'tag=from-cli', '-m', manifest],
+      { encoding: 'utf8' },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'done from-cli');
+    const id = /^task (\S+) started$/m.exec(run.stderr)?.[1];
+    assert.ok(id, run.stderr);
+    assert.match(run.stderr, new RegExp(`^task ${id}: completed$`, 'm'));
+  });
+
+  test('refuses --task for a tool that cannot run as one (exit 2)', () => {
+    const run = spawnSync(process.execPath, [CLI, 'call', 'quick', '--task', '-m', manifest], {
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /tool "quick" cannot run as a task/);
   });
 });
