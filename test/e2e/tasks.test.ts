@@ -22,7 +22,11 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
 import { schemaFor } from '../protocol/mcp-schemas.js';
 import {
@@ -53,6 +57,13 @@ tools:
       tag: { type: string, description: A marker to find the processes by }
     command: [sh, -c, 'sleep "$1" & wait; echo "done $2"', sh, "{{seconds}}", "{{tag}}"]
     timeoutMs: 120000
+  confirmed:
+    kind: content
+    description: Asks for a confirmation, then answers.
+    task: optional
+    confirm: Go ahead?
+    content:
+      - text: confirmed and done
   quick:
     kind: content
     description: Answers at once; never a task.
@@ -244,6 +255,26 @@ for (const [name, transport] of v2Transports) {
       assert.equal(again.resultType, 'complete', 'cancelling a terminal task is an idempotent ack');
     });
 
+    test('a confirm step moves the task to input_required; tasks/update answers it and the task completes', async () => {
+      const caps = { ...WITH_TASKS, elicitation: { form: {} } };
+      const created = await client.result('tools/call', { name: 'confirmed', arguments: {} }, caps);
+      const waiting = await until('input_required', async () => {
+        const task = await client.result('tasks/get', { taskId: created.taskId }, caps);
+        return task.status === 'input_required' ? task : undefined;
+      });
+      const [key] = Object.keys(waiting.inputRequests);
+      assert.equal(waiting.inputRequests[key!].method, 'elicitation/create');
+      const ack = await client.result(
+        'tasks/update',
+        { taskId: created.taskId, inputResponses: { [key!]: { action: 'accept', content: {} } } },
+        caps,
+      );
+      assert.equal(ack.resultType, 'complete');
+      const done = await settle(client, created.taskId);
+      assert.equal(done.status, 'completed');
+      assert.equal(done.result.content[0].text, 'confirmed and done');
+    });
+
     test('without the extension: tasks/* is -32021 and a call runs directly', async () => {
       const refused = await client.call('tasks/get', { taskId: 'anything' }, {});
       assert.equal(refused.error.code, -32021);
@@ -391,6 +422,41 @@ for (const [name, transport] of v1Transports) {
         (err: Json) => err.code === -32601,
       );
     });
+  });
+}
+
+for (const [name, transport] of v1Transports) {
+  test(`2025-11-25 over ${name}: a confirm step asks through tasks/result, tagged with the related task`, async () => {
+    const client = new V1Client(
+      { name: 'tasks-v1-asked', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    const asked: Json[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: {} };
+    });
+    await client.connect(transport());
+    const kinds: string[] = [];
+    let taskId = '';
+    let text = '';
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'confirmed', arguments: {} },
+      CallToolResultSchema,
+      { task: {} },
+    )) {
+      kinds.push(message.type);
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      if (message.type === 'taskStatus')
+        assert.ok(['working', 'input_required'].includes(message.task.status));
+      if (message.type === 'result') text = (message.result.content as Json[])[0].text;
+      if (message.type === 'error') throw message.error;
+    }
+    assert.equal(text, 'confirmed and done');
+    assert.equal(asked.length, 1);
+    assert.match(String(asked[0]!.message), /Go ahead\?/);
+    assert.deepEqual(asked[0]!._meta?.['io.modelcontextprotocol/related-task'], { taskId });
+    await client.close();
   });
 }
 
