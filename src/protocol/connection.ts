@@ -48,8 +48,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     clientCapabilities: {},
   };
   readonly outbound: Outbound;
-  /** Names this connection as the owner of its tasks. */
-  private readonly uid = randomUUID();
+  /** This connection as the owner of its tasks (taskOwner). */
+  private readonly ownTasks = `connection:${randomUUID()}`;
   private readonly inFlight = new Map<RequestId, AbortController>();
   /**
    * Ids a client cancelled on the standing stream (stdio) while no request of theirs was in
@@ -125,6 +125,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     this.inFlight.clear();
     for (const controller of controllers) controller.abort(new Error('connection closed'));
     this.outbound.closeAll();
+    // The session or stdio connection that owned these tasks is gone: nobody can read them now.
+    void this.server.tasks.dropOwner(this.ownTasks);
   }
 
   release(id: RequestId, controller: AbortController): void {
@@ -291,7 +293,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
    */
   private taskOwner(route: RequestRoute | undefined, era: Era): string {
     if (route?.caller !== undefined) return `caller:${route.caller}`;
-    if (era === 'legacy' || route === undefined) return `connection:${this.uid}`;
+    if (era === 'legacy' || route === undefined) return this.ownTasks;
     return 'anonymous';
   }
 

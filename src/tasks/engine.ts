@@ -53,6 +53,7 @@ interface Live {
   /** 2025: the channel of the `tasks/result` in flight, if any, and who waits for one. */
   sender?: TaskSender;
   readonly senderWaiters: Set<() => void>;
+  readonly expiry: NodeJS.Timeout;
 }
 
 export type StatusListener = (record: TaskRecord) => void;
@@ -124,18 +125,50 @@ export class TaskEngine {
       bytes: 512,
     };
     await this.store.put(record);
-    this.live.set(record.taskId, {
-      controller: new AbortController(),
-      waiters: new Set(),
-      senderWaiters: new Set(),
-    });
+    const controller = new AbortController();
+    // A call still running when its task expires has nobody left to read it: it is stopped.
+    const expiry = setTimeout(() => this.expire(record.taskId), ttl);
+    expiry.unref();
+    this.live.set(record.taskId, { controller, waiters: new Set(), senderWaiters: new Set(), expiry });
     this.startHeartbeat();
     return record;
   }
 
+  /**
+   * The owner is gone for good (its 2025 session ended, its stdio connection closed): its running
+   * tasks are stopped and all its records forgotten, since nobody can ask for them any more.
+   */
+  async dropOwner(owner: string): Promise<void> {
+    for (const record of await this.store.list(owner)) {
+      this.stop(record.taskId, new Error('the session that owned the task ended'));
+      await this.store.delete(record.taskId);
+    }
+  }
+
+  /** The call ended on its own: forget its live part, keep the record. */
+  private settle(taskId: string): void {
+    const live = this.live.get(taskId);
+    if (live === undefined) return;
+    this.live.delete(taskId);
+    clearTimeout(live.expiry);
+  }
+
+  /** Stops the call: its live part goes and its signal aborts. */
+  private stop(taskId: string, reason: Error): void {
+    const live = this.live.get(taskId);
+    if (live === undefined) return;
+    this.settle(taskId);
+    live.controller.abort(reason);
+  }
+
+  private expire(taskId: string): void {
+    this.stop(taskId, new Error('the task expired'));
+    void this.store.delete(taskId);
+  }
+
   /** Forgets a task that was never handed out (a 2026 call that asked for input first). */
   async discard(taskId: string): Promise<void> {
-    this.live.delete(taskId);
+    this.settle(taskId);
     await this.store.delete(taskId);
   }
 
@@ -152,8 +185,7 @@ export class TaskEngine {
     if (record === undefined || record.owner !== owner) return undefined;
     const now = Date.now();
     if (now >= record.createdAt + record.ttlMs) {
-      this.live.get(taskId)?.controller.abort(new Error('the task expired'));
-      this.live.delete(taskId);
+      this.stop(taskId, new Error('the task expired'));
       await this.store.delete(taskId);
       return undefined;
     }
@@ -197,12 +229,12 @@ export class TaskEngine {
       return;
     }
     await this.change(taskId, { status: 'completed', result, bytes: bytes + 512 });
-    this.live.delete(taskId);
+    this.settle(taskId);
   }
 
   async fail(taskId: string, error: TaskError): Promise<void> {
     await this.change(taskId, { status: 'failed', error, statusMessage: error.message });
-    this.live.delete(taskId);
+    this.settle(taskId);
   }
 
   /**
@@ -212,10 +244,8 @@ export class TaskEngine {
   async cancel(owner: string, taskId: string): Promise<TaskRecord | undefined> {
     const record = await this.get(owner, taskId);
     if (record === undefined || TERMINAL.has(record.status)) return record;
-    const live = this.live.get(taskId);
     await this.change(taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client.' });
-    this.live.delete(taskId);
-    live?.controller.abort(new Error('the task was cancelled'));
+    this.stop(taskId, new Error('the task was cancelled'));
     return this.store.get(taskId);
   }
 
@@ -334,8 +364,8 @@ export class TaskEngine {
   async close(): Promise<void> {
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
-    for (const [taskId, live] of [...this.live]) {
-      live.controller.abort(new Error('the server is shutting down'));
+    for (const taskId of [...this.live.keys()]) {
+      this.stop(taskId, new Error('the server is shutting down'));
       await this.fail(taskId, {
         code: INTERNAL_ERROR,
         message: 'The server shut down before the task finished.',
@@ -349,8 +379,7 @@ export class TaskEngine {
     const kept: TaskRecord[] = [];
     for (const record of all) {
       if (now >= record.createdAt + record.ttlMs) {
-        this.live.get(record.taskId)?.controller.abort(new Error('the task expired'));
-        this.live.delete(record.taskId);
+        this.stop(record.taskId, new Error('the task expired'));
         await this.store.delete(record.taskId);
       } else kept.push(record);
     }

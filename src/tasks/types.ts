@@ -46,6 +46,10 @@ export interface TaskRecord {
   readonly bytes: number;
 }
 
+/**
+ * Where records live. A store may forget a record once `createdAt + ttlMs` has passed (Redis: the
+ * key's expiry); the engine treats an expired record as unknown either way.
+ */
 export interface TaskStore {
   /** Creates or replaces the record. */
   put(record: TaskRecord): Promise<void>;

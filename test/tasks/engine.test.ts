@@ -137,6 +137,29 @@ describe('TaskEngine', () => {
     assert.match(seen?.error?.message ?? '', /went away/);
   });
 
+  test('a call still running at its expiry is stopped, and the record forgotten', async () => {
+    const engine = engineWith();
+    const task = await engine.create('a', 30);
+    const signal = engine.signal(task.taskId);
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    assert.match(String(signal.reason), /expired/);
+    assert.equal(await engine.get('a', task.taskId), undefined);
+  });
+
+  test('an owner gone for good (its session ended): its calls stop and its records go', async () => {
+    const engine = engineWith();
+    const running = await engine.create('session-1');
+    const done = await engine.create('session-1');
+    await engine.complete(done.taskId, { content: [] });
+    const other = await engine.create('session-2');
+    const signal = engine.signal(running.taskId);
+    await engine.dropOwner('session-1');
+    assert.equal(signal.aborted, true);
+    assert.deepEqual(await engine.list('session-1'), []);
+    assert.equal((await engine.get('session-2', other.taskId))?.status, 'working');
+    await engine.close();
+  });
+
   test('close fails what is still running here', async () => {
     const engine = engineWith();
     const task = await engine.create('a');
