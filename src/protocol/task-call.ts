@@ -122,6 +122,8 @@ async function startTask(
         ...(error.data !== undefined && { data: error.data }),
       });
     }
+    // A task stopped without a last status (expired, its session gone) still lets go of its watcher.
+    unwatch();
   });
   return createTaskResult(record, scope);
 }
