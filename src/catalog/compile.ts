@@ -29,6 +29,7 @@ import type {
   Logger,
   OpenedSource,
   SourceCapabilities,
+  TaskSupport,
   ToolCommon,
 } from '../kinds/contract/kinds.js';
 import type { KindRegistry } from '../kinds/registry.js';
@@ -50,6 +51,7 @@ import type {
   CatalogTool,
   JsonSchema,
   ServerInfo,
+  ToolTaskMode,
 } from './types.js';
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -226,6 +228,7 @@ async function compileWith(
     if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
     const annotations = { ...compiled.annotations, ...common.annotations };
     const description = common.description ?? compiled.description;
+    const task = taskMode(common.task, compiled.defaultTaskSupport);
     const descriptor = {
       name,
       ...(common.title !== undefined && { title: common.title }),
@@ -233,6 +236,7 @@ async function compileWith(
       inputSchema,
       ...(outputSchema !== undefined && { outputSchema }),
       ...(Object.keys(annotations).length > 0 && { annotations }),
+      ...(task.support !== 'forbidden' && { execution: { taskSupport: task.support } }),
     };
     const maxConcurrency = common.maxConcurrency ?? compiled.defaultConcurrency;
     tools.set(
@@ -240,7 +244,7 @@ async function compileWith(
       wrapTool(
         descriptor,
         compiled,
-        { validateArgs, validateOutput, maxConcurrency, claims: claims.bindings },
+        { validateArgs, validateOutput, maxConcurrency, task, claims: claims.bindings },
         log,
         steps,
       ),
@@ -337,7 +341,14 @@ function serverInfo(manifest: LoadedManifest): ServerInfo {
     ...(s.title !== undefined && { title: s.title }),
     ...(s.description !== undefined && { description: s.description }),
     ...(s.instructions !== undefined && { instructions: s.instructions }),
+    ...(s.tasks !== undefined && { tasks: s.tasks }),
   };
+}
+
+/** A tool's `task` field (string or object form) with the kind's default filled in. */
+function taskMode(field: ToolCommon['task'], kindDefault: TaskSupport | undefined): ToolTaskMode {
+  const given = typeof field === 'string' ? { support: field } : (field ?? {});
+  return { support: given.support ?? kindDefault ?? 'forbidden', steps: given.steps ?? 'in-task' };
 }
 
 /** The top-level `properties` of a verbatim input schema: the argument names kinds and steps see. */

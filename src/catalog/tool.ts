@@ -24,7 +24,14 @@ import { isObject } from '../util/is-object.js';
 import { acquire, QUEUE_WAIT_MS, Slots } from '../util/slots.js';
 import { bindClaims, type ClaimBinding, claimOverride } from './claims.js';
 import type { Validator } from './schemas.js';
-import type { CatalogTool, JsonSchema, ToolCallContext, ToolDescriptor, ToolResult } from './types.js';
+import type {
+  CatalogTool,
+  JsonSchema,
+  ToolCallContext,
+  ToolDescriptor,
+  ToolResult,
+  ToolTaskMode,
+} from './types.js';
 
 /** All tool calls of this process running at once, whatever the tool. */
 export const ALL_CALLS_LIMIT = 64;
@@ -38,12 +45,13 @@ export interface ToolChecks {
   readonly maxConcurrency: number | undefined;
   /** Inputs whose values come from the caller's verified token (claims.ts); none by default. */
   readonly claims?: readonly ClaimBinding[];
+  readonly task: ToolTaskMode;
 }
 
 export function wrapTool(
   descriptor: ToolDescriptor,
   compiled: CompiledTool,
-  { validateArgs, validateOutput, maxConcurrency, claims = [] }: ToolChecks,
+  { validateArgs, validateOutput, maxConcurrency, task, claims = [] }: ToolChecks,
   log: Logger,
   steps?: StepPlan,
 ): CatalogTool {
@@ -132,6 +140,7 @@ export function wrapTool(
   };
   return {
     descriptor,
+    task,
     call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
       const observed = ops.toolCall(name);
       return withLogFields({ tool: name }, () => observed.run(() => call(args, ctx))).then(

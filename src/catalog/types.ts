@@ -17,6 +17,7 @@ import type {
   ToolResult,
 } from '../kinds/contract/types.js';
 import type { Interaction } from '../steps/interaction.js';
+import type { TaskSettings } from '../tasks/types.js';
 
 export type {
   CallContext,
@@ -46,6 +47,8 @@ export interface ServerInfo {
   readonly description?: string;
   /** Guidance for the model, sent in the initialize / discover result. */
   readonly instructions?: string;
+  /** `server.tasks`: the task limits (src/tasks/types.ts). */
+  readonly tasks?: TaskSettings;
 }
 
 /**
@@ -58,8 +61,20 @@ export interface ToolCallContext extends CallContext {
   readonly interaction?: Interaction;
 }
 
+/**
+ * How a tool runs as a task: `support` as `execution.taskSupport` says it (2025-11-25), and whether
+ * its interactive steps are asked on the call itself before the task starts (2026 MRTR, `before`)
+ * or inside the task (`input_required`, the default).
+ */
+export interface ToolTaskMode {
+  readonly support: 'forbidden' | 'optional' | 'required';
+  readonly steps: 'in-task' | 'before';
+}
+
 export interface CatalogTool {
   readonly descriptor: ToolDescriptor;
+  /** Absent: never a task (as `support: forbidden`). */
+  readonly task?: ToolTaskMode;
   /**
    * Validates the arguments against the input schema (applying declared defaults) and runs the
    * tool. Failures the model can act on (bad arguments, a failing query) come back as a result

@@ -203,15 +203,17 @@ program
   .argument('<tool>', 'the tool name')
   .addOption(argOption().argParser(collect).default([]))
   .option('--json <object>', 'the arguments as one JSON object (--arg values win)')
+  .option('--task', 'run it as a task: print the task id and its status changes on stderr, then the result')
   .addOption(manifestOption())
   .addOption(rawOption())
   .addHelpText(
     'after',
     `
-Exit codes: 0 success; 1 the tool returned an error (isError), it does not exist, or the manifest has errors; 2 bad usage.
+Exit codes: 0 success; 1 the tool returned an error (isError), it does not exist, the task failed or was cancelled, or the manifest has errors; 2 bad usage.
 
 Examples:
   $ mcp-run call find_orders --arg email=ada@example.com --arg limit=5
+  $ mcp-run call build_report --task --arg month=2026-06
   $ mcp-run call find_orders --json '{"email": "ada@example.com"}' --raw -m shop.yaml`,
   )
   .action(callCommand);

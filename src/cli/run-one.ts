@@ -3,6 +3,9 @@
  * as a client would see it (`--raw` for the JSON result). Progress and logs go to stderr.
  * Exit codes: 0 success, 1 the manifest has errors or the request failed (a tool result with
  * isError included), 2 bad usage (an argument that does not parse).
+ *
+ * `call --task` runs the tool as a 2025-11-25 task: it prints the task id, follows the status
+ * notifications, then waits in `tasks/result` for the end and prints the result as a direct call.
  */
 import type { JsonSchema } from '../catalog/types.js';
 import { suggest } from '../util/suggest.js';
@@ -21,12 +24,25 @@ export interface RawOption {
 
 export async function callCommand(
   tool: string,
-  options: ManifestOption & RawOption & { arg: string[]; json?: string },
+  options: ManifestOption & RawOption & { arg: string[]; json?: string; task?: boolean },
 ): Promise<void> {
   await withClient(options.manifest, async (client) => {
     const descriptor = client.catalog.tools.get(tool)?.descriptor;
     if (!descriptor) return unknown('tool', tool, client.catalog.tools.keys());
     const args = { ...parseJsonObject(options.json), ...parsePairs(options.arg, descriptor.inputSchema) };
+    if (options.task) {
+      if (descriptor.execution === undefined)
+        throw new UsageError(
+          `tool "${tool}" cannot run as a task (its task is forbidden); call it without --task`,
+        );
+      const created = await client.request('tools/call', { name: tool, arguments: args, task: {} });
+      const taskId = (created.task as Json).taskId as string;
+      process.stderr.write(`task ${taskId} started\n`);
+      const result = await client.request('tasks/result', { taskId });
+      print(result, options, () => formatToolResult(result));
+      if (result.isError) process.exitCode = 1;
+      return;
+    }
     const result = await client.request('tools/call', {
       name: tool,
       arguments: args,
@@ -105,6 +121,9 @@ function showNotification(message: Json): void {
     process.stderr.write(
       `progress ${params.progress}${total}${params.message ? ` ${params.message}` : ''}\n`,
     );
+  } else if (message.method === 'notifications/tasks/status') {
+    const note = params.statusMessage ? ` ${params.statusMessage}` : '';
+    process.stderr.write(`task ${params.taskId}: ${params.status}${note}\n`);
   } else if (message.method === 'notifications/message') {
     const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
     process.stderr.write(`[${params.level}] ${data}\n`);

@@ -135,6 +135,36 @@ const SERVER_SCHEMA = {
       description: 'Items per page in list results.',
     },
     auth: AUTH_SCHEMA,
+    tasks: {
+      type: 'object',
+      description:
+        'Tasks (tools called now, fetched later; docs/tasks.md): how long they are kept and how many a caller may hold.',
+      properties: {
+        ttlMs: {
+          type: 'integer',
+          minimum: 1000,
+          description:
+            'How long a task and its result are kept after it starts, in ms (default 3600000). A 2025 client may ask for less.',
+        },
+        pollIntervalMs: {
+          type: 'integer',
+          minimum: 1,
+          description: 'The polling interval suggested to clients, in ms (default 1000).',
+        },
+        maxPerCaller: {
+          type: 'integer',
+          minimum: 1,
+          description:
+            'Tasks one caller may hold at once, finished ones included until they expire (default 100).',
+        },
+        maxBytes: {
+          type: 'integer',
+          minimum: 1024,
+          description: 'Memory for all tasks together, in bytes, results included (default 67108864).',
+        },
+      },
+      additionalProperties: false,
+    },
   },
   additionalProperties: false,
 } as const;

@@ -25,6 +25,13 @@ export interface ServerSection {
   readonly pageSize?: number;
   /** OAuth resource server settings (HTTP only); transports/http/auth.ts reads them. */
   readonly auth?: ServerAuthSection;
+  /** Limits and timings of tasks (src/tasks/types.ts TaskSettings). */
+  readonly tasks?: {
+    readonly ttlMs?: number;
+    readonly pollIntervalMs?: number;
+    readonly maxPerCaller?: number;
+    readonly maxBytes?: number;
+  };
 }
 
 export interface ServerAuthSection {

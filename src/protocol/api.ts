@@ -8,6 +8,7 @@
  */
 import type { CallerIdentity, LogLevel } from '../catalog/types.js';
 import type { Logger } from '../log.js';
+import type { TaskStore } from '../tasks/types.js';
 import type { ListCategory } from './hub.js';
 import type { Access } from './pagination.js';
 import type { HeaderReader } from './routing-headers.js';
@@ -36,6 +37,8 @@ export interface ProtocolOptions {
    * environment, else a random key per process (then only this process accepts its states).
    */
   readonly stateKey?: string;
+  /** Where task records live (default: this process's memory; src/tasks/types.ts). */
+  readonly taskStore?: TaskStore;
 }
 
 /**
@@ -69,6 +72,12 @@ export interface RequestRoute extends Outlet {
    * context (claim-bound inputs, token exchange). Absent: no identity (stdio, static credentials).
    */
   readonly identity?: CallerIdentity;
+  /**
+   * Who the authenticated caller is (a token's or key's label, an OAuth subject): tasks belong to
+   * it. Absent: the connection (stdio, a 2025 session), else (2026 HTTP without auth) nobody in
+   * particular, and the unguessable task id is the only key.
+   */
+  readonly caller?: string;
 }
 
 /**

@@ -4,6 +4,7 @@
  * the in-flight table (for `notifications/cancelled`), the legacy session state, and the 2025-era
  * server→client requests awaiting the client's answer (an inbound response goes to Outbound).
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { Connection, ConnectOptions, ReceiveOutcome, RequestRoute } from './api.js';
 import { type Classification, classifyRequest } from './classify.js';
@@ -47,6 +48,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     clientCapabilities: {},
   };
   readonly outbound: Outbound;
+  /** This connection as the owner of its tasks (taskOwner). */
+  private readonly ownTasks = `connection:${randomUUID()}`;
   private readonly inFlight = new Map<RequestId, AbortController>();
   /**
    * Ids a client cancelled on the standing stream (stdio) while no request of theirs was in
@@ -122,6 +125,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     this.inFlight.clear();
     for (const controller of controllers) controller.abort(new Error('connection closed'));
     this.outbound.closeAll();
+    // The session or stdio connection that owned these tasks is gone: nobody can read them now.
+    void this.server.tasks.dropOwner(this.ownTasks);
   }
 
   release(id: RequestId, controller: AbortController): void {
@@ -246,6 +251,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     const scope = new RequestScope(this, id, method, params, era, classified.envelope, outlet, controller, {
       access: route?.access,
       identity: route?.identity,
+      taskOwner: this.taskOwner(route, era),
     });
     if (route?.signal !== undefined) scope.cleanup = linkAbort(route.signal, () => this.cancel(id));
     let keepOpen = false;
@@ -271,6 +277,17 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     } finally {
       if (!keepOpen) scope.end();
     }
+  }
+
+  /**
+   * Whose tasks a request sees: the authenticated caller; else this connection (stdio, a 2025
+   * session: another session's ids are unknown to it); else, for 2026 HTTP without auth where every
+   * request is on its own, one shared owner whose tasks only their unguessable ids open.
+   */
+  private taskOwner(route: RequestRoute | undefined, era: Era): string {
+    if (route?.caller !== undefined) return `caller:${route.caller}`;
+    if (era === 'legacy' || route === undefined) return this.ownTasks;
+    return 'anonymous';
   }
 
   private onNotification(method: string, params: unknown, standing: boolean): void {

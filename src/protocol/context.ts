@@ -13,7 +13,7 @@ export interface MethodSpec {
   /** Modern results of this method carry ttlMs + cacheScope. */
   readonly cacheable?: boolean;
   /** The params field that the 2026 `Mcp-Name` header repeats (routing-headers.ts). */
-  readonly routingName?: 'name' | 'uri';
+  readonly routingName?: 'name' | 'uri' | 'taskId';
   /** The tool's `x-mcp-header` arguments are mirrored in `Mcp-Param-*` headers (tools/call). */
   readonly routesArguments?: boolean;
   /** Returns the era-neutral result; the dispatcher adds the 2026 decoration. May throw ProtocolError. */

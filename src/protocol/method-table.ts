@@ -6,6 +6,7 @@ import { loggingMethods } from './methods/logging.js';
 import { promptMethods } from './methods/prompts.js';
 import { resourceMethods } from './methods/resources.js';
 import { subscriptionMethods } from './methods/subscriptions.js';
+import { taskMethods } from './methods/tasks.js';
 import { toolMethods } from './methods/tools.js';
 
 export const METHODS: ReadonlyMap<string, MethodSpec> = new Map(
@@ -17,5 +18,6 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map(
     ...completionMethods,
     ...loggingMethods,
     ...subscriptionMethods,
+    ...taskMethods,
   }),
 );

@@ -22,16 +22,28 @@ export interface Access {
   allows(kind: ListKind, key: string): boolean;
 }
 
-const descriptorsOf: Record<ListKind, (catalog: Catalog) => readonly object[]> = {
-  tools: (c) => Array.from(c.tools.values(), (t) => t.descriptor),
+/**
+ * `execution.taskSupport` exists only in 2025-11-25 (2026 moved tasks to an extension that does not
+ * list it), so the tools list has two forms: without it (the default) and with it (`withTasks`).
+ */
+function withoutExecution(descriptor: object): object {
+  if (!('execution' in descriptor)) return descriptor;
+  const { execution: _dropped, ...rest } = descriptor as Record<string, unknown>;
+  return rest;
+}
+
+const descriptorsOf: Record<ListKind, (catalog: Catalog, withTasks: boolean) => readonly object[]> = {
+  tools: (c, withTasks) =>
+    Array.from(c.tools.values(), (t) => (withTasks ? t.descriptor : withoutExecution(t.descriptor))),
   resources: (c) => Array.from(c.resources.values(), (r) => r.descriptor),
   resourceTemplates: (c) => c.templates.map((t) => t.descriptor),
   prompts: (c) => Array.from(c.prompts.values(), (p) => p.descriptor),
 };
 
 interface CatalogLists {
-  readonly descriptors: Partial<Record<ListKind, readonly object[]>>;
-  /** Key: `${kind}:${offset}`. */
+  /** Key: the kind, `+tasks` for the tools list with `execution`. */
+  readonly descriptors: Map<string, readonly object[]>;
+  /** Key: `${kind}[+tasks]:${offset}`. */
   readonly pages: Map<string, object>;
 }
 
@@ -40,7 +52,7 @@ const cache = new WeakMap<Catalog, CatalogLists>();
 function listsOf(catalog: Catalog): CatalogLists {
   let lists = cache.get(catalog);
   if (lists === undefined) {
-    lists = { descriptors: {}, pages: new Map() };
+    lists = { descriptors: new Map(), pages: new Map() };
     cache.set(catalog, lists);
   }
   return lists;
@@ -62,19 +74,23 @@ export function listPage(
   kind: ListKind,
   params: Record<string, unknown>,
   access?: Access,
+  withTasks = false,
 ): object {
   if (access !== undefined) {
-    const visible = descriptorsOf[kind](catalog).filter((d) => access.allows(kind, accessKey(kind, d)));
+    const visible = descriptorsOf[kind](catalog, withTasks).filter((d) =>
+      access.allows(kind, accessKey(kind, d)),
+    );
     return pageOf(kind, visible, decodeCursor(params.cursor, visible.length), catalog.pageSize);
   }
   const lists = listsOf(catalog);
-  let all = lists.descriptors[kind];
+  const form = withTasks ? `${kind}+tasks` : kind;
+  let all = lists.descriptors.get(form);
   if (all === undefined) {
-    all = descriptorsOf[kind](catalog);
-    lists.descriptors[kind] = all;
+    all = descriptorsOf[kind](catalog, withTasks);
+    lists.descriptors.set(form, all);
   }
   const offset = decodeCursor(params.cursor, all.length);
-  const key = `${kind}:${offset}`;
+  const key = `${form}:${offset}`;
   let page = lists.pages.get(key);
   if (page === undefined) {
     page = withJsonText(pageOf(kind, all, offset, catalog.pageSize));

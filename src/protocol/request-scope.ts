@@ -23,6 +23,8 @@ export interface ScopeOwner {
   /** The connection's server→client requests (2025 era). */
   readonly outbound: Outbound;
   release(id: RequestId, controller: AbortController): void;
+  /** The connection's standing channel (2025 task progress, logs and status outlive their request). */
+  notify(message: object): void;
 }
 
 type ProgressToken = string | number;
@@ -33,6 +35,8 @@ export interface Caller {
   readonly access?: Access | undefined;
   /** The verified caller (OAuth); undefined: no identity. */
   readonly identity?: CallerIdentity | undefined;
+  /** Who owns the tasks this request starts or reads (connection.ts `taskOwner`). */
+  readonly taskOwner?: string;
 }
 
 export class RequestScope implements CallContext {
@@ -73,12 +77,22 @@ export class RequestScope implements CallContext {
     return this.caller.identity;
   }
 
+  /** The owner of the tasks this request starts or reads. */
+  get taskOwner(): string {
+    return this.caller.taskOwner ?? '';
+  }
+
   get server(): ServerState {
     return this.owner.server;
   }
 
   get outbound(): Outbound {
     return this.owner.outbound;
+  }
+
+  /** Sends on the connection's standing channel, outside this request. */
+  standing(message: object): void {
+    this.owner.notify(message);
   }
 
   /** Legacy connection state. Modern handlers must not read it: 2026 requests are stateless. */

@@ -4,6 +4,8 @@
  * and the hub holds the listeners.
  */
 import type { CatalogRef, LogLevel } from '../catalog/types.js';
+import { TaskEngine } from '../tasks/engine.js';
+import { MemoryTaskStore } from '../tasks/memory-store.js';
 import type { Connection, ConnectOptions, Protocol, ProtocolOptions } from './api.js';
 import { ProtocolConnection } from './connection.js';
 import { type ListCategory, NotificationHub } from './hub.js';
@@ -46,6 +48,7 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     capabilities: buildCapabilities(options.listChanged, resourceUpdates),
     hub,
     signer,
+    tasks: new TaskEngine(options.taskStore ?? new MemoryTaskStore(), () => ref.current.server.tasks),
   };
   return {
     connect: (send: (message: object) => void, connectOptions?: ConnectOptions): Connection =>
@@ -53,6 +56,9 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     notifyListChanged: (categories: ReadonlySet<ListCategory>) => hub.notifyListChanged(categories),
     notifyResourceUpdated: (uri: string) => hub.notifyResourceUpdated(uri),
     notifyLog: (level: LogLevel, data: unknown) => hub.notifyLog(level, data),
-    close: () => hub.endListens(),
+    close: () => {
+      hub.endListens();
+      void server.tasks.close();
+    },
   };
 }

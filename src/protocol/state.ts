@@ -1,6 +1,7 @@
 /** What one protocol instance holds, shared by all its connections. */
 import type { CatalogRef } from '../catalog/types.js';
 import type { Logger } from '../log.js';
+import type { TaskEngine } from '../tasks/engine.js';
 import type { NotificationHub } from './hub.js';
 import type { StateSigner } from './request-state.js';
 
@@ -17,4 +18,6 @@ export interface ServerState {
   readonly hub: NotificationHub;
   /** Seals and opens the 2026 `requestState` of interactive calls. */
   readonly signer: StateSigner;
+  /** Tasks of every connection (tools called now, fetched later). */
+  readonly tasks: TaskEngine;
 }

@@ -42,6 +42,11 @@ export interface Interaction {
   readonly stateless: boolean;
   /** Whether the client declared what `method` needs (elicitation in form mode, sampling, roots). */
   supports(method: InputMethod): boolean;
+  /**
+   * True inside a 2026 task: `gather` waits until every question has its answer (delivered by
+   * `tasks/update`), so a round is asked whole and the call never ends with InputRequired.
+   */
+  readonly waits?: boolean;
   /** The state of a verified `requestState` (2026), else undefined. */
   readonly carried: CarriedState | undefined;
   /**

@@ -103,7 +103,9 @@ export async function runTool(
   const asked = after.request({ ...before.values, result: text });
   // 2026: the action just ran, so no answer to this prompt can exist yet; ask in a new round.
   const answers =
-    ranNow && interaction.stateless ? {} : await interaction.gather({ [after.key]: asked }, after.timeoutMs);
+    ranNow && interaction.stateless && !interaction.waits
+      ? {}
+      : await interaction.gather({ [after.key]: asked }, after.timeoutMs);
   if (!Object.hasOwn(answers, after.key)) {
     throw new InputRequired({ [after.key]: asked }, { ...snapshot(before.progress), result: text });
   }

@@ -107,6 +107,7 @@ const eras: Record<Version, EraAdapter> = {
             'logging',
             'prompts',
             'resources',
+            'tasks',
             'tools',
           ]);
           assert.match(client.getInstructions() ?? '', /demo shop/);

@@ -28,7 +28,7 @@ type Json = Record<string, any>;
 test('the fixture validates', () => {
   const run = spawnSync(process.execPath, [CLI, 'validate', MANIFEST], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /is valid: 28 tools, 3 resources, 1 resource template, 5 prompts/);
+  assert.match(run.stdout, /is valid: 35 tools, 3 resources, 1 resource template, 5 prompts/);
 });
 
 describe('conformance fixture over stdio, SDK v1 client', () => {
@@ -54,7 +54,13 @@ describe('conformance fixture over stdio, SDK v1 client', () => {
   test('lists every tool the suite calls, each with a description and an object inputSchema', async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'confirm_delete',
+      'failing_job',
+      'greet',
       'json_schema_2020_12_tool',
+      'multi_input',
+      'protocol_error_job',
+      'slow_compute',
       'test_audio_content',
       'test_custom_header',
       'test_elicitation',
@@ -80,6 +86,7 @@ describe('conformance fixture over stdio, SDK v1 client', () => {
       'test_streaming_elicitation',
       'test_tool_with_logging',
       'test_tool_with_progress',
+      'test_tool_with_task',
       'test_trigger_prompt_change',
       'test_trigger_tool_change',
     ]);

@@ -29,9 +29,12 @@ describe('legacy lifecycle', () => {
       prompts: { listChanged: true },
       logging: {},
       completions: {},
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
     assert.deepEqual(result.serverInfo, { name: 'fixture', version: '1.2.3', title: 'Fixture Server' });
     assert.equal(result.instructions, 'Use the tools.');
+    const older = await setup().client().initialize('2025-06-18');
+    assert.equal(older.capabilities.tasks, undefined, 'tasks exist in the 2025-11-25 core only');
     const quiet = await setup({ listChanged: false }).client().initialize();
     assert.equal(quiet.capabilities.tools.listChanged, false);
     assert.deepEqual(
@@ -142,6 +145,7 @@ describe('2026-07-28 era', () => {
         prompts: { listChanged: true },
         logging: {},
         completions: {},
+        extensions: { 'io.modelcontextprotocol/tasks': {} },
       },
       instructions: 'Use the tools.',
       ttlMs: 60000,

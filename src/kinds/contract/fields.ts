@@ -34,6 +34,21 @@ export const TOOL_FIELDS: Record<string, JsonSchema> = {
     minimum: 1,
     description: `Calls of this tool running at once (default: unlimited, shell tools 4; all calls of the server together at most 64). A call over a limit waits up to ${QUEUE_WAIT_MS} ms, then fails with an error that says to retry.`,
   },
+  task: {
+    description:
+      'Whether the tool may run as a task, called now and fetched later (docs/tasks.md): `optional`, `required` or `forbidden` (default: `optional` for shell and http tools, else `forbidden`). The object form also says where its steps are asked: `steps: before` asks them on the call (2026 input_required) and starts the task once answered; `in-task` (default) asks them from inside the task.',
+    anyOf: [
+      { enum: ['optional', 'required', 'forbidden'] },
+      {
+        type: 'object',
+        properties: {
+          support: { enum: ['optional', 'required', 'forbidden'] },
+          steps: { enum: ['in-task', 'before'] },
+        },
+        additionalProperties: false,
+      },
+    ],
+  },
   annotations: {
     type: 'object',
     description: 'Hints for clients; values declared here override the defaults the kind implies.',

@@ -283,7 +283,11 @@ export interface ToolCommon {
   readonly annotations?: ToolAnnotations;
   /** Calls of this tool running at once; see catalog/tool.ts (default: the kind's). */
   readonly maxConcurrency?: number;
+  /** Whether the tool may run as a task (docs/tasks.md); default: the kind's, else forbidden. */
+  readonly task?: TaskSupport | { readonly support?: TaskSupport; readonly steps?: 'in-task' | 'before' };
 }
+
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 export interface CompiledTool {
   /** Annotations this kind implies (a read-only query is readOnlyHint); the manifest's win. */
@@ -296,6 +300,8 @@ export interface CompiledTool {
   readonly outputSchema?: JsonSchema;
   /** `maxConcurrency` when the manifest gives none (a program is costly: shell says 4); default none. */
   readonly defaultConcurrency?: number;
+  /** `task` when the manifest gives none: slow work (a program, an HTTP call) says optional. */
+  readonly defaultTaskSupport?: TaskSupport;
   /** Runs with arguments already validated against the input schema, defaults applied. */
   run(args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
 }

@@ -37,6 +37,8 @@ export interface ToolDescriptor {
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   readonly annotations?: ToolAnnotations;
+  /** 2025-11-25 `execution.taskSupport`, present only when the tool may run as a task. */
+  readonly execution?: { readonly taskSupport: 'optional' | 'required' };
 }
 
 export type ResourceContents =

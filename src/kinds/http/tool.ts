@@ -197,6 +197,7 @@ export const httpTool: ToolKind<HttpToolConfig> = {
 
     return {
       annotations: impliedAnnotations(method, http.loopback),
+      defaultTaskSupport: 'optional',
       async run(args, call): Promise<ToolResult> {
         let target: string;
         try {

@@ -186,6 +186,7 @@ export const shellTool: ToolKind<ShellToolConfig> = {
     return {
       annotations: { openWorldHint: false },
       defaultConcurrency: DEFAULT_MAX_CONCURRENCY,
+      defaultTaskSupport: 'optional',
       async run(args, call): Promise<ToolResult> {
         const rendered = argv.render(args);
         if ('refused' in rendered) return errorResult(`Refused to run ${program}: ${rendered.refused}.`);

@@ -7,6 +7,7 @@ import { invalidParams, isObject } from '../jsonrpc.js';
 import { DEFAULT_SESSION_LOG_LEVEL } from '../log-levels.js';
 import type { RequestScope } from '../request-scope.js';
 import { serverInfo } from '../results.js';
+import { LEGACY_TASKS_CAPABILITY, TASKS_EXTENSION, TASKS_VERSION } from '../tasks-wire.js';
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SUPPORTED_VERSIONS } from '../versions.js';
 
 /** Starts (or restarts) a legacy session: echo a supported version, else offer our latest. */
@@ -24,7 +25,10 @@ function initialize(scope: RequestScope): object {
   const { catalog } = scope;
   const result: Record<string, unknown> = {
     protocolVersion: version,
-    capabilities: scope.server.capabilities,
+    capabilities:
+      version === TASKS_VERSION
+        ? { ...scope.server.capabilities, tasks: LEGACY_TASKS_CAPABILITY }
+        : scope.server.capabilities,
     serverInfo: serverInfo(catalog),
   };
   if (catalog.server.instructions !== undefined) result.instructions = catalog.server.instructions;
@@ -33,7 +37,8 @@ function initialize(scope: RequestScope): object {
 
 function discover(scope: RequestScope): object {
   const { instructions } = scope.catalog.server;
-  const result = { supportedVersions: SUPPORTED_VERSIONS, capabilities: scope.server.capabilities };
+  const capabilities = { ...scope.server.capabilities, extensions: { [TASKS_EXTENSION]: {} } };
+  const result = { supportedVersions: SUPPORTED_VERSIONS, capabilities };
   return instructions === undefined ? result : { ...result, instructions };
 }
 

@@ -28,6 +28,8 @@ export interface ModernContext {
   readonly accessOf?: (req: IncomingMessage) => Access | undefined;
   /** The verified caller of a request (OAuth), for tool calls. */
   readonly identityOf?: (req: IncomingMessage) => CallerIdentity | undefined;
+  /** The authenticated caller's label, when auth is on (the owner of its tasks). */
+  readonly callerOf?: (req: IncomingMessage) => string | undefined;
 }
 
 /** Idle connections kept per server: enough for the requests two cores keep in flight. */
@@ -65,6 +67,7 @@ export async function serveModernPost(
   const headerVersion = header(req, 'mcp-protocol-version');
   const access = ctx.accessOf?.(req);
   const identity = ctx.identityOf?.(req);
+  const caller = ctx.callerOf?.(req);
   const connection = acquire(ctx);
   const reply = new HttpReply(res, {
     keepAliveMs: ctx.keepAliveMs,
@@ -72,6 +75,7 @@ export async function serveModernPost(
     ...(headerVersion === undefined ? {} : { protocolVersion: headerVersion }),
     ...(access === undefined ? {} : { access }),
     ...(identity === undefined ? {} : { identity }),
+    ...(caller === undefined ? {} : { caller }),
   });
   // Set once the connection is back in the pool or closed. A stream closed before the answer
   // is the client cancelling: closing the connection aborts the request. A connection not pooled

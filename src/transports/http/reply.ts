@@ -24,6 +24,8 @@ export interface ReplyOptions {
   readonly access?: Access;
   /** The verified caller (OAuth), handed to tool calls. */
   readonly identity?: CallerIdentity;
+  /** The authenticated caller, who owns the tasks it starts (RequestRoute.caller). */
+  readonly caller?: string;
   /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
   readonly beforeRespond?: (message: object) => void;
   /** Opens the reply's stream on the response; default a plain SseStream. */
@@ -43,6 +45,7 @@ export class HttpReply implements RequestRoute {
   readonly header?: HeaderReader;
   readonly access?: Access;
   readonly identity?: CallerIdentity;
+  readonly caller?: string;
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
   private stream: MessageStream | undefined;
@@ -56,6 +59,7 @@ export class HttpReply implements RequestRoute {
     if (options.header !== undefined) this.header = options.header;
     if (options.access !== undefined) this.access = options.access;
     if (options.identity !== undefined) this.identity = options.identity;
+    if (options.caller !== undefined) this.caller = options.caller;
     if (options.eager === true) this.openStream();
   }
 

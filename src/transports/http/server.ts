@@ -187,6 +187,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   const modern: ModernContext = {
     protocol,
     keepAliveMs,
+    callerOf: (req) => principals.get(req)?.label,
     ...(auth.oauth ? { accessOf: listAccess, identityOf } : {}),
   };
   let closing = false;

@@ -1,0 +1,30 @@
+/** A tool's result as it goes on the wire, the same for a direct call and a task's stored result. */
+import { isDeepStrictEqual } from 'node:util';
+import type { ContentBlock, ToolResult } from '../catalog/types.js';
+
+/**
+ * Copies only the defined fields: a kind's undefined must not become a key in the result. Structured
+ * content also goes out as JSON text when no text block already carries it: the spec says a tool
+ * that returns structured content SHOULD, for clients (and versions) that read only `content`.
+ */
+export function toWire(result: ToolResult): object {
+  const wire: Record<string, unknown> = { content: result.content };
+  if (result.structuredContent !== undefined) {
+    wire.structuredContent = result.structuredContent;
+    if (!carriesJson(result.content, result.structuredContent))
+      wire.content = [...result.content, { type: 'text', text: JSON.stringify(result.structuredContent) }];
+  }
+  if (result.isError !== undefined) wire.isError = result.isError;
+  return wire;
+}
+
+function carriesJson(content: readonly ContentBlock[], structured: unknown): boolean {
+  return content.some((block) => {
+    if (block.type !== 'text') return false;
+    try {
+      return isDeepStrictEqual(JSON.parse(block.text), structured);
+    } catch {
+      return false;
+    }
+  });
+}
