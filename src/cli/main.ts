@@ -258,7 +258,9 @@ program
 
 program
   .command('test')
-  .description('run the test cases beside manifests (tests/*.yaml); HTTP upstreams replay recorded fixtures')
+  .description(
+    'run the test cases of manifests (their tests: section, tests/*.yaml beside them); HTTP upstreams replay recorded fixtures',
+  )
   .argument('[paths...]', 'manifests, test files, or folders of recipes', ['mcp.yaml'])
   .addOption(
     new Option('--reporter <format>', 'how to print results')

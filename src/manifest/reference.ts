@@ -16,8 +16,9 @@ export function renderReference(schema: Schema): string {
     '',
     String(schema.description ?? ''),
     '',
-    'A manifest has up to five top-level sections. `server` describes the server; the other four',
-    'map names to entries, and each entry picks its implementation with `kind`. Any string value may',
+    'A manifest has up to six top-level sections. `server` describes the server; `sources`, `tools`,',
+    '`resources` and `prompts` map names to entries, and each entry picks its implementation with',
+    '`kind`; `tests` lists test cases for `mcp-run test`. Any string value may',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own ${env:…} syntax, as text
     'use `${env:NAME}` or `${env:NAME:-default}`; values taken from the environment are secrets and',
     'never appear in logs.',
@@ -41,6 +42,12 @@ export function renderReference(schema: Schema): string {
       const own = Object.keys(def.properties ?? {}).filter((f) => f !== 'kind' && !common.includes(f));
       out.push(...fieldTable({ properties: pick(def.properties, own), required: def.required ?? [] }));
     }
+  }
+  const tests = schema.properties?.tests;
+  if (tests) {
+    out.push('## tests', '', String(tests.description ?? ''), '', 'Each case:', '');
+    out.push(...fieldTable(tests.items ?? {}));
+    out.push('', '`expect`:', '', ...fieldTable(tests.items?.properties?.expect ?? {}));
   }
   return `${out
     .join('\n')

@@ -54,6 +54,8 @@ export interface ManifestData {
   readonly tools?: Readonly<Record<string, EntryConfig>>;
   readonly resources?: Readonly<Record<string, EntryConfig>>;
   readonly prompts?: Readonly<Record<string, EntryConfig>>;
+  /** Test cases for `mcp-run test` (src/testing/cases.ts reads them); serving ignores them. */
+  readonly tests?: readonly unknown[];
 }
 
 /**
