@@ -12,6 +12,7 @@ import type { Metrics } from '../ops/metrics.js';
 import { type OpsRoute, opsRoutes, serveOps } from '../ops/routes.js';
 import { SourceTracker } from '../ops/sources.js';
 import { createProtocol, type Protocol } from '../protocol/server.js';
+import { isLoopbackHost } from '../transports/http/guards.js';
 import {
   authFromEnv,
   type HttpTransport,
@@ -20,6 +21,7 @@ import {
   serveHttp,
 } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
+import { describeCounts } from './counts.js';
 
 export interface ServeOptions {
   readonly logLevel: LogThreshold;
@@ -42,6 +44,8 @@ export interface ServeOptions {
   readonly otel?: string | boolean;
   /** `--sse-poll-ms`: SSE polling for 2025-11-25 sessions; absent: MCP_RUN_SSE_POLL_MS, else never. */
   readonly ssePollMs?: number;
+  /** `--allow-unauthenticated-remote`: serve beyond loopback with no auth option, knowingly. */
+  readonly allowUnauthenticatedRemote?: boolean;
 }
 
 /** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
@@ -140,6 +144,21 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   };
   if (options.http) {
     const oauth = await oauthOf(file, registry);
+    const host = options.host ?? '127.0.0.1';
+    if (
+      !isLoopbackHost(host) &&
+      !options.authTokenEnv &&
+      !options.apiKeyEnv &&
+      !oauth &&
+      !options.allowUnauthenticatedRemote
+    ) {
+      process.stderr.write(
+        `mcp-run: not serving on ${host} without authentication: anyone who can reach the port could call every tool. ` +
+          'Set --auth-token-env or --api-key-env (or server.auth in the manifest), or pass --allow-unauthenticated-remote if that is what you want.\n',
+      );
+      await ref.current.dispose();
+      process.exit(2);
+    }
     const httpOptions = { ...options, oauth };
     return serveOverHttp(file, ref, protocol, log, httpOptions, ops, async () => reloader?.close(), stopOps);
   }
@@ -152,7 +171,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  if (process.stdin.isTTY) log.info(banner(file, catalog));
+  if (process.stdin.isTTY) log.info(banner(file, await describeCounts(catalog)));
   else log.debug(`serving ${file} on stdio`);
 
   await stdio.closed;
@@ -169,12 +188,9 @@ async function oauthOf(file: string, registry: KindRegistry): Promise<OAuthOptio
   return (await loadManifest(file, registry, process.env)).data.server?.auth;
 }
 
-function banner(file: string, catalog: Catalog): string {
-  const counts = [
-    `${catalog.tools.size} tools`,
-    `${catalog.resources.size + catalog.templates.length} resources`,
-    `${catalog.prompts.size} prompts`,
-  ].join(', ');
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
+
+function banner(file: string, counts: string): string {
   return [
     `serving ${relative(process.cwd(), file) || file} on stdio (${counts}).`,
     'An MCP client starts this command and speaks JSON-RPC on its stdin; press Ctrl-D to stop.',
@@ -249,12 +265,17 @@ async function serveOverHttp(
     await http.close();
     return;
   }
-  log.info(`listening on ${http.url}`);
-  const catalog = ref.current;
+  // A wildcard bind has no address to connect to: name this machine's loopback, and say the rest.
+  const host = options.host ?? '127.0.0.1';
+  const wildcard = WILDCARDS.has(host);
+  const url = wildcard
+    ? http.url.replace(/^http:\/\/[^/]+:/, `http://${host.includes(':') ? '[::1]' : '127.0.0.1'}:`)
+    : http.url;
+  log.info(`listening on ${url}`);
+  if (wildcard) log.info(`bound to ${host}: reachable on all interfaces at port ${new URL(url).port}`);
   log.info(
-    `serving ${relative(process.cwd(), file) || file} (${catalog.tools.size} tools, ` +
-      `${catalog.resources.size + catalog.templates.length} resources, ${catalog.prompts.size} prompts); ` +
-      `client config: { "url": "${http.url}" }`,
+    `serving ${relative(process.cwd(), file) || file} (${await describeCounts(ref.current)}); ` +
+      `client config: { "url": "${url}" }`,
   );
 }
 
