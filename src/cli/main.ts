@@ -4,6 +4,9 @@
  * function, print, exit with a documented code. Exit codes: 0 success, 1 a manifest with errors (or
  * an HTTP address that cannot be bound), 2 bad usage.
  */
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { manifestPath } from './manifest-arg.js';
 import { readPackageVersion } from './package-version.js';
@@ -59,6 +62,10 @@ const testCommand = lazy(
   () => import('./test.js'),
   (m) => m.testCommand,
 );
+const configCommand = lazy(
+  () => import('./client-config.js'),
+  (m) => m.configCommand,
+);
 const importOpenApiCommand = lazy(
   () => import('./import.js'),
   (m) => m.importOpenApiCommand,
@@ -80,6 +87,12 @@ function parsePollMs(value: string): number {
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** The generic stdio config for ./mcp.yaml: this Node, this CLI and the manifest, absolute. */
+function helpConfig(): string {
+  const cli = realpathSync(fileURLToPath(import.meta.url));
+  return JSON.stringify({ command: process.execPath, args: [cli, resolve('mcp.yaml')] });
+}
 
 /** `-m/--manifest`, beside the positional manifest of every command that reads one (manifest-arg.ts). */
 const manifestOption = () =>
@@ -181,8 +194,9 @@ Examples:
   $ mcp-run shop.yaml --log-level debug
   $ MCP_TOKENS=s3cret mcp-run --http --port 8080 --auth-token-env MCP_TOKENS
 
-A desktop or IDE client's config:
-  { "mcpServers": { "shop": { "command": "npx", "args": ["mcp-run", "/abs/path/mcp.yaml"] } } }`,
+A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is installed (ready to paste;
+\`mcp-run config <manifest> --client claude-desktop|vscode|cursor\` prints a client's whole block):
+  ${helpConfig()}`,
   )
   .action(withManifest(serveCommand));
 
@@ -283,6 +297,31 @@ program
     '\nExit codes: 0 success; 1 no such prompt, a required argument missing, or the manifest has errors; 2 bad usage.\n\nExample:\n  $ mcp-run prompt summarize_customer --arg email=ada@example.com -m shop.yaml',
   )
   .action(withManifestOption(promptCommand));
+
+program
+  .command('config')
+  .description("print a desktop or IDE client's config for this server: absolute paths, ready to paste")
+  .argument('[manifest]', 'the manifest the client should serve (default mcp.yaml)')
+  .addOption(manifestOption())
+  .addOption(
+    new Option('--client <name>', 'which client the block is for')
+      .choices(['claude-desktop', 'vscode', 'cursor', 'generic'])
+      .default('generic'),
+  )
+  .addHelpText(
+    'after',
+    `
+The block names this Node (process.execPath), this installation's dist/cli/main.js and the manifest,
+all absolute: clients start servers from a folder of their own choosing. Where to paste it, and the
+variables the manifest reads (for the client's "env" block), go to stderr.
+
+Exit codes: 0 printed; 2 bad usage (an unknown client).
+
+Examples:
+  $ mcp-run config --client claude-desktop
+  $ mcp-run config recipes/weather/mcp.yaml --client vscode >> .vscode/mcp.json   then merge the "servers"`,
+  )
+  .action(withManifest(configCommand));
 
 program
   .command('init')

@@ -21,6 +21,7 @@ import {
   serveHttp,
 } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
+import { oneLineConfig } from './client-config.js';
 import { describeCounts } from './counts.js';
 
 export interface ServeOptions {
@@ -194,7 +195,8 @@ function banner(file: string, counts: string): string {
   return [
     `serving ${relative(process.cwd(), file) || file} on stdio (${counts}).`,
     'An MCP client starts this command and speaks JSON-RPC on its stdin; press Ctrl-D to stop.',
-    `Client config: { "command": "npx", "args": ["mcp-run", "${file}"] }`,
+    `Client config (absolute paths, ready to paste): ${oneLineConfig(file)}`,
+    `For a client's whole block: mcp-run config ${resolve(file)} --client claude-desktop|vscode|cursor`,
   ].join('\n  ');
 }
 
