@@ -325,7 +325,9 @@ Examples:
 
 program
   .command('init')
-  .description('write a starter mcp.yaml, or copy a recipe (manifest and files) into a folder')
+  .description(
+    'write a starter mcp.yaml, or copy a recipe (manifest, README, files) into a folder and name the variables it needs',
+  )
   .option('--recipe <name>', 'start from a recipe in recipes/ instead of the starter')
   .option('--dir <folder>', 'where to write', '.')
   .option('--force', 'replace files that exist')
