@@ -373,6 +373,10 @@ program
 program
   .command('import')
   .description('generate a manifest from an API description (see `mcp-run import openapi --help`)')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 done; 1 the document cannot be imported; 2 bad usage (see each subcommand).',
+  )
   .command('openapi')
   .description('turn an OpenAPI 3.x or Swagger 2.0 document into a manifest of http tools')
   .argument('<spec>', 'the API description, a local YAML or JSON file')
