@@ -123,6 +123,8 @@ describe('help, counts and lists', () => {
       ['init'],
       ['schema'],
       ['test'],
+      ['config'],
+      ['import'],
       ['import', 'openapi'],
     ]) {
       const help = runCli([...command, '--help']);
