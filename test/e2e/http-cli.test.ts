@@ -83,6 +83,9 @@ describe('mcp-run --http', () => {
         '--allow-unauthenticated-remote',
       ]);
       try {
+        // The lines after "listening on" may still be on their way.
+        for (let i = 0; i < 500 && !served.stderr().includes('client config:'); i++)
+          await new Promise((r) => setTimeout(r, 20));
         assert.match(served.stderr(), /beyond loopback, without authentication/);
         // The banner names an address a client can use, never the wildcard.
         assert.match(served.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
