@@ -8,7 +8,8 @@
  *   (its `version`) differs between the two catalogs.
  * - Reloads run one at a time; a reload that finishes after a newer edit arrived is dropped, so the
  *   newest edit always wins.
- * - A failed reload keeps the last good catalog serving and logs every error with file:line:col;
+ * - A failed reload keeps the last good catalog serving and logs every error with file:line:col, in
+ *   one pass as validate does (structure and compile errors together);
  *   an unexpected exception (not a ManifestError) is logged too, with the manifest's path, never
  *   swallowed.
  * - The old catalog's sources are disposed once the requests that started on it have finished, or
@@ -164,7 +165,8 @@ export class Reloader {
 
     let next: Catalog;
     try {
-      const manifest = loadManifestText(text, file, registry);
+      // One pass, as validate and the first load: structure and compile errors come in one report.
+      const manifest = loadManifestText(text, file, registry, process.env, { deferErrors: true });
       log.addSecrets(manifest.secrets);
       next = await compileCatalog(manifest, registry, log);
     } catch (err) {

@@ -1,7 +1,9 @@
 /**
- * `mcp-run init`: writes a starter manifest, or copies a recipe (its manifest and the files it
- * uses) into a folder. Existing files are never overwritten without --force. The manifest's first
- * line points editors at this installation's JSON Schema, for completion as you type.
+ * `mcp-run init`: writes a starter manifest, or copies a recipe (its manifest, its README and the
+ * files it uses) into a folder, then says which environment variables the manifest reads must be
+ * set before `mcp-run validate` passes. Existing files are never overwritten without --force (a
+ * README.md already there keeps its place: the recipe's is written beside it as README.<recipe>.md).
+ * The manifest's first line points editors at this installation's JSON Schema.
  */
 import {
   copyFileSync,
@@ -15,6 +17,7 @@ import {
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suggest } from '../util/suggest.js';
+import { envReferences } from './env-refs.js';
 
 const RECIPES = fileURLToPath(new URL('../../recipes/', import.meta.url));
 const SCHEMA = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
@@ -66,6 +69,11 @@ export function initCommand(options: InitOptions): void {
   const target = resolve(options.dir);
   const files = options.recipe === undefined ? starterFiles() : recipeFiles(options.recipe);
   if (!files) return;
+  const readme = files.get('README.md');
+  if (readme && options.recipe && existsSync(join(target, 'README.md')) && !options.force) {
+    files.delete('README.md');
+    files.set(`README.${options.recipe}.md`, readme);
+  }
   const clashes = [...files.keys()].filter((name) => existsSync(join(target, name)));
   if (clashes.length > 0 && !options.force) {
     process.stderr.write(
@@ -79,9 +87,19 @@ export function initCommand(options: InitOptions): void {
     write(join(target, name), target);
   }
   const what = options.recipe ? `the ${options.recipe} recipe` : 'a starter manifest';
-  process.stdout.write(
-    `Wrote ${what} to ${join(target, 'mcp.yaml')}.\nNext: mcp-run validate, mcp-run list, then serve it with mcp-run.\n`,
-  );
+  const lines = [`Wrote ${what} to ${join(target, 'mcp.yaml')}.`];
+  const readmeName = [...files.keys()].find((n) => /^README(\.[^/]+)?\.md$/.test(n));
+  if (readmeName) lines.push(`What it does and how to try it: ${join(target, readmeName)}.`);
+  const env = envReferences(readFileSync(join(target, 'mcp.yaml'), 'utf8'));
+  if (env.required.length > 0) {
+    lines.push(
+      `Set before mcp-run validate passes (the manifest reads them): ${env.required.join(', ')}.`,
+      '  (mcp-run validate --offline checks everything else without them.)',
+    );
+  }
+  if (env.optional.length > 0) lines.push(`Optional, with defaults: ${env.optional.join(', ')}.`);
+  lines.push('Next: mcp-run validate, mcp-run list, then serve it with mcp-run.');
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 type Writer = (path: string, root: string) => void;
@@ -90,7 +108,7 @@ function starterFiles(): Map<string, Writer> {
   return new Map([['mcp.yaml', (path, root) => writeFileSync(path, withSchemaLine(STARTER, root))]]);
 }
 
-/** Every file of the recipe but its README, with the manifest's schema line pointed at this install. */
+/** Every file of the recipe (but a database it creates), with the manifest's schema line pointed at this install. */
 function recipeFiles(name: string): Map<string, Writer> | undefined {
   const known = readdirSync(RECIPES).filter((d) => existsSync(join(RECIPES, d, 'mcp.yaml')));
   if (!known.includes(name)) {
@@ -105,7 +123,7 @@ function recipeFiles(name: string): Map<string, Writer> | undefined {
   const files = new Map<string, Writer>();
   for (const entry of readdirSync(dir, { recursive: true }).map(String)) {
     const source = join(dir, entry);
-    if (entry === 'README.md' || entry.endsWith('.db') || !statSync(source).isFile()) continue;
+    if (entry.endsWith('.db') || !statSync(source).isFile()) continue;
     files.set(
       entry,
       entry === 'mcp.yaml'

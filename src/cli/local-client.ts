@@ -1,7 +1,8 @@
 /**
  * An in-process MCP client for the commands that run one thing without a real client (`list`,
  * `call`, `read`, `prompt`): it speaks to the same protocol core a client would, so what they print
- * is what a client would see. Progress and log notifications go to the given handler.
+ * is what a client would see. Progress and log notifications go to the given handler; requests the
+ * server sends (a confirm step's elicitation, with `call --yes`) to the given answerer.
  */
 import { loadCatalog } from '../catalog/load.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
@@ -32,9 +33,17 @@ export interface LocalClient {
  * Compiles the manifest (printing every error and exiting 1 when it has any) and initializes a
  * 2025-era session with logging at `debug`, so the tool's logs can be shown.
  */
+export interface LocalClientOptions {
+  /** The client capabilities declared at initialize (default: none, so steps that ask are refused). */
+  readonly capabilities?: Json;
+  /** Answers a request from the server (method and params); what it returns is the result. */
+  readonly answer?: (method: string, params: Json) => Json | undefined;
+}
+
 export async function openLocalClient(
   file: string,
   onNotification: (message: Json) => void,
+  options: LocalClientOptions = {},
 ): Promise<LocalClient> {
   const log = new StderrLogger('warn');
   let catalog: Catalog;
@@ -51,9 +60,18 @@ export async function openLocalClient(
       const m = message as Json;
       const waiter = typeof m.id === 'number' ? pending.get(m.id) : undefined;
       if (waiter && !('method' in m)) waiter(m);
+      else if ('method' in m && m.id !== undefined) void answerRequest(m);
       else onNotification(m);
     },
   );
+  const answerRequest = async (m: Json): Promise<void> => {
+    const result = options.answer?.(String(m.method), (m.params ?? {}) as Json);
+    await connection.receive(
+      result === undefined
+        ? { jsonrpc: '2.0', id: m.id, error: { code: -32601, message: `mcp-run cannot answer ${m.method}` } }
+        : { jsonrpc: '2.0', id: m.id, result },
+    );
+  };
   let nextId = 0;
   const request = async (method: string, params: Json = {}): Promise<Json> => {
     const id = ++nextId;
@@ -67,7 +85,7 @@ export async function openLocalClient(
   };
   await request('initialize', {
     protocolVersion: '2025-11-25',
-    capabilities: {},
+    capabilities: options.capabilities ?? {},
     clientInfo: { name: 'mcp-run-cli', version: '1' },
   });
   await connection.receive({ jsonrpc: '2.0', method: 'notifications/initialized' });

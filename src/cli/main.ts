@@ -4,7 +4,11 @@
  * function, print, exit with a documented code. Exit codes: 0 success, 1 a manifest with errors (or
  * an HTTP address that cannot be bound), 2 bad usage.
  */
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { manifestPath } from './manifest-arg.js';
 import { readPackageVersion } from './package-version.js';
 
 /**
@@ -58,6 +62,10 @@ const testCommand = lazy(
   () => import('./test.js'),
   (m) => m.testCommand,
 );
+const configCommand = lazy(
+  () => import('./client-config.js'),
+  (m) => m.configCommand,
+);
 const importOpenApiCommand = lazy(
   () => import('./import.js'),
   (m) => m.importOpenApiCommand,
@@ -80,17 +88,45 @@ function parsePollMs(value: string): number {
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
+/** The generic stdio config for ./mcp.yaml: this Node, this CLI and the manifest, absolute. */
+function helpConfig(): string {
+  const cli = realpathSync(fileURLToPath(import.meta.url));
+  return JSON.stringify({ command: process.execPath, args: [cli, resolve('mcp.yaml')] });
+}
+
+/** `-m/--manifest`, beside the positional manifest of every command that reads one (manifest-arg.ts). */
+const manifestOption = () =>
+  new Option('-m, --manifest <file>', 'the manifest (or give it as the argument; default mcp.yaml)');
+// biome-ignore lint/suspicious/noExplicitAny: commander's parsed options
+type Opts = Record<string, any>;
+/** An action whose first argument is the manifest, however it was given. */
+const withManifest =
+  (action: Action) =>
+  (positional: string | undefined, options: Opts): void | Promise<void> =>
+    action(manifestPath(positional, options.manifest), options);
+/** An action on one named thing (`call <tool> [manifest]`): the manifest goes into the options. */
+const withManifestOption =
+  (action: Action) =>
+  (name: string, positional: string | undefined, options: Opts): void | Promise<void> =>
+    action(name, { ...options, manifest: manifestPath(positional, options.manifest) });
+
+const EXIT_MANIFEST =
+  '\nExit codes: 0 success; 1 the manifest has errors; 2 bad usage (an unknown option, two different manifests).';
+
 const program = new Command('mcp-run')
   .description(
-    'Serve one YAML manifest as an MCP server: SQL tools, file resources and prompt templates, no code.',
+    'Serve one YAML manifest as an MCP server, no code: SQL tools (SQLite, PostgreSQL, MySQL), HTTP tools (REST APIs, OpenAPI imports), shell tools (one program, typed arguments), files and folders as resources, and prompt templates.',
   )
   .version(readPackageVersion(), '-v, --version')
   .showSuggestionAfterError()
+  // Options after a command's name are that command's own (`call x -m f` is call's -m, not serve's).
+  .enablePositionalOptions()
   .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) })
   .exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
 
 program
-  .argument('[manifest]', 'the manifest to serve', 'mcp.yaml')
+  .argument('[manifest]', 'the manifest to serve (default mcp.yaml)')
+  .addOption(manifestOption())
   .addOption(
     new Option('--log-level <level>', 'what mcp-run logs to stderr')
       .choices(['debug', 'info', 'warn', 'error', 'silent'])
@@ -99,7 +135,15 @@ program
   .option('--no-watch', 'do not reload when the manifest or the files it names change')
   .option('--http', 'serve Streamable HTTP (both protocol eras) instead of stdio')
   .addOption(new Option('--port <n>', 'HTTP port; 0 picks a free one').argParser(parsePort).default(3000))
-  .option('--host <address>', 'HTTP bind address (beyond loopback, set an auth option)', '127.0.0.1')
+  .option(
+    '--host <address>',
+    'HTTP bind address; beyond loopback it needs an auth option (or --allow-unauthenticated-remote)',
+    '127.0.0.1',
+  )
+  .option(
+    '--allow-unauthenticated-remote',
+    'serve beyond loopback (--host 0.0.0.0, a LAN address) with no auth option: anyone who reaches the port can call every tool',
+  )
   .option('--path <path>', 'HTTP endpoint path', '/mcp')
   .option(
     '--allowed-host <name>',
@@ -147,20 +191,24 @@ program
 Serves on stdio: the MCP client starts mcp-run and talks JSON-RPC on its stdin/stdout; logs go to stderr.
 With --http it serves Streamable HTTP at http://127.0.0.1:3000/mcp instead.
 
+Exit codes: 0 stopped (stdin ended, SIGTERM or SIGINT); 1 the manifest has errors, or the HTTP address cannot be bound; 2 bad usage (an unknown option, --host beyond loopback without auth).
+
 Examples:
   $ mcp-run                        serve ./mcp.yaml
   $ mcp-run shop.yaml --log-level debug
   $ MCP_TOKENS=s3cret mcp-run --http --port 8080 --auth-token-env MCP_TOKENS
 
-A desktop or IDE client's config:
-  { "mcpServers": { "shop": { "command": "npx", "args": ["mcp-run", "/abs/path/mcp.yaml"] } } }`,
+A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is installed (ready to paste;
+\`mcp-run config <manifest> --client claude-desktop|vscode|cursor\` prints a client's whole block):
+  ${helpConfig()}`,
   )
-  .action(serveCommand);
+  .action(withManifest(serveCommand));
 
 program
   .command('validate')
   .description('check a manifest and print every error with its position; exit 1 when there is any')
-  .argument('[manifest]', 'the manifest to check', 'mcp.yaml')
+  .argument('[manifest]', 'the manifest to check (default mcp.yaml)')
+  .addOption(manifestOption())
   .option('--json', 'print the errors and warnings as JSON for machines')
   .option('--strict', 'fail (exit 1) on warnings too')
   .option(
@@ -169,43 +217,52 @@ program
   )
   .addHelpText(
     'after',
-    '\nExamples:\n  $ mcp-run validate\n  $ mcp-run validate shop.yaml --json\n  $ mcp-run validate --offline --strict',
+    '\nExit codes: 0 valid (warnings allowed unless --strict); 1 an error, or with --strict a warning; 2 bad usage.\n\nExamples:\n  $ mcp-run validate\n  $ mcp-run validate shop.yaml --json\n  $ mcp-run validate -m shop.yaml --offline --strict',
   )
-  .action(validateCommand);
+  .action(withManifest(validateCommand));
 
 program
   .command('list')
   .description('print the tools (with their arguments), resources, templates and prompts a manifest serves')
-  .argument('[manifest]', 'the manifest', 'mcp.yaml')
+  .argument('[manifest]', 'the manifest (default mcp.yaml)')
+  .addOption(manifestOption())
   .option('--json', 'print the lists as JSON, as a client receives them')
-  .addHelpText('after', '\nExamples:\n  $ mcp-run list\n  $ mcp-run list shop.yaml --json')
-  .action(listCommand);
+  .addHelpText(
+    'after',
+    `${EXIT_MANIFEST}\n\nExamples:\n  $ mcp-run list\n  $ mcp-run list shop.yaml --json\n  $ mcp-run list -m shop.yaml`,
+  )
+  .action(withManifest(listCommand));
 
 program
   .command('lint')
   .description('report what makes the server hard for a model to use, and its tools/list token cost')
-  .argument('[manifest]', 'the manifest to lint', 'mcp.yaml')
+  .argument('[manifest]', 'the manifest to lint (default mcp.yaml)')
+  .addOption(manifestOption())
   .option('--json', 'print the report as JSON for machines')
   .addHelpText(
     'after',
-    '\nExit codes: 0 clean or warnings only; 1 an error-level finding or a manifest with errors.\nRules, and how to silence one per entry: docs/lint.md\n\nExamples:\n  $ mcp-run lint\n  $ mcp-run lint shop.yaml --json',
+    '\nExit codes: 0 clean or warnings only; 1 an error-level finding or a manifest with errors; 2 bad usage.\nRules, and how to silence one per entry: docs/lint.md\n\nExamples:\n  $ mcp-run lint\n  $ mcp-run lint shop.yaml --json',
   )
-  .action(lintCommand);
+  .action(withManifest(lintCommand));
 
-const manifestOption = () => new Option('-m, --manifest <file>', 'the manifest').default('mcp.yaml');
 const rawOption = () => new Option('--raw', 'print the raw JSON result instead of its text');
 const argOption = () =>
-  new Option('--arg <name=value>', 'an argument (repeatable); typed by the input schema');
+  new Option(
+    '--arg <name=value>',
+    'an argument (repeatable); typed by the input schema; an array: repeat it, or a,b, or a JSON list',
+  );
 
 program
   .command('call')
   .description('call one tool and print its result as a client would see it; progress and logs on stderr')
   .argument('<tool>', 'the tool name')
+  .argument('[manifest]', 'the manifest (or -m; default mcp.yaml)')
   .addOption(argOption().argParser(collect).default([]))
   .option('--json <object>', 'the arguments as one JSON object (--arg values win)')
   .option('--task', 'run it as a task: print the task id and its status changes on stderr, then the result')
   .addOption(manifestOption())
   .addOption(rawOption())
+  .option('-y, --yes', "answer the tool's confirm step (confirm: in the manifest) with yes")
   .addHelpText(
     'after',
     `
@@ -213,36 +270,70 @@ Exit codes: 0 success; 1 the tool returned an error (isError), it does not exist
 
 Examples:
   $ mcp-run call find_orders --arg email=ada@example.com --arg limit=5
-  $ mcp-run call build_report --task --arg month=2026-06
-  $ mcp-run call find_orders --json '{"email": "ada@example.com"}' --raw -m shop.yaml`,
+  $ mcp-run call find_orders --json '{"email": "ada@example.com"}' --raw -m shop.yaml
+  $ mcp-run call build_report --task --arg month=2026-06                 runs it as a task
+  $ mcp-run call tag_photo shop.yaml --arg tags=dog --arg tags=park     an array: repeat, or tags=dog,park
+  $ mcp-run call delete_note --arg id=3 --yes                          answers its confirm step`,
   )
-  .action(callCommand);
+  .action(withManifestOption(callCommand));
 
 program
   .command('read')
   .description('read one resource (or a resource template URI) and print its contents')
   .argument('<uri>', 'the resource URI')
+  .argument('[manifest]', 'the manifest (or -m; default mcp.yaml)')
   .addOption(manifestOption())
   .addOption(rawOption())
   .addHelpText(
     'after',
-    '\nExamples:\n  $ mcp-run read shop://docs/handbook.md\n  $ mcp-run read shop://orders/1001 --raw',
+    '\nExit codes: 0 success; 1 no such resource, the read failed, or the manifest has errors; 2 bad usage.\n\nExamples:\n  $ mcp-run read shop://docs/handbook.md\n  $ mcp-run read shop://orders/1001 shop.yaml --raw',
   )
-  .action(readCommand);
+  .action(withManifestOption(readCommand));
 
 program
   .command('prompt')
   .description('get one prompt with its arguments and print its messages')
   .argument('<name>', 'the prompt name')
+  .argument('[manifest]', 'the manifest (or -m; default mcp.yaml)')
   .addOption(argOption().argParser(collect).default([]))
   .addOption(manifestOption())
   .addOption(rawOption())
-  .addHelpText('after', '\nExample:\n  $ mcp-run prompt summarize_customer --arg email=ada@example.com')
-  .action(promptCommand);
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 success; 1 no such prompt, a required argument missing, or the manifest has errors; 2 bad usage.\n\nExample:\n  $ mcp-run prompt summarize_customer --arg email=ada@example.com -m shop.yaml',
+  )
+  .action(withManifestOption(promptCommand));
+
+program
+  .command('config')
+  .description("print a desktop or IDE client's config for this server: absolute paths, ready to paste")
+  .argument('[manifest]', 'the manifest the client should serve (default mcp.yaml)')
+  .addOption(manifestOption())
+  .addOption(
+    new Option('--client <name>', 'which client the block is for')
+      .choices(['claude-desktop', 'vscode', 'cursor', 'generic'])
+      .default('generic'),
+  )
+  .addHelpText(
+    'after',
+    `
+The block names this Node (process.execPath), this installation's dist/cli/main.js and the manifest,
+all absolute: clients start servers from a folder of their own choosing. Where to paste it, and the
+variables the manifest reads (for the client's "env" block), go to stderr.
+
+Exit codes: 0 printed; 2 bad usage (an unknown client).
+
+Examples:
+  $ mcp-run config --client claude-desktop
+  $ mcp-run config recipes/weather/mcp.yaml --client vscode >> .vscode/mcp.json   then merge the "servers"`,
+  )
+  .action(withManifest(configCommand));
 
 program
   .command('init')
-  .description('write a starter mcp.yaml, or copy a recipe (manifest and files) into a folder')
+  .description(
+    'write a starter mcp.yaml, or copy a recipe (manifest, README, files) into a folder and name the variables it needs',
+  )
   .option('--recipe <name>', 'start from a recipe in recipes/ instead of the starter')
   .option('--dir <folder>', 'where to write', '.')
   .option('--force', 'replace files that exist')
@@ -258,14 +349,17 @@ program
   .option('--markdown', 'print the manifest reference rendered from the schema instead')
   .addHelpText(
     'after',
-    '\nExamples:\n  $ mcp-run schema > schemas/manifest.schema.json\n  $ mcp-run schema --markdown > docs/manifest.md',
+    '\nExit codes: 0 printed; 2 bad usage.\n\nExamples:\n  $ mcp-run schema > schemas/manifest.schema.json\n  $ mcp-run schema --markdown > docs/manifest.md',
   )
   .action(schemaCommand);
 
 program
   .command('test')
-  .description('run the test cases beside manifests (tests/*.yaml); HTTP upstreams replay recorded fixtures')
-  .argument('[paths...]', 'manifests, test files, or folders of recipes', ['mcp.yaml'])
+  .description(
+    'run the test cases of manifests (their tests: section, tests/*.yaml beside them); HTTP upstreams replay recorded fixtures',
+  )
+  .argument('[paths...]', 'manifests, test files, or folders of recipes (default mcp.yaml)')
+  .addOption(manifestOption())
   .addOption(
     new Option('--reporter <format>', 'how to print results')
       .choices(['spec', 'tap', 'junit'])
@@ -278,11 +372,17 @@ program
     'after',
     '\nExit codes: 0 all passed or skipped; 1 a case failed; 2 bad usage.\n\nExamples:\n  $ mcp-run test\n  $ mcp-run test recipes --reporter junit -o junit.xml\n  $ mcp-run test shop.yaml --update',
   )
-  .action(testCommand);
+  .action((paths: string[], options: Opts) =>
+    testCommand([...paths, ...(options.manifest === undefined ? [] : [options.manifest])], options),
+  );
 
 program
   .command('import')
   .description('generate a manifest from an API description (see `mcp-run import openapi --help`)')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 done; 1 the document cannot be imported; 2 bad usage (see each subcommand).',
+  )
   .command('openapi')
   .description('turn an OpenAPI 3.x or Swagger 2.0 document into a manifest of http tools')
   .argument('<spec>', 'the API description, a local YAML or JSON file')

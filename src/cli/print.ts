@@ -58,7 +58,9 @@ export function formatLists(lists: Lists): string {
   const out: string[] = [];
   const section = (title: string, items: Json[], line: (item: Json) => string[]) => {
     out.push(`${title} (${items.length})`);
-    for (const item of items) out.push(...line(item).map((l, i) => (i === 0 ? `  ${l}` : `      ${l}`)));
+    // A multi-line description (YAML `|`) keeps its indentation on every line.
+    const lines = (item: Json) => line(item).flatMap((l) => l.trimEnd().split('\n'));
+    for (const item of items) out.push(...lines(item).map((l, i) => (i === 0 ? `  ${l}` : `      ${l}`)));
     out.push('');
   };
   section('Tools', lists.tools, (t) => [

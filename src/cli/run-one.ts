@@ -9,7 +9,7 @@
  */
 import type { JsonSchema } from '../catalog/types.js';
 import { suggest } from '../util/suggest.js';
-import { type LocalClient, openLocalClient, RequestFailed } from './local-client.js';
+import { type LocalClient, type LocalClientOptions, openLocalClient, RequestFailed } from './local-client.js';
 import { formatContent, formatLists, formatToolResult, type Lists } from './print.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: protocol results are free-form JSON, read field by field for printing
@@ -22,35 +22,81 @@ export interface RawOption {
   readonly raw?: boolean;
 }
 
+/**
+ * `call`: log messages sent during the call are held and printed before the result, without those
+ * the result already shows (a failed shell tool's stderr is both logged and in its error text: it
+ * is printed once). Progress is printed as it comes. With `--yes` the client declares elicitation
+ * and answers a confirm step (a question with no fields) with accept; a question with fields (an
+ * `ask` step) is declined: the command line has no form to fill.
+ */
 export async function callCommand(
   tool: string,
-  options: ManifestOption & RawOption & { arg: string[]; json?: string; task?: boolean },
+  options: ManifestOption & RawOption & { arg: string[]; json?: string; yes?: boolean; task?: boolean },
 ): Promise<void> {
-  await withClient(options.manifest, async (client) => {
-    const descriptor = client.catalog.tools.get(tool)?.descriptor;
-    if (!descriptor) return unknown('tool', tool, client.catalog.tools.keys());
-    const args = { ...parseJsonObject(options.json), ...parsePairs(options.arg, descriptor.inputSchema) };
-    if (options.task) {
-      if (descriptor.execution === undefined)
-        throw new UsageError(
-          `tool "${tool}" cannot run as a task (its task is forbidden); call it without --task`,
-        );
-      const created = await client.request('tools/call', { name: tool, arguments: args, task: {} });
-      const taskId = (created.task as Json).taskId as string;
-      process.stderr.write(`task ${taskId} started\n`);
-      const result = await client.request('tasks/result', { taskId });
-      print(result, options, () => formatToolResult(result));
-      if (result.isError) process.exitCode = 1;
-      return;
+  const logs: Json[] = [];
+  const clientOptions = options.yes
+    ? { capabilities: { elicitation: { form: {} } }, answer: confirmFromCli }
+    : {};
+  const onMessage = (message: Json) =>
+    message.method === 'notifications/message' ? logs.push(message) : showNotification(message);
+  // Held logs, printed before the result (or the error), less those the result's text already shows.
+  const flushLogs = (shown: string) => {
+    for (const message of logs.splice(0)) {
+      const data = logData(message);
+      if (!data.split('\n').every((line) => line === '' || shown.includes(line))) showNotification(message);
     }
-    const result = await client.request('tools/call', {
-      name: tool,
-      arguments: args,
-      _meta: { progressToken: 1 },
-    });
-    print(result, options, () => formatToolResult(result));
-    if (result.isError) process.exitCode = 1;
-  });
+  };
+  await withClient(
+    options.manifest,
+    async (client) => {
+      const descriptor = client.catalog.tools.get(tool)?.descriptor;
+      if (!descriptor) return unknown('tool', tool, client.catalog.tools.keys());
+      const args = { ...parseJsonObject(options.json), ...parsePairs(options.arg, descriptor.inputSchema) };
+      let result: Json;
+      try {
+        result = options.task
+          ? await runAsTask(client, tool, args, descriptor.execution !== undefined)
+          : await client.request('tools/call', { name: tool, arguments: args, _meta: { progressToken: 1 } });
+      } catch (err) {
+        flushLogs('');
+        throw err;
+      }
+      const text = formatToolResult(result);
+      flushLogs(text);
+      print(result, options, () => text);
+      if (result.isError) process.exitCode = 1;
+      if (result.isError && !options.yes && /did not declare elicitation/.test(text))
+        process.stderr.write('mcp-run: a confirm step is answered from the command line with --yes\n');
+    },
+    onMessage,
+    clientOptions,
+  );
+}
+
+/** `--task`: starts the call as a task, says its id on stderr, and waits for its result. */
+async function runAsTask(client: LocalClient, tool: string, args: Json, taskable: boolean): Promise<Json> {
+  if (!taskable)
+    throw new UsageError(
+      `tool "${tool}" cannot run as a task (its task is forbidden); call it without --task`,
+    );
+  const created = await client.request('tools/call', { name: tool, arguments: args, task: {} });
+  const taskId = (created.task as Json).taskId as string;
+  process.stderr.write(`task ${taskId} started\n`);
+  return client.request('tasks/result', { taskId });
+}
+
+/** `--yes`: a confirmation (no fields to fill) is accepted and said on stderr; anything else is declined. */
+function confirmFromCli(method: string, params: Json): Json | undefined {
+  if (method !== 'elicitation/create') return undefined;
+  const fields = Object.keys((params.requestedSchema?.properties ?? {}) as Json);
+  if (fields.length > 0) {
+    process.stderr.write(
+      `mcp-run: declined a question with fields (${fields.join(', ')}): --yes answers confirmations only\n`,
+    );
+    return { action: 'decline' };
+  }
+  process.stderr.write(`confirmed (--yes): ${params.message}\n`);
+  return { action: 'accept', content: {} };
 }
 
 export async function readCommand(uri: string, options: ManifestOption & RawOption): Promise<void> {
@@ -90,8 +136,13 @@ export async function listCommand(manifest: string, options: { json?: boolean })
   });
 }
 
-async function withClient(manifest: string, run: (client: LocalClient) => Promise<void>): Promise<void> {
-  const client = await openLocalClient(manifest, showNotification);
+async function withClient(
+  manifest: string,
+  run: (client: LocalClient) => Promise<void>,
+  onNotification: (message: Json) => void = showNotification,
+  clientOptions: LocalClientOptions = {},
+): Promise<void> {
+  const client = await openLocalClient(manifest, onNotification, clientOptions);
   try {
     await run(client);
   } catch (err) {
@@ -125,9 +176,13 @@ function showNotification(message: Json): void {
     const note = params.statusMessage ? ` ${params.statusMessage}` : '';
     process.stderr.write(`task ${params.taskId}: ${params.status}${note}\n`);
   } else if (message.method === 'notifications/message') {
-    const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
-    process.stderr.write(`[${params.level}] ${data}\n`);
+    process.stderr.write(`[${params.level}] ${logData(message)}\n`);
   }
+}
+
+function logData(message: Json): string {
+  const data = message.params?.data;
+  return typeof data === 'string' ? data : JSON.stringify(data);
 }
 
 function print(result: Json, options: RawOption, readable: () => string): void {
@@ -151,28 +206,81 @@ function splitPair(pair: string): [string, string] {
   return [pair.slice(0, eq), pair.slice(eq + 1)];
 }
 
-/** `--arg k=v` values typed by the tool's input schema: `limit=5` is the number 5 when limit is an integer. */
+/**
+ * `--arg k=v` values typed by the tool's input schema: `limit=5` is the number 5 when limit is an
+ * integer. An array argument takes three forms: repeated (`--arg tags=a --arg tags=b`), a comma
+ * list (`tags=a,b`) or a JSON list (`tags='["a,b", "c"]'`); its items are typed by `items`.
+ */
 function parsePairs(pairs: readonly string[], schema: JsonSchema): Json {
-  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const args: Json = {};
   for (const [name, text] of pairs.map(splitPair)) {
-    const type = properties[name]?.type;
-    args[name] = type === undefined || type === 'string' ? text : parseTyped(name, text);
+    const property = properties[name];
+    if (types(property).includes('array')) {
+      args[name] = [...((args[name] as unknown[] | undefined) ?? []), ...parseList(name, text, property!)];
+      continue;
+    }
+    if (name in args) throw new UsageError(`--arg ${name} is given twice; it takes one value`);
+    args[name] = parseScalar(name, text, property);
   }
   return args;
 }
 
-function parseTyped(name: string, text: string): unknown {
+const types = (schema: JsonSchema | undefined): unknown[] =>
+  schema?.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
+
+function parseScalar(name: string, text: string, schema: JsonSchema | undefined): unknown {
+  const t = types(schema);
+  if (t.length === 0 || (t.length === 1 && t[0] === 'string')) return text;
   try {
     return JSON.parse(text);
   } catch {
-    throw new UsageError(`--arg ${name}=${text}: the value is not valid JSON for a non-string argument`);
+    if (t.includes('string')) return text;
+    throw new UsageError(
+      `--arg ${name}=${text}: ${name} is ${t.join(' or ')}, and the value is not one (e.g. --arg ${name}=${example(t[0])})`,
+    );
   }
+}
+
+function parseList(name: string, text: string, schema: JsonSchema): unknown[] {
+  const forms = `give --arg ${name}=a --arg ${name}=b, --arg ${name}=a,b, or --arg ${name}='["a","b"]'`;
+  if (text.trimStart().startsWith('[')) {
+    try {
+      const list = JSON.parse(text);
+      if (Array.isArray(list)) return list;
+    } catch {}
+    throw new UsageError(`--arg ${name}=${text}: not a JSON list; ${name} is an array: ${forms}`);
+  }
+  const item = schema.items as JsonSchema | undefined;
+  return text.split(',').map((part) => {
+    try {
+      return parseScalar(name, part.trim(), item);
+    } catch {
+      throw new UsageError(
+        `--arg ${name}=${text}: "${part}" is not ${types(item).join(' or ')}; ${name} is an array: ${forms}`,
+      );
+    }
+  });
+}
+
+function example(type: unknown): string {
+  return type === 'integer' || type === 'number'
+    ? '5'
+    : type === 'boolean'
+      ? 'true'
+      : type === 'object'
+        ? '\'{"k":1}\''
+        : 'null';
 }
 
 function parseJsonObject(text: string | undefined): Json {
   if (text === undefined) return {};
-  const value = parseTyped('--json', text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new UsageError('--json takes a JSON object of arguments, e.g. --json \'{"limit": 5}\'');
   }

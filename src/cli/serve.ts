@@ -14,6 +14,7 @@ import { type OpsRoute, opsRoutes, serveOps } from '../ops/routes.js';
 import { SourceTracker } from '../ops/sources.js';
 import { createProtocol, type ListCategory, type Protocol } from '../protocol/server.js';
 import type { SharedState } from '../state/shared.js';
+import { isLoopbackHost } from '../transports/http/guards.js';
 import {
   authFromEnv,
   type HttpTransport,
@@ -22,6 +23,8 @@ import {
   serveHttp,
 } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
+import { oneLineConfig } from './client-config.js';
+import { describeCounts } from './counts.js';
 
 export interface ServeOptions {
   readonly logLevel: LogThreshold;
@@ -46,6 +49,8 @@ export interface ServeOptions {
   readonly ssePollMs?: number;
   /** `--state redis://…`: 2025 sessions shared by replicas (HTTP only). */
   readonly state?: string;
+  /** `--allow-unauthenticated-remote`: serve beyond loopback with no auth option, knowingly. */
+  readonly allowUnauthenticatedRemote?: boolean;
 }
 
 /** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
@@ -162,6 +167,21 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   };
   if (options.http) {
     const oauth = await oauthOf(file, registry);
+    const host = options.host ?? '127.0.0.1';
+    if (
+      !isLoopbackHost(host) &&
+      !options.authTokenEnv &&
+      !options.apiKeyEnv &&
+      !oauth &&
+      !options.allowUnauthenticatedRemote
+    ) {
+      process.stderr.write(
+        `mcp-run: not serving on ${host} without authentication: anyone who can reach the port could call every tool. ` +
+          'Set --auth-token-env or --api-key-env (or server.auth in the manifest), or pass --allow-unauthenticated-remote if that is what you want.\n',
+      );
+      await ref.current.dispose();
+      process.exit(2);
+    }
     const httpOptions = { ...options, oauth };
     const stopAll = async () => {
       await stopOps();
@@ -190,7 +210,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  if (process.stdin.isTTY) log.info(banner(file, catalog));
+  if (process.stdin.isTTY) log.info(banner(file, await describeCounts(catalog)));
   else log.debug(`serving ${file} on stdio`);
 
   await stdio.closed;
@@ -207,16 +227,14 @@ async function oauthOf(file: string, registry: KindRegistry): Promise<OAuthOptio
   return (await loadManifest(file, registry, process.env)).data.server?.auth;
 }
 
-function banner(file: string, catalog: Catalog): string {
-  const counts = [
-    `${catalog.tools.size} tools`,
-    `${catalog.resources.size + catalog.templates.length} resources`,
-    `${catalog.prompts.size} prompts`,
-  ].join(', ');
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
+
+function banner(file: string, counts: string): string {
   return [
     `serving ${relative(process.cwd(), file) || file} on stdio (${counts}).`,
     'An MCP client starts this command and speaks JSON-RPC on its stdin; press Ctrl-D to stop.',
-    `Client config: { "command": "npx", "args": ["mcp-run", "${file}"] }`,
+    `Client config (absolute paths, ready to paste): ${oneLineConfig(file)}`,
+    `For a client's whole block: mcp-run config ${resolve(file)} --client claude-desktop|vscode|cursor`,
   ].join('\n  ');
 }
 
@@ -288,12 +306,17 @@ async function serveOverHttp(
     await http.close();
     return undefined;
   }
-  log.info(`listening on ${http.url}`);
-  const catalog = ref.current;
+  // A wildcard bind has no address to connect to: name this machine's loopback, and say the rest.
+  const host = options.host ?? '127.0.0.1';
+  const wildcard = WILDCARDS.has(host);
+  const url = wildcard
+    ? http.url.replace(/^http:\/\/[^/]+:/, `http://${host.includes(':') ? '[::1]' : '127.0.0.1'}:`)
+    : http.url;
+  log.info(`listening on ${url}`);
+  if (wildcard) log.info(`bound to ${host}: reachable on all interfaces at port ${new URL(url).port}`);
   log.info(
-    `serving ${relative(process.cwd(), file) || file} (${catalog.tools.size} tools, ` +
-      `${catalog.resources.size + catalog.templates.length} resources, ${catalog.prompts.size} prompts); ` +
-      `client config: { "url": "${http.url}" }`,
+    `serving ${relative(process.cwd(), file) || file} (${await describeCounts(ref.current)}); ` +
+      `client config: { "url": "${url}" }`,
   );
   return http;
 }

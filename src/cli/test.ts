@@ -1,5 +1,5 @@
 /**
- * `mcp-run test [paths…]`: runs the test files beside manifests (`tests/*.yaml`) and prints each
+ * `mcp-run test [paths…]`: runs the test cases of manifests (their `tests:` section and the `tests/*.yaml` files beside them) and prints each
  * case, the failures with their diffs, and a summary. Exit codes: 0 every case passed (or was
  * skipped), 1 a case failed, 2 bad usage (a path or test file that cannot be used).
  */
@@ -21,7 +21,9 @@ export async function testCommand(paths: string[], options: TestOptions): Promis
     for (const path of paths.length ? paths : ['mcp.yaml']) {
       const files = await findTestFiles(path);
       if (files.length === 0)
-        throw new TestFileError(`${path}: no test files (tests/*.yaml beside the manifest)`);
+        throw new TestFileError(
+          `${path}: no test cases (a tests: section in the manifest, or tests/*.yaml beside it)`,
+        );
       for (const file of files) tests.push(await loadTestFile(file));
     }
   } catch (err) {

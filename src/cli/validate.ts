@@ -1,10 +1,10 @@
 import { compileCatalog } from '../catalog/compile.js';
-import type { Catalog } from '../catalog/types.js';
 import { type Diagnostic, formatDiagnostic, ManifestError, sortByPosition } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
 import { loadManifest } from '../manifest/load.js';
 import type { ManifestData } from '../manifest/types.js';
+import { describeCounts, plural } from './counts.js';
 
 export interface ValidateOptions {
   readonly json?: boolean;
@@ -67,24 +67,8 @@ export async function validateCommand(file: string, options: ValidateOptions): P
   if (!valid) process.exitCode = 1;
 }
 
-/** What `list` shows: static resources and the live sets (a database's tables) together. */
-async function describeCounts(catalog: Catalog): Promise<string> {
-  const uris = new Set(catalog.resources.keys());
-  for (const list of catalog.resourceLists ?? []) {
-    const listed = await list(AbortSignal.timeout(10_000)).catch(() => []);
-    for (const { descriptor } of listed) uris.add(descriptor.uri);
-  }
-  return [
-    plural(catalog.tools.size, 'tool'),
-    plural(uris.size, 'resource'),
-    plural(catalog.templates.length, 'resource template'),
-    plural(catalog.prompts.size, 'prompt'),
-  ].join(', ');
-}
-
 function declared(data: ManifestData): string {
   const n = (section: keyof ManifestData) => Object.keys(data[section] ?? {}).length;
-  return `declares ${[plural(n('tools'), 'tool'), plural(n('resources'), 'resource'), plural(n('prompts'), 'prompt')].join(', ')}`;
+  // Offline nothing is listed: a resource entry may serve many (a folder, a database's tables).
+  return `declares ${[plural(n('tools'), 'tool'), plural(n('resources'), 'resource entry', 'resource entries'), plural(n('prompts'), 'prompt')].join(', ')}`;
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -184,6 +184,48 @@ const SCHEMAS_SCHEMA = {
   additionalProperties: { type: ['object', 'boolean'] },
 } as const;
 
+/** One test case (docs/testing.md): the same shape as in a `tests/*.yaml` file; `mcp-run test` runs them. */
+const TEST_CASE_SCHEMA = {
+  type: 'object',
+  description: 'One case: a tool call, resource read or prompt get, and what its result must be.',
+  properties: {
+    name: { type: 'string', description: 'What the case checks (default: "call <tool>").' },
+    call: { type: 'string', minLength: 1, description: 'A tool to call.' },
+    read: { type: 'string', minLength: 1, description: 'A resource URI to read.' },
+    prompt: { type: 'string', minLength: 1, description: 'A prompt to get.' },
+    args: { type: 'object', description: 'The tool or prompt arguments.' },
+    expect: {
+      type: 'object',
+      description: 'Expectations on the result; at least one.',
+      properties: {
+        isError: { type: 'boolean', description: 'Tool calls: the result is an error (default false).' },
+        text: { type: 'string', description: 'The text a person reads equals this.' },
+        contains: {
+          type: ['string', 'array'],
+          items: { type: 'string' },
+          description: 'The text contains this (or each of these).',
+        },
+        structured: { description: 'Tool calls: a JSON subset of structuredContent.' },
+        rows: { type: 'integer', minimum: 0, description: 'Tool calls: how many rows the result has.' },
+        snapshot: {
+          type: 'boolean',
+          description: 'The whole result equals its stored snapshot (<manifest>.snap.json).',
+        },
+      },
+      minProperties: 1,
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+const TESTS_SCHEMA = {
+  type: 'array',
+  items: TEST_CASE_SCHEMA,
+  description:
+    'Test cases that `mcp-run test` runs against this manifest, as in a tests/*.yaml file beside it (docs/testing.md). Serving ignores them.',
+} as const;
+
 /**
  * The envelope schema. `kindOptional(section)` marks sections whose entries may omit `kind` (they
  * get a default one); the loader fills defaults in before validating, so it passes nothing here,
@@ -206,7 +248,13 @@ export function envelopeSchema(kindOptional: (section: EntrySection) => boolean 
   }
   return {
     type: 'object',
-    properties: { server: SERVER_SCHEMA, include: INCLUDE_SCHEMA, schemas: SCHEMAS_SCHEMA, ...sections },
+    properties: {
+      server: SERVER_SCHEMA,
+      include: INCLUDE_SCHEMA,
+      schemas: SCHEMAS_SCHEMA,
+      ...sections,
+      tests: TESTS_SCHEMA,
+    },
     additionalProperties: false,
   };
 }

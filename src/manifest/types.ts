@@ -65,6 +65,8 @@ export interface ManifestData {
   readonly schemas?: Readonly<Record<string, object | boolean>>;
   /** Other manifest files merged into this one (src/manifest/include.ts). */
   readonly include?: readonly string[];
+  /** Test cases for `mcp-run test` (src/testing/cases.ts reads them); serving ignores them. */
+  readonly tests?: readonly unknown[];
 }
 
 /**

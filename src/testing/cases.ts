@@ -19,6 +19,9 @@
  *       rows: 2
  *       snapshot: true
  * ```
+ *
+ * A manifest may also hold its cases itself, in a top-level `tests:` list of the same cases; its
+ * snapshots and HTTP fixtures are then `<manifest>.snap.json` and `<manifest>.http.json`.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -60,17 +63,30 @@ const FILE_KEYS = new Set(['manifest', 'env', 'requires', 'tests']);
 const CASE_KEYS = new Set(['name', 'call', 'read', 'prompt', 'args', 'expect']);
 const EXPECT_KEYS = new Set(['isError', 'text', 'contains', 'structured', 'rows', 'snapshot']);
 
-export async function loadTestFile(path: string): Promise<TestFile> {
-  const file = resolve(path);
-  let data: unknown;
+/** The sections that make a YAML file a manifest rather than a test file. */
+const MANIFEST_KEYS = ['server', 'sources', 'tools', 'resources', 'prompts'];
+
+const isManifest = (data: unknown): data is Record<string, unknown> =>
+  isPlainObject(data) && MANIFEST_KEYS.some((key) => key in data);
+
+async function readYaml(file: string): Promise<unknown> {
   try {
-    data = parse(await readFile(file, 'utf8'));
+    return parse(await readFile(file, 'utf8'));
   } catch (err) {
     throw new TestFileError(`${file}: ${(err as Error).message}`);
   }
+}
+
+/** A test file, or a manifest with a `tests:` section (its cases run against itself). */
+export async function loadTestFile(path: string): Promise<TestFile> {
+  const file = resolve(path);
+  const data = await readYaml(file);
   const fail = (where: string, message: string): never => {
     throw new TestFileError(`${file}: ${where}: ${message}`);
   };
+  if (isManifest(data)) {
+    return { file, manifest: file, env: {}, requires: [], cases: parseCases(data.tests, fail) };
+  }
   if (!isPlainObject(data)) return fail('the file', 'must be a mapping with `tests:`');
   for (const key of Object.keys(data)) {
     if (!FILE_KEYS.has(key)) fail(key, `unknown key; expected one of ${[...FILE_KEYS].join(', ')}`);
@@ -83,21 +99,24 @@ export async function loadTestFile(path: string): Promise<TestFile> {
   const requires = data.requires ?? [];
   if (!Array.isArray(requires) || requires.some((v) => typeof v !== 'string'))
     fail('requires', 'must be a list of variable names');
-  if (!Array.isArray(data.tests) || data.tests.length === 0) fail('tests', 'must be a non-empty list');
-  const names = new Set<string>();
-  const cases = (data.tests as unknown[]).map((raw, i) => {
-    const c = parseCase(raw, `tests[${i}]`, fail);
-    if (names.has(c.name)) fail(`tests[${i}].name`, `"${c.name}" is used twice`);
-    names.add(c.name);
-    return c;
-  });
   return {
     file,
     manifest: resolve(dirname(file), manifest as string),
     env: env as Record<string, string>,
     requires: requires as string[],
-    cases,
+    cases: parseCases(data.tests, fail),
   };
+}
+
+function parseCases(tests: unknown, fail: (where: string, message: string) => never): TestCase[] {
+  if (!Array.isArray(tests) || tests.length === 0) fail('tests', 'must be a non-empty list');
+  const names = new Set<string>();
+  return (tests as unknown[]).map((raw, i) => {
+    const c = parseCase(raw, `tests[${i}]`, fail);
+    if (names.has(c.name)) fail(`tests[${i}].name`, `"${c.name}" is used twice`);
+    names.add(c.name);
+    return c;
+  });
 }
 
 function parseCase(raw: unknown, at: string, fail: (where: string, message: string) => never): TestCase {
@@ -148,8 +167,9 @@ function parseCase(raw: unknown, at: string, fail: (where: string, message: stri
 }
 
 /**
- * The test files a path names: a test file itself; a manifest (its `tests/*.yaml`); a folder with
- * an mcp.yaml (the same), or else a folder of such folders (`recipes/`), each in name order.
+ * The test files a path names: a test file itself; a manifest (its own `tests:` section, then its
+ * `tests/*.yaml`); a folder with an mcp.yaml (the same), or else a folder of such folders
+ * (`recipes/`), each in name order.
  */
 export async function findTestFiles(path: string): Promise<string[]> {
   const target = resolve(path);
@@ -157,10 +177,10 @@ export async function findTestFiles(path: string): Promise<string[]> {
   if (!info) throw new TestFileError(`${path}: no such file or folder`);
   if (info.isFile()) {
     if (basename(dirname(target)) === 'tests') return [target];
-    return testsFolder(join(dirname(target), 'tests'));
+    return manifestTests(target);
   }
   const manifest = await stat(join(target, 'mcp.yaml')).catch(() => undefined);
-  if (manifest?.isFile()) return testsFolder(join(target, 'tests'));
+  if (manifest?.isFile()) return manifestTests(join(target, 'mcp.yaml'));
   if (basename(target) === 'tests') return testsFolder(target);
   const found: string[] = [];
   for (const entry of (await readdir(target, { withFileTypes: true })).sort((a, b) =>
@@ -169,9 +189,17 @@ export async function findTestFiles(path: string): Promise<string[]> {
     if (!entry.isDirectory()) continue;
     const sub = join(target, entry.name);
     if (await stat(join(sub, 'mcp.yaml')).catch(() => undefined))
-      found.push(...(await testsFolder(join(sub, 'tests'))));
+      found.push(...(await manifestTests(join(sub, 'mcp.yaml'))));
   }
   return found;
+}
+
+/** The manifest itself when it has a `tests:` section, then the files of its tests/ folder. */
+async function manifestTests(manifest: string): Promise<string[]> {
+  // A manifest that does not parse has no cases of its own; its test files then report why it fails.
+  const data = await readYaml(manifest).catch(() => undefined);
+  const own = isManifest(data) && data.tests !== undefined ? [manifest] : [];
+  return [...own, ...(await testsFolder(join(dirname(manifest), 'tests')))];
 }
 
 async function testsFolder(folder: string): Promise<string[]> {

@@ -47,7 +47,7 @@ describe('validate --offline', () => {
   test('opens no database: the SQLite file is not created from its seed', () => {
     const run = runCli(['validate', '--offline', 'mcp.yaml'], { cwd: seeded.dir, env: bare });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /declares 1 tool, 0 resources, 0 prompts/);
+    assert.match(run.stdout, /declares 1 tool, 0 resource entries, 0 prompts/);
     assert.equal(existsSync(join(seeded.dir, 'shop.db')), false);
     // Online, validate does open it (and so creates it): the check above can fail.
     const online = runCli(['validate', 'mcp.yaml'], { cwd: seeded.dir, env: bare });

@@ -64,13 +64,40 @@ describe('mcp-run --http', () => {
     assert.doesNotMatch(served.stderr(), /tok-alpha|tok-beta|key-gamma/);
   });
 
-  test('warns when bound beyond loopback without authentication', async () => {
+  test('beyond loopback without authentication: refused (exit 2) unless --allow-unauthenticated-remote', async () => {
     const copy = demoCopy();
-    const served = await spawnHttpCli([copy.manifest, '--no-watch', '--host', '0.0.0.0']);
     try {
-      assert.match(served.stderr(), /beyond loopback, without authentication/);
+      const refused = spawnSync(
+        process.execPath,
+        [CLI, copy.manifest, '--no-watch', '--http', '--port', '0', '--host', '0.0.0.0'],
+        { encoding: 'utf8', timeout: 15_000 },
+      );
+      assert.equal(refused.status, 2);
+      assert.match(refused.stderr, /not serving on 0\.0\.0\.0 without authentication/);
+      assert.match(refused.stderr, /--allow-unauthenticated-remote/);
+      const served = await spawnHttpCli([
+        copy.manifest,
+        '--no-watch',
+        '--host',
+        '0.0.0.0',
+        '--allow-unauthenticated-remote',
+      ]);
+      try {
+        // The lines after "listening on" may still be on their way.
+        for (let i = 0; i < 500 && !served.stderr().includes('client config:'); i++)
+          await new Promise((r) => setTimeout(r, 20));
+        assert.match(served.stderr(), /beyond loopback, without authentication/);
+        // The banner names an address a client can use, never the wildcard.
+        assert.match(served.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+        assert.doesNotMatch(served.stderr(), /http:\/\/0\.0\.0\.0/);
+        assert.match(served.stderr(), /bound to 0\.0\.0\.0: reachable on all interfaces at port \d+/);
+        assert.match(served.stderr(), /\(3 tools, 3 resources, 1 resource template, 1 prompt\)/);
+        const listed = await post(served.url, listTools.message, listTools.headers);
+        assert.equal(listed.status, 200);
+      } finally {
+        assert.equal(await served.stop(), 0);
+      }
     } finally {
-      assert.equal(await served.stop(), 0);
       copy.cleanup();
     }
   });

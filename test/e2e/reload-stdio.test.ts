@@ -128,6 +128,32 @@ describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
     assert.match(log.text, /reloaded mcp\.yaml: .*\(the errors are fixed\)/);
   });
 
+  test('a broken edit reports its structural and its compile errors together, in one pass, and keeps serving', async () => {
+    const before = log.text.length;
+    const tools = seen.tools;
+    // One entry whose structure is wrong (an unknown field), one that only compiling finds wrong
+    // (an unknown source): both in the one report, as validate would print them.
+    const broken = manifest(
+      `${ONE.replace('sql: SELECT 1 AS n', 'sql: SELECT 1 AS n, maxRowz: 5')}\n${TWO.replace('source: mem', 'source: nope')}`,
+    );
+    await log.edit(file, broken);
+    const report = log.text.slice(before);
+    assert.match(report, /reload of mcp\.yaml failed with 2 errors; still serving the previous version/);
+    assert.match(report, /error\[MANIFEST_UNKNOWN_FIELD\] .*tools\.one\.maxRowz/);
+    assert.match(report, /error\[[A-Z_]+\] .*tools\.two\.source[\s\S]*"nope"/);
+    assert.deepEqual(messages.at(-1), {
+      level: 'error',
+      logger: 'mcp-run',
+      data: 'reload of mcp.yaml failed with 2 errors; still serving the previous version',
+    });
+    // The last good catalog still serves both tools.
+    assert.deepEqual(await toolNames(), ['one', 'two']);
+    const result = await client.callTool({ name: 'two', arguments: {} });
+    assert.deepEqual(result.structuredContent, { rows: [{ n: 2 }], rowCount: 1, truncated: false });
+    await log.edit(file, manifest(`${ONE}\n${TWO}`));
+    assert.equal(seen.tools, tools, 'back to the served version: no list changed');
+  });
+
   test('editing a resource file sends resources/updated for the URIs subscribed to, only', async () => {
     await client.subscribeResource({ uri: 'notes://a' });
     await log.edit(join(files.dir, 'b.md'), 'B, edited');

@@ -249,12 +249,17 @@ describe('every recipe lints clean', () => {
       // covers that, with its reader role); lint judges the tools, so the copy accepts the login.
       const accept = (text: string) =>
         text.replace(/^( {4}poolSize: \d+)$/m, '$1\n    allowPrivilegedRole: true');
-      const { code, report } = lintJson(
-        copyOf(join(REPO, 'recipes', recipe), needsDb ? accept : undefined),
-        env,
-      );
+      const manifest = copyOf(join(REPO, 'recipes', recipe), needsDb ? accept : undefined);
+      const { code, report } = lintJson(manifest, env);
       assert.deepEqual(report.findings, []);
       assert.equal(code, 0);
+      // Clean, or silenced with a reason that says why (a sentence, not a word).
+      for (const s of report.suppressed as Json[])
+        assert.ok(
+          String(s.reason).trim().split(/\s+/).length >= 3,
+          `${recipe}: ${s.code} on ${s.entry}: "${s.reason}"`,
+        );
+      assert.match(runCli(['lint', manifest], { env }).stdout, /mcp\.yaml: clean(, \d+ silenced)?\n/);
     });
   }
 });

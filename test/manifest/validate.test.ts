@@ -9,7 +9,10 @@ describe('validate: envelope', () => {
     assert.equal(rest.length, 0);
     assert.deepEqual(brief([d!]), ['MANIFEST_UNKNOWN_FIELD 2:1 tool']);
     assert.equal(d!.message, 'unknown field "tool" in the manifest (did you mean "tools"?)');
-    assert.equal(d!.hint, 'allowed fields: server, include, schemas, sources, tools, resources, prompts');
+    assert.equal(
+      d!.hint,
+      'allowed fields: server, include, schemas, sources, tools, resources, prompts, tests',
+    );
   });
 
   it('checks the server section: its fields and pageSize bounds', () => {

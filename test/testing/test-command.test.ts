@@ -372,4 +372,44 @@ tests:
       t.cleanup();
     }
   });
+
+  test('cases in the manifest itself: validated with it, run with the tests/ files, snapshots beside it', () => {
+    const t = tempFiles({
+      'mcp.yaml': `${PROMPT_MANIFEST}tests:
+  - name: greets Ada
+    prompt: greet
+    args: { name: Ada }
+    expect: { contains: "Hello, Ada!" }
+  - name: greets Grace
+    prompt: greet
+    args: { name: Grace }
+    expect: { text: "[user]\\nHello, Ada!", snapshot: true }
+`,
+      'tests/more.yaml': 'tests:\n  - { prompt: greet, args: { name: Lin }, expect: { contains: Lin } }\n',
+    });
+    try {
+      assert.equal(runCli(['validate', join(t.dir, 'mcp.yaml')]).code, 0);
+      const run = runCli(['test', t.dir]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stdout, /✓ greets Ada/);
+      assert.match(run.stdout, /✗ greets Grace/);
+      assert.match(run.stdout, /- Hello, Ada!\n\s+\+ Hello, Grace!/);
+      assert.match(run.stdout, /no snapshot stored for "greets Grace" in mcp\.snap\.json/);
+      assert.match(run.stdout, /✓ prompt greet/);
+      assert.match(run.stdout, /2 passed, 1 failed, 0 skipped\n$/);
+      // The section is checked like the rest of the manifest: a misspelt expectation is an error.
+      writeFileSync(
+        join(t.dir, 'mcp.yaml'),
+        `${PROMPT_MANIFEST}tests:\n  - { prompt: greet, expect: { contians: x } }\n`,
+      );
+      const bad = runCli(['validate', join(t.dir, 'mcp.yaml')]);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /contians/);
+      const usage = runCli(['test', t.dir]);
+      assert.equal(usage.code, 2);
+      assert.match(usage.stderr, /mcp\.yaml: tests\[0\]\.expect\.contians: unknown expectation/);
+    } finally {
+      t.cleanup();
+    }
+  });
 });

@@ -185,7 +185,7 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
         const text = renderSql(statement, () => '?');
         const readsOnly = readOnly || options.readOnly === true;
         const verdict = classifySql(text, 'mysql');
-        if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly));
+        if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'mysql'));
         return run(text, values, { ...options, maxBytes, readOnly: readsOnly, offset: options.offset ?? 0 });
       },
       quoteIdentifier: quoteBackticked,

@@ -265,7 +265,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         const text = renderSql(statement, (i) => `$${i + 1}`);
         const readsOnly = readOnly || options.readOnly === true;
         const verdict = classifySql(text, 'postgres');
-        if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly));
+        if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'postgres'));
         return run(text, values, {
           ...options,
           maxBytes,

@@ -17,6 +17,7 @@ import { errorResult } from '../contract/results.js';
 import { classifySql } from './classify.js';
 import { readyMadeSchema, refuseInput } from './list-tables-tool.js';
 import { privilegedRoleRefusal, privilegeOf } from './privilege.js';
+import { readStatements } from './result.js';
 import { rowsToolResult } from './rows.js';
 
 export interface SqlQueryToolConfig extends ToolCommon {
@@ -24,8 +25,6 @@ export interface SqlQueryToolConfig extends ToolCommon {
   readonly maxRows?: number;
   readonly timeoutMs?: number;
 }
-
-const READS = 'SELECT, WITH … SELECT, VALUES, EXPLAIN, SHOW or DESCRIBE';
 
 export const sqlQueryTool: ToolKind<SqlQueryToolConfig> = {
   kind: 'sql-query',
@@ -55,21 +54,22 @@ export const sqlQueryTool: ToolKind<SqlQueryToolConfig> = {
     const maxRows = config.maxRows ?? capability.defaults.maxRows;
     const timeoutMs = config.timeoutMs ?? capability.defaults.timeoutMs;
     const dialect = capability.dialect;
+    const reads = readStatements(dialect);
     return {
       annotations: { readOnlyHint: true },
-      description: `Runs one read-only SQL query on the ${dialect} database "${config.source}" and returns at most ${maxRows} rows, with a ${timeoutMs / 1000} s time limit. Only one ${READS} statement is accepted; anything that writes is refused. Write values into the text (there are no parameters). Look up table and column names first.`,
+      description: `Runs one read-only SQL query on the ${dialect} database "${config.source}" and returns at most ${maxRows} rows, with a ${timeoutMs / 1000} s time limit. Only one ${reads} statement is accepted; anything that writes is refused. Write values into the text (there are no parameters). Look up table and column names first.`,
       input: {
         sql: {
           type: 'string',
           minLength: 1,
-          description: `One ${dialect} read statement (${READS}).`,
+          description: `One ${dialect} read statement (${reads}).`,
         },
       },
       async run(args, call) {
         const text = String(args.sql);
         const verdict = classifySql(text, dialect);
         if (!verdict.read) {
-          return errorResult(`Query refused: ${verdict.reason}. Send one ${READS} statement.`);
+          return errorResult(`Query refused: ${verdict.reason}. Send one ${reads} statement.`);
         }
         try {
           // The text goes to the driver as is: no :name parameters are looked for in it.

@@ -44,10 +44,24 @@ export function jsonValue(value: unknown): unknown {
 export const READ_ONLY_SOURCE_REFUSAL =
   'the source is read-only; set readOnly: false on the source to allow writes';
 
+/**
+ * The read statements a model may send, as the dialect has them: SQLite has no SHOW or DESCRIBE
+ * (its reads of the schema are PRAGMAs), PostgreSQL no DESCRIBE.
+ */
+export function readStatements(dialect: string): string {
+  if (dialect === 'sqlite') return 'SELECT, WITH … SELECT, VALUES, EXPLAIN or a read-only PRAGMA';
+  if (dialect === 'postgres') return 'SELECT, WITH … SELECT, VALUES, TABLE, EXPLAIN or SHOW';
+  return 'SELECT, WITH … SELECT, VALUES, EXPLAIN, SHOW or DESCRIBE';
+}
+
 /** Why a statement may not run as a read, for the model. */
-export function readOnlyRefusal(verdict: SqlVerdict & { read: false }, sourceReadOnly: boolean): string {
+export function readOnlyRefusal(
+  verdict: SqlVerdict & { read: false },
+  sourceReadOnly: boolean,
+  dialect: string,
+): string {
   if (verdict.write && sourceReadOnly) return READ_ONLY_SOURCE_REFUSAL;
-  return `refused: ${verdict.reason}. Only one read statement (SELECT, WITH, VALUES, EXPLAIN, SHOW, DESCRIBE) may run here`;
+  return `refused: ${verdict.reason}. Only one read statement (${readStatements(dialect)}) may run here`;
 }
 
 export const timeoutMessage = (ms: number) =>

@@ -262,7 +262,7 @@ function openedSource(
       const readsOnly = readOnly || options.readOnly === true;
       if (readsOnly) {
         const verdict = classifySql(text, 'sqlite');
-        if (!verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly));
+        if (!verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'sqlite'));
       }
       const result = await pool.run<WorkerQueryResult>(
         {

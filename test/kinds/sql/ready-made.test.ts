@@ -29,6 +29,13 @@ function compile(kind: ToolKind, sql: SqlCapability, extra: Record<string, unkno
   return tool;
 }
 
+/** The reads each engine has: SQLite has no SHOW or DESCRIBE, PostgreSQL no DESCRIBE. */
+const READS: Record<string, string> = {
+  sqlite: 'SELECT, WITH … SELECT, VALUES, EXPLAIN or a read-only PRAGMA',
+  postgres: 'SELECT, WITH … SELECT, VALUES, TABLE, EXPLAIN or SHOW',
+  mysql: 'SELECT, WITH … SELECT, VALUES, EXPLAIN, SHOW or DESCRIBE',
+};
+
 for (const engine of ENGINES) {
   describe(`${engine}: ready-made tools`, () => {
     const skip = skipFor(engine);
@@ -100,6 +107,8 @@ for (const engine of ENGINES) {
       assert.deepEqual(Object.keys(tool.input!), ['sql']);
       assert.deepEqual(tool.annotations, { readOnlyHint: true });
       assert.match(tool.description!, /returns at most 2 rows/);
+      assert.ok(tool.description!.includes(`Only one ${READS[engine]} statement`), tool.description);
+      if (engine === 'sqlite') assert.doesNotMatch(tool.description!, /SHOW|DESCRIBE/);
       const q = (name: string) => sql.quoteIdentifier(name);
       const rows = await tool.run({ sql: `SELECT id, note FROM ${q(ITEMS)} ORDER BY id` }, callContext());
       assert.deepEqual(rows.structuredContent, {
@@ -118,7 +127,7 @@ for (const engine of ENGINES) {
       assert.equal(refused.isError, true);
       assert.equal(
         text(refused),
-        'Query refused: DELETE is not a read statement. Send one SELECT, WITH … SELECT, VALUES, EXPLAIN, SHOW or DESCRIBE statement.',
+        `Query refused: DELETE is not a read statement. Send one ${READS[engine]} statement.`,
       );
       const broken = await tool.run({ sql: 'SELECT * FROM no_such_table' }, callContext());
       assert.equal(broken.isError, true);

@@ -1,0 +1,79 @@
+/**
+ * `mcp-run init --recipe` as a user runs it (the built CLI): the recipe's README comes along (beside
+ * a README already there, never over it), and the variables it prints as needed are exactly those
+ * validate reports missing: set them and validate passes.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { REPO, tempFiles } from '../helpers/demo.js';
+import { runCli } from '../helpers/run-cli.js';
+
+/** No variable of the test's own environment leaks in: only what node needs. */
+const BARE = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+const RECIPES = readdirSync(join(REPO, 'recipes')).filter((r) =>
+  existsSync(join(REPO, 'recipes', r, 'mcp.yaml')),
+);
+
+const needed = (stdout: string): string[] =>
+  /Set before mcp-run validate passes \(the manifest reads them\): (.*)\.\n/.exec(stdout)?.[1]?.split(', ') ??
+  [];
+
+describe('init --recipe', () => {
+  test('copies the README and names the variables to set; with them set, validate passes', () => {
+    const t = tempFiles({});
+    try {
+      const run = runCli(['init', '--recipe', 'rest-api', '--dir', t.dir], { env: BARE });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(
+        readFileSync(join(t.dir, 'README.md'), 'utf8'),
+        readFileSync(join(REPO, 'recipes/rest-api/README.md'), 'utf8'),
+      );
+      assert.match(run.stdout, /What it does and how to try it: .*README\.md\./);
+      assert.deepEqual(needed(run.stdout), ['GITHUB_TOKEN']);
+      assert.match(run.stdout, /Optional, with defaults: ISSUES_API_URL\./);
+      const manifest = join(t.dir, 'mcp.yaml');
+      const without = runCli(['validate', manifest], { env: BARE });
+      assert.equal(without.code, 1);
+      assert.match(without.stderr, /GITHUB_TOKEN is not set/);
+      const withIt = runCli(['validate', manifest], { env: { ...BARE, GITHUB_TOKEN: 'test-token' } });
+      assert.equal(withIt.code, 0, withIt.stderr);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  test('a README.md already in the folder stays; the recipe’s goes beside it', () => {
+    const t = tempFiles({ 'README.md': '# my project\n' });
+    try {
+      const run = runCli(['init', '--recipe', 'weather', '--dir', t.dir], { env: BARE });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(readFileSync(join(t.dir, 'README.md'), 'utf8'), '# my project\n');
+      assert.ok(existsSync(join(t.dir, 'README.weather.md')));
+      assert.match(run.stdout, /README\.weather\.md/);
+      assert.deepEqual(needed(run.stdout), []);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  test('for every recipe, the variables named are the ones validate --offline reports missing', () => {
+    for (const recipe of RECIPES) {
+      const t = tempFiles({});
+      try {
+        const run = runCli(['init', '--recipe', recipe, '--dir', t.dir], { env: BARE });
+        assert.equal(run.code, 0, `${recipe}: ${run.stderr}`);
+        const report = JSON.parse(
+          runCli(['validate', join(t.dir, 'mcp.yaml'), '--offline', '--json'], { env: BARE }).stdout,
+        );
+        const missing = [...report.warnings, ...report.errors]
+          .filter((d: { code: string }) => ['ENV_MISSING', 'ENV_NEEDED_AT_SERVE'].includes(d.code))
+          .map((d: { message: string }) => /variable (\w+)/.exec(d.message)?.[1]);
+        assert.deepEqual(needed(run.stdout), [...new Set(missing)].sort(), recipe);
+      } finally {
+        t.cleanup();
+      }
+    }
+  });
+});
