@@ -73,6 +73,14 @@ export function classifyRequest(
   }
   if (spec === undefined)
     return fail('legacy', new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`));
+  if (spec.legacySince !== undefined && session.version !== undefined && session.version < spec.legacySince)
+    return fail(
+      'legacy',
+      new ProtocolError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method} (it exists from protocol ${spec.legacySince}; this session negotiated ${session.version})`,
+      ),
+    );
   return { ok: true, era: 'legacy', envelope: undefined, spec };
 }
 

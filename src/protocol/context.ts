@@ -10,6 +10,8 @@ export const KEEP_OPEN: unique symbol = Symbol('keep-open');
 export interface MethodSpec {
   /** 'legacy' methods are unknown (-32601) to modern requests, and the reverse. */
   readonly era: 'both' | 'legacy' | 'modern';
+  /** The first 2025-era version that has this method; older sessions get -32601. Absent: all of them. */
+  readonly legacySince?: string;
   /** Modern results of this method carry ttlMs + cacheScope. */
   readonly cacheable?: boolean;
   /** The params field that the 2026 `Mcp-Name` header repeats (routing-headers.ts). */

@@ -18,6 +18,7 @@ import {
   detailedTask,
   legacyTask,
   RELATED_TASK,
+  TASKS_VERSION,
   tasksExtensionMissing,
   unknownTask,
 } from '../tasks-wire.js';
@@ -101,10 +102,13 @@ async function listTasks(scope: RequestScope): Promise<object> {
     : { tasks: page };
 }
 
+/** In the 2025 era tasks exist from 2025-11-25 only: older sessions get -32601 for these. */
+const since = TASKS_VERSION;
+
 export const taskMethods: Record<string, MethodSpec> = {
-  'tasks/get': { era: 'both', routingName: 'taskId', handle: getTask },
-  'tasks/cancel': { era: 'both', routingName: 'taskId', handle: cancelTask },
+  'tasks/get': { era: 'both', legacySince: since, routingName: 'taskId', handle: getTask },
+  'tasks/cancel': { era: 'both', legacySince: since, routingName: 'taskId', handle: cancelTask },
   'tasks/update': { era: 'modern', routingName: 'taskId', handle: updateTask },
-  'tasks/result': { era: 'legacy', handle: taskResult },
-  'tasks/list': { era: 'legacy', handle: listTasks },
+  'tasks/result': { era: 'legacy', legacySince: since, handle: taskResult },
+  'tasks/list': { era: 'legacy', legacySince: since, handle: listTasks },
 };
