@@ -12,7 +12,12 @@ import { installOpsHooks } from '../ops/hooks.js';
 import type { Metrics } from '../ops/metrics.js';
 import { type OpsRoute, opsRoutes, serveOps } from '../ops/routes.js';
 import { SourceTracker } from '../ops/sources.js';
-import { createProtocol, type ListCategory, type Protocol, type ProtocolOptions } from '../protocol/server.js';
+import {
+  createProtocol,
+  type ListCategory,
+  type Protocol,
+  type ProtocolOptions,
+} from '../protocol/server.js';
 import type { SharedState } from '../state/shared.js';
 import { SharedTaskStore } from '../tasks/shared-store.js';
 import {
@@ -308,7 +313,10 @@ async function serveOverHttp(
  * `--state`: tasks live in the shared store too, so any replica reads, awaits and cancels them.
  * MCP_RUN_TASK_STALE_MS sets how long a silent runner is waited for before its tasks read failed.
  */
-function taskOptions(state: SharedState, log: StderrLogger): Pick<ProtocolOptions, 'taskStore' | 'taskEngine'> {
+function taskOptions(
+  state: SharedState,
+  log: StderrLogger,
+): Pick<ProtocolOptions, 'taskStore' | 'taskEngine'> {
   const store = new SharedTaskStore(state);
   const raw = process.env[TASK_STALE_ENV];
   const staleMs = raw === undefined || raw === '' ? undefined : Number(raw);

@@ -15,16 +15,15 @@ import type { InputRequest } from '../steps/interaction.js';
 import { newTaskId } from './ids.js';
 import {
   TASK_DEFAULTS,
+  type TaskBusMessage,
+  type TaskEngineOptions,
   type TaskError,
   type TaskRecord,
   type TaskSettings,
   type TaskStatus,
   type TaskStore,
   TERMINAL,
-  type TaskBusMessage,
-  type TaskEngineOptions,
 } from './types.js';
-
 
 /** A runner that has not refreshed `aliveAt` for this long is taken to be gone (default). */
 export const STALE_MS = 30_000;
@@ -479,19 +478,22 @@ export class TaskEngine {
 
   private startHeartbeat(): void {
     if (this.heartbeat !== undefined) return;
-    this.heartbeat = setInterval(() => {
-      if (this.live.size === 0) {
-        clearInterval(this.heartbeat);
-        this.heartbeat = undefined;
-        return;
-      }
-      for (const taskId of this.live.keys())
-        void this.serial(taskId, async () => {
-          const record = await this.store.get(taskId);
-          if (record !== undefined && !TERMINAL.has(record.status) && this.live.has(taskId))
-            await this.store.put({ ...record, aliveAt: Date.now() });
-        }).catch(() => {});
-    }, Math.max(1, Math.floor(this.staleMs / 3)));
+    this.heartbeat = setInterval(
+      () => {
+        if (this.live.size === 0) {
+          clearInterval(this.heartbeat);
+          this.heartbeat = undefined;
+          return;
+        }
+        for (const taskId of this.live.keys())
+          void this.serial(taskId, async () => {
+            const record = await this.store.get(taskId);
+            if (record !== undefined && !TERMINAL.has(record.status) && this.live.has(taskId))
+              await this.store.put({ ...record, aliveAt: Date.now() });
+          }).catch(() => {});
+      },
+      Math.max(1, Math.floor(this.staleMs / 3)),
+    );
     this.heartbeat.unref();
   }
 }

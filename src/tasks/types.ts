@@ -64,7 +64,11 @@ export interface TaskStore {
 /** What one replica asks of the replica running a task (a shared store only). */
 export type TaskBusMessage =
   | { readonly kind: 'cancel'; readonly taskId: string }
-  | { readonly kind: 'answer'; readonly taskId: string; readonly responses: Readonly<Record<string, unknown>> };
+  | {
+      readonly kind: 'answer';
+      readonly taskId: string;
+      readonly responses: Readonly<Record<string, unknown>>;
+    };
 
 /**
  * A shared store's channel between replicas: what must reach the live call (its AbortController,

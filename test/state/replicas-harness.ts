@@ -77,7 +77,12 @@ export async function startReplica(
     ],
     {
       stdio: 'pipe',
-      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', MCP_RUN_STATE_KEY: 'replicas-test-key', ...env },
+      env: {
+        ...process.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: '',
+        MCP_RUN_STATE_KEY: 'replicas-test-key',
+        ...env,
+      },
     },
   );
   let stderr = '';

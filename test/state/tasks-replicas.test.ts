@@ -87,9 +87,9 @@ describe('tasks across replicas sharing Redis', { skip }, () => {
     manifest = join(dir, 'mcp.yaml');
     writeFileSync(manifest, MANIFEST);
     state = stateUrl();
-    [a, b] = await Promise.all(
+    [a, b] = (await Promise.all(
       [0, 1].map(() => startReplica(manifest, state, [], { MCP_RUN_TASK_STALE_MS: STALE_MS })),
-    ) as [Replica, Replica];
+    )) as [Replica, Replica];
     assert.notEqual(a.id, b.id);
   });
 
@@ -129,7 +129,10 @@ describe('tasks across replicas sharing Redis', { skip }, () => {
       for (const rpc of ['tasks/get', 'tasks/result', 'tasks/list'])
         assert.equal(served.find((s) => s.rpc === rpc)?.replica, b.id, `${rpc} was served by B`);
       // Another session, on the replica that answered the first one's reads, does not know the id.
-      await assert.rejects(other.client.experimental.tasks.getTask(taskId), (err: Json) => err.code === -32602);
+      await assert.rejects(
+        other.client.experimental.tasks.getTask(taskId),
+        (err: Json) => err.code === -32602,
+      );
       assert.equal(
         (await other.client.experimental.tasks.listTasks()).tasks.length,
         0,
