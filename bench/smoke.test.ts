@@ -16,18 +16,7 @@ import { REPO } from './lib/proc.js';
 import type { Results, ScenarioError } from './lib/report.js';
 import type { ScenarioResult, Table } from './lib/types.js';
 
-const SCENARIOS = [
-  'http',
-  'proxy',
-  'sql',
-  'stdio',
-  'cold-start',
-  'load',
-  'scale',
-  'reload',
-  'toolbox',
-  'replicas',
-];
+const SCENARIOS = ['http', 'proxy', 'sql', 'stdio', 'cold-start', 'load', 'scale', 'reload', 'toolbox', 'replicas'];
 
 /**
  * 0.2 s (the `--smoke` default) is short enough that one contender may complete nothing on a loaded
