@@ -17,7 +17,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { alive, treeOf } from '../helpers/process-tree.js';
 import { type Json, modernRequest, post } from '../transports/http-harness.js';
-import { eventually, type Replica, skipReason, startReplica, stateUrl } from './replicas-harness.js';
+import {
+  eventually,
+  type Replica,
+  skipReason,
+  startHaproxy,
+  startReplica,
+  stateUrl,
+} from './replicas-harness.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const MANIFEST = `
@@ -38,7 +45,7 @@ tools:
 /** The heartbeat window of these replicas: a silent runner is gone after this. */
 const STALE_MS = '1500';
 
-const skip = skipReason();
+const skip = skipReason({ haproxy: true });
 
 /** A v1 client whose tools/call goes to `runner` and every other request to `reader`. */
 function splitClient(runner: Replica, reader: Replica) {
@@ -141,6 +148,45 @@ describe('tasks across replicas sharing Redis', { skip }, () => {
     } finally {
       await client.close();
       await other.client.close();
+    }
+  });
+
+  test('2025-11-25 through HAProxy (round-robin): the v1 client streams a task to its result, its requests spread over both replicas', async () => {
+    const lb = await startHaproxy([a, b]);
+    const served: { rpc: string; replica: string }[] = [];
+    const client = new Client({ name: 'tasks-lb', version: '1.0.0' }, { capabilities: {} });
+    const transport = new StreamableHTTPClientTransport(new URL(lb.url), {
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        const body = typeof init?.body === 'string' ? JSON.parse(init.body) : {};
+        served.push({ rpc: body.method ?? '', replica: res.headers.get('x-mcp-run-replica') ?? '?' });
+        return res;
+      },
+    });
+    await client.connect(transport);
+    try {
+      const tag = `t-${randomUUID()}`;
+      let text = '';
+      const stream = client.experimental.tasks.callToolStream(
+        { name: 'slow', arguments: { seconds: 1, tag } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      );
+      for await (const message of stream) {
+        if (message.type === 'result') text = (message.result.content as Json[])[0].text;
+        if (message.type === 'error') throw message.error;
+      }
+      assert.equal(text.trim(), `done ${tag}`);
+      const call = served.find((s) => s.rpc === 'tools/call');
+      const reads = served.filter((s) => s.rpc.startsWith('tasks/'));
+      assert.ok(reads.length > 0, JSON.stringify(served));
+      assert.ok(
+        reads.some((s) => s.replica !== call?.replica),
+        `some task request reached the replica not running it: ${JSON.stringify(served)}`,
+      );
+    } finally {
+      await client.close();
+      await lb.stop();
     }
   });
 
