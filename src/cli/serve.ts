@@ -12,8 +12,14 @@ import { installOpsHooks } from '../ops/hooks.js';
 import type { Metrics } from '../ops/metrics.js';
 import { type OpsRoute, opsRoutes, serveOps } from '../ops/routes.js';
 import { SourceTracker } from '../ops/sources.js';
-import { createProtocol, type ListCategory, type Protocol } from '../protocol/server.js';
+import {
+  createProtocol,
+  type ListCategory,
+  type Protocol,
+  type ProtocolOptions,
+} from '../protocol/server.js';
 import type { SharedState } from '../state/shared.js';
+import { SharedTaskStore } from '../tasks/shared-store.js';
 import { isLoopbackHost } from '../transports/http/guards.js';
 import {
   authFromEnv,
@@ -123,7 +129,12 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
 
   const ref = new CatalogRef(catalog);
   // Without watching, neither lists nor resource contents are ever re-read: advertise neither.
-  const protocol = createProtocol(ref, { log, listChanged: options.watch, resourceUpdates: options.watch });
+  const protocol = createProtocol(ref, {
+    log,
+    listChanged: options.watch,
+    resourceUpdates: options.watch,
+    ...(state && taskOptions(state, log)),
+  });
   // With --state the 2025 sessions of every replica are told through the shared store, once each.
   let shared: HttpTransport['shared'];
   const reloader = options.watch
@@ -320,6 +331,26 @@ async function serveOverHttp(
   );
   return http;
 }
+
+/**
+ * `--state`: tasks live in the shared store too, so any replica reads, awaits and cancels them.
+ * MCP_RUN_TASK_STALE_MS sets how long a silent runner is waited for before its tasks read failed.
+ */
+function taskOptions(
+  state: SharedState,
+  log: StderrLogger,
+): Pick<ProtocolOptions, 'taskStore' | 'taskEngine'> {
+  const store = new SharedTaskStore(state);
+  const raw = process.env[TASK_STALE_ENV];
+  const staleMs = raw === undefined || raw === '' ? undefined : Number(raw);
+  if (staleMs !== undefined && !(Number.isInteger(staleMs) && staleMs >= 100)) {
+    log.warn(`${TASK_STALE_ENV}=${raw} is not a whole number of milliseconds >= 100; using 30000`);
+    return { taskStore: store, taskEngine: { bus: store } };
+  }
+  return { taskStore: store, taskEngine: { bus: store, ...(staleMs !== undefined && { staleMs }) } };
+}
+
+const TASK_STALE_ENV = 'MCP_RUN_TASK_STALE_MS';
 
 /** `--state`: connects to the store (a Redis that is down now is waited for, and reported). */
 async function openState(url: string, log: StderrLogger): Promise<SharedState> {

@@ -8,7 +8,7 @@
  */
 import type { CallerIdentity, LogLevel } from '../catalog/types.js';
 import type { Logger } from '../log.js';
-import type { TaskStore } from '../tasks/types.js';
+import type { TaskEngineOptions, TaskStore } from '../tasks/types.js';
 import type { ListCategory } from './hub.js';
 import type { Access } from './pagination.js';
 import type { HeaderReader } from './routing-headers.js';
@@ -39,6 +39,8 @@ export interface ProtocolOptions {
   readonly stateKey?: string;
   /** Where task records live (default: this process's memory; src/tasks/types.ts). */
   readonly taskStore?: TaskStore;
+  /** How the engine runs with that store: its heartbeat window and, shared, its bus (tasks/engine.ts). */
+  readonly taskEngine?: TaskEngineOptions;
 }
 
 /**
@@ -108,6 +110,12 @@ export interface ConnectOptions {
    * numbers, so that replicas sharing a session (`--state`) tell whose request an answer settles.
    */
   readonly outboundIdPrefix?: string;
+  /**
+   * Who owns the tasks of this connection (a 2025 session shared by replicas: the same on every
+   * replica). Given, closing the connection here leaves its tasks to their ttl, since the session
+   * lives on elsewhere; else the connection owns them alone and they go with it.
+   */
+  readonly taskOwner?: string;
 }
 
 export interface Connection {
@@ -119,8 +127,11 @@ export interface Connection {
   receive(message: unknown, route?: RequestRoute): Promise<ReceiveOutcome>;
   /** What `initialize` and later requests established (a 2025 HTTP session restores it with `--state`). */
   readonly session: LegacySession;
-  /** Aborts the requests in flight (they get no response) and drops this connection's listeners. */
-  close(): void;
+  /**
+   * Aborts the requests in flight (they get no response) and drops this connection's listeners.
+   * `endTasks`: the owner is gone for good (a shared session's DELETE) even with `taskOwner`.
+   */
+  close(endTasks?: boolean): void;
 }
 
 export interface Protocol {

@@ -49,7 +49,9 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
   };
   readonly outbound: Outbound;
   /** This connection as the owner of its tasks (taskOwner). */
-  private readonly ownTasks = `connection:${randomUUID()}`;
+  private readonly ownTasks: string;
+  /** Whether this connection alone owns its tasks (they go when it closes). */
+  private readonly ownsTasksAlone: boolean;
   private readonly inFlight = new Map<RequestId, AbortController>();
   /**
    * Ids a client cancelled on the standing stream (stdio) while no request of theirs was in
@@ -72,6 +74,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
   ) {
     this.log = server.log;
     this.outbound = new Outbound(server.log, options.outboundIdPrefix);
+    this.ownTasks = options.taskOwner ?? `connection:${randomUUID()}`;
+    this.ownsTasksAlone = options.taskOwner === undefined;
     const emit = (message: object): void => {
       if (this.closed) return;
       try {
@@ -117,7 +121,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     }
   }
 
-  close(): void {
+  close(endTasks = false): void {
     if (this.closed) return;
     this.closed = true;
     this.server.hub.removeConnection(this);
@@ -126,7 +130,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     for (const controller of controllers) controller.abort(new Error('connection closed'));
     this.outbound.closeAll();
     // The session or stdio connection that owned these tasks is gone: nobody can read them now.
-    void this.server.tasks.dropOwner(this.ownTasks);
+    if (this.ownsTasksAlone || endTasks) void this.server.tasks.dropOwner(this.ownTasks).catch(() => {});
   }
 
   release(id: RequestId, controller: AbortController): void {

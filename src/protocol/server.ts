@@ -48,7 +48,11 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     capabilities: buildCapabilities(options.listChanged, resourceUpdates),
     hub,
     signer,
-    tasks: new TaskEngine(options.taskStore ?? new MemoryTaskStore(), () => ref.current.server.tasks),
+    tasks: new TaskEngine(
+      options.taskStore ?? new MemoryTaskStore(),
+      () => ref.current.server.tasks,
+      options.taskEngine,
+    ),
   };
   return {
     connect: (send: (message: object) => void, connectOptions?: ConnectOptions): Connection =>

@@ -15,6 +15,8 @@ import type { InputRequest } from '../steps/interaction.js';
 import { newTaskId } from './ids.js';
 import {
   TASK_DEFAULTS,
+  type TaskBusMessage,
+  type TaskEngineOptions,
   type TaskError,
   type TaskRecord,
   type TaskSettings,
@@ -23,9 +25,10 @@ import {
   TERMINAL,
 } from './types.js';
 
-/** A runner that has not refreshed `aliveAt` for this long is taken to be gone. */
+/** A runner that has not refreshed `aliveAt` for this long is taken to be gone (default). */
 export const STALE_MS = 30_000;
-const HEARTBEAT_MS = 10_000;
+/** A cancel sent to another replica's runner is waited for this long (at most) before it is written here. */
+const REMOTE_CANCEL_WAIT_MS = 5000;
 /** JSON-RPC internal error: the code a task failed by the server itself carries. */
 const INTERNAL_ERROR = -32603;
 
@@ -65,12 +68,50 @@ export class TaskEngine {
   private readonly listeners = new Set<StatusListener>();
   private heartbeat: NodeJS.Timeout | undefined;
   private creating: Promise<void> = Promise.resolve();
+  /** Per task, the tail of its record writes here: a heartbeat never overwrites a newer state. */
+  private readonly writes = new Map<string, Promise<void>>();
+  private readonly staleMs: number;
+  private readonly bus: TaskEngineOptions['bus'];
+  private readonly listening: Promise<void>;
 
   constructor(
     readonly store: TaskStore,
     /** Read at each creation, so a reload's new `server.tasks` applies to the next task. */
     private readonly settings: () => TaskSettings | undefined,
-  ) {}
+    options: TaskEngineOptions = {},
+  ) {
+    this.staleMs = options.staleMs ?? STALE_MS;
+    this.bus = options.bus;
+    this.listening =
+      this.bus?.listen(this.instance, (message) => void this.fromBus(message).catch(() => {})) ??
+      Promise.resolve();
+    // Not listening yet only delays a remote cancel to the wait's end (it is then written by the asker).
+    this.listening.catch(() => {});
+  }
+
+  /** A message from another replica about a task running here. */
+  private async fromBus(message: TaskBusMessage): Promise<void> {
+    if (!this.live.has(message.taskId)) return;
+    const record = await this.store.get(message.taskId);
+    if (record === undefined) return;
+    if (message.kind === 'cancel') await this.cancel(record.owner, record.taskId);
+    else if (message.kind === 'answer') await this.answer(record.owner, record.taskId, message.responses);
+  }
+
+  /** Runs the task's record writes one after another. */
+  private serial<T>(taskId: string, write: () => Promise<T>): Promise<T> {
+    const previous = this.writes.get(taskId) ?? Promise.resolve();
+    const next = previous.then(write);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writes.set(taskId, tail);
+    void tail.then(() => {
+      if (this.writes.get(taskId) === tail) this.writes.delete(taskId);
+    });
+    return next;
+  }
 
   private limits(): Required<TaskSettings> {
     return { ...TASK_DEFAULTS, ...this.settings() };
@@ -190,7 +231,7 @@ export class TaskEngine {
       return undefined;
     }
     if (TERMINAL.has(record.status) || this.live.has(taskId)) return record;
-    const orphaned = record.runner === this.instance || now - record.aliveAt > STALE_MS;
+    const orphaned = record.runner === this.instance || now - record.aliveAt > this.staleMs;
     if (!orphaned) return record;
     const failed = stamp(record, {
       status: 'failed',
@@ -218,6 +259,18 @@ export class TaskEngine {
   }
 
   async complete(taskId: string, result: object): Promise<void> {
+    try {
+      await this.completeNow(taskId, result);
+    } catch (err) {
+      // A store that refuses the record (beyond its value bound, unreachable) fails the task.
+      await this.fail(taskId, {
+        code: INTERNAL_ERROR,
+        message: `The task's result could not be stored: ${(err as Error).message}`,
+      });
+    }
+  }
+
+  private async completeNow(taskId: string, result: object): Promise<void> {
     const bytes = Buffer.byteLength(JSON.stringify(result));
     const { maxBytes } = this.limits();
     const used = await this.store.bytes();
@@ -244,6 +297,18 @@ export class TaskEngine {
   async cancel(owner: string, taskId: string): Promise<TaskRecord | undefined> {
     const record = await this.get(owner, taskId);
     if (record === undefined || TERMINAL.has(record.status)) return record;
+    if (!this.live.has(taskId) && record.runner !== this.instance && this.bus !== undefined) {
+      // Another replica runs it: it stops the call and writes the end; if it stays silent the
+      // cancel is written here (its call then ends with nobody to read it).
+      await this.bus.send(record.runner, { kind: 'cancel', taskId });
+      const until = Date.now() + Math.min(REMOTE_CANCEL_WAIT_MS, this.staleMs);
+      for (;;) {
+        const now = await this.get(owner, taskId);
+        if (now === undefined || TERMINAL.has(now.status)) return now;
+        if (Date.now() > until) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
     await this.change(taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client.' });
     this.stop(taskId, new Error('the task was cancelled'));
     return this.store.get(taskId);
@@ -281,6 +346,10 @@ export class TaskEngine {
   ): Promise<boolean> {
     const record = await this.get(owner, taskId);
     if (record === undefined) return false;
+    if (!this.live.has(taskId) && record.runner !== this.instance && this.bus !== undefined) {
+      await this.bus.send(record.runner, { kind: 'answer', taskId, responses });
+      return true;
+    }
     const asking = this.live.get(taskId)?.asking;
     if (asking === undefined) return true;
     for (const [key, value] of Object.entries(responses)) {
@@ -353,7 +422,7 @@ export class TaskEngine {
           resolve();
         };
         // A task run by another replica changes without telling this process: poll it.
-        const timer = setTimeout(wake, live === undefined ? record.pollIntervalMs : STALE_MS);
+        const timer = setTimeout(wake, live === undefined ? record.pollIntervalMs : this.staleMs);
         live?.waiters.add(wake);
         signal.addEventListener('abort', wake, { once: true });
       });
@@ -392,10 +461,15 @@ export class TaskEngine {
       Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'bytes'>
     >,
   ): Promise<void> {
-    const record = await this.store.get(taskId);
-    if (record === undefined || TERMINAL.has(record.status)) return;
-    const next = stamp(record, patch);
-    await this.store.put(next);
+    const written = await this.serial(taskId, async () => {
+      const record = await this.store.get(taskId);
+      if (record === undefined || TERMINAL.has(record.status)) return undefined;
+      const next = stamp(record, patch);
+      await this.store.put(next);
+      return { record, next };
+    });
+    if (written === undefined) return;
+    const { record, next } = written;
     const live = this.live.get(taskId);
     if (live !== undefined) for (const wake of [...live.waiters]) wake();
     if (patch.status !== undefined && patch.status !== record.status)
@@ -404,18 +478,22 @@ export class TaskEngine {
 
   private startHeartbeat(): void {
     if (this.heartbeat !== undefined) return;
-    this.heartbeat = setInterval(() => {
-      if (this.live.size === 0) {
-        clearInterval(this.heartbeat);
-        this.heartbeat = undefined;
-        return;
-      }
-      for (const taskId of this.live.keys())
-        void this.store.get(taskId).then((record) => {
-          if (record !== undefined && !TERMINAL.has(record.status))
-            return this.store.put({ ...record, aliveAt: Date.now() });
-        });
-    }, HEARTBEAT_MS);
+    this.heartbeat = setInterval(
+      () => {
+        if (this.live.size === 0) {
+          clearInterval(this.heartbeat);
+          this.heartbeat = undefined;
+          return;
+        }
+        for (const taskId of this.live.keys())
+          void this.serial(taskId, async () => {
+            const record = await this.store.get(taskId);
+            if (record !== undefined && !TERMINAL.has(record.status) && this.live.has(taskId))
+              await this.store.put({ ...record, aliveAt: Date.now() });
+          }).catch(() => {});
+      },
+      Math.max(1, Math.floor(this.staleMs / 3)),
+    );
     this.heartbeat.unref();
   }
 }
@@ -436,4 +514,4 @@ function stamp(
   return next as unknown as TaskRecord;
 }
 
-export type { TaskRecord, TaskStatus };
+export type { TaskEngineOptions, TaskRecord, TaskStatus };

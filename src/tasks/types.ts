@@ -61,6 +61,35 @@ export interface TaskStore {
   bytes(): Promise<number>;
 }
 
+/** What one replica asks of the replica running a task (a shared store only). */
+export type TaskBusMessage =
+  | { readonly kind: 'cancel'; readonly taskId: string }
+  | {
+      readonly kind: 'answer';
+      readonly taskId: string;
+      readonly responses: Readonly<Record<string, unknown>>;
+    };
+
+/**
+ * A shared store's channel between replicas: what must reach the live call (its AbortController,
+ * its pending question) is sent to the replica whose engine runs it (`TaskRecord.runner`).
+ */
+export interface TaskBus {
+  send(runner: string, message: TaskBusMessage): Promise<void>;
+  /** Delivers the messages sent to `runner` (this engine's instance). */
+  listen(runner: string, handler: (message: TaskBusMessage) => void): Promise<void>;
+}
+
+export interface TaskEngineOptions {
+  /**
+   * A runner silent this long is gone and its unfinished tasks read failed; it refreshes its
+   * tasks' `aliveAt` every third of it (default engine.ts STALE_MS, 30 s).
+   */
+  readonly staleMs?: number;
+  /** A shared store's channel to the replicas running tasks (cancel, answers). */
+  readonly bus?: TaskBus;
+}
+
 /** `server.tasks` in the manifest; every field optional. */
 export interface TaskSettings {
   /** How long a task and its result are kept after creation, ms (default 1 hour). */

@@ -12,7 +12,7 @@
  *   creations is bounded by server.tasks.maxPerCaller.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -28,6 +28,7 @@ import {
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
+import { alive, treeOf } from '../helpers/process-tree.js';
 import { schemaFor } from '../protocol/mcp-schemas.js';
 import {
   type Json,
@@ -70,28 +71,6 @@ tools:
     content:
       - text: quick answer
 `;
-
-// ---------------------------------------------------------------- processes
-
-function psLines(): string[] {
-  return execFileSync('ps', ['-eo', 'pid=,ppid=,stat=,args='], { encoding: 'utf8' }).split('\n');
-}
-
-/** The running sh of a call with this tag, and its children (the sleep). */
-function treeOf(tag: string): number[] {
-  const rows = psLines()
-    .map((line) => line.trim().split(/\s+/))
-    .filter((cols) => cols.length >= 4 && !cols[2]!.startsWith('Z'));
-  const root = rows.find((cols) => cols.slice(3).join(' ').includes(tag) && /(^|\/)sh$/.test(cols[3]!));
-  if (root === undefined) return [];
-  const pid = Number(root[0]);
-  return [pid, ...rows.filter((cols) => Number(cols[1]) === pid).map((cols) => Number(cols[0]))];
-}
-
-function alive(pid: number): boolean {
-  const row = psLines().find((line) => line.trim().split(/\s+/)[0] === String(pid));
-  return row !== undefined && !row.trim().split(/\s+/)[2]!.startsWith('Z');
-}
 
 async function until<T>(
   what: string,

@@ -53,7 +53,12 @@ export interface Replica {
   kill(): Promise<void>;
 }
 
-export async function startReplica(manifest: string, state: string, extra: string[] = []): Promise<Replica> {
+export async function startReplica(
+  manifest: string,
+  state: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Replica> {
   const child = spawn(
     process.execPath,
     [
@@ -72,7 +77,12 @@ export async function startReplica(manifest: string, state: string, extra: strin
     ],
     {
       stdio: 'pipe',
-      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', MCP_RUN_STATE_KEY: 'replicas-test-key' },
+      env: {
+        ...process.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: '',
+        MCP_RUN_STATE_KEY: 'replicas-test-key',
+        ...env,
+      },
     },
   );
   let stderr = '';

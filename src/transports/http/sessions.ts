@@ -15,7 +15,7 @@
  * - At `max`, a new `initialize` evicts the least recently used idle session of any client before
  *   anyone is refused. A request on an evicted session gets 404, so its client initializes again.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../log.js';
 import type { Connection, Protocol } from '../../protocol/server.js';
@@ -111,7 +111,11 @@ export class SessionStore {
           if (!session.streams.notify(message))
             this.log.debug(`http: session ${shortId(id)} has no GET stream; dropped a notification`);
         },
-        shared === undefined ? {} : { outboundIdPrefix: shared.outboundIdPrefix() },
+        // Shared: the session's tasks are owned by the session, whichever replica serves it (a
+        // digest of the id: the id itself, a bearer secret, is not written into task records).
+        shared === undefined
+          ? {}
+          : { outboundIdPrefix: shared.outboundIdPrefix(), taskOwner: `session:${sessionDigest(id)}` },
       ),
     };
     this.sessions.set(id, session);
@@ -185,6 +189,8 @@ export class SessionStore {
     if (this.shared !== undefined) {
       const shared = this.shared;
       void shared.remove(id).catch((err: Error) => this.log.warn(`state: ending a session: ${err.message}`));
+      // Its tasks end with it (those running here stop; elsewhere their records go).
+      this.sessions.get(id)?.connection.close(true);
     }
     this.drop(id);
   }
@@ -269,3 +275,8 @@ export function clientKey(principal: Principal | undefined, req: IncomingMessage
 
 /** Enough of an id to tell sessions apart in a log, not enough to use it. */
 export const shortId = (id: string): string => `${id.slice(0, 6)}…`;
+
+/** A session's name in task records: replica-independent, and not the bearer secret itself. */
+function sessionDigest(id: string): string {
+  return createHash('sha256').update(id).digest('base64url').slice(0, 32);
+}
