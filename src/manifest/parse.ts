@@ -6,13 +6,12 @@
  */
 import type { Document } from 'yaml';
 import { problems } from '../errors.js';
-import { fastParse } from './fast-parse.js';
+import { fastParse, MAX_ALIAS_COUNT } from './fast-parse.js';
 import type { Finding } from './finding.js';
 import { SourceMap } from './locate.js';
 import { yamlLib } from './yaml-lib.js';
 
-/** Guards against a manifest crafted to exhaust memory: a billion-laughs alias tree. */
-export const MAX_ALIAS_COUNT = 100;
+export { MAX_ALIAS_COUNT };
 
 export interface Parsed {
   readonly source: SourceMap;

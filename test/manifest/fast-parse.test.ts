@@ -64,9 +64,34 @@ describe('fast parse', () => {
     assert.ok(taken > 10, `only ${taken} of ${files.length} files took the fast path`);
   });
 
+  it('reads anchors and aliases as yaml does: one shared object per anchor', () => {
+    const text = [
+      'shared: &in { q: { type: string } }',
+      'n: &n 3',
+      'tools:',
+      '  a: { input: *in, max: *n }',
+      '  b: { input: *in, list: [*n, *n] }',
+      '  c: &c { input: *in }',
+      '  d: *c',
+      'sql: SELECT * FROM t -- a * b, &amp; *not an alias*',
+    ].join('\n');
+    const fast = fastParse(text);
+    assert.ok(fast, 'a few aliases take the fast path');
+    assert.deepEqual(fast.data, full(text));
+    const data = fast.data as { shared: object; tools: Record<string, { input: object }> };
+    assert.equal(data.tools.a!.input, data.shared);
+    // 99 uses of one scalar: yaml's limit (count 100, itself included) still holds, so it is taken.
+    const many = `a: &x 1\nb: [${Array(99).fill('*x').join(', ')}]`;
+    assert.deepEqual(fastParse(many)?.data, full(many));
+    const nested = 'a: &x\n  b: &y [1, 2]\nc: [*x, *y, *x, *y, *x, *y, *x]';
+    assert.deepEqual(fastParse(nested)?.data, full(nested));
+  });
+
   it('leaves to yaml what the two could read differently, or what is an error', () => {
     const cases = [
-      'a: &x 1\nb: *x',
+      `a: &x 1\nb: [${Array(100).fill('*x').join(', ')}]`,
+      'a: &x [1, *x]',
+      'a: *x\nb: &x 1',
       'a: !!str 1',
       'a: ! 1',
       '%YAML 1.1\n---\na: yes',
