@@ -60,7 +60,7 @@ const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
 /** The data of `text`, or undefined when the full parser must decide. */
 export function fastParse(text: string): { data: unknown } | undefined {
-  if (UNUSUAL.test(text)) return undefined;
+  if (UNUSUAL.test(text) || !plainLines(text)) return undefined;
   const markers = text.match(DOCUMENT_MARKER);
   if (markers && (markers.length > 1 || markers[0] !== '---' || !text.startsWith('---'))) return undefined;
   let data: unknown;
@@ -71,6 +71,32 @@ export function fastParse(text: string): { data: unknown } | undefined {
   }
   if (ANCHOR.test(text) && !withinAliasLimit(data, text)) return undefined;
   return plainKeys(data, new Set()) ? { data: data ?? {} } : undefined;
+}
+
+/**
+ * False for two things js-yaml accepts and `yaml` refuses: a flow collection continued on the next
+ * line (`yaml` requires it indented more than its parent; any line opening more brackets than it
+ * closes counts), and a line of more than 1,024 characters without an early `: ` (an implicit key may
+ * be at most 1,024 characters long).
+ */
+function plainLines(text: string): boolean {
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) depth++;
+    else if (c === 0x5d || c === 0x7d) depth--;
+    else if (c === 0x0a || Number.isNaN(c)) {
+      if (depth > 0) return false;
+      if (i - start > 1000) {
+        const colon = text.slice(start, start + 1000).search(/:(?:\s|$)/);
+        if (colon < 0) return false;
+      }
+      depth = 0;
+      start = i + 1;
+    }
+  }
+  return true;
 }
 
 /** False when a key came from a null or a collection: `yaml` names those differently. */

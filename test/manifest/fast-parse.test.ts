@@ -105,6 +105,9 @@ describe('fast parse', () => {
       'a: [1, 2',
       'a: b: c',
       '\ta: 1',
+      'a: {\nb: c\n}',
+      'a: [b,\nc]',
+      `${'k'.repeat(1100)}: v`,
     ];
     for (const text of cases) assert.equal(fastParse(text), undefined, text);
   });
