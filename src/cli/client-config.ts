@@ -8,7 +8,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { yamlLib } from '../manifest/yaml-lib.js';
 import { envReferences } from './env-refs.js';
 
 export const CLIENTS = ['claude-desktop', 'vscode', 'cursor', 'generic'] as const;
@@ -56,7 +56,8 @@ export function oneLineConfig(manifest: string): string {
 /** The manifest's `server.name`, else its folder's name: the key a client lists the server under. */
 export function serverName(manifest: string): string {
   try {
-    const data = parse(readFileSync(manifest, 'utf8')) as { server?: { name?: unknown } } | null;
+    // yaml loads here, not when serve imports this file for its banner.
+    const data = yamlLib().parse(readFileSync(manifest, 'utf8')) as { server?: { name?: unknown } } | null;
     if (typeof data?.server?.name === 'string' && data.server.name.trim() !== '') return data.server.name;
   } catch {
     // Unreadable or not YAML: the folder's name still names it.

@@ -3,7 +3,7 @@
  * required (validate fails without it), `${env:NAME:-default}` optional, `$${env:…}` a literal and
  * not a reference. Comments are not values, so the YAML is parsed first.
  */
-import { parseAllDocuments } from 'yaml';
+import { yamlLib } from '../manifest/yaml-lib.js';
 
 export interface EnvReferences {
   readonly required: readonly string[];
@@ -24,7 +24,8 @@ export function envReferences(text: string): EnvReferences {
     } else if (Array.isArray(node)) node.forEach(walk);
     else if (node && typeof node === 'object') Object.values(node).forEach(walk);
   };
-  for (const doc of parseAllDocuments(text)) if (!('errors' in doc && doc.errors.length)) walk(doc.toJS());
+  for (const doc of yamlLib().parseAllDocuments(text))
+    if (!('errors' in doc && doc.errors.length)) walk(doc.toJS());
   for (const name of required) optional.delete(name);
   return { required: [...required].sort(), optional: [...optional].sort() };
 }

@@ -21,13 +21,8 @@ import {
 import type { SharedState } from '../state/shared.js';
 import { SharedTaskStore } from '../tasks/shared-store.js';
 import { isLoopbackHost } from '../transports/http/guards.js';
-import {
-  authFromEnv,
-  type HttpTransport,
-  type OAuthOptions,
-  ProblemError,
-  serveHttp,
-} from '../transports/http/server.js';
+// Types only: the HTTP transport (~50 modules) loads when --http asks for it, not for stdio.
+import type { HttpTransport, OAuthOptions } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
 import { oneLineConfig } from './client-config.js';
 import { describeCounts } from './counts.js';
@@ -280,6 +275,7 @@ async function serveOverHttp(
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const { authFromEnv, ProblemError, serveHttp } = await import('../transports/http/server.js');
   try {
     const statics = authFromEnv(
       { tokenEnv: options.authTokenEnv, apiKeyEnv: options.apiKeyEnv },

@@ -1,20 +1,17 @@
 /**
- * Maps manifest paths back to positions in the YAML text. The parsed document is kept (not just the
- * plain data) so that a problem found much later, by the compiler, can still point at its line.
+ * Maps manifest paths back to positions in the YAML text. The text is kept so that a problem found
+ * much later, by the compiler, can still point at its line; its document (with positions) is the
+ * one the parser made, or, after the fast path, is made on the first position asked for.
  */
-import {
-  type Alias,
-  type Document,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  type LineCounter,
-  type Node,
-  visit,
-} from 'yaml';
+import type { Alias, Document, LineCounter, Node } from 'yaml';
 import type { ManifestPath } from './types.js';
+import { yamlLib } from './yaml-lib.js';
+
+/** A document with positions and the line starts of its text. */
+export interface Positioned {
+  readonly doc: Document;
+  readonly lines: LineCounter;
+}
 
 export interface Position {
   readonly line: number;
@@ -29,12 +26,27 @@ export class SourceMap {
 
   constructor(
     private readonly text: string,
-    private readonly doc: Document,
-    private readonly lines: LineCounter,
+    private positioned?: Positioned,
   ) {}
 
+  /** The document, parsed again with positions the first time one is needed. */
+  private get parsed(): Positioned {
+    if (!this.positioned) {
+      const { LineCounter, parseDocument } = yamlLib();
+      const lines = new LineCounter();
+      // The same options as parse.ts: the same nodes at the same offsets.
+      const doc = parseDocument(this.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+      this.positioned = { doc, lines };
+    }
+    return this.positioned;
+  }
+
+  private get doc(): Document {
+    return this.parsed.doc;
+  }
+
   positionOf(offset: number): Position {
-    return this.lines.linePos(offset);
+    return this.parsed.lines.linePos(offset);
   }
 
   /**
@@ -43,6 +55,7 @@ export class SourceMap {
    * lands on the entry that lacks the field.
    */
   position(path: ManifestPath, at: 'key' | 'value' = 'value', needle?: string): Position | undefined {
+    const { isMap, isScalar, isSeq } = yamlLib();
     let node: unknown = this.doc.contents;
     let key: unknown;
     for (const seg of path) {
@@ -74,6 +87,7 @@ export class SourceMap {
 
   /** The key path of the mapping key that starts at `offset` (to name a duplicate key). */
   keyPathAt(offset: number): (string | number)[] | undefined {
+    const { isMap, isSeq } = yamlLib();
     const search = (node: unknown, path: (string | number)[]): (string | number)[] | undefined => {
       if (isMap(node)) {
         for (const pair of node.items) {
@@ -95,6 +109,7 @@ export class SourceMap {
 
   private deref(node: unknown): unknown {
     // Walk into an anchor's content: the problem is in the text the alias points at.
+    const { isAlias, visit } = yamlLib();
     if (!isAlias(node)) return node;
     if (this.targets === undefined) {
       // The same rule as `Alias.resolve`: the last node with the anchor before the alias.
@@ -112,13 +127,13 @@ export class SourceMap {
   }
 
   private start(node: unknown): Position | undefined {
-    if (isPair(node)) return this.start(node.key);
+    if (yamlLib().isPair(node)) return this.start(node.key);
     const range = (node as Ranged | null | undefined)?.range;
     return range ? this.positionOf(range[0]) : undefined;
   }
 }
 
 function keyText(key: unknown): string {
-  if (isScalar(key)) return String(key.value);
+  if (yamlLib().isScalar(key)) return String(key.value);
   return String((key as Node | null)?.toString() ?? '');
 }

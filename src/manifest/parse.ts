@@ -1,14 +1,17 @@
 /**
- * Step 1 of the pipeline: YAML text → plain data, keeping the document for positions. Syntax errors
- * stop the pipeline: nothing after them would point at the right place.
+ * Step 1 of the pipeline: YAML text → plain data, with a map back to positions. Syntax errors
+ * stop the pipeline: nothing after them would point at the right place. Plain YAML takes the fast
+ * path (fast-parse.ts; the document is built only if a message needs a position); anything else,
+ * and every text with an error, goes through `yaml`, whose messages are the ones reported.
  */
-import { type Document, isAlias, isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import type { Document } from 'yaml';
 import { problems } from '../errors.js';
+import { fastParse, MAX_ALIAS_COUNT } from './fast-parse.js';
 import type { Finding } from './finding.js';
 import { SourceMap } from './locate.js';
+import { yamlLib } from './yaml-lib.js';
 
-/** Guards against a manifest crafted to exhaust memory: a billion-laughs alias tree. */
-export const MAX_ALIAS_COUNT = 100;
+export { MAX_ALIAS_COUNT };
 
 export interface Parsed {
   readonly source: SourceMap;
@@ -23,12 +26,15 @@ export interface YamlFinding extends Finding {
 }
 
 export function parseYaml(text: string): Parsed {
+  const fast = fastParse(text);
+  if (fast) return { source: new SourceMap(text), data: fast.data, errors: [] };
+  const { LineCounter, parseDocument } = yamlLib();
   const lines = new LineCounter();
   // prettyErrors off: the message stays one sentence; the code frame is ours. Duplicate keys are
   // found by our own pass (below): yaml's check compares every key with every other, which was a
   // quarter of the start-up of a 1,000-tool manifest.
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
-  const source = new SourceMap(text, doc, lines);
+  const source = new SourceMap(text, { doc, lines });
   const errors: YamlFinding[] = [];
   // Warnings (an unknown tag, a bad directive) are reported too: in a manifest they are mistakes.
   for (const e of [...doc.errors, ...doc.warnings]) {
@@ -55,6 +61,7 @@ export function parseYaml(text: string): Parsed {
 
 /** The offset of every key that repeats an earlier key of the same mapping, in one pass per mapping. */
 function duplicateKeys(doc: Document): number[] {
+  const { isScalar, visit } = yamlLib();
   const offsets: number[] = [];
   visit(doc, {
     Map(_, map) {
@@ -76,6 +83,7 @@ function duplicateKeys(doc: Document): number[] {
  * document once per alias: 26 s of a 3.6 MB manifest with 300 aliases.)
  */
 function unresolvedAliases(doc: Document): YamlFinding[] {
+  const { isAlias, visit } = yamlLib();
   const found: YamlFinding[] = [];
   const anchors = new Set<string>();
   visit(doc, {

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { fastParse } from '../../src/manifest/fast-parse.js';
+import { parseYaml } from '../../src/manifest/parse.js';
+
+/** What the full parser makes of `text` (the reference the fast path must match). */
+const full = (text: string) => parse(text, { uniqueKeys: false }) ?? {};
+
+describe('fast parse', () => {
+  it('gives the data yaml gives, scalar by scalar (yaml 1.2 core rules, not js-yaml defaults)', () => {
+    const text = [
+      'a: [~, null, Null, NULL, "", true, True, TRUE, false, yes, no, on, off, y, n]',
+      'b: [0, -0, +7, 007, 0o17, 0o8, 0x1F, 0X1F, 0b101, 1_000, 12345678901234567890, 1:20]',
+      'c: [1.5, .5, 5., -1.0e3, 1e3, 1E-2, .inf, -.Inf, +.INF, .nan, .NaN, NaN, inf, 1.2.3]',
+      'd: [2024-01-01, 2024-01-01T10:00:00Z, "1", \'2\', 0.1.2, =, <<]',
+      'e:',
+      '  <<: { x: 1 }',
+      '  1: one',
+      '  2.0: two',
+      '  true: yes',
+      '  0x10: sixteen',
+      '  "": empty',
+      '  __proto__: polluted',
+      'f: |',
+      '  keep',
+      '   this',
+      '',
+      'g: >-',
+      '  folded',
+      '  text',
+      '',
+      '  para',
+      'h: plain',
+      '  multi line',
+      'i: "esc \\x41 \\u00e9 \\t \\N \\_ end"',
+      "j: 'it''s'",
+      'k: {q: {type: string}, r: [1, {s: t}]}',
+      'l: # a comment',
+      '  - x # another',
+      '  -',
+      '  - - nested',
+      'm: SELECT count(*) FROM t WHERE a = 1 -- why? because',
+    ].join('\n');
+    const fast = fastParse(text);
+    assert.ok(fast, 'plain YAML takes the fast path');
+    assert.deepEqual(fast.data, full(text));
+  });
+
+  it('gives the data yaml gives for every YAML file in the repository that it takes', () => {
+    const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml', '*.example'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
+    let taken = 0;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const fast = fastParse(text);
+      if (!fast) continue;
+      taken++;
+      assert.deepEqual(fast.data, full(text), file);
+    }
+    assert.ok(taken > 10, `only ${taken} of ${files.length} files took the fast path`);
+  });
+
+  it('reads anchors and aliases as yaml does: one shared object per anchor', () => {
+    const text = [
+      'shared: &in { q: { type: string } }',
+      'n: &n 3',
+      'tools:',
+      '  a: { input: *in, max: *n }',
+      '  b: { input: *in, list: [*n, *n] }',
+      '  c: &c { input: *in }',
+      '  d: *c',
+      'sql: SELECT * FROM t -- a * b, &amp; *not an alias*',
+    ].join('\n');
+    const fast = fastParse(text);
+    assert.ok(fast, 'a few aliases take the fast path');
+    assert.deepEqual(fast.data, full(text));
+    const data = fast.data as { shared: object; tools: Record<string, { input: object }> };
+    assert.equal(data.tools.a!.input, data.shared);
+    // 99 uses of one scalar: yaml's limit (count 100, itself included) still holds, so it is taken.
+    const many = `a: &x 1\nb: [${Array(99).fill('*x').join(', ')}]`;
+    assert.deepEqual(fastParse(many)?.data, full(many));
+    const nested = 'a: &x\n  b: &y [1, 2]\nc: [*x, *y, *x, *y, *x, *y, *x]';
+    assert.deepEqual(fastParse(nested)?.data, full(nested));
+  });
+
+  it('leaves to yaml what the two could read differently, or what is an error', () => {
+    const cases = [
+      `a: &x 1\nb: [${Array(100).fill('*x').join(', ')}]`,
+      'a: &x [1, *x]',
+      'a: *x\nb: &x 1',
+      'a: !!str 1',
+      'a: ! 1',
+      '%YAML 1.1\n---\na: yes',
+      'a: 1\n---\nb: 2',
+      'a: 1\n...\n',
+      '? [a, b]\n: c',
+      '[a, b]: c',
+      '~: x',
+      'null: x',
+      'a: 1\na: 2',
+      'a: [1, 2',
+      'a: b: c',
+      '\ta: 1',
+      'a: {\nb: c\n}',
+      'a: [b,\nc]',
+      `${'k'.repeat(1100)}: v`,
+    ];
+    for (const text of cases) assert.equal(fastParse(text), undefined, text);
+  });
+
+  it('reports the same errors with the same positions after the fast path', () => {
+    // A valid text: the document is made only when a position is asked for.
+    const parsed = parseYaml('tools:\n  a:\n    kind: sql\n    sql: SELECT 1\n');
+    assert.deepEqual(parsed.errors, []);
+    assert.deepEqual(parsed.source.position(['tools', 'a', 'sql']), { line: 4, col: 10 });
+    assert.deepEqual(parsed.source.position(['tools', 'a', 'nope'], 'key'), { line: 2, col: 3 });
+  });
+});
