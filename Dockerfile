@@ -4,11 +4,12 @@
 # node_modules and the entrypoint, running as the unprivileged `node` user (uid 1000).
 #
 #   docker build -t mcp-run .
-#   docker run --rm -p 3000:3000 -v "$PWD/mcp.yaml:/etc/mcp-run/mcp.yaml:ro" mcp-run
+#   docker run --rm -p 3000:3000 -e MCP_TOKENS=choose-a-token \
+#     -v "$PWD/mcp.yaml:/etc/mcp-run/mcp.yaml:ro" mcp-run
 #
-# The default command serves /etc/mcp-run/mcp.yaml over HTTP on 0.0.0.0:3000; pass an auth option
-# (--auth-token-env) beyond a trusted network, and --state redis://… for several replicas
-# (docs/scaling.md). Files in /run/secrets/mcp-run become environment variables (the entrypoint).
+# The default command serves /etc/mcp-run/mcp.yaml over HTTP on 0.0.0.0:3000 behind the bearer
+# token(s) in MCP_TOKENS (mcp-run refuses to serve beyond loopback without auth); give your own
+# command for OAuth (server.auth) or --state redis://… for several replicas (docs/scaling.md). Files in /run/secrets/mcp-run become environment variables (the entrypoint).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
@@ -21,6 +22,8 @@ COPY package.json package-lock.json ./
 RUN npm_config_build_from_source=true npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+# The build's second step writes the precompiled manifest validators (scripts/precompile-schemas.mjs).
+COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
   && node -e "require('better-sqlite3')(':memory:').prepare('select 1').get()"
 
@@ -38,4 +41,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["/usr/local/bin/mcp-run-entrypoint"]
-CMD ["/etc/mcp-run/mcp.yaml", "--http", "--host", "0.0.0.0", "--port", "3000", "--log-format", "json"]
+CMD ["/etc/mcp-run/mcp.yaml", "--http", "--host", "0.0.0.0", "--port", "3000", "--auth-token-env", "MCP_TOKENS", "--log-format", "json"]
