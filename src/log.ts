@@ -17,7 +17,8 @@ const scope = new AsyncLocalStorage<LogFields>();
 
 /** Runs `fn` with `fields` added to every line logged inside it (and in what it awaits). */
 export function withLogFields<T>(fields: LogFields, fn: () => T): T {
-  return scope.run({ ...scope.getStore(), ...fields }, fn);
+  const outer = scope.getStore();
+  return scope.run(outer === undefined ? fields : { ...outer, ...fields }, fn);
 }
 
 /** The fields of the current request, if any. */

@@ -65,7 +65,7 @@ export function wrapTool(
     values: Readonly<Record<string, unknown>>,
     ctx: ToolCallContext,
   ): Promise<ToolResult> => {
-    const slot = await acquire(limits, ctx.signal);
+    const slot = await acquire(limits, ctx);
     if ('refused' in slot) {
       if (slot.refused === 'cancelled') return errorResult(`Tool ${name} was cancelled before it started.`);
       const limit =

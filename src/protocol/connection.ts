@@ -52,7 +52,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
   private readonly ownTasks: string;
   /** Whether this connection alone owns its tasks (they go when it closes). */
   private readonly ownsTasksAlone: boolean;
-  private readonly inFlight = new Map<RequestId, AbortController>();
+  private readonly inFlight = new Map<RequestId, RequestScope>();
   /**
    * Ids a client cancelled on the standing stream (stdio) while no request of theirs was in
    * flight. The stdio transport starts requests one per turn of the event loop but hands a
@@ -125,16 +125,16 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     if (this.closed) return;
     this.closed = true;
     this.server.hub.removeConnection(this);
-    const controllers = [...this.inFlight.values()];
+    const scopes = [...this.inFlight.values()];
     this.inFlight.clear();
-    for (const controller of controllers) controller.abort(new Error('connection closed'));
+    for (const scope of scopes) scope.abort(new Error('connection closed'));
     this.outbound.closeAll();
     // The session or stdio connection that owned these tasks is gone: nobody can read them now.
     if (this.ownsTasksAlone || endTasks) void this.server.tasks.dropOwner(this.ownTasks).catch(() => {});
   }
 
-  release(id: RequestId, controller: AbortController): void {
-    if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+  release(id: RequestId, scope: RequestScope): void {
+    if (this.inFlight.get(id) === scope) this.inFlight.delete(id);
   }
 
   private async receiveBatch(
@@ -250,13 +250,12 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
       return this.reject(outlet, id, error, batch, era);
     }
     if (route?.signal?.aborted) return SILENT;
-    const controller = new AbortController();
-    this.inFlight.set(id, controller);
-    const scope = new RequestScope(this, id, method, params, era, classified.envelope, outlet, controller, {
+    const scope = new RequestScope(this, id, method, params, era, classified.envelope, outlet, {
       access: route?.access,
       identity: route?.identity,
       taskOwner: this.taskOwner(route, era),
     });
+    this.inFlight.set(id, scope);
     if (route?.signal !== undefined) scope.cleanup = linkAbort(route.signal, () => this.cancel(id));
     let keepOpen = false;
     try {
@@ -311,10 +310,10 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
 
   /** False for an id not in flight (not started, or finished: cancellation races are normal). */
   private cancel(id: RequestId): boolean {
-    const controller = this.inFlight.get(id);
-    if (controller === undefined) return false;
+    const scope = this.inFlight.get(id);
+    if (scope === undefined) return false;
     this.inFlight.delete(id);
-    controller.abort(new Error('cancelled by the client'));
+    scope.abort(new Error('cancelled by the client'));
     return true;
   }
 

@@ -22,7 +22,7 @@ export interface ScopeOwner {
   readonly session: LegacySession;
   /** The connection's server→client requests (2025 era). */
   readonly outbound: Outbound;
-  release(id: RequestId, controller: AbortController): void;
+  release(id: RequestId, scope: RequestScope): void;
   /** The connection's standing channel (2025 task progress, logs and status outlive their request). */
   notify(message: object): void;
 }
@@ -42,10 +42,12 @@ export interface Caller {
 export class RequestScope implements CallContext {
   /** Read once: a reload during this request does not change what it sees. */
   readonly catalog: Catalog;
-  readonly signal: AbortSignal;
   /** Run when the request ends (unlinks the transport's abort signal). */
   cleanup: (() => void) | undefined = undefined;
   private ended = false;
+  /** Made when something first reads `signal`: most requests end without anyone listening. */
+  private controller: AbortController | undefined = undefined;
+  private abortedWith: { readonly reason: unknown } | undefined = undefined;
   private lastProgress = Number.NEGATIVE_INFINITY;
   private readonly progressToken: ProgressToken | undefined;
 
@@ -58,13 +60,32 @@ export class RequestScope implements CallContext {
     /** Present exactly when era is 'modern'. */
     readonly envelope: Envelope | undefined,
     readonly outlet: Outlet,
-    private readonly controller: AbortController,
     private readonly caller: Caller = {},
   ) {
     this.catalog = owner.server.ref.acquire();
-    this.signal = controller.signal;
     const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  }
+
+  /** Aborted when the request is cancelled or its connection closes. */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.abortedWith !== undefined) this.controller.abort(this.abortedWith.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** True once cancelled (or its connection closed); reading it makes no AbortSignal. */
+  get aborted(): boolean {
+    return this.abortedWith !== undefined;
+  }
+
+  /** Cancels the request: its signal (if anyone made it) aborts with `reason`. Idempotent. */
+  abort(reason: unknown): void {
+    if (this.abortedWith !== undefined) return;
+    this.abortedWith = { reason };
+    this.controller?.abort(reason);
   }
 
   /** What the caller may see in lists; undefined: everything. */
@@ -102,7 +123,7 @@ export class RequestScope implements CallContext {
 
   /** False once the request answered or was cancelled: nothing more may be sent for it. */
   get live(): boolean {
-    return !this.ended && !this.signal.aborted;
+    return !this.ended && this.abortedWith === undefined;
   }
 
   // Arrow properties, so a kind may pass `ctx.progress` / `ctx.log` around detached.
@@ -137,7 +158,7 @@ export class RequestScope implements CallContext {
     if (this.ended) return;
     this.ended = true;
     this.owner.server.ref.release(this.catalog);
-    this.owner.release(this.id, this.controller);
+    this.owner.release(this.id, this);
     this.cleanup?.();
   }
 

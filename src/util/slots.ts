@@ -38,10 +38,20 @@ function wake(): void {
 
 export type Acquired = { readonly release: () => void } | { readonly refused: 'busy' | 'cancelled' };
 
+/**
+ * What cancels a wait: a call's context, whose `signal` it reads only when it has to wait. A
+ * context that can say it was cancelled without making its signal (`aborted`, a request's) costs
+ * no AbortSignal at all when the slots are free.
+ */
+export interface Cancellable {
+  readonly signal: AbortSignal;
+  readonly aborted?: boolean;
+}
+
 /** Takes one place in every one of `slots`, waiting at most `waitMs`. */
 export function acquire(
   slots: readonly Slots[],
-  signal: AbortSignal,
+  cancel: Cancellable,
   waitMs = QUEUE_WAIT_MS,
 ): Promise<Acquired> {
   let released = false;
@@ -51,6 +61,13 @@ export function acquire(
     for (const s of slots) s.active--;
     wake();
   };
+  if (cancel.aborted ?? cancel.signal.aborted) return Promise.resolve({ refused: 'cancelled' });
+  // Nobody waiting and room in every counter: granted at once, as the queue below would.
+  if (waiters.length === 0 && free(slots)) {
+    take(slots);
+    return Promise.resolve({ release });
+  }
+  const signal = cancel.signal;
   if (signal.aborted) return Promise.resolve({ refused: 'cancelled' });
   return new Promise((resolve) => {
     const end = (result: Acquired) => {

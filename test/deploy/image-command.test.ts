@@ -46,7 +46,7 @@ describe('the container image (Dockerfile, deploy/docker-entrypoint.sh)', () => 
     writeFileSync(join(secrets, tokenVar), `${token}\n`);
     const args = cmd.map((arg) => (arg === '/etc/mcp-run/mcp.yaml' ? join(dir, 'mcp.yaml') : arg));
     args[args.indexOf('--port') + 1] = '0';
-    const env = { ...process.env, MCP_RUN_HOME: REPO, MCP_RUN_SECRETS_DIR: secrets };
+    const env: NodeJS.ProcessEnv = { ...process.env, MCP_RUN_HOME: REPO, MCP_RUN_SECRETS_DIR: secrets };
     delete env[tokenVar];
     const child = spawn('sh', [join(REPO, 'deploy/docker-entrypoint.sh'), ...args], { env, stdio: 'pipe' });
     let stderr = '';

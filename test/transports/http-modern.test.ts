@@ -206,6 +206,40 @@ describe('modern requests', () => {
       405,
     );
   });
+
+  it('a plain request makes no protocol connection and no AbortController of its own', async () => {
+    // Warm: the first request's connection goes back to the pool.
+    assert.equal(
+      (await postModern(s.url, 1, 'tools/call', { name: 'echo', arguments: { text: 'a' } })).status,
+      200,
+    );
+    const Original = globalThis.AbortController;
+    let controllers = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        controllers++;
+      }
+    };
+    const connect = s.protocol.connect;
+    let connections = 0;
+    s.protocol.connect = (...args) => {
+      connections++;
+      return connect.apply(s.protocol, args);
+    };
+    try {
+      for (let i = 0; i < 5; i++) {
+        const res = await postModern(s.url, i + 2, 'tools/call', { name: 'echo', arguments: { text: 'b' } });
+        assert.equal(res.json().result.content[0].text, 'b');
+        assert.equal((await postModern(s.url, i + 2, 'tools/list')).status, 200);
+      }
+    } finally {
+      globalThis.AbortController = Original;
+      s.protocol.connect = connect;
+    }
+    assert.equal(connections, 0);
+    assert.equal(controllers, 0);
+  });
 });
 
 describe('subscriptions/listen over HTTP', () => {

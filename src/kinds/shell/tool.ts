@@ -205,7 +205,7 @@ export const shellTool: ToolKind<ShellToolConfig> = {
           if (value !== undefined) environment[name] = value;
         }
         const input = stdin && text(stdin, args);
-        const slot = await acquire([programs], call.signal);
+        const slot = await acquire([programs], call);
         if ('refused' in slot) {
           if (slot.refused === 'cancelled') return errorResult(`${program} was cancelled before it started.`);
           return errorResult(

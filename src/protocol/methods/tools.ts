@@ -21,8 +21,20 @@ async function callTool(scope: RequestScope): Promise<object> {
   if (args !== undefined && !isObject(args)) throw invalidParams('tools/call "arguments" must be an object');
   if (runsAsTask(scope, tool)) return callAsTask(scope, tool, args ?? {});
   return interactive(scope, name, async (interaction) => {
-    const { signal, progress, log, identity } = scope;
-    const ctx = { signal, progress, log, interaction, ...(identity === undefined ? {} : { identity }) };
+    const { progress, log, identity } = scope;
+    // The request's AbortSignal is made only if the tool reads it (most never wait or cancel).
+    const ctx = {
+      get signal() {
+        return scope.signal;
+      },
+      get aborted() {
+        return scope.aborted;
+      },
+      progress,
+      log,
+      interaction,
+      ...(identity === undefined ? {} : { identity }),
+    };
     return toWire(await tool.call(args ?? {}, ctx));
   });
 }

@@ -8,7 +8,8 @@
  *
  * No AbortController either: a response stream closed before its answer is the client cancelling
  * (2026 HTTP has no notifications/cancelled), and closing the request's connection aborts the
- * request's own signal.
+ * request's own signal, which the core makes only if a handler reads it (request-scope.ts): a plain
+ * request makes no AbortController at all.
  *
  * The request's headers travel with it on its route: the core checks the routing headers
  * (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`; protocol/routing-headers.ts) once it has classified the
@@ -18,7 +19,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallerIdentity } from '../../catalog/types.js';
 import type { Access, Connection, Protocol, ReceiveOutcome } from '../../protocol/server.js';
-import { HttpReply } from './reply.js';
+import { HttpReply, type ReplyOptions } from './reply.js';
 import { header } from './wire.js';
 
 export interface ModernContext {
@@ -69,14 +70,16 @@ export async function serveModernPost(
   const identity = ctx.identityOf?.(req);
   const caller = ctx.callerOf?.(req);
   const connection = acquire(ctx);
-  const reply = new HttpReply(res, {
+  // Only the fields a request has (exactOptionalPropertyTypes), set without spreading temporaries.
+  const options: { -readonly [K in keyof ReplyOptions]: ReplyOptions[K] } = {
     keepAliveMs: ctx.keepAliveMs,
     header: (name) => header(req, name),
-    ...(headerVersion === undefined ? {} : { protocolVersion: headerVersion }),
-    ...(access === undefined ? {} : { access }),
-    ...(identity === undefined ? {} : { identity }),
-    ...(caller === undefined ? {} : { caller }),
-  });
+  };
+  if (headerVersion !== undefined) options.protocolVersion = headerVersion;
+  if (access !== undefined) options.access = access;
+  if (identity !== undefined) options.identity = identity;
+  if (caller !== undefined) options.caller = caller;
+  const reply = new HttpReply(res, options);
   // Set once the connection is back in the pool or closed. A stream closed before the answer
   // is the client cancelling: closing the connection aborts the request. A connection not pooled
   // (a listen, a cancel, a full pool) is closed when its exchange ends, as before.

@@ -192,9 +192,19 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   };
   let closing = false;
 
+  // Clients send the same Accept header on every POST: its verdict is kept for the last one seen.
+  let lastAccept: string | undefined;
+  let lastAcceptOk = false;
+  const acceptsBoth = (accept: string | undefined): boolean => {
+    if (accept === undefined || accept !== lastAccept) {
+      lastAcceptOk = accepts(accept, 'application/json') && accepts(accept, 'text/event-stream');
+      lastAccept = accept;
+    }
+    return lastAcceptOk;
+  };
+
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const accept = req.headers.accept;
-    if (!accepts(accept, 'application/json') || !accepts(accept, 'text/event-stream')) {
+    if (!acceptsBoth(req.headers.accept)) {
       sendError(res, 406, 'Not Acceptable: a POST must accept both application/json and text/event-stream');
       return;
     }
@@ -250,7 +260,8 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       sendError(res, 403, `Forbidden: ${forbidden}`);
       return;
     }
-    if (auth.oauth && metadataPaths(auth.resourceId).includes(pathOf(req.url))) {
+    const reqPath = pathOf(req.url);
+    if (auth.oauth && metadataPaths(auth.resourceId).includes(reqPath)) {
       if (req.method === 'GET' || req.method === 'HEAD') {
         sendJson(res, 200, auth.metadata() ?? {}, {
           'Access-Control-Allow-Origin': '*',
@@ -259,21 +270,24 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       } else sendError(res, 405, `Method Not Allowed: ${req.method}`, { headers: { Allow: 'GET, HEAD' } });
       return;
     }
-    if (pathOf(req.url) !== path) {
+    if (reqPath !== path) {
       sendError(res, 404, `Not Found: the MCP endpoint is ${path}`);
       return;
     }
-    for (const [name, value] of Object.entries(corsHeaders(req))) res.setHeader(name, value);
+    if (req.headers.origin !== undefined)
+      for (const [name, value] of Object.entries(corsHeaders(req))) res.setHeader(name, value);
     if (req.method === 'OPTIONS') {
       answerPreflight(req, res);
       return;
     }
-    const admitted = await auth.authenticate(req);
-    if (!admitted.ok) {
-      sendError(res, admitted.status, admitted.message, { headers: { ...admitted.headers } });
-      return;
+    if (auth.enabled) {
+      const admitted = await auth.authenticate(req);
+      if (!admitted.ok) {
+        sendError(res, admitted.status, admitted.message, { headers: { ...admitted.headers } });
+        return;
+      }
+      if (admitted.principal !== undefined) principals.set(req, admitted.principal);
     }
-    if (admitted.principal !== undefined) principals.set(req, admitted.principal);
     if (req.method === 'POST') await post(req, res);
     else if (req.method === 'GET') await serveLegacyGet(legacy, req, res);
     else if (req.method === 'DELETE') await serveLegacyDelete(legacy, req, res);

@@ -27,6 +27,15 @@ export class SseStream {
     status = 200,
   ) {
     res.writeHead(status, SSE_HEADERS);
+    // The headers, a priming event and an answer that follows at once leave in one write: the
+    // socket stays corked until this turn of the event loop is over (`end` uncorks it sooner).
+    const socket = res.socket;
+    if (socket !== null && !socket.destroyed) {
+      socket.cork();
+      setImmediate(() => {
+        if (socket.writableCorked > 0) socket.uncork();
+      });
+    }
     res.flushHeaders();
     if (keepAliveMs > 0) {
       this.timer = setInterval(() => this.comment('keep-alive'), keepAliveMs);

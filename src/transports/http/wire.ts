@@ -29,22 +29,28 @@ export function serialize(message: object): string {
   }
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 export function sendJson(
   res: ServerResponse,
   status: number,
   message: object,
-  headers: Readonly<Record<string, string>> = {},
+  headers: Readonly<Record<string, string>> = NO_HEADERS,
 ): void {
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
     return;
   }
   const body = serialize(message);
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(body),
-  });
+  // One writeHead with every header and one end with the body as a string: node:http joins the
+  // two into a single write, sized up front (no chunked encoding).
+  const length = Buffer.byteLength(body);
+  res.writeHead(
+    status,
+    headers === NO_HEADERS
+      ? { 'Content-Type': 'application/json', 'Content-Length': length }
+      : { ...headers, 'Content-Type': 'application/json', 'Content-Length': length },
+  );
   res.end(body);
 }
 
