@@ -113,9 +113,12 @@ async function compileWith(
     }
   };
   const { data, baseDir } = manifest;
-  const declaredSources = data.sources;
+  // Only the names: a closure below (entryContext's source) outlives the compile, and must not keep
+  // `data` (every entry's config) alive through the context it shares with the others.
+  const declaredSources = new Set(Object.keys(data.sources ?? {}));
+  // Through `loaded` too: `manifest.skipped` reaches the parsed YAML document.
   const entries = (section: EntrySection): [string, EntryConfig][] =>
-    Object.entries(data[section] ?? {}).filter(([name]) => !manifest.skipped?.(section, name));
+    Object.entries(loaded?.data[section] ?? {}).filter(([name]) => !loaded?.skipped?.(section, name));
   /** While compiling, a kind's warning is about its entry; later (at run time) it is just logged. */
   const entryLog = (section: EntrySection, name: string): Logger => ({
     debug: (m) => log.debug(m),
@@ -160,8 +163,8 @@ async function compileWith(
         return cap;
       }
       // A declared source that failed to open has its own error already; do not pile on.
-      if (!declaredSources?.[sourceName]) {
-        const known = Object.keys(declaredSources ?? {});
+      if (!declaredSources.has(sourceName)) {
+        const known = [...declaredSources];
         report(
           [section, name, ...at],
           problems.SOURCE_UNKNOWN(sourceName, known, suggest(sourceName, known)),
