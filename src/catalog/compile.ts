@@ -175,6 +175,7 @@ async function compileWith(
   });
 
   const compileSchema = createSchemaCompiler();
+  const deriveOutputs = data.server?.outputSchemas === 'derived';
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
@@ -224,7 +225,10 @@ async function compileWith(
         : withKindArguments(verbatim, compiled?.input);
     const validateArgs = tryCompile(compileSchema, inputSchema, inputAt, report);
     // A tool whose result is the model's reply (a sample after the action) has no structured result.
-    const outputSchema = common.outputSchema ?? (steps?.after ? undefined : compiled?.outputSchema);
+    // A kind's derived schema is listed only with `server.outputSchemas: derived`: it was two thirds
+    // of a sql tool's descriptor, paid for in every tools/list (and by models whose host sends it).
+    const derived = deriveOutputs && !steps?.after ? compiled?.outputSchema : undefined;
+    const outputSchema = common.outputSchema ?? derived;
     const validateOutput = outputSchema
       ? tryCompile(compileSchema, outputSchema, ['tools', name, 'outputSchema'], report)
       : undefined;

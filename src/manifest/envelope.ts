@@ -134,6 +134,12 @@ const SERVER_SCHEMA = {
       maximum: 1000,
       description: 'Items per page in list results.',
     },
+    outputSchemas: {
+      enum: ['declared', 'derived'],
+      default: 'declared',
+      description:
+        "Which tools list an outputSchema. `declared` (the default): only those whose manifest entry has `outputSchema:`. `derived`: also the schema a kind works out itself (a sql tool's rows and column types), which clients may validate results against but which roughly triples each descriptor, sent in every tools/list and, by some hosts, to the model. Results carry structuredContent either way.",
+    },
     auth: AUTH_SCHEMA,
     tasks: {
       type: 'object',
