@@ -54,7 +54,13 @@ import type {
   ToolTaskMode,
 } from './types.js';
 
-const DEFAULT_PAGE_SIZE = 100;
+/**
+ * Items per list page unless server.pageSize says otherwise: the largest allowed. A full tools/list
+ * walk of 1,000 tools took 10 round trips at 100 a page (each costing about as much as serializing
+ * the page), Toolbox answers in one, and a client that ignores nextCursor saw only the first 100
+ * tools. 1,000 sql tools are about 270 KB of JSON, well within what clients read in one message.
+ */
+const DEFAULT_PAGE_SIZE = 1000;
 
 type OpenedSources = Map<string, { kind: string; opened: OpenedSource }>;
 

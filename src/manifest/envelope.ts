@@ -132,7 +132,8 @@ const SERVER_SCHEMA = {
       type: 'integer',
       minimum: 1,
       maximum: 1000,
-      description: 'Items per page in list results.',
+      description:
+        'Items per page in list results (default 1000, which most manifests fit in; a client that ignores nextCursor sees only the first page).',
     },
     outputSchemas: {
       enum: ['declared', 'derived'],
