@@ -114,7 +114,7 @@ export const scaleScenario: Scenario = {
       const v1 = await legacyHttpSession(servers.sdkV1.url);
       const contenders = [
         {
-          label: 'mcp-run, default page size (100)',
+          label: 'mcp-run, default page size (1000)',
           server: servers.mcpRunDefault,
           era: 'modern' as Era,
           headers: modern,

@@ -289,7 +289,7 @@ export const toolboxScenario: Scenario = {
         try {
           const contenders = [
             {
-              label: 'mcp-run (pages of 100)',
+              label: 'mcp-run (default page size, 1000)',
               server: pair.mcpRun,
               era: 'modern' as Era,
               headers: modernHeaders('tools/list'),

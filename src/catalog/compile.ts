@@ -54,7 +54,13 @@ import type {
   ToolTaskMode,
 } from './types.js';
 
-const DEFAULT_PAGE_SIZE = 100;
+/**
+ * Items per list page unless server.pageSize says otherwise: the largest allowed. A full tools/list
+ * walk of 1,000 tools took 10 round trips at 100 a page (each costing about as much as serializing
+ * the page), Toolbox answers in one, and a client that ignores nextCursor saw only the first 100
+ * tools. 1,000 sql tools are about 270 KB of JSON, well within what clients read in one message.
+ */
+const DEFAULT_PAGE_SIZE = 1000;
 
 type OpenedSources = Map<string, { kind: string; opened: OpenedSource }>;
 
@@ -113,9 +119,12 @@ async function compileWith(
     }
   };
   const { data, baseDir } = manifest;
-  const declaredSources = data.sources;
+  // Only the names: a closure below (entryContext's source) outlives the compile, and must not keep
+  // `data` (every entry's config) alive through the context it shares with the others.
+  const declaredSources = new Set(Object.keys(data.sources ?? {}));
+  // Through `loaded` too: `manifest.skipped` reaches the parsed YAML document.
   const entries = (section: EntrySection): [string, EntryConfig][] =>
-    Object.entries(data[section] ?? {}).filter(([name]) => !manifest.skipped?.(section, name));
+    Object.entries(loaded?.data[section] ?? {}).filter(([name]) => !loaded?.skipped?.(section, name));
   /** While compiling, a kind's warning is about its entry; later (at run time) it is just logged. */
   const entryLog = (section: EntrySection, name: string): Logger => ({
     debug: (m) => log.debug(m),
@@ -160,8 +169,8 @@ async function compileWith(
         return cap;
       }
       // A declared source that failed to open has its own error already; do not pile on.
-      if (!declaredSources?.[sourceName]) {
-        const known = Object.keys(declaredSources ?? {});
+      if (!declaredSources.has(sourceName)) {
+        const known = [...declaredSources];
         report(
           [section, name, ...at],
           problems.SOURCE_UNKNOWN(sourceName, known, suggest(sourceName, known)),
@@ -172,6 +181,7 @@ async function compileWith(
   });
 
   const compileSchema = createSchemaCompiler();
+  const deriveOutputs = data.server?.outputSchemas === 'derived';
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
@@ -221,7 +231,10 @@ async function compileWith(
         : withKindArguments(verbatim, compiled?.input);
     const validateArgs = tryCompile(compileSchema, inputSchema, inputAt, report);
     // A tool whose result is the model's reply (a sample after the action) has no structured result.
-    const outputSchema = common.outputSchema ?? (steps?.after ? undefined : compiled?.outputSchema);
+    // A kind's derived schema is listed only with `server.outputSchemas: derived`: it was two thirds
+    // of a sql tool's descriptor, paid for in every tools/list (and by models whose host sends it).
+    const derived = deriveOutputs && !steps?.after ? compiled?.outputSchema : undefined;
+    const outputSchema = common.outputSchema ?? derived;
     const validateOutput = outputSchema
       ? tryCompile(compileSchema, outputSchema, ['tools', name, 'outputSchema'], report)
       : undefined;

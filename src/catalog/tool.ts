@@ -36,6 +36,9 @@ import type {
 /** All tool calls of this process running at once, whatever the tool. */
 export const ALL_CALLS_LIMIT = 64;
 const allCalls = new Slots(ALL_CALLS_LIMIT);
+// Results that say a limit refused the call, told apart for the metrics' outcome label: one set for
+// every tool (a set per tool was a WeakSet per tool, for results that are rare).
+const refusals = new WeakSet<ToolResult>();
 
 /** What the catalog checks around a kind's run. */
 export interface ToolChecks {
@@ -59,8 +62,6 @@ export function wrapTool(
   const nullMeansAbsent = optionalNonNullable(descriptor.inputSchema);
   const own = maxConcurrency === undefined ? undefined : new Slots(maxConcurrency);
   const limits = own ? [own, allCalls] : [allCalls];
-  // Results that say a limit refused the call, told apart for the metrics' outcome label.
-  const refusals = new WeakSet<ToolResult>();
   const action = async (
     values: Readonly<Record<string, unknown>>,
     ctx: ToolCallContext,

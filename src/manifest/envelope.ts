@@ -132,7 +132,14 @@ const SERVER_SCHEMA = {
       type: 'integer',
       minimum: 1,
       maximum: 1000,
-      description: 'Items per page in list results.',
+      description:
+        'Items per page in list results (default 1000, which most manifests fit in; a client that ignores nextCursor sees only the first page).',
+    },
+    outputSchemas: {
+      enum: ['declared', 'derived'],
+      default: 'declared',
+      description:
+        "Which tools list an outputSchema. `declared` (the default): only those whose manifest entry has `outputSchema:`. `derived`: also the schema a kind works out itself (a sql tool's rows and column types), which clients may validate results against but which roughly triples each descriptor, sent in every tools/list and, by some hosts, to the model. Results carry structuredContent either way.",
     },
     auth: AUTH_SCHEMA,
     tasks: {

@@ -23,6 +23,8 @@ export interface ServerSection {
   readonly description?: string;
   readonly instructions?: string;
   readonly pageSize?: number;
+  /** Whether tools list the outputSchema a kind derives (sql rows): only when `derived`. */
+  readonly outputSchemas?: 'derived' | 'declared';
   /** OAuth resource server settings (HTTP only); transports/http/auth.ts reads them. */
   readonly auth?: ServerAuthSection;
   /** Limits and timings of tasks (src/tasks/types.ts TaskSettings). */

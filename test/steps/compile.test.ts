@@ -10,6 +10,7 @@ import { ManifestError } from '../../src/errors.js';
 import { builtinKinds } from '../../src/kinds/builtin.js';
 import { StderrLogger } from '../../src/log.js';
 import { tempFiles } from '../helpers/demo.js';
+import { callContext } from '../kinds/context.js';
 
 async function load(manifest: string) {
   const temp = tempFiles({
@@ -69,6 +70,7 @@ tools:
 
 test('a sample after the action drops the derived outputSchema (the reply is text)', async () => {
   const { catalog } = await load(`
+server: { outputSchemas: derived }
 sources:
   db: { kind: sqlite, path: ./notes.db, seed: ./seed.sql }
 tools:
@@ -172,4 +174,48 @@ test('the manifest schema knows the steps: an unknown field or a bad shape is re
     found.some((line) => line.includes('tools.t.roots')),
     found.join('\n'),
   );
+});
+
+test('a derived outputSchema is listed only with server.outputSchemas: derived; a declared one always', async () => {
+  const temp = tempFiles({
+    'seed.sql': 'CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, reason TEXT);',
+    'mcp.yaml': `
+sources:
+  db: { kind: sqlite, path: ./notes.db, seed: ./seed.sql }
+tools:
+  plain:
+    kind: sql
+    source: db
+    description: Notes.
+    sql: SELECT id, body FROM notes
+  declared:
+    kind: sql
+    source: db
+    description: Notes, with the schema the author wrote.
+    sql: SELECT id, body FROM notes
+    outputSchema: { type: object, properties: { rows: { type: array } }, required: [rows] }
+`,
+  });
+  const { catalog } = await loadCatalog(
+    join(temp.dir, 'mcp.yaml'),
+    builtinKinds(),
+    new StderrLogger('error'),
+  );
+  try {
+    assert.equal(catalog.tools.get('plain')!.descriptor.outputSchema, undefined);
+    assert.deepEqual(catalog.tools.get('declared')!.descriptor.outputSchema, {
+      type: 'object',
+      properties: { rows: { type: 'array' } },
+      required: ['rows'],
+    });
+    // The rows still come back as structured content, and the declared schema is enforced on them.
+    const ctx = callContext();
+    const plain = await catalog.tools.get('plain')!.call({}, ctx);
+    assert.deepEqual(plain.structuredContent, { rows: [], rowCount: 0, truncated: false });
+    const declared = await catalog.tools.get('declared')!.call({}, ctx);
+    assert.equal(declared.isError, undefined);
+  } finally {
+    await catalog.dispose();
+    temp.cleanup();
+  }
 });

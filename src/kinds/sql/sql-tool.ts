@@ -27,7 +27,15 @@
  */
 
 import { type Problem, problems } from '../../errors.js';
-import type { SqlResult, ToolCommon, ToolKind } from '../contract/kinds.js';
+import type {
+  CompiledTool,
+  SqlCapability,
+  SqlColumnInfo,
+  SqlResult,
+  SqlStatement,
+  ToolCommon,
+  ToolKind,
+} from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import type { JsonSchema } from '../contract/types.js';
 import { trackErrors } from '../shared/tracked-context.js';
@@ -178,47 +186,90 @@ export const sqlTool: ToolKind<SqlToolConfig> = {
     const maxRows = config.maxRows ?? defaults.maxRows;
     const timeoutMs = config.timeoutMs ?? defaults.timeoutMs;
     const columns = identifiers.size === 0 ? capability.columns?.(statement) : undefined;
-    return {
+    const tool: CompiledTool = {
       ...(readOnly && { annotations: { readOnlyHint: true } }),
       ...(paginate && { input: { [CURSOR_ARGUMENT]: CURSOR_INPUT } }),
-      ...(columns && { outputSchema: rowsOutputSchema(columns, paginate) }),
-      async run(args, call) {
-        const offset = paginate ? decodeCursor(args) : 0;
-        if (offset === undefined) {
-          return errorResult(
-            `The cursor is not one this tool gave for these arguments; call ${ctx.name} again without cursor to start from the first page.`,
-          );
-        }
-        // The input schema already holds identifiers to their enum; this keeps it true for any caller.
-        for (const [name, allowed] of choices) {
-          if (!allowed.includes(args[name] as string)) {
-            return errorResult(`${name} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}.`);
-          }
-        }
-        const bound = bindIdentifiers(statement, identifiers, args, capability.quoteIdentifier);
-        const values = bound.params.map((name) => args[name] ?? null);
-        let result: SqlResult;
-        try {
-          result = await capability.query(bound, values, {
-            maxRows,
-            timeoutMs,
-            signal: call.signal,
-            ...(readOnly && { readOnly }),
-            ...(offset > 0 && { offset }),
-          });
-        } catch (err) {
-          return errorResult(`SQL error: ${(err as Error).message}`);
-        }
-        if (!paginate) return rowsToolResult(result, maxRows);
-        const next =
-          result.truncated && result.rows.length > 0
-            ? encodeCursor(offset + result.rows.length, args)
-            : undefined;
-        return rowsToolResult(result, maxRows, { offset, tool: ctx.name, ...(next && { nextCursor: next }) });
-      },
+      run: runner({
+        name: ctx.name,
+        capability,
+        statement,
+        identifiers,
+        choices,
+        paginate,
+        readOnly,
+        maxRows,
+        timeoutMs,
+      }),
     };
+    // Built when asked (server.outputSchemas: derived): otherwise nothing lists it, and the tool
+    // would keep a dozen objects per tool for nothing. (A getter, not spread: spreading calls it.)
+    if (columns) derivedOutputSchema(tool, columns, paginate);
+    return tool;
   },
 };
+
+/** Outside compile for the same reason as runner: a getter made there would keep compile's context. */
+function derivedOutputSchema(tool: CompiledTool, columns: readonly SqlColumnInfo[], paginate: boolean): void {
+  Object.defineProperty(tool, 'outputSchema', {
+    get: () => rowsOutputSchema(columns, paginate),
+    enumerable: true,
+  });
+}
+
+interface Plan {
+  readonly name: string;
+  readonly capability: SqlCapability;
+  readonly statement: SqlStatement;
+  readonly identifiers: ReadonlySet<string>;
+  readonly choices: ReadonlyMap<string, readonly string[]>;
+  readonly paginate: boolean;
+  readonly readOnly: boolean;
+  readonly maxRows: number;
+  readonly timeoutMs: number;
+}
+
+/**
+ * The tool's run, made outside compile so that it keeps only what a call needs: a closure made in
+ * compile would keep compile's context alive for the catalog's lifetime (the entry's context, its
+ * logger, the error-tracking child of it), which was a fifth of a 10,000-tool catalog's heap.
+ */
+function runner(plan: Plan): CompiledTool['run'] {
+  const { name, capability, statement, identifiers, choices, paginate, readOnly, maxRows, timeoutMs } = plan;
+  return async (args, call) => {
+    const offset = paginate ? decodeCursor(args) : 0;
+    if (offset === undefined) {
+      return errorResult(
+        `The cursor is not one this tool gave for these arguments; call ${name} again without cursor to start from the first page.`,
+      );
+    }
+    // The input schema already holds identifiers to their enum; this keeps it true for any caller.
+    for (const [id, allowed] of choices) {
+      if (!allowed.includes(args[id] as string)) {
+        return errorResult(`${id} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}.`);
+      }
+    }
+    const bound = bindIdentifiers(statement, identifiers, args, capability.quoteIdentifier);
+    const values = bound.params.map((param) => args[param] ?? null);
+    let result: SqlResult;
+    try {
+      result = await capability.query(bound, values, {
+        maxRows,
+        timeoutMs,
+        signal: call.signal,
+        ...(readOnly && { readOnly }),
+        ...(offset > 0 && { offset }),
+      });
+    } catch (err) {
+      return errorResult(`SQL error: ${(err as Error).message}`);
+    }
+    if (!paginate) return rowsToolResult(result, maxRows);
+    const next =
+      result.truncated && result.rows.length > 0
+        ? encodeCursor(offset + result.rows.length, args)
+        : undefined;
+    return rowsToolResult(result, maxRows, { offset, tool: name, ...(next && { nextCursor: next }) });
+  };
+}
 
 /** Each allowed value of each identifier once, the other identifiers at their first value. */
 function identifierVariants(choices: ReadonlyMap<string, readonly string[]>): Record<string, string>[] {
