@@ -302,6 +302,7 @@ async function compileWith(
   let disposed: Promise<unknown> | undefined;
   return {
     server: serverInfo(manifest),
+    ...(manifest.data.server?.auth !== undefined && { auth: manifest.data.server.auth }),
     tools,
     resources,
     ...(resourceLists.length > 0 && { resourceLists }),

@@ -16,6 +16,7 @@ import type {
   ToolDescriptor,
   ToolResult,
 } from '../kinds/contract/types.js';
+import type { ServerAuthSection } from '../manifest/types.js';
 import type { Interaction } from '../steps/interaction.js';
 import type { TaskSettings } from '../tasks/types.js';
 
@@ -107,6 +108,8 @@ export type ListCategory = 'tools' | 'prompts' | 'resources';
 /** The compiled, immutable result of one manifest. Maps keep manifest order. */
 export interface Catalog {
   readonly server: ServerInfo;
+  /** `server.auth`: the OAuth resource server settings, which the HTTP transport reads at start. */
+  readonly auth?: ServerAuthSection;
   readonly tools: ReadonlyMap<string, CatalogTool>;
   /** Static resources by URI. */
   readonly resources: ReadonlyMap<string, CatalogResource>;

@@ -5,9 +5,7 @@ import { Reloader } from '../catalog/reload.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
-import type { KindRegistry } from '../kinds/registry.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
-import { loadManifest } from '../manifest/load.js';
 import { installOpsHooks } from '../ops/hooks.js';
 import type { Metrics } from '../ops/metrics.js';
 import { type OpsRoute, opsRoutes, serveOps } from '../ops/routes.js';
@@ -172,7 +170,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     await stopTracing?.();
   };
   if (options.http) {
-    const oauth = await oauthOf(file, registry);
+    // The loaded catalog carries server.auth: the manifest is not parsed a second time.
+    const oauth = ref.current.auth;
     const host = options.host ?? '127.0.0.1';
     if (
       !isLoopbackHost(host) &&
@@ -229,10 +228,6 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
  * The manifest's `server.auth` (already validated, and its ${env:…} values registered as secrets by
  * loadCatalog). It is read once at start: a reload does not change who may connect.
  */
-async function oauthOf(file: string, registry: KindRegistry): Promise<OAuthOptions | undefined> {
-  return (await loadManifest(file, registry, process.env)).data.server?.auth;
-}
-
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
 
 function banner(file: string, counts: string): string {
