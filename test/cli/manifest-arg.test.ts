@@ -7,45 +7,12 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { demoCopy, tempFiles } from '../helpers/demo.js';
 import { runCli } from '../helpers/run-cli.js';
+import { FRICTION_MANIFEST } from './friction-fixture.js';
 
 const demo = demoCopy();
 after(() => demo.cleanup());
 
-const SHELL = tempFiles({
-  'mcp.yaml': `server: { name: friction }
-sources:
-  scratch: { kind: sqlite, path: ":memory:" }
-tools:
-  fails:
-    kind: shell
-    description: Prints a warning on stderr, then fails.
-    command: ["sh", "-c", "echo 'stderr line one' >&2; echo 'stderr line two' >&2; exit 3"]
-  tagged:
-    kind: shell
-    description: |
-      Echoes the tags it is given.
-      A second line of the description.
-    input:
-      tags: { type: array, items: { type: string }, description: The tags }
-    command: ["echo", "{{tags}}"]
-  sum:
-    kind: sql
-    source: scratch
-    description: Adds up numbers.
-    input:
-      ids: { type: array, items: { type: integer }, description: Numbers to add }
-    sql: SELECT (SELECT SUM(value) FROM json_each(:ids)) AS total
-  query:
-    kind: sql-query
-    source: scratch
-prompts:
-  hello:
-    description: Says hello.
-    messages: [{ text: Hello! }]
-tests:
-  - { prompt: hello, expect: { contains: Hello } }
-`,
-});
+const SHELL = tempFiles({ 'mcp.yaml': FRICTION_MANIFEST });
 after(() => SHELL.cleanup());
 const M = join(SHELL.dir, 'mcp.yaml');
 
