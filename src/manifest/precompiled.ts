@@ -9,8 +9,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { BUILD_ROOT } from '../util/build-root.js';
 
 /** The options of the manifest validator (manifest/validate.ts): its messages quote schema and data. */
 export const MANIFEST_AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false } as const;
@@ -50,7 +52,7 @@ export function fingerprint(target: Omit<PrecompileTarget, 'key'>): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
-/** The file of `key`, relative to this module: `tools/content` → `precompiled/tools-content.cjs`. */
+/** The file of `key`, relative to the manifest family's folder: `tools/content` → `precompiled/tools-content.cjs`. */
 export function precompiledFile(key: string): string {
   return `precompiled/${key.replaceAll('/', '-')}.cjs`;
 }
@@ -77,7 +79,9 @@ export function precompiled(target: PrecompileTarget): ValidateFunction | undefi
   let validate = found.get(target);
   if (validate === undefined) {
     try {
-      const mod = load(`./${precompiledFile(target.key)}`) as ValidateFunction & { fingerprint?: string };
+      const mod = load(
+        fileURLToPath(new URL(`manifest/${precompiledFile(target.key)}`, BUILD_ROOT)),
+      ) as ValidateFunction & { fingerprint?: string };
       validate = mod.fingerprint === fingerprint(target) ? mod : null;
     } catch {
       validate = null;

@@ -10,6 +10,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { BUILD_ROOT } from '../../util/build-root.js';
 import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
 import type { WorkerInit, WorkerRequest, WorkerResponse } from './sqlite-worker.js';
 
@@ -39,11 +40,11 @@ let exitHook = false;
 function workerEntry(): { path: string; execArgv: string[] } {
   if (import.meta.url.endsWith('.ts')) {
     return {
-      path: fileURLToPath(new URL('./sqlite-worker.ts', import.meta.url)),
+      path: fileURLToPath(new URL('kinds/sql/sqlite-worker.ts', BUILD_ROOT)),
       execArgv: ['--import', import.meta.resolve('tsx')],
     };
   }
-  return { path: fileURLToPath(new URL('./sqlite-worker.js', import.meta.url)), execArgv: [] };
+  return { path: fileURLToPath(new URL('kinds/sql/sqlite-worker.js', BUILD_ROOT)), execArgv: [] };
 }
 
 export class SqlitePool {
