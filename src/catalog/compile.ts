@@ -229,14 +229,25 @@ async function compileWith(
       verbatim === undefined
         ? (buildInputSchema({ ...claims.shownInput, ...compiled?.input }) as JsonSchema)
         : withKindArguments(verbatim, compiled?.input);
-    const validateArgs = tryCompile(compileSchema, inputSchema, inputAt, report);
+    // A verbatim inputSchema meets the meta-schema here; `input:`'s properties did at validation.
+    const validateArgs = tryCompile(
+      (schema) => compileSchema(schema, verbatim === undefined ? 'meta-checked' : undefined),
+      inputSchema,
+      inputAt,
+      report,
+    );
     // A tool whose result is the model's reply (a sample after the action) has no structured result.
     // A kind's derived schema is listed only with `server.outputSchemas: derived`: it was two thirds
     // of a sql tool's descriptor, paid for in every tools/list (and by models whose host sends it).
     const derived = deriveOutputs && !steps?.after ? compiled?.outputSchema : undefined;
     const outputSchema = common.outputSchema ?? derived;
     const validateOutput = outputSchema
-      ? tryCompile(compileSchema, outputSchema, ['tools', name, 'outputSchema'], report)
+      ? tryCompile(
+          (schema) => compileSchema(schema, 'meta-checked'),
+          outputSchema,
+          ['tools', name, 'outputSchema'],
+          report,
+        )
       : undefined;
     if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
     const annotations = { ...compiled.annotations, ...common.annotations };

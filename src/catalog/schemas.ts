@@ -23,22 +23,12 @@ let metaChecker: Ajv2020 | undefined;
  * One compiler per catalog: ajv keeps every schema it compiled, so a reload's new catalog gets a
  * fresh instance and the old one goes with the old catalog.
  */
-export function createSchemaCompiler(): (schema: JsonSchema) => Validator {
+export function createSchemaCompiler(): (schema: JsonSchema, checked?: 'meta-checked') => Validator {
   let ajv: Ajv2020 | undefined;
-  return (schema) => {
-    // The build's precompiled meta-schema check when the schema is 2020-12 (precompiled.ts).
-    const built = precompiledMeta('meta-2020-12-user', schema);
-    let valid: boolean;
-    if (built !== undefined) valid = built(schema) as boolean;
-    else {
-      metaChecker ??= newAjv2020(OPTIONS);
-      valid = metaChecker.validateSchema(schema) as boolean;
-    }
-    if (!valid) {
-      metaChecker ??= newAjv2020(OPTIONS);
-      const errors = built !== undefined ? built.errors : metaChecker.errors;
-      throw new Error(metaChecker.errorsText(errors, { dataVar: 'schema' }));
-    }
+  return (schema, checked) => {
+    // `meta-checked`: built from parts the manifest validation already held to the meta-schema (an
+    // `input:`'s properties, an `outputSchema`) and from what kinds write: not checked twice.
+    if (checked === undefined) checkAgainstMeta(schema);
     let validate: ValidateFunction | undefined;
     return (value) => {
       try {
@@ -53,6 +43,23 @@ export function createSchemaCompiler(): (schema: JsonSchema) => Validator {
       return validate(value) ? undefined : describeErrors(validate.errors ?? []);
     };
   };
+}
+
+/** Throws the meta-schema's errors about `schema`, in ajv's words. */
+function checkAgainstMeta(schema: JsonSchema): void {
+  // The build's precompiled meta-schema check when the schema is 2020-12 (precompiled.ts).
+  const built = precompiledMeta('meta-2020-12-user', schema);
+  let valid: boolean;
+  if (built !== undefined) valid = built(schema) as boolean;
+  else {
+    metaChecker ??= newAjv2020(OPTIONS);
+    valid = metaChecker.validateSchema(schema) as boolean;
+  }
+  if (!valid) {
+    metaChecker ??= newAjv2020(OPTIONS);
+    const errors = built !== undefined ? built.errors : metaChecker.errors;
+    throw new Error(metaChecker.errorsText(errors, { dataVar: 'schema' }));
+  }
 }
 
 /** "limit must be <= 100; customer is required" — one sentence a model can act on. */
