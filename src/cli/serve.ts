@@ -8,7 +8,8 @@ import { builtinKinds } from '../kinds/builtin.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { installOpsHooks } from '../ops/hooks.js';
 import type { Metrics } from '../ops/metrics.js';
-import { type OpsRoute, opsRoutes, serveOps } from '../ops/routes.js';
+// Types only: the ops endpoints (and node:http) load with --http or a metrics port, not for stdio.
+import type { OpsRoute } from '../ops/routes.js';
 import { SourceTracker } from '../ops/sources.js';
 import {
   createProtocol,
@@ -157,12 +158,14 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   process.on('SIGHUP', () => void reloader?.reload());
   const opsServer =
     place && 'port' in place
-      ? await serveOps(route(ops, ref, log, '/metrics'), place.port, options.host ?? '127.0.0.1').catch(
-          (err: Error) => {
-            process.stderr.write(`mcp-run: cannot serve metrics on port ${place.port}: ${err.message}\n`);
-            process.exit(1);
-          },
-        )
+      ? await serveOpsPort(
+          await route(ops, ref, log, '/metrics'),
+          place.port,
+          options.host ?? '127.0.0.1',
+        ).catch((err: Error) => {
+          process.stderr.write(`mcp-run: cannot serve metrics on port ${place.port}: ${err.message}\n`);
+          process.exit(1);
+        })
       : undefined;
   if (opsServer) log.info(`metrics on ${opsServer.url}`);
   const stopOps = async () => {
@@ -286,7 +289,7 @@ async function serveOverHttp(
       path: options.path,
       allowedHosts: options.allowedHost,
       allowedOrigins: options.allowedOrigin,
-      opsRoute: route(
+      opsRoute: await route(
         ops,
         ref,
         log,
@@ -377,14 +380,21 @@ function listDigest(catalog: Catalog, categories: ReadonlySet<ListCategory>): st
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
+/** `--metrics <port>`: the ops endpoints on a port of their own. */
+async function serveOpsPort(...args: Parameters<typeof import('../ops/routes.js').serveOps>) {
+  const { serveOps } = await import('../ops/routes.js');
+  return serveOps(...args);
+}
+
 /** The ops endpoints; `metricsPath` undefined: the metrics are not served by this server. */
-function route(
+async function route(
   ops: Ops,
   ref: CatalogRef,
   log: StderrLogger,
   metricsPath: string | undefined,
   serving: () => boolean = () => true,
-): OpsRoute {
+): Promise<OpsRoute> {
+  const { opsRoutes } = await import('../ops/routes.js');
   return opsRoutes({
     sources: ops.sources,
     // The ref exists only once a catalog compiled; shutting down makes the server not ready.
