@@ -1,7 +1,7 @@
 /**
  * Resource kind `directory`: what validation, the manifest schema and the docs need (its name,
  * description and fields), without the code that compiles it, so a manifest that does not use it
- * never loads that code (../builtin.ts). The behaviour and an example: ./directory.ts.
+ * never loads that code (../builtin.ts). The kind itself: ./directory.ts.
  */
 
 import type { KindInfo } from '../contract/kinds.js';

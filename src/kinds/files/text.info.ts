@@ -1,7 +1,7 @@
 /**
  * Resource kind `text`: what validation, the manifest schema and the docs need (its name,
  * description and fields), without the code that compiles it, so a manifest that does not use it
- * never loads that code (../builtin.ts). The behaviour and an example: ./text.ts.
+ * never loads that code (../builtin.ts). The kind itself: ./text.ts.
  */
 
 import type { KindInfo } from '../contract/kinds.js';

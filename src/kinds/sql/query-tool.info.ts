@@ -1,7 +1,7 @@
 /**
  * Tool kind `sql-query`: what validation, the manifest schema and the docs need (its name,
  * description and fields), without the code that compiles it, so a manifest that does not use it
- * never loads that code (../builtin.ts). The behaviour and an example: ./query-tool.ts.
+ * never loads that code (../builtin.ts). The kind itself: ./query-tool.ts.
  */
 
 import type { KindInfo } from '../contract/kinds.js';

@@ -1,7 +1,7 @@
 /**
  * Resource kind `sql-schema`: what validation, the manifest schema and the docs need (its name,
- * description and fields), without the code that compiles it, so a manifest that does not use it
- * never loads that code (../builtin.ts). The behaviour and an example: ./schema-resource.ts.
+ * description and fields), without the code that opens it, so a manifest that does not use it
+ * never loads that code (../builtin.ts). The kind itself: ./schema-resource.ts.
  */
 
 import type { KindInfo } from '../contract/kinds.js';
