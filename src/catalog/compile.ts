@@ -1,8 +1,9 @@
 /**
  * compile: a loaded manifest → a Catalog, completely or not at all.
  *
- * Sources open first (in manifest order), then every tool, resource and prompt compiles against
- * them. Every problem from every entry is collected; if there is any, the sources already opened are
+ * The kinds the manifest names are imported first, together (a kind no entry names is never
+ * loaded: kinds/registry.ts). Sources open next (in manifest order), then every tool, resource and
+ * prompt compiles against them. Every problem from every entry is collected; if there is any, the sources already opened are
  * disposed and one ManifestError lists them all, so a broken edit never yields a partial catalog.
  *
  * With a manifest loaded with `deferErrors`, its errors are reported with compile's own, and the
