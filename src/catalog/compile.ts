@@ -1,8 +1,9 @@
 /**
  * compile: a loaded manifest → a Catalog, completely or not at all.
  *
- * Sources open first (in manifest order), then every tool, resource and prompt compiles against
- * them. Every problem from every entry is collected; if there is any, the sources already opened are
+ * The kinds the manifest names are imported first, together (a kind no entry names is never
+ * loaded: kinds/registry.ts). Sources open next (in manifest order), then every tool, resource and
+ * prompt compiles against them. Every problem from every entry is collected; if there is any, the sources already opened are
  * disposed and one ManifestError lists them all, so a broken edit never yields a partial catalog.
  *
  * With a manifest loaded with `deferErrors`, its errors are reported with compile's own, and the
@@ -32,9 +33,14 @@ import type {
   TaskSupport,
   ToolCommon,
 } from '../kinds/contract/kinds.js';
-import type { KindRegistry } from '../kinds/registry.js';
+import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
-import type { EntryConfig, EntrySection, LoadedManifest } from '../manifest/types.js';
+import {
+  ENTRY_SECTIONS,
+  type EntryConfig,
+  type EntrySection,
+  type LoadedManifest,
+} from '../manifest/types.js';
 import { entrySteps, withStepInputs } from '../steps/entry.js';
 import { guardPrompt } from '../steps/prompt.js';
 import type { StepsConfig } from '../steps/schema.js';
@@ -152,8 +158,11 @@ async function compileWith(
     },
   });
 
+  // The kinds this manifest names, imported together before anything compiles; no other is loaded.
+  const kinds = await loadKinds(registry, entries, options.offline === true);
+
   for (const [name, cfg] of options.offline ? [] : entries('sources')) {
-    const kind = registry.get('sources', cfg.kind);
+    const kind = kinds.sources.get(cfg.kind);
     const opened = await guard('sources', name, () => kind?.open(cfg, kindContext('sources', name)));
     if (opened) sources.set(name, { kind: cfg.kind, opened });
   }
@@ -219,7 +228,7 @@ async function compileWith(
         : { ...given, input: topLevelProperties(verbatim) };
     // The interactive steps (roots, ask, confirm, sample): their answers are values the kind may use.
     const steps = entrySteps(common, Object.keys(common.input ?? {}), ctx);
-    const kind = registry.get('tools', cfg.kind);
+    const kind = kinds.tools.get(cfg.kind);
     const compiled = await guard('tools', name, () =>
       kind?.compile(withStepInputs(common, 'input', steps), ctx),
     );
@@ -280,7 +289,7 @@ async function compileWith(
   const templates: CatalogTemplate[] = [];
   const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
   for (const [name, cfg] of entries('resources')) {
-    const kind = registry.get('resources', cfg.kind);
+    const kind = kinds.resources.get(cfg.kind);
     const compiled = await guard('resources', name, () =>
       kind?.compile(cfg, entryContext('resources', name)),
     );
@@ -301,7 +310,7 @@ async function compileWith(
     const args = Object.keys((cfg as { arguments?: object }).arguments ?? {});
     const steps = entrySteps(cfg as StepsConfig, args, ctx);
     const kindConfig = withStepInputs(cfg, 'arguments', steps, () => ({ required: false }));
-    const kind = registry.get('prompts', cfg.kind);
+    const kind = kinds.prompts.get(cfg.kind);
     const prompt = await guard('prompts', name, () => kind?.compile(kindConfig, ctx));
     if (prompt && steps !== null) prompts.set(name, steps ? guardPrompt(prompt, steps) : prompt);
   }
@@ -328,6 +337,35 @@ async function compileWith(
       await disposed;
     },
   };
+}
+
+type LoadedKinds = { [S in EntrySection]: Map<string, KindsBySection[S]> };
+
+/**
+ * Imports the kinds the entries name, all at once (unknown names were reported by validation and
+ * stay absent). Offline, sources are not opened, so their kinds are not loaded either.
+ */
+async function loadKinds(
+  registry: KindRegistry,
+  entries: (section: EntrySection) => [string, EntryConfig][],
+  offline: boolean,
+): Promise<LoadedKinds> {
+  const loaded: LoadedKinds = {
+    sources: new Map(),
+    tools: new Map(),
+    resources: new Map(),
+    prompts: new Map(),
+  };
+  const sections = ENTRY_SECTIONS.filter((section) => !(offline && section === 'sources'));
+  await Promise.all(
+    sections.flatMap((section) =>
+      [...new Set(entries(section).map(([, cfg]) => cfg.kind))].map(async (name) => {
+        const kind = await registry.load(section, name);
+        if (kind) (loaded[section] as Map<string, KindsBySection[typeof section]>).set(name, kind);
+      }),
+    ),
+  );
+  return loaded;
 }
 
 /** Disposes every source; one that fails to (the contract says it must not) is logged, not thrown. */

@@ -22,7 +22,8 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+// Types only: chokidar loads when watching starts, while the first requests are being answered.
+import type { FSWatcher } from 'chokidar';
 import { ManifestError } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { StderrLogger } from '../log.js';
@@ -69,14 +70,30 @@ export class Reloader {
   private readonly name: string;
   /** The last reload failed: the next good one says so, even when it changes nothing. */
   private failing = false;
+  /** Settles once the watchers exist (chokidar loaded); `start` begins it. */
+  private watching: Promise<void> = Promise.resolve();
+  private closed = false;
 
   constructor(private readonly options: ReloaderOptions) {
     this.name = basename(options.file);
   }
 
-  /** Starts watching. `text` is the manifest text the current catalog was built from. */
+  /**
+   * Starts watching. `text` is the manifest text the current catalog was built from. The watchers
+   * are set up once chokidar has loaded, off the start's path (`ready` says when they report).
+   */
   start(text: string): void {
     this.lastText = text + includedTexts(this.options.ref.current, readFileSync);
+    this.watching = import('chokidar').then(
+      ({ watch }) => {
+        if (!this.closed) this.watch(watch);
+      },
+      (err: Error) => this.options.log.warn(`watcher: cannot load chokidar: ${err.message}`),
+    );
+  }
+
+  private watch(watch: typeof import('chokidar').watch): void {
+    // The catalog of now: a reload (SIGHUP) may have swapped it while chokidar loaded.
     this.watcher = watch([this.options.file, ...watchedPaths(this.options.ref.current)], {
       ignoreInitial: true,
     });
@@ -98,12 +115,15 @@ export class Reloader {
   }
 
   /** Resolves once the watcher is ready to report changes (tests wait for it before editing). */
-  ready(): Promise<void> {
+  async ready(): Promise<void> {
+    await this.watching;
     const watcher = this.watcher;
-    return watcher ? new Promise((resolve) => watcher.once('ready', () => resolve())) : Promise.resolve();
+    if (watcher) await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    await this.watching;
     clearTimeout(this.timer);
     await this.watcher?.close();
     await this.linkWatcher?.close();

@@ -8,6 +8,7 @@ import { builtinKinds } from '../kinds/builtin.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { installOpsHooks } from '../ops/hooks.js';
 import type { Metrics } from '../ops/metrics.js';
+// Types only: the ops endpoints (and node:http) load with --http or a metrics port, not for stdio.
 import type { OpsRoute } from '../ops/routes.js';
 import { SourceTracker } from '../ops/sources.js';
 import {
@@ -17,12 +18,9 @@ import {
   type ProtocolOptions,
 } from '../protocol/server.js';
 import type { SharedState } from '../state/shared.js';
-import { SharedTaskStore } from '../tasks/shared-store.js';
-import { isLoopbackHost } from '../transports/http/guards.js';
 // Types only: the HTTP transport (~50 modules) loads when --http asks for it, not for stdio.
 import type { HttpTransport, OAuthOptions } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
-import { oneLineConfig } from './client-config.js';
 import { describeCounts } from './counts.js';
 
 export interface ServeOptions {
@@ -126,7 +124,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     log,
     listChanged: options.watch,
     resourceUpdates: options.watch,
-    ...(state && taskOptions(state, log)),
+    ...(state && (await taskOptions(state, log))),
   });
   // With --state the 2025 sessions of every replica are told through the shared store, once each.
   let shared: HttpTransport['shared'];
@@ -157,12 +155,14 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   process.on('SIGHUP', () => void reloader?.reload());
   const opsServer =
     place && 'port' in place
-      ? await (await import('../ops/routes.js'))
-          .serveOps(await route(ops, ref, log, '/metrics'), place.port, options.host ?? '127.0.0.1')
-          .catch((err: Error) => {
-            process.stderr.write(`mcp-run: cannot serve metrics on port ${place.port}: ${err.message}\n`);
-            process.exit(1);
-          })
+      ? await serveOpsPort(
+          await route(ops, ref, log, '/metrics'),
+          place.port,
+          options.host ?? '127.0.0.1',
+        ).catch((err: Error) => {
+          process.stderr.write(`mcp-run: cannot serve metrics on port ${place.port}: ${err.message}\n`);
+          process.exit(1);
+        })
       : undefined;
   if (opsServer) log.info(`metrics on ${opsServer.url}`);
   const stopOps = async () => {
@@ -173,6 +173,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     // The loaded catalog carries server.auth: the manifest is not parsed a second time.
     const oauth = ref.current.auth;
     const host = options.host ?? '127.0.0.1';
+    const { isLoopbackHost } = await import('../transports/http/guards.js');
     if (
       !isLoopbackHost(host) &&
       !options.authTokenEnv &&
@@ -215,7 +216,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  if (process.stdin.isTTY) log.info(banner(file, await describeCounts(catalog)));
+  if (process.stdin.isTTY) log.info(await banner(file, await describeCounts(catalog)));
   else log.debug(`serving ${file} on stdio`);
 
   await stdio.closed;
@@ -230,7 +231,9 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
  */
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
 
-function banner(file: string, counts: string): string {
+/** For a person at a terminal: what is served and how a client starts it (client-config loads only then). */
+async function banner(file: string, counts: string): Promise<string> {
+  const { oneLineConfig } = await import('./client-config.js');
   return [
     `serving ${relative(process.cwd(), file) || file} on stdio (${counts}).`,
     'An MCP client starts this command and speaks JSON-RPC on its stdin; press Ctrl-D to stop.',
@@ -327,10 +330,11 @@ async function serveOverHttp(
  * `--state`: tasks live in the shared store too, so any replica reads, awaits and cancels them.
  * MCP_RUN_TASK_STALE_MS sets how long a silent runner is waited for before its tasks read failed.
  */
-function taskOptions(
+async function taskOptions(
   state: SharedState,
   log: StderrLogger,
-): Pick<ProtocolOptions, 'taskStore' | 'taskEngine'> {
+): Promise<Pick<ProtocolOptions, 'taskStore' | 'taskEngine'>> {
+  const { SharedTaskStore } = await import('../tasks/shared-store.js');
   const store = new SharedTaskStore(state);
   const raw = process.env[TASK_STALE_ENV];
   const staleMs = raw === undefined || raw === '' ? undefined : Number(raw);
@@ -377,10 +381,13 @@ function listDigest(catalog: Catalog, categories: ReadonlySet<ListCategory>): st
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
-/**
- * The ops endpoints; `metricsPath` undefined: the metrics are not served by this server. Loaded on
- * use, with node:http: a stdio start serves none.
- */
+/** `--metrics <port>`: the ops endpoints on a port of their own. */
+async function serveOpsPort(...args: Parameters<typeof import('../ops/routes.js').serveOps>) {
+  const { serveOps } = await import('../ops/routes.js');
+  return serveOps(...args);
+}
+
+/** The ops endpoints; `metricsPath` undefined: the metrics are not served by this server. */
 async function route(
   ops: Ops,
   ref: CatalogRef,

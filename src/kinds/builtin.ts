@@ -1,29 +1,31 @@
 /**
- * The one list of built-in kinds. Adding a kind is one import and one line here; nothing else in the
- * core names a kind. This is also where the sections' common fields meet the registry: every tool
- * gets the contract's fields and the interactive steps, every prompt its `ask` forms.
+ * The one list of built-in kinds. Adding a kind is one import (its info) and one line here (the info
+ * and the import of its module); nothing else in the core names a kind. A kind's module is imported
+ * only when a manifest uses it (registry.ts), so these lines name it twice: statically for its info,
+ * dynamically for its code. This is also where the sections' common fields meet the registry: every
+ * tool gets the contract's fields and the interactive steps, every prompt its `ask` forms.
  */
 
 import { ASK_SCHEMA, STEP_FIELDS } from '../steps/schema.js';
-import { contentTool } from './content/tool.js';
+import { contentToolInfo } from './content/tool.info.js';
 import { LINT_FIELDS, TOOL_FIELDS } from './contract/fields.js';
-import { directoryResource } from './files/directory.js';
-import { fileResource } from './files/file.js';
-import { textResource } from './files/text.js';
-import { httpSource } from './http/source.js';
-import { httpTool } from './http/tool.js';
-import { templatePrompt } from './prompts/template.js';
+import { directoryResourceInfo } from './files/directory.info.js';
+import { fileResourceInfo } from './files/file.info.js';
+import { textResourceInfo } from './files/text.info.js';
+import { httpSourceInfo } from './http/source.info.js';
+import { httpToolInfo } from './http/tool.info.js';
+import { templatePromptInfo } from './prompts/template.info.js';
 import { KindRegistry } from './registry.js';
-import { shellTool } from './shell/tool.js';
-import { sqlDescribeTableTool } from './sql/describe-table-tool.js';
-import { sqlListTablesTool } from './sql/list-tables-tool.js';
-import { mysqlSource } from './sql/mysql-source.js';
-import { postgresSource } from './sql/postgres-source.js';
-import { sqlQueryTool } from './sql/query-tool.js';
-import { sqlSchemaResource } from './sql/schema-resource.js';
-import { sqlResource } from './sql/sql-resource.js';
-import { sqlTool } from './sql/sql-tool.js';
-import { sqliteSource } from './sql/sqlite-source.js';
+import { shellToolInfo } from './shell/tool.info.js';
+import { sqlDescribeTableToolInfo } from './sql/describe-table-tool.info.js';
+import { sqlListTablesToolInfo } from './sql/list-tables-tool.info.js';
+import { mysqlSourceInfo } from './sql/mysql-source.info.js';
+import { postgresSourceInfo } from './sql/postgres-source.info.js';
+import { sqlQueryToolInfo } from './sql/query-tool.info.js';
+import { sqlSchemaResourceInfo } from './sql/schema-resource.info.js';
+import { sqlResourceInfo } from './sql/sql-resource.info.js';
+import { sqlToolInfo } from './sql/sql-tool.info.js';
+import { sqliteSourceInfo } from './sql/sqlite-source.info.js';
 
 export function builtinKinds(): KindRegistry {
   return new KindRegistry({
@@ -31,21 +33,45 @@ export function builtinKinds(): KindRegistry {
     resources: LINT_FIELDS,
     prompts: { ask: ASK_SCHEMA, ...LINT_FIELDS },
   })
-    .register('sources', sqliteSource)
-    .register('sources', postgresSource)
-    .register('sources', mysqlSource)
-    .register('sources', httpSource)
-    .register('tools', sqlTool)
-    .register('tools', sqlQueryTool)
-    .register('tools', sqlListTablesTool)
-    .register('tools', sqlDescribeTableTool)
-    .register('tools', httpTool)
-    .register('tools', shellTool)
-    .register('tools', contentTool)
-    .register('resources', fileResource)
-    .register('resources', directoryResource)
-    .register('resources', textResource)
-    .register('resources', sqlResource)
-    .register('resources', sqlSchemaResource)
-    .register('prompts', templatePrompt);
+    .register('sources', sqliteSourceInfo, async () => (await import('./sql/sqlite-source.js')).sqliteSource)
+    .register(
+      'sources',
+      postgresSourceInfo,
+      async () => (await import('./sql/postgres-source.js')).postgresSource,
+    )
+    .register('sources', mysqlSourceInfo, async () => (await import('./sql/mysql-source.js')).mysqlSource)
+    .register('sources', httpSourceInfo, async () => (await import('./http/source.js')).httpSource)
+    .register('tools', sqlToolInfo, async () => (await import('./sql/sql-tool.js')).sqlTool)
+    .register('tools', sqlQueryToolInfo, async () => (await import('./sql/query-tool.js')).sqlQueryTool)
+    .register(
+      'tools',
+      sqlListTablesToolInfo,
+      async () => (await import('./sql/list-tables-tool.js')).sqlListTablesTool,
+    )
+    .register(
+      'tools',
+      sqlDescribeTableToolInfo,
+      async () => (await import('./sql/describe-table-tool.js')).sqlDescribeTableTool,
+    )
+    .register('tools', httpToolInfo, async () => (await import('./http/tool.js')).httpTool)
+    .register('tools', shellToolInfo, async () => (await import('./shell/tool.js')).shellTool)
+    .register('tools', contentToolInfo, async () => (await import('./content/tool.js')).contentTool)
+    .register('resources', fileResourceInfo, async () => (await import('./files/file.js')).fileResource)
+    .register(
+      'resources',
+      directoryResourceInfo,
+      async () => (await import('./files/directory.js')).directoryResource,
+    )
+    .register('resources', textResourceInfo, async () => (await import('./files/text.js')).textResource)
+    .register('resources', sqlResourceInfo, async () => (await import('./sql/sql-resource.js')).sqlResource)
+    .register(
+      'resources',
+      sqlSchemaResourceInfo,
+      async () => (await import('./sql/schema-resource.js')).sqlSchemaResource,
+    )
+    .register(
+      'prompts',
+      templatePromptInfo,
+      async () => (await import('./prompts/template.js')).templatePrompt,
+    );
 }

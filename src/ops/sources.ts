@@ -12,6 +12,7 @@ import type {
   SqlCapability,
 } from '../kinds/contract/kinds.js';
 import type { KindRegistry } from '../kinds/registry.js';
+import type { EntrySection } from '../manifest/types.js';
 import { ops } from './hooks.js';
 
 /** Longest a readiness check waits for one source. */
@@ -22,10 +23,10 @@ export class SourceTracker {
 
   /** Makes `registry` report every source its kinds open to this tracker. */
   watch(registry: KindRegistry): void {
-    const get = registry.get.bind(registry);
+    const load = registry.load.bind(registry);
     const wrapped = new Map<SourceKind, SourceKind>();
-    registry.get = ((section: Parameters<KindRegistry['get']>[0], name: string) => {
-      const kind = get(section, name);
+    registry.load = (async (section: EntrySection, name: string) => {
+      const kind = await load(section, name);
       if (section !== 'sources' || kind === undefined) return kind;
       const source = kind as SourceKind;
       let w = wrapped.get(source);
@@ -34,7 +35,7 @@ export class SourceTracker {
         wrapped.set(source, w);
       }
       return w;
-    }) as KindRegistry['get'];
+    }) as KindRegistry['load'];
   }
 
   private wrap(kind: SourceKind): SourceKind {

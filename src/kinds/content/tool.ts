@@ -26,13 +26,9 @@
 import { problems } from '../../errors.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import type { ContentBlock } from '../contract/types.js';
-import {
-  type ContentItemConfig,
-  compileContentItem,
-  contentItemProperties,
-  type RenderContent,
-} from '../shared/content-blocks.js';
+import { type ContentItemConfig, compileContentItem, type RenderContent } from '../shared/content-blocks.js';
 import { compileTree, evaluateTree } from '../shared/value-tree.js';
+import { contentToolInfo } from './tool.info.js';
 
 export interface ContentToolConfig extends ToolCommon {
   readonly content?: readonly ContentItemConfig[];
@@ -41,31 +37,7 @@ export interface ContentToolConfig extends ToolCommon {
 }
 
 export const contentTool: ToolKind<ContentToolConfig> = {
-  kind: 'content',
-  description: 'Answers with content written in the manifest: text templates, images, audio, resources.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      content: {
-        type: 'array',
-        minItems: 1,
-        description:
-          'The content items, in order; each has one of text, image, audio, resource, resourceLink (default: the JSON of `structured` as text).',
-        items: { type: 'object', properties: contentItemProperties, additionalProperties: false },
-      },
-      structured: {
-        type: 'object',
-        description:
-          'Sent as structuredContent. A string that is exactly "{{name}}" becomes the argument with its JSON type; other strings are templates.',
-      },
-      isError: {
-        type: 'boolean',
-        default: false,
-        description: 'Mark the result as an error (for stubs of failing tools).',
-      },
-    },
-    additionalProperties: false,
-  },
+  ...contentToolInfo,
 
   compile(config, ctx) {
     const declared = Object.keys(config.input ?? {});

@@ -1,7 +1,8 @@
 /**
  * The extension contracts. A kind is one module exporting one plain object that satisfies one of
- * these interfaces; `../builtin.ts` registers every built-in kind explicitly. A kind imports only
- * this folder (`kinds.ts`, `types.ts`, `results.ts`), its own family's folder, `../shared/`,
+ * these interfaces, with a light module beside it holding its KindInfo (name, description, fields);
+ * `../builtin.ts` registers every built-in kind explicitly, as its info and the import of its module,
+ * so that a start loads only the kinds its manifest uses. A kind imports only this folder (`kinds.ts`, `types.ts`, `results.ts`), its own family's folder, `../shared/`,
  * `../../errors.ts` and `../../util/`; never the catalog, the steps, the protocol or the transports
  * (`npm run lint` checks it).
  *
@@ -36,6 +37,20 @@ import type {
 export type EntryPath = readonly (string | number)[];
 
 export type { Logger } from '../../log.js';
+
+/**
+ * What the registry knows of a kind before any manifest uses it: enough to validate an entry, to
+ * write the manifest's JSON Schema and to document the kind. It lives in a module of its own
+ * (`<kind file>.info.ts`) that imports no more than its schema needs; the kind object (the info
+ * spread into it, plus `compile` or `open`) is imported only when a manifest names the kind.
+ */
+export interface KindInfo {
+  /** The value of `kind:` in the manifest. */
+  readonly kind: string;
+  readonly description: string;
+  /** This kind's own fields; the section's common fields (a tool's `input`…) are added by the registry. */
+  readonly configSchema: JsonSchema;
+}
 
 export interface KindContext {
   /** The entry's key in its section (the tool, resource, prompt or source name). */
@@ -249,10 +264,7 @@ export interface OpenedSource {
   pool?(): SourcePoolStats;
 }
 
-export interface SourceKind<C = unknown> {
-  readonly kind: string;
-  readonly description: string;
-  readonly configSchema: JsonSchema;
+export interface SourceKind<C = unknown> extends KindInfo {
   /** Opens the source (I/O allowed). Report failures with ctx.error and return undefined. */
   open(config: C, ctx: KindContext): Promise<OpenedSource | undefined>;
 }
@@ -306,11 +318,7 @@ export interface CompiledTool {
   run(args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
 }
 
-export interface ToolKind<C extends ToolCommon = ToolCommon> {
-  readonly kind: string;
-  readonly description: string;
-  /** This kind's own fields; the common tool fields are added by the registry. */
-  readonly configSchema: JsonSchema;
+export interface ToolKind<C extends ToolCommon = ToolCommon> extends KindInfo {
   compile(config: C, ctx: EntryContext): CompiledTool | undefined;
 }
 
@@ -325,17 +333,11 @@ export interface CompiledResources {
   readonly list?: (signal: AbortSignal) => Promise<readonly CatalogResource[]>;
 }
 
-export interface ResourceKind<C = unknown> {
-  readonly kind: string;
-  readonly description: string;
-  readonly configSchema: JsonSchema;
+export interface ResourceKind<C = unknown> extends KindInfo {
   /** May read the file system (to list a folder, to check a path stays inside its root). */
   compile(config: C, ctx: EntryContext): Promise<CompiledResources | undefined>;
 }
 
-export interface PromptKind<C = unknown> {
-  readonly kind: string;
-  readonly description: string;
-  readonly configSchema: JsonSchema;
+export interface PromptKind<C = unknown> extends KindInfo {
   compile(config: C, ctx: EntryContext): CompiledPrompt | undefined;
 }

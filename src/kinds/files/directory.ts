@@ -19,6 +19,7 @@ import { mimeFromPath, toContents } from '../shared/mime.js';
 import { DEFAULT_MAX_BYTES, fileUri, readInside, realpathInside } from '../shared/paths.js';
 import { trackErrors } from '../shared/tracked-context.js';
 import { hasScheme } from '../shared/uri-template.js';
+import { DEFAULT_MAX_FILES, directoryResourceInfo } from './directory.info.js';
 import { compileGlob, type Glob } from './glob.js';
 
 export interface DirectoryResourceConfig {
@@ -31,54 +32,8 @@ export interface DirectoryResourceConfig {
   readonly maxFiles?: number;
 }
 
-const DEFAULT_MAX_FILES = 1000;
-
 export const directoryResource: ResourceKind<DirectoryResourceConfig> = {
-  kind: 'directory',
-  description: 'One resource per file of a folder that matches a glob.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      path: {
-        type: 'string',
-        minLength: 1,
-        description: 'The folder, relative to the manifest folder; files must stay inside it.',
-      },
-      glob: {
-        type: 'string',
-        minLength: 1,
-        default: '**/*',
-        description:
-          'Which files to serve, relative to the folder: ** (any folders), *, ?, {a,b}. Dotfiles only when the glob spells the dot.',
-      },
-      uri: {
-        type: 'string',
-        minLength: 1,
-        description:
-          'URI prefix; each file is the prefix plus its relative path (default: file:// and the folder).',
-      },
-      description: { type: 'string', description: 'Description given to every file of the folder.' },
-      mimeType: {
-        type: 'string',
-        minLength: 1,
-        description: 'MIME type of every file (default: guessed per extension).',
-      },
-      maxBytes: {
-        type: 'integer',
-        minimum: 1,
-        default: DEFAULT_MAX_BYTES,
-        description: 'Largest file served, in bytes (default 10 MiB).',
-      },
-      maxFiles: {
-        type: 'integer',
-        minimum: 1,
-        default: DEFAULT_MAX_FILES,
-        description: 'At most this many files are listed (default 1000).',
-      },
-    },
-    required: ['path'],
-    additionalProperties: false,
-  },
+  ...directoryResourceInfo,
 
   async compile(config, ctx) {
     const { ctx: tracked, failed } = trackErrors(ctx);

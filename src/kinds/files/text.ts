@@ -28,13 +28,8 @@ import {
   parseUriTemplate,
   type UriTemplate,
 } from '../shared/uri-template.js';
-import {
-  completeFrom,
-  completionList,
-  ownEntry,
-  type VariableConfig,
-  variablesSchema,
-} from '../shared/variables.js';
+import { completeFrom, completionList, ownEntry, type VariableConfig } from '../shared/variables.js';
+import { textResourceInfo } from './text.info.js';
 
 export interface TextResourceConfig {
   readonly uri: string;
@@ -47,35 +42,7 @@ export interface TextResourceConfig {
 }
 
 export const textResource: ResourceKind<TextResourceConfig> = {
-  kind: 'text',
-  description: 'Text written in the manifest; a Handlebars template when `uri` has {variables}.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      uri: {
-        type: 'string',
-        minLength: 1,
-        description: 'The resource URI; with {name} or {+name} it is a template.',
-      },
-      text: {
-        type: 'string',
-        description:
-          'The content. For a template URI, a Handlebars template using its variables, e.g. {{name}}.',
-      },
-      mimeType: {
-        type: 'string',
-        minLength: 1,
-        default: 'text/plain',
-        description: 'MIME type (default text/plain).',
-      },
-      name: { type: 'string', minLength: 1, description: 'Resource name (default: the entry name).' },
-      title: { type: 'string', description: 'Human-friendly name shown by clients.' },
-      description: { type: 'string', description: 'What the text is for; the model reads this.' },
-      variables: variablesSchema,
-    },
-    required: ['uri', 'text'],
-    additionalProperties: false,
-  },
+  ...textResourceInfo,
 
   async compile(config, ctx) {
     if (!hasScheme(config.uri)) {

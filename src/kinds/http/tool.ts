@@ -34,10 +34,11 @@ import { trackErrors } from '../shared/tracked-context.js';
 import { ABSENT, compileString, compileTree, evaluateTree, treeVariables } from '../shared/value-tree.js';
 import { compileDataTemplate } from './data-template.js';
 import { CONTENT_TYPES, encodeBody, impliedAnnotations, pickArgs, queryPairs, scalar } from './encode.js';
-import { checkHeaders, headerNameSchema } from './headers.js';
+import { checkHeaders } from './headers.js';
 import { compilePick, type Pick } from './json-pick.js';
 import { parsePathTemplate } from './path.js';
 import { responseResult } from './result.js';
+import { httpToolInfo } from './tool.info.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -58,78 +59,7 @@ const QUERY_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export const httpTool: ToolKind<HttpToolConfig> = {
-  kind: 'http',
-  description: 'Calls a REST API: one request to an http source, arguments placed as data, never as text.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      source: {
-        type: 'string',
-        minLength: 1,
-        description: 'The http source to call (its baseUrl and auth).',
-      },
-      method: {
-        enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-        default: 'GET',
-        description: 'The HTTP method. GET and HEAD are read-only; DELETE is destructive.',
-      },
-      path: {
-        type: 'string',
-        minLength: 1,
-        description:
-          'Below the base URL, e.g. /repos/{owner}/{repo}/issues. Each {name} is an argument, encoded as one segment.',
-      },
-      query: {
-        type: 'object',
-        description:
-          'Query parameters: "{{name}}" is the argument itself (arrays repeat the parameter), other strings are templates. Default: unused arguments, for GET/HEAD/DELETE/OPTIONS.',
-      },
-      headers: {
-        type: 'object',
-        description: 'Request headers; values may use {{name}}. Values with line breaks are refused.',
-        propertyNames: headerNameSchema,
-        additionalProperties: { type: ['string', 'number', 'boolean'] },
-      },
-      body: {
-        description:
-          'The body as data: "{{name}}" is the typed argument, other strings are templates. Default: unused arguments as JSON, for POST/PUT/PATCH.',
-      },
-      bodyType: {
-        enum: ['json', 'form', 'text'],
-        default: 'json',
-        description: 'json (the tree, serialised), form (an object, urlencoded) or text (a template string).',
-      },
-      output: {
-        type: 'object',
-        description: 'Shapes a JSON answer before the model sees it.',
-        properties: {
-          pick: {
-            type: 'string',
-            minLength: 1,
-            description: 'What to keep, e.g. items[*].{id, title} or {title, user: user.login}.',
-          },
-          template: {
-            type: 'string',
-            description: 'Handlebars text shown instead of the JSON, rendered over the structured result.',
-          },
-        },
-        additionalProperties: false,
-      },
-      timeoutMs: {
-        type: 'integer',
-        minimum: 1,
-        description: "Time limit of one attempt (default: the source's).",
-      },
-      retries: {
-        type: 'integer',
-        minimum: 0,
-        maximum: 10,
-        description: "Retries of an idempotent request on 429/502/503/504 (default: the source's).",
-      },
-    },
-    required: ['source', 'path'],
-    additionalProperties: false,
-  },
+  ...httpToolInfo,
 
   compile(config, entryCtx) {
     const { ctx, failed } = trackErrors(entryCtx);

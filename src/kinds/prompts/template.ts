@@ -24,13 +24,9 @@ import { suggest } from '../../util/suggest.js';
 import type { PromptKind } from '../contract/kinds.js';
 import { InvalidRequestParams, type PromptMessage } from '../contract/types.js';
 import { compact } from '../shared/compact.js';
-import {
-  type ContentItemConfig,
-  compileContentItem,
-  contentItemProperties,
-  type RenderContent,
-} from '../shared/content-blocks.js';
-import { completeFrom, completionList, ownEntry, valueListProperties } from '../shared/variables.js';
+import { type ContentItemConfig, compileContentItem, type RenderContent } from '../shared/content-blocks.js';
+import { completeFrom, completionList, ownEntry } from '../shared/variables.js';
+import { templatePromptInfo } from './template.info.js';
 
 export interface PromptArgumentConfig {
   readonly title?: string;
@@ -53,55 +49,7 @@ export interface PromptTemplateConfig {
 }
 
 export const templatePrompt: PromptKind<PromptTemplateConfig> = {
-  kind: 'template',
-  description: 'Messages written as Handlebars templates over declared arguments.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      title: { type: 'string', description: 'Human-friendly name shown by clients.' },
-      description: { type: 'string', description: 'What the prompt is for.' },
-      arguments: {
-        type: 'object',
-        description: 'The arguments, by name; the messages use them as {{name}}.',
-        propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-        additionalProperties: {
-          type: 'object',
-          properties: {
-            title: { type: 'string', description: 'Human-friendly name shown by clients.' },
-            description: { type: 'string', description: 'What to pass.' },
-            required: {
-              type: 'boolean',
-              default: false,
-              description: 'The prompt cannot be used without it.',
-            },
-            ...valueListProperties,
-          },
-          additionalProperties: false,
-        },
-      },
-      messages: {
-        type: 'array',
-        minItems: 1,
-        description:
-          'The messages the prompt produces, in order; each has a role and one of text, image, audio, resource, resourceLink.',
-        items: {
-          type: 'object',
-          properties: {
-            role: {
-              enum: ['user', 'assistant'],
-              default: 'user',
-              description: 'Who says it (default user).',
-            },
-            ...contentItemProperties,
-            text: { type: 'string', description: 'A Handlebars template, e.g. "Summarise {{topic}}."' },
-          },
-          additionalProperties: false,
-        },
-      },
-    },
-    required: ['messages'],
-    additionalProperties: false,
-  },
+  ...templatePromptInfo,
 
   compile(config, ctx) {
     const args = config.arguments ?? {};

@@ -9,7 +9,7 @@ import { closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync } fro
 import { resolve } from 'node:path';
 import { problems } from '../../errors.js';
 import type { EntryPath, KindContext } from '../contract/kinds.js';
-import type { ContentBlock, JsonSchema, ResourceContents } from '../contract/types.js';
+import type { ContentBlock, ResourceContents } from '../contract/types.js';
 import { compact } from './compact.js';
 import { isTextMime, mimeFromPath } from './mime.js';
 import { isInside, OPEN_REGULAR_FLAGS } from './paths.js';
@@ -45,71 +45,6 @@ export interface ContentItemConfig {
 }
 
 export type RenderContent = (args: Readonly<Record<string, unknown>>) => ContentBlock;
-
-const media = (what: string): JsonSchema => ({
-  type: 'object',
-  description: `${what} read from a file at load time (at most 1 MiB) and sent base64-encoded.`,
-  properties: {
-    path: { type: 'string', minLength: 1, description: 'The file, relative to the manifest folder.' },
-    mimeType: {
-      type: 'string',
-      minLength: 1,
-      description: 'MIME type (default: guessed from the extension).',
-    },
-  },
-  required: ['path'],
-  additionalProperties: false,
-});
-
-/** The schema properties of one content item; the caller adds its own (a message's `role`). */
-export const contentItemProperties: Readonly<Record<string, JsonSchema>> = {
-  text: {
-    type: 'string',
-    description: 'Text: a Handlebars template over the arguments, e.g. "Hi {{name}}."',
-  },
-  image: media('An image'),
-  audio: media('An audio clip'),
-  resource: {
-    type: 'object',
-    description: 'An embedded resource: `text` written here, or the contents of the file at `path`.',
-    properties: {
-      uri: {
-        type: 'string',
-        minLength: 1,
-        description: 'Its URI, a Handlebars template over the arguments (rendered as is).',
-      },
-      text: { type: 'string', description: 'The text, a Handlebars template over the arguments.' },
-      path: {
-        type: 'string',
-        minLength: 1,
-        description: 'A file (at most 1 MiB), sent as text for text MIME types, else as a base64 blob.',
-      },
-      mimeType: {
-        type: 'string',
-        minLength: 1,
-        description: 'MIME type (default: text/plain for `text`, else guessed from the extension).',
-      },
-    },
-    required: ['uri'],
-    additionalProperties: false,
-  },
-  resourceLink: {
-    type: 'object',
-    description: 'A link to a resource the client may read.',
-    properties: {
-      uri: {
-        type: 'string',
-        minLength: 1,
-        description: 'Its URI, a Handlebars template over the arguments.',
-      },
-      name: { type: 'string', minLength: 1, description: 'Its name.' },
-      description: { type: 'string', description: 'What it holds.' },
-      mimeType: { type: 'string', minLength: 1, description: 'Its MIME type.' },
-    },
-    required: ['uri', 'name'],
-    additionalProperties: false,
-  },
-};
 
 /**
  * Compiles one item whose path in the entry is `at`. Reports every problem and returns undefined

@@ -13,7 +13,8 @@
 import { suggest } from '../../util/suggest.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
-import { readyMadeSchema, refuseInput } from './list-tables-tool.js';
+import { sqlDescribeTableToolInfo } from './describe-table-tool.info.js';
+import { refuseInput } from './list-tables-tool.js';
 import { tableMarkdown } from './schema-text.js';
 
 export interface SqlDescribeTableConfig extends ToolCommon {
@@ -24,9 +25,7 @@ export interface SqlDescribeTableConfig extends ToolCommon {
 const NAMES_SHOWN = 50;
 
 export const sqlDescribeTableTool: ToolKind<SqlDescribeTableConfig> = {
-  kind: 'sql-describe-table',
-  description: 'Ready-made: describes one table or view of a SQL source (argument `table`).',
-  configSchema: readyMadeSchema(),
+  ...sqlDescribeTableToolInfo,
 
   compile(config, ctx) {
     const capability = ctx.source(config.source, 'sql', ['source']);

@@ -13,27 +13,11 @@ import { problems } from '../../errors.js';
 import type { EntryContext, ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import type { JsonSchema } from '../contract/types.js';
+import { sqlListTablesToolInfo } from './list-tables-tool.info.js';
 import { tablesMarkdown } from './schema-text.js';
 
 export interface SqlListTablesConfig extends ToolCommon {
   readonly source: string;
-}
-
-/** The config schema of a ready-made SQL tool: a source, and the kind's own limits. */
-export function readyMadeSchema(extra: Record<string, JsonSchema> = {}): JsonSchema {
-  return {
-    type: 'object',
-    properties: {
-      source: {
-        type: 'string',
-        minLength: 1,
-        description: 'The SQL source (kind sqlite, postgres or mysql).',
-      },
-      ...extra,
-    },
-    required: ['source'],
-    additionalProperties: false,
-  };
 }
 
 /** Ready-made tools have a fixed input; an `input:` in the manifest is a mistake worth saying. */
@@ -63,9 +47,7 @@ const TABLE_ITEM: JsonSchema = {
 };
 
 export const sqlListTablesTool: ToolKind<SqlListTablesConfig> = {
-  kind: 'sql-list-tables',
-  description: 'Ready-made: lists the tables and views of a SQL source, with column and row counts.',
-  configSchema: readyMadeSchema(),
+  ...sqlListTablesToolInfo,
 
   compile(config, ctx) {
     const capability = ctx.source(config.source, 'sql', ['source']);

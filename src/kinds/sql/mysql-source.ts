@@ -31,9 +31,10 @@ import type mysql from 'mysql2/promise';
 import { problems } from '../../errors.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
 import { classifySql } from './classify.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, maxBytesSchema } from './defaults.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { quoteBackticked } from './identifiers.js';
 import { mysqlSchemaReader } from './introspect-mysql.js';
+import { mysqlSourceInfo } from './mysql-source.info.js';
 import { renderSql } from './params.js';
 import { markPrivileged, mysqlReasons } from './privilege.js';
 import {
@@ -44,7 +45,6 @@ import {
   rowObjects,
   uniqueColumns,
 } from './result.js';
-import { networkSourceSchema } from './source-schema.js';
 import { QueryWatch, urlSecrets } from './watch.js';
 
 export interface MysqlConfig {
@@ -73,10 +73,7 @@ interface Run {
 }
 
 export const mysqlSource: SourceKind<MysqlConfig> = {
-  kind: 'mysql',
-  description:
-    'A MySQL or MariaDB database (read-only by default), for `sql` tools and `sql-schema` resources.',
-  configSchema: networkSourceSchema('mysql://user:password@host:3306/database', { maxBytes: maxBytesSchema }),
+  ...mysqlSourceInfo,
 
   async open(config, ctx) {
     // The driver loads only when a manifest uses it: it costs ~70 ms of start-up.

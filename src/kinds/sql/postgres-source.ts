@@ -31,10 +31,11 @@ import type pg from 'pg';
 import { problems } from '../../errors.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
 import { classifySql } from './classify.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, maxBytesSchema } from './defaults.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { postgresSchemaReader } from './introspect-postgres.js';
 import { renderSql } from './params.js';
 import { PgPipeline } from './pg-pipeline.js';
+import { postgresSourceInfo } from './postgres-source.info.js';
 import {
   markPrivileged,
   POSTGRES_DANGEROUS_ROLES,
@@ -52,7 +53,6 @@ import {
   uniqueColumns,
   valueBytes,
 } from './result.js';
-import { networkSourceSchema } from './source-schema.js';
 import { QueryWatch, urlSecrets } from './watch.js';
 
 export interface PostgresConfig {
@@ -116,24 +116,7 @@ interface Session {
 }
 
 export const postgresSource: SourceKind<PostgresConfig> = {
-  kind: 'postgres',
-  description: 'A PostgreSQL database (read-only by default), for `sql` tools and `sql-schema` resources.',
-  configSchema: networkSourceSchema('postgres://user:password@host:5432/database', {
-    schemas: {
-      type: 'array',
-      items: { type: 'string', minLength: 1 },
-      minItems: 1,
-      description:
-        'The schemas whose tables `sql-schema` and the ready-made tools show, and where unqualified names resolve (default: the search path). With one schema, table names are unqualified; with several, `schema.table`.',
-    },
-    maxBytes: maxBytesSchema,
-    role: {
-      type: 'string',
-      minLength: 1,
-      description:
-        'Every call runs as this role (`SET LOCAL ROLE` in its transaction), e.g. a read-only role the login is a member of; the privilege check inspects it rather than the login.',
-    },
-  }),
+  ...postgresSourceInfo,
 
   async open(config, ctx) {
     // The driver loads only when a manifest uses it: it costs ~80 ms of start-up.

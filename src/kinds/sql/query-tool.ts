@@ -15,8 +15,9 @@ import { problems } from '../../errors.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import { classifySql } from './classify.js';
-import { readyMadeSchema, refuseInput } from './list-tables-tool.js';
+import { refuseInput } from './list-tables-tool.js';
 import { privilegedRoleRefusal, privilegeOf } from './privilege.js';
+import { sqlQueryToolInfo } from './query-tool.info.js';
 import { readStatements } from './result.js';
 import { rowsToolResult } from './rows.js';
 
@@ -27,20 +28,7 @@ export interface SqlQueryToolConfig extends ToolCommon {
 }
 
 export const sqlQueryTool: ToolKind<SqlQueryToolConfig> = {
-  kind: 'sql-query',
-  description: 'Ready-made: runs one read-only SQL query that the model writes (argument `sql`).',
-  configSchema: readyMadeSchema({
-    maxRows: {
-      type: 'integer',
-      minimum: 1,
-      description: "At most this many rows are returned (default: the source's maxRows).",
-    },
-    timeoutMs: {
-      type: 'integer',
-      minimum: 1,
-      description: "Time limit of a query (default: the source's timeoutMs).",
-    },
-  }),
+  ...sqlQueryToolInfo,
 
   compile(config, ctx) {
     const capability = ctx.source(config.source, 'sql', ['source']);

@@ -30,6 +30,7 @@ import {
 import { compact } from '../shared/compact.js';
 import { hasScheme } from '../shared/uri-template.js';
 import { completeFrom } from '../shared/variables.js';
+import { sqlSchemaResourceInfo } from './schema-resource.info.js';
 import { overviewMarkdown, summaryLine, tableMarkdown } from './schema-text.js';
 
 export interface SqlSchemaConfig {
@@ -45,30 +46,7 @@ const JSON_TYPE = 'application/json';
 const FORMATS = ['json', 'markdown'];
 
 export const sqlSchemaResource: ResourceKind<SqlSchemaConfig> = {
-  kind: 'sql-schema',
-  description: 'The live schema of a SQL source: an overview and one resource per table, markdown or JSON.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      source: { type: 'string', minLength: 1, description: 'The SQL source whose schema to show.' },
-      uri: {
-        type: 'string',
-        minLength: 1,
-        description:
-          'URI of the overview and prefix of the tables (`<uri>/tables/<name>`); default `<dialect>://<source>/schema`.',
-      },
-      refresh: {
-        enum: ['list', 'reload'],
-        default: 'list',
-        description:
-          'When the set of table resources is read: at each resources/list (list), or when the manifest loads (reload). Contents are always live.',
-      },
-      title: { type: 'string', description: 'Human-friendly name of the overview.' },
-      description: { type: 'string', description: 'What the database holds; the model reads this.' },
-    },
-    required: ['source'],
-    additionalProperties: false,
-  },
+  ...sqlSchemaResourceInfo,
 
   async compile(config, ctx) {
     const capability = ctx.source(config.source, 'sql', ['source']);

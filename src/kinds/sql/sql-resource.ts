@@ -24,14 +24,9 @@ import {
   parseUriTemplate,
   type UriTemplate,
 } from '../shared/uri-template.js';
-import {
-  completeFrom,
-  completionList,
-  ownEntry,
-  type VariableConfig,
-  variablesSchema,
-} from '../shared/variables.js';
+import { completeFrom, completionList, ownEntry, type VariableConfig } from '../shared/variables.js';
 import { parseDeclaredSql, parseSqlParams } from './params.js';
+import { sqlResourceInfo } from './sql-resource.info.js';
 
 export interface SqlResourceConfig {
   readonly source: string;
@@ -47,40 +42,7 @@ export interface SqlResourceConfig {
 const MIME_TYPE = 'application/json';
 
 export const sqlResource: ResourceKind<SqlResourceConfig> = {
-  kind: 'sql',
-  description: 'The rows of a query as JSON; a resource template when `uri` has {variables}.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      source: {
-        type: 'string',
-        minLength: 1,
-        description: 'The source to query (one with SQL, e.g. kind: sqlite).',
-      },
-      uri: {
-        type: 'string',
-        minLength: 1,
-        description:
-          'The resource URI; with {name} variables it is a template and each variable binds :name.',
-      },
-      sql: {
-        type: 'string',
-        minLength: 1,
-        description: 'One read statement; :name binds the URI variable name.',
-      },
-      name: { type: 'string', minLength: 1, description: 'Resource name (default: the entry name).' },
-      title: { type: 'string', description: 'Human-friendly name shown by clients.' },
-      description: { type: 'string', description: 'What the rows are; the model reads this.' },
-      maxRows: {
-        type: 'integer',
-        minimum: 1,
-        description: "At most this many rows (default: the source's maxRows).",
-      },
-      variables: variablesSchema,
-    },
-    required: ['source', 'uri', 'sql'],
-    additionalProperties: false,
-  },
+  ...sqlResourceInfo,
 
   async compile(config, ctx) {
     if (!hasScheme(config.uri)) {

@@ -42,7 +42,7 @@ import type {
   SqlStatement,
 } from '../contract/kinds.js';
 import { classifySql } from './classify.js';
-import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { quoteDoubled } from './identifiers.js';
 import { renderSql } from './params.js';
 import {
@@ -54,6 +54,7 @@ import {
   uniqueColumns,
 } from './result.js';
 import { SqlitePool } from './sqlite-pool.js';
+import { sqliteSourceInfo } from './sqlite-source.info.js';
 import { packValue, unpackRow } from './sqlite-wire.js';
 import type { WorkerInit, WorkerQueryResult } from './sqlite-worker.js';
 
@@ -70,55 +71,11 @@ const MEMORY = ':memory:';
 const WRITE_REFUSAL = 'refused: this statement writes, and this tool only reads';
 /** Prepared statements kept per database; model-written queries (sql-query) would grow it forever. */
 const MAX_PREPARED = 500;
-/** Bytes of values one result holds at most, by default. */
-export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 /** Worker processes per database file; a `:memory:` database has one. */
 const FILE_WORKERS = 2;
 
 export const sqliteSource: SourceKind<SqliteConfig> = {
-  kind: 'sqlite',
-  description: 'A SQLite database file (read-only by default), for `sql` tools.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      path: {
-        type: 'string',
-        minLength: 1,
-        description: 'The database file, relative to the manifest folder, or `:memory:`.',
-      },
-      readOnly: {
-        type: 'boolean',
-        default: true,
-        description: 'Open the database read-only (the default). Set false to let tools write.',
-      },
-      timeoutMs: {
-        type: 'integer',
-        minimum: 1,
-        default: DEFAULT_TIMEOUT_MS,
-        description: 'Default time limit of a query, and how long to wait for a locked database.',
-      },
-      maxRows: {
-        type: 'integer',
-        minimum: 1,
-        default: DEFAULT_MAX_ROWS,
-        description: 'Default number of rows a query returns at most; tools may set their own.',
-      },
-      seed: {
-        type: 'string',
-        minLength: 1,
-        description: 'A SQL file run once to create the database when the file at `path` does not exist yet.',
-      },
-      maxBytes: {
-        type: 'integer',
-        minimum: 1,
-        default: DEFAULT_MAX_BYTES,
-        description:
-          'Bytes of values one result holds at most (text and blob lengths, 8 per number); rows past it are cut, with a note.',
-      },
-    },
-    required: ['path'],
-    additionalProperties: false,
-  },
+  ...sqliteSourceInfo,
 
   async open(config, ctx) {
     // Loaded on use: a manifest without SQLite never loads the native module.

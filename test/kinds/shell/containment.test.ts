@@ -7,12 +7,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { CallContext, LogLevel, ToolResult } from '../../../src/catalog/types.js';
 import type { ToolCommon } from '../../../src/kinds/contract/kinds.js';
-import {
-  MAX_LOG_BYTES,
-  MAX_LOG_LINES,
-  type ShellToolConfig,
-  shellTool,
-} from '../../../src/kinds/shell/tool.js';
+import { MAX_LOG_BYTES, MAX_LOG_LINES } from '../../../src/kinds/shell/tool.info.js';
+import { type ShellToolConfig, shellTool } from '../../../src/kinds/shell/tool.js';
 import { tempDir, testContext } from '../context.js';
 
 const dir = realpathSync(tempDir('mcp-run-contain-'));
