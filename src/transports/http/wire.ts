@@ -110,10 +110,19 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
       }
       chunks.push(chunk);
     };
+    // `on`, not `once`: `finish` runs once anyway, and `once` wraps each listener in a closure.
+    const onEnd = (): void => {
+      finish({
+        ok: true,
+        text:
+          chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'),
+      });
+    };
+    const onFail = (): void => finish({ ok: false, tooLarge: false });
     req.on('data', onData);
-    req.once('end', () => finish({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') }));
-    req.once('error', () => finish({ ok: false, tooLarge: false }));
-    req.once('close', () => finish({ ok: false, tooLarge: false }));
+    req.on('end', onEnd);
+    req.on('error', onFail);
+    req.on('close', onFail);
   });
 }
 
