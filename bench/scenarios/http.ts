@@ -1,89 +1,214 @@
 /**
- * Scenario `http`: `tools/call` of a cheap tool over HTTP, both eras, at 1, 32 and 256 connections,
- * against the official SDK servers (v2 `createMcpHandler`, v1 stateless Streamable HTTP) and a bare
- * node:http JSON-RPC echo (the ceiling). RSS of every server after the load.
+ * Scenario `http`, two parts:
+ * - `tools/call` of a cheap tool over HTTP, both eras, at 1, 32 and 256 connections, against the
+ *   official SDK servers (v2 `createMcpHandler`, v1 stateless Streamable HTTP) and a bare node:http
+ *   JSON-RPC echo;
+ * - `tools/list` of 10 tools, both eras, at 1 and 32 connections, against a bare node:http server
+ *   that answers the very bytes mcp-run sent for that list (captured once, per era): the ceiling of
+ *   the issue's "tools/list ≥ 0.5× the bare node:http ceiling serving the same bytes".
+ * RSS of every server after the load.
  */
-import { cheapManifest } from '../lib/fixtures.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cheapManifest, manyToolsText, writeManifest } from '../lib/fixtures.js';
 import { goal } from '../lib/goals.js';
 import { cannon, interleave, medians, probe, type Target, type Throughput } from '../lib/load.js';
-import { BASE_HEADERS, type Era, ID_SLOT, legacyHttpSession, modernHeaders, toolCall } from '../lib/mcp.js';
-import { benchServer, mcpRun, startAll, stopAll } from '../lib/proc.js';
+import {
+  BASE_HEADERS,
+  type Era,
+  ID_SLOT,
+  legacyHttpSession,
+  modernHeaders,
+  request,
+  toolCall,
+} from '../lib/mcp.js';
+import { benchServer, mcpRun, type ServerProcess, startAll, stopAll } from '../lib/proc.js';
 import { fmt, ratio, times } from '../lib/stats.js';
 import type { BenchOptions, Scenario, Table } from '../lib/types.js';
 
+type Server = 'mcp-run' | 'SDK v2' | 'SDK v1' | 'bare';
+
 interface Row {
-  readonly server: 'mcp-run' | 'SDK v2' | 'SDK v1' | 'bare';
+  readonly server: Server;
   readonly era: Era | 'none';
   readonly target: Target;
 }
 
+type Medians = ReturnType<typeof medians>;
+
+interface Level {
+  readonly connections: number;
+  readonly rounds: Throughput[][];
+}
+
 const HTTP_FLAGS = ['--http', '--port', '0', '--no-watch'];
+/** How many tools the listed manifest has (bench/lib/fixtures.ts `manyToolsText`). */
+const LISTED_TOOLS = 10;
+/** What every JSON-RPC response of mcp-run starts with, for the request id "1" the capture sends (probe). */
+const RESPONSE_HEAD = '{"jsonrpc":"2.0","id":"1","result":';
+
+/** Interleaved rounds of every row at each connection count. */
+async function measureLevels(
+  what: string,
+  rows: readonly Row[],
+  connections: readonly number[],
+  options: BenchOptions,
+): Promise<Level[]> {
+  for (const row of rows) await probe(row.target);
+  const levels: Level[] = [];
+  for (const c of connections) {
+    const rounds = await interleave(
+      rows.map((row) => ({
+        label: `${what} ${row.server} ${row.era}, ${c} connections`,
+        measure: (seconds: number) => cannon(row.target, c, seconds, options.smoke ? c * 2 : undefined),
+      })),
+      { rounds: options.rounds, seconds: options.duration, warmup: options.warmup },
+      (line) => console.error(`  http: ${line}`),
+    );
+    levels.push({ connections: c, rounds });
+  }
+  return levels;
+}
+
+const finder =
+  (rows: readonly Row[], m: readonly Medians[]) =>
+  (server: Server, era: Row['era']): Medians =>
+    m[rows.findIndex((r) => r.server === server && r.era === era)]!;
+
+const caption = (what: string, connections: number, options: BenchOptions) =>
+  `${what}, ${connections} connection${connections === 1 ? '' : 's'} (median of ${options.rounds} rounds of ${options.duration} s)`;
+
+/**
+ * The result text mcp-run answered a `tools/list` with, exactly as sent: the bare server sends it
+ * back spliced after each request's id.
+ */
+async function capturedResult(target: Target): Promise<string> {
+  const text = await probe(target);
+  if (!text.startsWith(RESPONSE_HEAD) || !text.endsWith('}')) {
+    throw new Error(`tools/list answered an unexpected body: ${text.slice(0, 200)}`);
+  }
+  return text.slice(RESPONSE_HEAD.length, -1);
+}
 
 export const httpScenario: Scenario = {
   name: 'http',
-  title: 'HTTP `tools/call` throughput and latency',
+  title: 'HTTP `tools/call` and `tools/list` throughput and latency',
 
   async run(options: BenchOptions, work: string) {
-    const connections = options.smoke ? [32] : [1, 32, 256];
-    const servers = await startAll({
+    const callConnections = options.smoke ? [32] : [1, 32, 256];
+    const listConnections = options.smoke ? [32] : [1, 32];
+    const listManifest = writeManifest(work, 'listed.yaml', manyToolsText(LISTED_TOOLS));
+    const servers: Record<string, ServerProcess> = await startAll({
       mcpRun: mcpRun(cheapManifest(work), HTTP_FLAGS, options.profileDir),
+      mcpRunList: mcpRun(listManifest, HTTP_FLAGS, options.profileDir),
       sdkV2: benchServer('sdk-v2-http.mjs', ['--cheap']),
       sdkV1: benchServer('sdk-v1-http.mjs', ['--cheap']),
       bare: benchServer('bare-http.mjs', []),
     });
     try {
-      const modern = (url: string): Target => ({
+      const modern = (url: string, method: string, body: object, name?: string): Target => ({
         url,
-        headers: modernHeaders('tools/call', 'ping'),
-        body: JSON.stringify(toolCall('modern', ID_SLOT, 'ping')),
+        headers: modernHeaders(method, name),
+        body: JSON.stringify(body),
       });
-      const legacy = async (url: string): Promise<Target> => ({
+      const legacy = async (url: string, body: object): Promise<Target> => ({
         url,
         headers: await legacyHttpSession(url),
-        body: JSON.stringify(toolCall('legacy', ID_SLOT, 'ping')),
+        body: JSON.stringify(body),
       });
-      const rows: Row[] = [
-        { server: 'mcp-run', era: 'modern', target: modern(servers.mcpRun.url) },
-        { server: 'mcp-run', era: 'legacy', target: await legacy(servers.mcpRun.url) },
-        { server: 'SDK v2', era: 'modern', target: modern(servers.sdkV2.url) },
-        { server: 'SDK v2', era: 'legacy', target: await legacy(servers.sdkV2.url) },
-        { server: 'SDK v1', era: 'legacy', target: await legacy(servers.sdkV1.url) },
+      const bareTarget = (url: string, body: object, verify?: (text: string) => boolean): Target => ({
+        url,
+        headers: BASE_HEADERS,
+        body: JSON.stringify(body),
+        ...(verify && { verify }),
+      });
+
+      // tools/call
+      const callRows: Row[] = [
+        {
+          server: 'mcp-run',
+          era: 'modern',
+          target: modern(servers.mcpRun!.url, 'tools/call', toolCall('modern', ID_SLOT, 'ping'), 'ping'),
+        },
+        {
+          server: 'mcp-run',
+          era: 'legacy',
+          target: await legacy(servers.mcpRun!.url, toolCall('legacy', ID_SLOT, 'ping')),
+        },
+        {
+          server: 'SDK v2',
+          era: 'modern',
+          target: modern(servers.sdkV2!.url, 'tools/call', toolCall('modern', ID_SLOT, 'ping'), 'ping'),
+        },
+        {
+          server: 'SDK v2',
+          era: 'legacy',
+          target: await legacy(servers.sdkV2!.url, toolCall('legacy', ID_SLOT, 'ping')),
+        },
+        {
+          server: 'SDK v1',
+          era: 'legacy',
+          target: await legacy(servers.sdkV1!.url, toolCall('legacy', ID_SLOT, 'ping')),
+        },
         {
           server: 'bare',
           era: 'none',
-          target: {
-            url: servers.bare.url,
-            headers: BASE_HEADERS,
-            body: JSON.stringify(toolCall('legacy', ID_SLOT, 'ping')),
-          },
+          target: bareTarget(servers.bare!.url, toolCall('legacy', ID_SLOT, 'ping')),
         },
       ];
-      for (const row of rows) await probe(row.target);
 
-      const levels: { connections: number; rounds: Throughput[][] }[] = [];
-      for (const c of connections) {
-        const rounds = await interleave(
-          rows.map((row) => ({
-            label: `${row.server} ${row.era}, ${c} connections`,
-            measure: (seconds: number) => cannon(row.target, c, seconds, options.smoke ? c * 2 : undefined),
-          })),
-          { rounds: options.rounds, seconds: options.duration, warmup: options.warmup },
-          (line) => console.error(`  http: ${line}`),
-        );
-        levels.push({ connections: c, rounds });
-      }
+      // tools/list: mcp-run's answer per era is captured once and handed to a bare server of its own.
+      const listed = (text: string) =>
+        text.includes('"result"') && text.includes(`"tool_${LISTED_TOOLS - 1}"`);
+      const listModern: Target = {
+        ...modern(servers.mcpRunList!.url, 'tools/list', request('modern', ID_SLOT, 'tools/list')),
+        verify: listed,
+      };
+      const listLegacy: Target = {
+        ...(await legacy(servers.mcpRunList!.url, request('legacy', ID_SLOT, 'tools/list'))),
+        verify: listed,
+      };
+      const bareArgs = async (era: Era, target: Target) => {
+        const file = join(work, `tools-list-${era}.json`);
+        writeFileSync(file, await capturedResult(target));
+        return benchServer('bare-http.mjs', ['--result', file]);
+      };
+      Object.assign(
+        servers,
+        await startAll({
+          bareListModern: await bareArgs('modern', listModern),
+          bareListLegacy: await bareArgs('legacy', listLegacy),
+        }),
+      );
+      const listRows: Row[] = [
+        { server: 'mcp-run', era: 'modern', target: listModern },
+        { server: 'mcp-run', era: 'legacy', target: listLegacy },
+        // The bare servers take the request of their era, so the bytes in match too.
+        {
+          server: 'bare',
+          era: 'modern',
+          target: { ...listModern, url: servers.bareListModern!.url },
+        },
+        {
+          server: 'bare',
+          era: 'legacy',
+          target: { ...listLegacy, url: servers.bareListLegacy!.url },
+        },
+      ];
+
+      const callLevels = await measureLevels('tools/call', callRows, callConnections, options);
+      const listLevels = await measureLevels('tools/list', listRows, listConnections, options);
       const memory = Object.fromEntries(Object.entries(servers).map(([k, s]) => [k, s.memory()]));
 
       const tables: Table[] = [];
-      const vsSdk: [string, number][] = [];
-      const vsBare: [string, number][] = [];
-      for (const level of levels) {
+      const callVsSdk: [string, number][] = [];
+      const callVsBare: [string, number][] = [];
+      for (const level of callLevels) {
         const m = level.rounds.map((r) => medians(r));
-        const find = (server: Row['server'], era: Row['era']) =>
-          m[rows.findIndex((r) => r.server === server && r.era === era)]!;
+        const find = finder(callRows, m);
         const bare = find('bare', 'none');
         tables.push({
-          caption: `${level.connections} connection${level.connections === 1 ? '' : 's'} (median of ${options.rounds} rounds of ${options.duration} s)`,
+          caption: caption('`tools/call`', level.connections, options),
           columns: [
             'server',
             'era',
@@ -94,7 +219,7 @@ export const httpScenario: Scenario = {
             '× bare',
             'failed',
           ],
-          rows: rows.map((row, i) => {
+          rows: callRows.map((row, i) => {
             const x = m[i]!;
             // The bare echo has no era: its ratio to SDK v2 (modern) shows what node:http itself allows.
             const sdk = find('SDK v2', row.era === 'none' ? 'modern' : row.era);
@@ -112,8 +237,35 @@ export const httpScenario: Scenario = {
         });
         for (const era of ['modern', 'legacy'] as const) {
           const ours = find('mcp-run', era).rps;
-          vsSdk.push([`${era} ${level.connections}c`, ratio(ours, find('SDK v2', era).rps)]);
-          vsBare.push([`${era} ${level.connections}c`, ratio(ours, bare.rps)]);
+          callVsSdk.push([`${era} ${level.connections}c`, ratio(ours, find('SDK v2', era).rps)]);
+          callVsBare.push([`${era} ${level.connections}c`, ratio(ours, bare.rps)]);
+        }
+      }
+      const listVsBare: [string, number][] = [];
+      for (const level of listLevels) {
+        const m = level.rounds.map((r) => medians(r));
+        const find = finder(listRows, m);
+        tables.push({
+          caption: caption(`\`tools/list\` of ${LISTED_TOOLS} tools`, level.connections, options),
+          columns: ['server', 'era', 'req/s', 'p50 ms', 'p99 ms', '× bare (same era, same bytes)', 'failed'],
+          rows: listRows.map((row, i) => {
+            const x = m[i]!;
+            return [
+              row.server,
+              row.era,
+              fmt(x.rps),
+              fmt(x.p50),
+              fmt(x.p99),
+              times(ratio(x.rps, find('bare', row.era).rps)),
+              x.failed,
+            ];
+          }),
+        });
+        for (const era of ['modern', 'legacy'] as const) {
+          listVsBare.push([
+            `${era} ${level.connections}c`,
+            ratio(find('mcp-run', era).rps, find('bare', era).rps),
+          ]);
         }
       }
       tables.push({
@@ -125,20 +277,28 @@ export const httpScenario: Scenario = {
           mem ? fmt(mem.peakMb) : 'n/a',
         ]),
       });
-      const peak = memory.mcpRun?.peakMb ?? Number.NaN;
+      const peak = Math.max(memory.mcpRun?.peakMb ?? Number.NaN, memory.mcpRunList?.peakMb ?? Number.NaN);
       return {
         name: this.name,
         title: this.title,
         setup: [
-          'Tool: `ping`, no arguments, answers the text "pong" (mcp-run: a `content` tool; SDKs: `registerTool` with a canned result).',
-          'Modern era: every POST carries the `_meta` envelope and the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` headers. Legacy era: `initialize` once, then every POST on that session (mcp-run mints one session that all connections share; the stateless SDK servers mint none).',
+          '`tools/call`: tool `ping`, no arguments, answers the text "pong" (mcp-run: a `content` tool; SDKs: `registerTool` with a canned result). The bare echo answers the same result.',
+          `\`tools/list\`: ${LISTED_TOOLS} \`content\` tools with one string argument each (bench/lib/fixtures.ts \`manyToolsText\`), one page. mcp-run's answer is captured once per era and handed to a bare node:http server of its own, which answers each request with those result bytes after the request's id: both send the same bytes.`,
+          'Modern era: every POST carries the `_meta` envelope and the `MCP-Protocol-Version`, `Mcp-Method` (and for calls `Mcp-Name`) headers. Legacy era: `initialize` once, then every POST on that session (mcp-run mints one session that all connections share; the stateless SDK servers mint none).',
           'SDK v2: `createMcpHandler(factory)` (a new `McpServer` per request) behind a node:http ↔ fetch adapter that passes `parsedBody`; its 2025 traffic goes through the default stateless legacy fallback, which answers with an SSE stream. SDK v1: a new `McpServer` + `StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })` per POST, on node:http.',
           'Load: autocannon (library) in the bench process, unique JSON-RPC id per request; every answer is checked (`failed` counts errors, non-2xx and wrong bodies). Latency from autocannon per-response timings (µs resolution).',
         ],
         tables,
         goals: [
-          goal('HTTP throughput vs the v2 SDK server', '≥ 8×', vsSdk, (v) => v >= 8, times),
-          goal('HTTP throughput vs the bare node:http ceiling', '≥ 0.5×', vsBare, (v) => v >= 0.5, times),
+          goal(
+            'HTTP `tools/list` vs the bare node:http ceiling serving the same bytes',
+            '≥ 0.5×',
+            listVsBare,
+            (v) => v >= 0.5,
+            times,
+          ),
+          goal('HTTP `tools/call` vs the v2 SDK server', '≥ 8×', callVsSdk, (v) => v >= 8, times),
+          goal('HTTP `tools/call` vs the bare node:http echo', '≥ 0.5×', callVsBare, (v) => v >= 0.5, times),
           goal(
             'RSS under HTTP load (mcp-run, peak)',
             '≤ 150 MB',
@@ -147,7 +307,13 @@ export const httpScenario: Scenario = {
             (v) => `${fmt(v)} MB`,
           ),
         ],
-        raw: { rows: rows.map((r) => ({ server: r.server, era: r.era })), levels, memory },
+        raw: {
+          callRows: callRows.map((r) => ({ server: r.server, era: r.era })),
+          callLevels,
+          listRows: listRows.map((r) => ({ server: r.server, era: r.era })),
+          listLevels,
+          memory,
+        },
       };
     } finally {
       await stopAll(servers);

@@ -1,20 +1,28 @@
 /**
  * The ceiling: a bare node:http JSON-RPC echo. It reads and parses the body and answers a canned
- * `tools/call` result with the request's id. No MCP at all: what node:http itself costs on this
- * machine.
+ * result with the request's id. No MCP at all: what node:http itself costs on this machine.
+ *
+ * Usage: node bench/servers/bare-http.mjs [--result <file>]
+ *   (none)            the `tools/call` result of `ping`: `{"content":[{"type":"text","text":"pong"}]}`
+ *   --result <file>   the file's text, as is, as every answer's `result` (the http scenario hands it
+ *                     the exact result bytes mcp-run sent for a `tools/list`, so both send the same bytes)
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+
+const at = process.argv.indexOf('--result');
+const resultText =
+  at >= 0
+    ? readFileSync(process.argv[at + 1], 'utf8')
+    : JSON.stringify({ content: [{ type: 'text', text: 'pong' }] });
 
 const server = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: msg.id,
-      result: { content: [{ type: 'text', text: 'pong' }] },
-    });
+    // Spliced, not re-serialized: the result goes out byte for byte as given.
+    const body = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${resultText}}`;
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   });

@@ -11,7 +11,7 @@
 import type { CompiledTool } from '../kinds/contract/kinds.js';
 import { errorResult } from '../kinds/contract/results.js';
 import { type Logger, withLogFields } from '../log.js';
-import { type CallOutcome, ops } from '../ops/hooks.js';
+import { type CallObservation, type CallOutcome, ops } from '../ops/hooks.js';
 import {
   InputRequired,
   InteractionFailed,
@@ -21,7 +21,7 @@ import {
 import type { StepPlan } from '../steps/plan.js';
 import { NO_INTERACTION, runTool } from '../steps/run.js';
 import { isObject } from '../util/is-object.js';
-import { acquire, QUEUE_WAIT_MS, Slots } from '../util/slots.js';
+import { acquire, type Cancellable, QUEUE_WAIT_MS, Slots, tryAcquire } from '../util/slots.js';
 import { bindClaims, type ClaimBinding, claimOverride } from './claims.js';
 import type { Validator } from './schemas.js';
 import type {
@@ -66,7 +66,11 @@ export function wrapTool(
     values: Readonly<Record<string, unknown>>,
     ctx: ToolCallContext,
   ): Promise<ToolResult> => {
-    const slot = await acquire(limits, ctx);
+    // Free slots (the common case) are taken at once; only a full limit makes the call wait.
+    // A request's context says it was cancelled without making its AbortSignal (`aborted`).
+    const cancel: Cancellable = ctx;
+    const now = (cancel.aborted ?? cancel.signal.aborted) ? undefined : tryAcquire(limits);
+    const slot = now === undefined ? await acquire(limits, ctx) : { release: now };
     if ('refused' in slot) {
       if (slot.refused === 'cancelled') return errorResult(`Tool ${name} was cancelled before it started.`);
       const limit =
@@ -127,8 +131,14 @@ export function wrapTool(
     if (unbound !== undefined) return errorResult(unbound);
     // Only the action's own result has to match the outputSchema, not "cancelled by the user".
     let acted: ToolResult | undefined;
-    const act = async (v: Readonly<Record<string, unknown>>) => (acted = await action(v, ctx));
-    const result = steps ? await interactive(values, ctx, steps, act) : await act(values);
+    let result: ToolResult;
+    if (steps === undefined) {
+      result = await action(values, ctx);
+      acted = result;
+    } else {
+      const act = async (v: Readonly<Record<string, unknown>>) => (acted = await action(v, ctx));
+      result = await interactive(values, ctx, steps, act);
+    }
     if (validateOutput && result === acted && !result.isError) {
       const mismatch = validateOutput(result.structuredContent);
       if (mismatch) {
@@ -139,26 +149,23 @@ export function wrapTool(
     }
     return result;
   };
+  const fields = { tool: name };
+  const ended = (observed: CallObservation, outcome: CallOutcome): void => {
+    observed.end(outcome);
+    withLogFields(fields, () => log.debug(`tool ${name}: ${outcome}`));
+  };
   return {
     descriptor,
     task,
     call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
       const observed = ops.toolCall(name);
-      return withLogFields({ tool: name }, () => observed.run(() => call(args, ctx))).then(
+      return withLogFields(fields, () => observed.run(() => call(args, ctx))).then(
         (result) => {
-          const outcome: CallOutcome = refusals.has(result)
-            ? 'refused'
-            : result.isError
-              ? 'tool_error'
-              : 'ok';
-          observed.end(outcome);
-          withLogFields({ tool: name }, () => log.debug(`tool ${name}: ${outcome}`));
+          ended(observed, refusals.has(result) ? 'refused' : result.isError ? 'tool_error' : 'ok');
           return result;
         },
         (err: unknown) => {
-          const outcome: CallOutcome = err instanceof InputRequired ? 'input_required' : 'protocol_error';
-          observed.end(outcome);
-          withLogFields({ tool: name }, () => log.debug(`tool ${name}: ${outcome}`));
+          ended(observed, err instanceof InputRequired ? 'input_required' : 'protocol_error');
           throw err;
         },
       );

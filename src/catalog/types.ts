@@ -164,8 +164,10 @@ export class CatalogRef {
       return;
     }
     this.inFlight.delete(catalog);
-    for (const wake of this.idleWaiters.get(catalog) ?? []) wake();
+    const waiters = this.idleWaiters.get(catalog);
+    if (waiters === undefined) return;
     this.idleWaiters.delete(catalog);
+    for (const wake of waiters) wake();
   }
 
   /** Makes `next` current and returns the catalog it replaced. */

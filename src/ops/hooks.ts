@@ -46,6 +46,11 @@ const NO_CALL: CallObservation = { run: (fn) => fn(), end() {} };
 
 const hooks: OpsHooks[] = [];
 
+/** Whether any installed hooks wrap requests: without one, naming a request for them is wasted work. */
+export function observesRequests(): boolean {
+  return hooks.some((h) => h.request !== undefined);
+}
+
 /** Adds a set of hooks (metrics, tracing); each gets every event. */
 export function installOpsHooks(h: OpsHooks): () => void {
   hooks.push(h);

@@ -28,7 +28,9 @@ export type OpsRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export function opsRoutes(o: OpsRouteOptions): OpsRoute {
   return (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     const isMetrics = o.metrics !== undefined && path === o.metricsPath;
     if (path !== '/healthz' && path !== '/readyz' && !isMetrics) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -94,19 +94,45 @@ export function jsonTextOf(value: unknown): string | undefined {
   return marked[JSON_TEXT];
 }
 
+/** The id of a plain result response `{jsonrpc, id, result}` whose result is marked, else undefined. */
+function splicedId(message: object): string | number | undefined {
+  const m = message as { jsonrpc?: unknown; id?: unknown; result?: unknown };
+  if (m.jsonrpc !== '2.0' || m.result === undefined) return undefined;
+  const id = m.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  if (typeof id === 'number' && !Number.isFinite(id)) return undefined;
+  if (typeof m.result !== 'object' || m.result === null || !(JSON_TEXT in m.result)) return undefined;
+  const keys = Object.keys(message);
+  if (keys.length !== 3 || keys[0] !== 'jsonrpc' || keys[1] !== 'id' || keys[2] !== 'result')
+    return undefined;
+  return id;
+}
+
 /**
  * `{"jsonrpc":"2.0","id":…,"result":…}` with the result's cached text spliced in, byte for byte
  * what JSON.stringify gives for a response built by resultResponse; undefined for any other message.
  */
 export function cachedResponseText(message: object): string | undefined {
-  const m = message as { jsonrpc?: unknown; id?: unknown; result?: unknown };
-  if (m.jsonrpc !== '2.0' || m.result === undefined) return undefined;
-  const id = m.id;
-  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
-  const keys = Object.keys(message);
-  if (keys.length !== 3 || keys[0] !== 'jsonrpc' || keys[1] !== 'id' || keys[2] !== 'result')
-    return undefined;
-  if (typeof id === 'number' && !Number.isFinite(id)) return undefined;
-  const text = jsonTextOf(m.result);
-  return text === undefined ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`;
+  const id = splicedId(message);
+  if (id === undefined) return undefined;
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${jsonTextOf((message as { result: object }).result)}}`;
+}
+
+const JSON_TAIL: unique symbol = Symbol('mcp-run.jsonTail');
+
+/**
+ * The same response as `cachedResponseText`, in two parts: `head` (`{"jsonrpc":"2.0","id":…`) and
+ * `tail` (`,"result":…}` as UTF-8 bytes, made once per marked result). A transport that writes both
+ * sends the same bytes without copying, or measuring the UTF-8 length of, a large page per request.
+ */
+export function cachedResponseParts(message: object): { head: string; tail: Buffer } | undefined {
+  const id = splicedId(message);
+  if (id === undefined) return undefined;
+  const result = (message as { result: { [JSON_TAIL]?: Buffer } }).result;
+  let tail = result[JSON_TAIL];
+  if (tail === undefined) {
+    tail = Buffer.from(`,"result":${jsonTextOf(result)}}`, 'utf8');
+    Object.defineProperty(result, JSON_TAIL, { value: tail, enumerable: false });
+  }
+  return { head: `{"jsonrpc":"2.0","id":${JSON.stringify(id)}`, tail };
 }

@@ -7,7 +7,8 @@
  * The core runs these checks for a request it has already classified as modern, after the envelope
  * and method checks (the order the official SDK uses), so a broken envelope or an unknown method
  * gets that more basic error first. Only properties reachable through a plain chain of `properties`
- * count, as the spec defines them; declarations are read from the schema per call.
+ * count, as the spec defines them; declarations are read from each schema once (schemas
+ * do not change; a reload brings new ones).
  */
 import type { MethodSpec } from './context.js';
 import { ErrorCode, HttpStatus, isObject, ProtocolError } from './jsonrpc.js';
@@ -46,7 +47,21 @@ function routingText(
   if (typeof expected !== 'string') return undefined;
   const nameFault = compare(header, 'Mcp-Name', expected);
   if (nameFault !== undefined || !spec.routesArguments) return nameFault;
-  return paramHeaderFault(header, paramDeclarations(toolSchema(expected)), params.arguments);
+  return paramHeaderFault(header, declarationsOf(toolSchema(expected)), params.arguments);
+}
+
+const NONE: readonly ParamDeclaration[] = [];
+/** A tool's declarations, found once per inputSchema object (a reload brings new schemas). */
+const declared = new WeakMap<object, readonly ParamDeclaration[]>();
+
+function declarationsOf(schema: unknown): readonly ParamDeclaration[] {
+  if (!isObject(schema)) return NONE;
+  let found = declared.get(schema);
+  if (found === undefined) {
+    found = paramDeclarations(schema);
+    declared.set(schema, found);
+  }
+  return found;
 }
 
 function compare(header: HeaderReader, name: string, expected: string): string | undefined {

@@ -48,6 +48,22 @@ export interface Cancellable {
   readonly aborted?: boolean;
 }
 
+/**
+ * Takes one place in every one of `slots` if that needs no wait (nobody queued, room in each):
+ * the release, else undefined (then `acquire`, which waits). Saves a promise per call.
+ */
+export function tryAcquire(slots: readonly Slots[]): (() => void) | undefined {
+  if (waiters.length > 0 || !free(slots)) return undefined;
+  take(slots);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    for (const s of slots) s.active--;
+    wake();
+  };
+}
+
 /** Takes one place in every one of `slots`, waiting at most `waitMs`. */
 export function acquire(
   slots: readonly Slots[],

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { cachedResponseText, jsonTextOf } from '../../src/protocol/results.js';
+import { cachedResponseParts, cachedResponseText, jsonTextOf } from '../../src/protocol/results.js';
 import { createProtocol } from '../../src/protocol/server.js';
 import { serialize } from '../../src/transports/http/wire.js';
 import { serveStdio } from '../../src/transports/stdio.js';
@@ -91,6 +91,21 @@ describe('cached list pages on the wire', () => {
       'cacheScope',
       '_meta',
     ]);
+  });
+
+  it('splits a cached response into a head and tail bytes that join to the same JSON, the tail made once', async () => {
+    const fixture = makeFixture();
+    const protocol = createProtocol(fixture.ref, { log: captureLogger(), listChanged: true });
+    const { request } = connect(protocol);
+    const first = await request(1, 'tools/list', modern());
+    const again = await request('zwei "2"', 'tools/list', modern());
+    for (const response of [first, again]) {
+      const parts = cachedResponseParts(response);
+      assert.ok(parts, 'a cached page has parts');
+      assert.equal(parts.head + parts.tail.toString('utf8'), JSON.stringify(response));
+    }
+    assert.equal(cachedResponseParts(again)?.tail, cachedResponseParts(first)?.tail, 'one tail per page');
+    assert.equal(cachedResponseParts({ jsonrpc: '2.0', id: 1, result: { tools: [] } }), undefined);
   });
 
   it('keeps one decorated form per ttl: two servers over one catalog differ only in ttlMs', async () => {

@@ -48,10 +48,23 @@ export class Guards {
     this.origins = new Set(options.allowedOrigins.map((o) => o.replace(/\/$/, '').toLowerCase()));
   }
 
+  /** The last Host header judged and its verdict: clients send the same one on every request. */
+  private lastHost: string | undefined;
+  private lastHostFault: string | undefined;
+
   /** Undefined when the Host header is acceptable, else why not. */
   hostFault(req: IncomingMessage): string | undefined {
     if (!this.checkHosts) return undefined;
-    const host = req.headers.host?.toLowerCase();
+    const given = req.headers.host;
+    if (given === undefined || given !== this.lastHost) {
+      this.lastHostFault = this.judgeHost(given);
+      this.lastHost = given;
+    }
+    return this.lastHostFault;
+  }
+
+  private judgeHost(given: string | undefined): string | undefined {
+    const host = given?.toLowerCase();
     if (host === undefined || host === '') return 'the request has no Host header';
     if (this.hostsWithPort.has(host)) return undefined;
     const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '');
@@ -139,5 +152,6 @@ export function accepts(accept: string | undefined, mediaType: string): boolean 
 
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
+  if (contentType === 'application/json') return true;
   return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }

@@ -54,7 +54,8 @@ export async function serveLegacyPost(
   const id = isObject(message) && isRequestId(message.id) ? message.id : null;
   if (isObject(message) && message.method === 'initialize' && id !== null)
     return initialize(ctx, req, res, message, id);
-  const session = await findSession(ctx, req, res, id);
+  const finding = findSession(ctx, req, res, id);
+  const session = finding instanceof Promise ? await finding : finding;
   if (session === undefined) return;
   const shared = ctx.sessions.shared;
   if (shared !== undefined && isObject(message)) {
@@ -227,26 +228,39 @@ export async function serveLegacyDelete(
   sendEmpty(res, 200);
 }
 
-/** The request's live session, or undefined after answering 400/404 (503: the shared state is unreachable). */
-async function findSession(
+/**
+ * The request's live session, or undefined after answering 400/404 (503: the shared state is
+ * unreachable). Found at once in memory; only `--state` waits for the store.
+ */
+function findSession(
   ctx: LegacyContext,
   req: IncomingMessage,
   res: ServerResponse,
   id: string | number | null,
-): Promise<Session | undefined> {
+): Session | undefined | Promise<Session | undefined> {
   const sessionId = header(req, 'mcp-session-id');
   if (sessionId === undefined) {
     sendError(res, 400, 'Bad Request: missing Mcp-Session-Id; send initialize first', { id });
     return undefined;
   }
-  let found: Session | undefined;
-  try {
-    found =
-      ctx.sessions.shared === undefined ? ctx.sessions.get(sessionId) : await ctx.sessions.fetch(sessionId);
-  } catch (err) {
-    unavailable(res, id, err);
-    return undefined;
-  }
+  if (ctx.sessions.shared === undefined) return admit(ctx, req, res, id, ctx.sessions.get(sessionId));
+  return ctx.sessions.fetch(sessionId).then(
+    (found) => admit(ctx, req, res, id, found),
+    (err: unknown) => {
+      unavailable(res, id, err);
+      return undefined;
+    },
+  );
+}
+
+/** `found` if the request may use it, else undefined after answering 404 or 400. */
+function admit(
+  ctx: LegacyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string | number | null,
+  found: Session | undefined,
+): Session | undefined {
   // With authentication on, a session belongs to the principal that opened it: another caller who
   // learned its id gets the same 404 as for an unknown one (nothing tells it the session exists).
   const session = found !== undefined && ownedBy(found, ctx.clientOf(req)) ? found : undefined;

@@ -84,7 +84,7 @@ export async function serveModernPost(
   // is the client cancelling: closing the connection aborts the request. A connection not pooled
   // (a listen, a cancel, a full pool) is closed when its exchange ends, as before.
   let done = false;
-  res.once('close', () => {
+  res.on('close', () => {
     if (done) return;
     done = true;
     connection.close();

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { problems } from '../../errors.js';
 import { type Logger, withLogFields } from '../../log.js';
-import { describeMessage, ops, withTraceparent } from '../../ops/hooks.js';
+import { describeMessage, observesRequests, ops, withTraceparent } from '../../ops/hooks.js';
 import { servedStatelessly } from '../../protocol/classify.js';
 import { ErrorCode } from '../../protocol/jsonrpc.js';
 import type { Protocol } from '../../protocol/server.js';
@@ -242,10 +242,11 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       header(req, 'mcp-protocol-version'),
       header(req, 'mcp-session-id') !== undefined,
     );
+    const serve = () =>
+      stateless ? serveModernPost(modern, req, res, message) : serveLegacyPost(legacy, req, res, message);
+    if (!observesRequests()) return serve();
     const { method, tool } = describeMessage(message);
-    await ops.request(method, tool, () =>
-      stateless ? serveModernPost(modern, req, res, message) : serveLegacyPost(legacy, req, res, message),
-    );
+    await ops.request(method, tool, serve);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -297,26 +298,37 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       });
   }
 
-  const inFlight = new Set<Promise<void>>();
+  // Requests being handled, for the grace period of shutdown: a count, and who waits for it to
+  // reach zero (a set of promises cost two more promises per request).
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const settled = (): void => {
+    if (--inFlight === 0) drained?.();
+  };
   const responses = new Set<ServerResponse>();
+  // One shared listener (`this` is the response), not a closure and a `once` wrapper per request.
+  function forget(this: ServerResponse): void {
+    responses.delete(this);
+  }
   const server = createServer((req, res) => {
     responses.add(res);
-    res.once('close', () => responses.delete(res));
+    res.on('close', forget);
     // Every line logged while serving this request carries its id (the client's X-Request-Id when
     // it is a sane token, else a fresh one), and the answer echoes it.
     const requestId = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
     if (shared !== undefined) res.setHeader('X-Mcp-Run-Replica', shared.replica);
     const traceparent = header(req, 'traceparent');
-    const done = withLogFields({ requestId }, () =>
-      withTraceparent(traceparent, () => handle(req, res)),
-    ).catch((err: unknown) => {
-      log.error(`http: unexpected failure: ${err instanceof Error ? err.message : String(err)}`);
-      if (!res.headersSent) sendError(res, 500, 'Internal error', { code: ErrorCode.InternalError });
-      else res.end();
-    });
-    inFlight.add(done);
-    void done.finally(() => inFlight.delete(done));
+    inFlight++;
+    withLogFields({ requestId }, () => withTraceparent(traceparent, () => handle(req, res))).then(
+      settled,
+      (err: unknown) => {
+        settled();
+        log.error(`http: unexpected failure: ${err instanceof Error ? err.message : String(err)}`);
+        if (!res.headersSent) sendError(res, 500, 'Internal error', { code: ErrorCode.InternalError });
+        else res.end();
+      },
+    );
   });
   const wantedPort = options.port ?? HTTP_DEFAULTS.port;
   await new Promise<void>((resolve, reject) => {
@@ -367,7 +379,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       // Answers still to come close their connection behind them, so keep-alive cannot hold it open.
       for (const res of responses) if (!res.headersSent) res.setHeader('Connection', 'close');
       protocol.close();
-      await settleWithin(Promise.allSettled([...inFlight]), graceMs);
+      if (inFlight > 0) await settleWithin(new Promise<void>((resolve) => (drained = resolve)), graceMs);
       sessions.closeAll();
       // Let the last answers (and 503s queued behind them) flush before cutting what remains.
       await settleWithin(serverClosed, FLUSH_MS);

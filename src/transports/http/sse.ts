@@ -29,19 +29,22 @@ export class SseStream {
     res.writeHead(status, SSE_HEADERS);
     // The headers, a priming event and an answer that follows at once leave in one write: the
     // socket stays corked until this turn of the event loop is over (`end` uncorks it sooner).
+    // The keep-alive starts at that turn's end too: a stream answered at once (most POST streams)
+    // never makes a timer.
     const socket = res.socket;
-    if (socket !== null && !socket.destroyed) {
-      socket.cork();
+    const corked = socket !== null && !socket.destroyed;
+    if (corked) socket.cork();
+    res.flushHeaders();
+    if (corked || keepAliveMs > 0) {
       setImmediate(() => {
-        if (socket.writableCorked > 0) socket.uncork();
+        if (corked && socket.writableCorked > 0) socket.uncork();
+        if (keepAliveMs > 0 && !this.ended) {
+          this.timer = setInterval(() => this.comment('keep-alive'), keepAliveMs);
+          this.timer.unref();
+        }
       });
     }
-    res.flushHeaders();
-    if (keepAliveMs > 0) {
-      this.timer = setInterval(() => this.comment('keep-alive'), keepAliveMs);
-      this.timer.unref();
-    }
-    res.once('close', () => this.stop());
+    res.on('close', () => this.stop());
   }
 
   /** False once ended or once the peer went away. */

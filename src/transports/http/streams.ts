@@ -385,6 +385,7 @@ export class SessionStreams {
   trim(): void {
     let spare = 0;
     for (const stream of this.streams.values()) if (stream.evictable) spare++;
+    if (spare <= this.options.limits.streams) return;
     for (const stream of [...this.streams.values()]) {
       if (spare <= this.options.limits.streams) return;
       if (!stream.evictable) continue;

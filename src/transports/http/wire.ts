@@ -13,7 +13,7 @@ import {
   ProtocolError,
   type RequestId,
 } from '../../protocol/jsonrpc.js';
-import { cachedResponseText } from '../../protocol/results.js';
+import { cachedResponseParts, cachedResponseText } from '../../protocol/results.js';
 
 /** Compact JSON; an unserializable response becomes -32603 for the same id. */
 export function serialize(message: object): string {
@@ -41,17 +41,23 @@ export function sendJson(
     if (!res.writableEnded) res.end();
     return;
   }
-  const body = serialize(message);
-  // One writeHead with every header and one end with the body as a string: node:http joins the
-  // two into a single write, sized up front (no chunked encoding).
-  const length = Buffer.byteLength(body);
+  // A cached list page goes out as its ready-made bytes after the id; anything else is serialized.
+  // Either way one writeHead with every header, sized up front (no chunked encoding), and the body
+  // in the same write: node:http joins the header text and a string body, and corks the rest.
+  const parts = cachedResponseParts(message);
+  const body = parts === undefined ? serialize(message) : parts.head;
+  const length = Buffer.byteLength(body) + (parts === undefined ? 0 : parts.tail.length);
   res.writeHead(
     status,
     headers === NO_HEADERS
       ? { 'Content-Type': 'application/json', 'Content-Length': length }
       : { ...headers, 'Content-Type': 'application/json', 'Content-Length': length },
   );
-  res.end(body);
+  if (parts === undefined) res.end(body);
+  else {
+    res.write(body);
+    res.end(parts.tail);
+  }
 }
 
 /**
@@ -110,10 +116,19 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
       }
       chunks.push(chunk);
     };
+    // `on`, not `once`: `finish` runs once anyway, and `once` wraps each listener in a closure.
+    const onEnd = (): void => {
+      finish({
+        ok: true,
+        text:
+          chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'),
+      });
+    };
+    const onFail = (): void => finish({ ok: false, tooLarge: false });
     req.on('data', onData);
-    req.once('end', () => finish({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') }));
-    req.once('error', () => finish({ ok: false, tooLarge: false }));
-    req.once('close', () => finish({ ok: false, tooLarge: false }));
+    req.on('end', onEnd);
+    req.on('error', onFail);
+    req.on('close', onFail);
   });
 }
 
