@@ -30,7 +30,7 @@
 import type pg from 'pg';
 import { problems } from '../../errors.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
-import { classifySql } from './classify.js';
+import { verdicts } from './classify.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS, maxBytesSchema } from './defaults.js';
 import { postgresSchemaReader } from './introspect-postgres.js';
 import { renderSql } from './params.js';
@@ -275,6 +275,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       return run(text, values, o, false);
     };
 
+    const verdictOf = verdicts('postgres');
     const sql: SqlCapability = {
       dialect: 'postgres',
       readOnly,
@@ -282,7 +283,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       async query(statement, values, options) {
         const text = renderSql(statement, (i) => `$${i + 1}`);
         const readsOnly = readOnly || options.readOnly === true;
-        const verdict = classifySql(text, 'postgres');
+        const verdict = verdictOf(text);
         if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'postgres'));
         return run(text, values, {
           ...options,

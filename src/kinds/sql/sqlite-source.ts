@@ -41,7 +41,7 @@ import type {
   SqlResult,
   SqlStatement,
 } from '../contract/kinds.js';
-import { classifySql, type SqlVerdict } from './classify.js';
+import { verdicts } from './classify.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { quoteDoubled } from './identifiers.js';
 import { renderSql } from './params.js';
@@ -221,17 +221,7 @@ function openedSource(
     return stmt;
   };
 
-  // The classifier's verdict on a text never changes: it is read once per statement text.
-  const verdicts = new Map<string, SqlVerdict>();
-  const verdictOf = (text: string) => {
-    let verdict = verdicts.get(text);
-    if (!verdict) {
-      verdict = classifySql(text, 'sqlite');
-      if (verdicts.size >= MAX_PREPARED) verdicts.delete(verdicts.keys().next().value as string);
-      verdicts.set(text, verdict);
-    }
-    return verdict;
-  };
+  const verdictOf = verdicts('sqlite', MAX_PREPARED);
 
   const sql: SqlCapability & { readonly pool: SqlitePool } = {
     dialect: 'sqlite',
