@@ -6,9 +6,10 @@
  * a server that does not answer in time, gets a `pg_cancel_backend` from a separate connection.
  * A read-only row set from its first row is one round trip (pg-pipeline.ts): BEGIN READ ONLY, the
  * settings, the statement (its portal hands over at most maxRows + 1 rows), the release of any
- * session advisory lock and the ROLLBACK go behind one Sync. Other calls (writes, continuation
- * pages, statements that are not row sets) read through a cursor (`DECLARE … FETCH n+1`, `MOVE` to
- * skip rows on the server) in several round trips.
+ * session advisory lock and the ROLLBACK go behind one Sync, each prepared once per connection (a
+ * named statement, so the server does not parse and plan it on every call). Other calls (writes,
+ * continuation pages, statements that are not row sets) read through a cursor (`DECLARE … FETCH
+ * n+1`, `MOVE` to skip rows on the server) in several round trips.
  *
  * @example
  * ```yaml
