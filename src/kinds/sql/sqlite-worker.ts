@@ -201,7 +201,8 @@ function serve(): void {
       }
       return;
     }
-    done = done.then(() => run(message));
+    // A batch that cannot be answered (the channel closed) must not stop the ones after it.
+    done = done.then(() => run(message)).catch(() => undefined);
   });
   // The server is gone (it ended, or closed the channel): so is this worker.
   process.on('disconnect', () => process.exit(0));
