@@ -171,6 +171,23 @@ interface Scan {
   readonly problem?: string;
 }
 
+/**
+ * classifySql for one dialect, keeping the verdicts of the last `max` texts: a verdict depends on the
+ * text alone, and a source checks the same few texts (its tools' statements) on every call.
+ */
+export function verdicts(dialect: string, max = 500): (sql: string) => SqlVerdict {
+  const kept = new Map<string, SqlVerdict>();
+  return (sql) => {
+    let verdict = kept.get(sql);
+    if (!verdict) {
+      verdict = classifySql(sql, dialect);
+      if (kept.size >= max) kept.delete(kept.keys().next().value as string);
+      kept.set(sql, verdict);
+    }
+    return verdict;
+  };
+}
+
 export function classifySql(sql: string, dialect: string): SqlVerdict {
   const scan = scanSql(sql, dialect);
   const plain = scan.words.filter((w) => !w.quoted);

@@ -30,7 +30,7 @@ import type { Connection as CoreConnection } from 'mysql2';
 import type mysql from 'mysql2/promise';
 import { problems } from '../../errors.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
-import { classifySql } from './classify.js';
+import { verdicts } from './classify.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { quoteBackticked } from './identifiers.js';
 import { mysqlSchemaReader } from './introspect-mysql.js';
@@ -174,6 +174,7 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
       }
     };
 
+    const verdictOf = verdicts('mysql');
     const sql: SqlCapability = {
       dialect: 'mysql',
       readOnly,
@@ -181,7 +182,7 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
       async query(statement, values, options) {
         const text = renderSql(statement, () => '?');
         const readsOnly = readOnly || options.readOnly === true;
-        const verdict = classifySql(text, 'mysql');
+        const verdict = verdictOf(text);
         if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'mysql'));
         return run(text, values, { ...options, maxBytes, readOnly: readsOnly, offset: options.offset ?? 0 });
       },

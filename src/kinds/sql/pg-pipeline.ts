@@ -3,6 +3,9 @@
  * statement, the lock release and the ROLLBACK are written as extended-protocol messages (Parse,
  * Bind, Execute each) behind a single Sync, so the server runs them in order and answers once.
  *
+ * The fixed steps are prepared once per connection (named statements, PipelineStep.name), so the
+ * server does not parse and plan them again on each call.
+ *
  * The statement's Execute asks for at most `limit` rows, so the row cap is kept by the server's
  * portal (PortalSuspended) without a cursor. The other steps are fixed text written by the source.
  * An error makes the server skip to the Sync: the transaction is then in the failed state and the
@@ -37,6 +40,11 @@ interface Field {
 export interface PipelineStep {
   readonly text: string;
   readonly values?: readonly unknown[];
+  /**
+   * Prepared under this name the first time on a connection, then bound by name (fixed text
+   * only): the server parses and plans it once per connection instead of on every call.
+   */
+  readonly name?: string;
 }
 
 export interface PipelineOptions {
@@ -48,6 +56,8 @@ export interface PipelineOptions {
   /** Rows the statement's portal hands over at most. */
   readonly limit: number;
   readonly types: pg.CustomTypesConfig;
+  /** The statement names this connection holds; the pipeline adds those it prepares. */
+  readonly prepared?: Set<string>;
   readonly prepareValue: (value: unknown) => unknown;
   /** Each row of the statement, as an array of parsed values. */
   readonly onRow: (row: unknown[]) => void;
@@ -94,9 +104,15 @@ export class PgPipeline {
     wire.stream.cork?.();
     try {
       const all = [...this.o.before, this.o.statement, ...this.o.after];
+      const prepared = this.o.prepared;
       all.forEach((s, i) => {
-        wire.parse({ text: s.text, name: '', types: [] });
-        wire.bind({ portal: '', statement: '', values: s.values ?? [], valueMapper: this.o.prepareValue });
+        const name = prepared && s.name !== undefined ? s.name : '';
+        // A failed Parse fails the call, which closes the connection, and the set with it.
+        if (!name || !prepared!.has(name)) {
+          wire.parse({ text: s.text, name, types: [] });
+          if (name) prepared!.add(name);
+        }
+        wire.bind({ portal: '', statement: name, values: s.values ?? [], valueMapper: this.o.prepareValue });
         const statement = i === this.o.before.length;
         if (statement) wire.describe({ type: 'P', name: '' });
         wire.execute({ portal: '', rows: statement ? this.o.limit : 0 });
@@ -168,4 +184,48 @@ export class PgPipeline {
 function rowCountOf(tag: string | undefined): number {
   const n = Number(tag?.split(' ').at(-1));
   return Number.isSafeInteger(n) ? n : 0;
+}
+
+/**
+ * The names pipelined steps are prepared under: one per text, never reused (a counter), and which
+ * of them each connection holds. A connection holds at most `max`; past that a new text runs
+ * unnamed (model-written sql-query texts would otherwise grow the server's memory).
+ */
+export class PreparedStatements {
+  private count = 0;
+  private readonly names = new Map<string, string>();
+  private readonly held = new WeakMap<object, Set<string>>();
+
+  constructor(private readonly max: number) {}
+
+  /** The names `connection` holds (the set a pipeline on it fills). */
+  on(connection: object): Set<string> {
+    let names = this.held.get(connection);
+    if (!names) {
+      names = new Set();
+      this.held.set(connection, names);
+    }
+    return names;
+  }
+
+  /** The name of `text` on a connection holding `held`, or undefined: run it unnamed. */
+  name(text: string, held: ReadonlySet<string>): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined) {
+      if (this.names.size >= 4 * this.max) this.names.clear();
+      name = `mcp_run_${++this.count}`;
+      this.names.set(text, name);
+    }
+    return held.has(name) || held.size < this.max ? name : undefined;
+  }
+
+  /** The connection's session was reset (DISCARD ALL): it holds none. */
+  forget(connection: object): void {
+    this.held.delete(connection);
+  }
+
+  /** Every name held may be stale (a schema change): texts get new names from now on. */
+  renew(): void {
+    this.names.clear();
+  }
 }

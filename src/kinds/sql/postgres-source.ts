@@ -6,9 +6,10 @@
  * a server that does not answer in time, gets a `pg_cancel_backend` from a separate connection.
  * A read-only row set from its first row is one round trip (pg-pipeline.ts): BEGIN READ ONLY, the
  * settings, the statement (its portal hands over at most maxRows + 1 rows), the release of any
- * session advisory lock and the ROLLBACK go behind one Sync. Other calls (writes, continuation
- * pages, statements that are not row sets) read through a cursor (`DECLARE … FETCH n+1`, `MOVE` to
- * skip rows on the server) in several round trips.
+ * session advisory lock and the ROLLBACK go behind one Sync, each prepared once per connection (a
+ * named statement, so the server does not parse and plan it on every call). Other calls (writes,
+ * continuation pages, statements that are not row sets) read through a cursor (`DECLARE … FETCH
+ * n+1`, `MOVE` to skip rows on the server) in several round trips.
  *
  * @example
  * ```yaml
@@ -30,11 +31,11 @@
 import type pg from 'pg';
 import { problems } from '../../errors.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
-import { classifySql } from './classify.js';
+import { verdicts } from './classify.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { postgresSchemaReader } from './introspect-postgres.js';
 import { renderSql } from './params.js';
-import { PgPipeline } from './pg-pipeline.js';
+import { PgPipeline, PreparedStatements } from './pg-pipeline.js';
 import { postgresSourceInfo } from './postgres-source.info.js';
 import {
   markPrivileged,
@@ -79,6 +80,10 @@ const INT8 = 20;
 const UNREADABLE_FACTOR = 4;
 /** Rows fetched at most per FETCH; the budget makes batches of big rows far smaller. */
 const MAX_BATCH = 1000;
+/** Statements one connection keeps prepared at most (pipelined reads, pg-pipeline.ts). */
+const MAX_PREPARED = 100;
+/** The server's refusal of a prepared statement whose result type a schema change altered. */
+const STALE_PLAN = '0A000';
 
 const typeParsers = (driver: typeof pg): pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
@@ -113,6 +118,7 @@ interface Session {
   readonly types: pg.CustomTypesConfig;
   /** `SET LOCAL` statements of the source (role, search path), fixed text. */
   readonly settings: readonly string[];
+  readonly statements: PreparedStatements;
 }
 
 export const postgresSource: SourceKind<PostgresConfig> = {
@@ -187,6 +193,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       driver,
       types,
       settings: [asRole, searchPath].filter((s): s is string => s !== undefined),
+      statements: new PreparedStatements(MAX_PREPARED),
     };
 
     const cancel = async (pid: number) => {
@@ -202,7 +209,12 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       }
     };
 
-    const run = async (text: string, values: readonly unknown[], o: Run): Promise<SqlResult> => {
+    const run = async (
+      text: string,
+      values: readonly unknown[],
+      o: Run,
+      again = true,
+    ): Promise<SqlResult> => {
       if (o.signal.aborted) throw new Error(CANCELLED_MESSAGE);
       if (!Number.isSafeInteger(o.offset) || o.offset < 0) throw new Error(`invalid offset ${o.offset}`);
       let client: pg.PoolClient;
@@ -214,32 +226,40 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       const pid = (client as unknown as { processID: number }).processID;
       const watch = new QueryWatch(o.signal, o.timeoutMs, o.timeoutMs + GRACE_MS, () => cancel(pid));
       let healthy = false;
+      const piped = o.readOnly && o.rowSet && o.offset === 0;
       try {
-        const work =
-          o.readOnly && o.rowSet && o.offset === 0
-            ? pipelined(session, client, text, values, o)
-            : transaction(session, client, text, values, o);
+        const work = piped
+          ? pipelined(session, client, text, values, o)
+          : transaction(session, client, text, values, o);
         work.catch(() => undefined); // when abandoned, its late failure is of no interest
         const { result, broken, clean } = await Promise.race([work, watch.abandoned]);
         if (watch.reason) throw new Error('stopped after the end');
         if (broken) return result;
         // Back to a fresh session before the pool hands it on: session advisory locks, settings,
-        // prepared statements and temporary tables do not outlive the call (pg names no statements).
-        if (!clean) await client.query('DISCARD ALL');
+        // prepared statements and temporary tables do not outlive the call.
+        if (!clean) {
+          await client.query('DISCARD ALL');
+          session.statements.forget(client);
+        }
         healthy = true;
         return result;
       } catch (err) {
         await watch.finish();
-        if ((err as { code?: string }).code === '57014' && !watch.reason) watch.reason = 'timeout';
-        throw watch.error(err, redact);
+        const code = (err as { code?: string }).code;
+        if (code === '57014' && !watch.reason) watch.reason = 'timeout';
+        if (!(piped && again && code === STALE_PLAN && !watch.reason)) throw watch.error(err, redact);
       } finally {
         await watch.finish();
         // A failed or cancelled call closes its connection (which ends its transaction) rather
         // than handing the pool one that a late cancel could still hit.
         client.release(healthy ? undefined : true);
       }
+      // A schema change altered what a prepared statement returns: prepare anew, and read once more.
+      session.statements.renew();
+      return run(text, values, o, false);
     };
 
+    const verdictOf = verdicts('postgres');
     const sql: SqlCapability = {
       dialect: 'postgres',
       readOnly,
@@ -247,7 +267,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       async query(statement, values, options) {
         const text = renderSql(statement, (i) => `$${i + 1}`);
         const readsOnly = readOnly || options.readOnly === true;
-        const verdict = classifySql(text, 'postgres');
+        const verdict = verdictOf(text);
         if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'postgres'));
         return run(text, values, {
           ...options,
@@ -328,12 +348,18 @@ async function pipelined(
   const kept: unknown[][] = [];
   let truncated = false;
   const guard = guardSocket(client, o.maxBytes, budget);
+  const prepared = session.statements.on(client);
+  const step = (t: string, v?: readonly unknown[]) => {
+    const name = session.statements.name(t, prepared);
+    return { text: t, ...(v && { values: v }), ...(name !== undefined && { name }) };
+  };
   const pipeline = new PgPipeline({
-    before: opening(session, o).map((t) => ({ text: t })),
-    statement: { text, values },
-    after: [{ text: 'SELECT pg_advisory_unlock_all()' }, { text: 'ROLLBACK' }],
+    before: opening(session, o).map((t) => step(t)),
+    statement: step(text, values),
+    after: [step('SELECT pg_advisory_unlock_all()'), step('ROLLBACK')],
     limit: o.maxRows + 1,
     types: session.types,
+    prepared,
     prepareValue: (session.driver as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils
       .prepareValue,
     onRow: (row) => {

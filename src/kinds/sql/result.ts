@@ -15,18 +15,28 @@ export function uniqueColumns(names: readonly string[]): string[] {
   });
 }
 
-/** Rows from arrays of values, keyed by the unique column names. */
+/**
+ * Rows from arrays of values, keyed by the unique column names; `decode` first turns a value as the
+ * driver gave it into the driver's value (sqlite-wire.ts for SQLite).
+ */
 export function rowObjects(
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],
+  decode?: (value: unknown) => unknown,
 ): Record<string, unknown>[] {
-  return rows.map((values) => {
+  const out: Record<string, unknown>[] = new Array(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const values = rows[r]!;
     const row: Record<string, unknown> = {};
-    columns.forEach((column, i) => {
-      row[column] = jsonValue(values[i]);
-    });
-    return row;
-  });
+    for (let i = 0; i < columns.length; i++) {
+      const value = values[i];
+      row[columns[i]!] = jsonValue(
+        decode && value !== null && typeof value === 'object' ? decode(value) : value,
+      );
+    }
+    out[r] = row;
+  }
+  return out;
 }
 
 /** Bytes as base64, dates as ISO text, big integers as numbers when exact, else as text. */

@@ -5,6 +5,12 @@
  * better-sqlite3 cannot interrupt a statement) and the next request starts a fresh one, so a runaway
  * query ends at its timeout and never holds the server.
  *
+ * When every worker is busy, the reads that queue up go to the next free worker together, as one
+ * batch (at most MAX_BATCH): one message and one wake-up each way for all of them, which is most of
+ * what a one-row read costs. A write or a schema read goes alone. When the worker running a batch
+ * is killed for one request's timeout or cancel, the others of its batch (reads, which may run
+ * again) go back to the front of the queue, to run alone, so no read is cut off twice.
+ *
  * Workers are forked from the compiled `sqlite-worker.js` beside this file; when this file runs
  * from src/ under tsx (the tests), from `sqlite-worker.ts` with tsx's loader.
  */
@@ -18,20 +24,27 @@ import type { WorkerInit, WorkerRequest, WorkerResponse } from './sqlite-worker.
 type Job = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 interface Pending {
-  readonly id: number;
-  readonly job: Job;
+  readonly request: WorkerRequest;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: Error) => void;
   slot?: Slot;
+  /** Cut off once with a batch it was in: it runs alone from now on. */
+  alone?: boolean;
   settle(): void;
 }
 
 interface Slot {
   child?: ChildProcess;
-  current?: Pending;
+  /** The requests sent to the worker and not answered yet, in the order it runs them. */
+  batch: Pending[];
 }
 
 const CLOSED_MESSAGE = 'the database is not open: the source was closed';
+/** Requests sent to a worker at once at most. */
+const MAX_BATCH = 16;
+
+/** Reads may share a batch: they run again if the batch is cut off. */
+const batchable = (p: Pending) => p.request.op === 'query' && p.request.readsOnly && !p.alone;
 
 /** Every live worker of every pool, killed when the server process exits however it exits. */
 const live = new Set<ChildProcess>();
@@ -57,7 +70,7 @@ export class SqlitePool {
     private readonly init: WorkerInit,
     size: number,
   ) {
-    this.slots = Array.from({ length: size }, () => ({}));
+    this.slots = Array.from({ length: size }, () => ({ batch: [] }));
   }
 
   /** How many worker processes are running now (for tests and diagnostics). */
@@ -77,7 +90,7 @@ export class SqlitePool {
       const stop = (message: string) => {
         const at = this.queue.indexOf(pending);
         if (at >= 0) this.queue.splice(at, 1);
-        if (pending.slot) this.kill(pending.slot);
+        if (pending.slot) this.kill(pending.slot, pending);
         pending.settle();
         reject(new Error(message));
       };
@@ -85,8 +98,7 @@ export class SqlitePool {
       const onAbort = () => stop(CANCELLED_MESSAGE);
       signal.addEventListener('abort', onAbort, { once: true });
       const pending: Pending = {
-        id: this.nextId++,
-        job,
+        request: { ...job, id: this.nextId++ } as WorkerRequest,
         resolve: (value) => {
           pending.settle();
           resolve(value as T);
@@ -110,23 +122,34 @@ export class SqlitePool {
     this.closed = true;
     for (const pending of this.queue.splice(0)) pending.reject(new Error(CLOSED_MESSAGE));
     for (const slot of this.slots) {
-      const current = slot.current;
+      const batch = slot.batch;
       this.kill(slot);
-      current?.reject(new Error(CLOSED_MESSAGE));
+      for (const pending of batch) pending.reject(new Error(CLOSED_MESSAGE));
     }
   }
 
   private dispatch(): void {
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
-      if (slot.current) continue;
-      const pending = this.queue.shift()!;
+      if (slot.batch.length > 0) continue;
+      const batch = this.take();
       const child = slot.child ?? this.spawn(slot);
-      slot.current = pending;
-      pending.slot = slot;
+      slot.batch = batch;
+      for (const pending of batch) pending.slot = slot;
       child.channel?.ref();
-      child.send({ ...pending.job, id: pending.id });
+      child.send(batch.map((p) => p.request));
     }
+  }
+
+  /** The next request, with the reads queued right behind it when it is a read itself. */
+  private take(): Pending[] {
+    const first = this.queue.shift()!;
+    if (!batchable(first)) return [first];
+    const batch = [first];
+    while (batch.length < MAX_BATCH && this.queue.length > 0 && batchable(this.queue[0]!)) {
+      batch.push(this.queue.shift()!);
+    }
+    return batch;
   }
 
   private spawn(slot: Slot): ChildProcess {
@@ -147,23 +170,31 @@ export class SqlitePool {
     // An idle worker does not keep the server alive; a running request refs the channel.
     child.unref();
     child.channel?.unref();
-    child.on('message', (message: WorkerResponse) => {
-      const current = slot.current;
-      if (slot.child !== child || !current || current.id !== message.id) return;
-      slot.current = undefined;
-      current.slot = undefined;
+    child.on('message', (answers: readonly WorkerResponse[]) => {
+      if (slot.child !== child) return;
+      for (const answer of answers) {
+        // In the batch's order, so almost always the first one.
+        const at = slot.batch.findIndex((p) => p.request.id === answer.id);
+        if (at < 0) continue;
+        const pending = slot.batch.splice(at, 1)[0]!;
+        pending.slot = undefined;
+        if (answer.ok) pending.resolve(answer.value);
+        else pending.reject(new Error(answer.message));
+      }
+      if (slot.batch.length > 0) return;
       child.channel?.unref();
-      if (message.ok) current.resolve(message.value);
-      else current.reject(new Error(message.message));
       this.dispatch();
     });
     const gone = (why: string) => {
       live.delete(child);
       if (slot.child !== child) return;
       slot.child = undefined;
-      const current = slot.current;
-      slot.current = undefined;
-      current?.reject(new Error(`the SQLite worker stopped (${why}); try again`));
+      const batch = slot.batch;
+      slot.batch = [];
+      for (const pending of batch) {
+        pending.slot = undefined;
+        pending.reject(new Error(`the SQLite worker stopped (${why}); try again`));
+      }
       if (!this.closed) this.dispatch();
     };
     child.on('exit', (code, sig) => gone(sig ? `signal ${sig}` : `exit code ${code}`));
@@ -173,12 +204,23 @@ export class SqlitePool {
     return child;
   }
 
-  /** Ends the slot's worker now; the slot's next request starts a new one. */
-  private kill(slot: Slot): void {
+  /**
+   * Ends the slot's worker now; the slot's next request starts a new one. The reads of the batch
+   * other than `culprit` go back to the front of the queue, to run alone.
+   */
+  private kill(slot: Slot, culprit?: Pending): void {
     const child = slot.child;
     slot.child = undefined;
-    if (slot.current) slot.current.slot = undefined;
-    slot.current = undefined;
+    const batch = slot.batch;
+    slot.batch = [];
+    const again: Pending[] = [];
+    for (const pending of batch) {
+      pending.slot = undefined;
+      if (pending === culprit || !culprit) continue;
+      pending.alone = true;
+      again.push(pending);
+    }
+    this.queue.unshift(...again);
     if (child) {
       child.kill('SIGKILL');
       live.delete(child);

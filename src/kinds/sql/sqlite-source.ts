@@ -41,21 +41,14 @@ import type {
   SqlResult,
   SqlStatement,
 } from '../contract/kinds.js';
-import { classifySql } from './classify.js';
+import { verdicts } from './classify.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { quoteDoubled } from './identifiers.js';
 import { renderSql } from './params.js';
-import {
-  CANCELLED_MESSAGE,
-  READ_ONLY_SOURCE_REFUSAL,
-  readOnlyRefusal,
-  rowObjects,
-  timeoutMessage,
-  uniqueColumns,
-} from './result.js';
+import { CANCELLED_MESSAGE, readOnlyRefusal, rowObjects, uniqueColumns } from './result.js';
 import { SqlitePool } from './sqlite-pool.js';
 import { sqliteSourceInfo } from './sqlite-source.info.js';
-import { packValue, unpackRow } from './sqlite-wire.js';
+import { packValue, unpackValue } from './sqlite-wire.js';
 import type { WorkerInit, WorkerQueryResult } from './sqlite-worker.js';
 
 export interface SqliteConfig {
@@ -68,7 +61,6 @@ export interface SqliteConfig {
 }
 
 const MEMORY = ':memory:';
-const WRITE_REFUSAL = 'refused: this statement writes, and this tool only reads';
 /** Prepared statements kept per database; model-written queries (sql-query) would grow it forever. */
 const MAX_PREPARED = 500;
 /** Worker processes per database file; a `:memory:` database has one. */
@@ -186,6 +178,8 @@ function openedSource(
     return stmt;
   };
 
+  const verdictOf = verdicts('sqlite', MAX_PREPARED);
+
   const sql: SqlCapability & { readonly pool: SqlitePool } = {
     dialect: 'sqlite',
     readOnly,
@@ -193,14 +187,14 @@ function openedSource(
     pool,
     check(statement) {
       try {
-        prepare(renderSql(statement, () => '?'));
+        prepare(sqliteText(statement));
         return undefined;
       } catch (err) {
         return (err as Error).message;
       }
     },
     columns(statement) {
-      const stmt = prepare(renderSql(statement, () => '?'));
+      const stmt = prepare(sqliteText(statement));
       if (!stmt.reader) return undefined;
       const columns = stmt.columns();
       const names = uniqueColumns(columns.map((c) => c.name));
@@ -215,24 +209,23 @@ function openedSource(
         throw new Error(`expected ${statement.params.length} values, got ${values.length}`);
       }
       if (options.signal.aborted) throw new Error(CANCELLED_MESSAGE);
-      const text = renderSql(statement, () => '?');
+      const text = sqliteText(statement);
       const readsOnly = readOnly || options.readOnly === true;
       if (readsOnly) {
-        const verdict = classifySql(text, 'sqlite');
+        const verdict = verdictOf(text);
         if (!verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'sqlite'));
       }
       const result = await pool.run<WorkerQueryResult>(
         {
           op: 'query',
           text,
-          values: values.map((v) => packValue(bindable(v))),
+          values: values.map(bindable),
           readsOnly,
-          refusal: readOnly ? READ_ONLY_SOURCE_REFUSAL : WRITE_REFUSAL,
           maxRows: options.maxRows,
           maxBytes,
           offset: options.offset ?? 0,
           deadline: Date.now() + options.timeoutMs,
-          timeoutMessage: timeoutMessage(options.timeoutMs),
+          timeoutMs: options.timeoutMs,
         },
         options.timeoutMs,
         options.signal,
@@ -242,7 +235,7 @@ function openedSource(
       }
       return {
         columns: result.columns,
-        rows: rowObjects(result.columns, (result.rows as unknown[][]).map(unpackRow)),
+        rows: rowObjects(result.columns, result.rows as unknown[][], unpackValue),
         truncated: result.truncated,
         ...(result.cutByBytes && {
           note: `The rows were cut at ${result.rows.length} because the next row would pass the source's byte budget (maxBytes: ${maxBytes}); select fewer or smaller columns, e.g. length(col) or substr(col, 1, 200) instead of a big value.`,
@@ -273,11 +266,25 @@ function openedSource(
   };
 }
 
-/** Booleans as 1/0, objects as JSON text, integers as SQLite INTEGER (a JS number binds as REAL). */
+/**
+ * Booleans as 1/0, objects as JSON text, bigints and bytes tagged for the channel (the worker binds
+ * a safe integer as SQLite INTEGER: sqlite-wire.ts).
+ */
 function bindable(value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
-  if (typeof value === 'string' || typeof value === 'bigint' || value instanceof Uint8Array) return value;
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  if (typeof value === 'bigint' || value instanceof Uint8Array) return packValue(value);
   return JSON.stringify(value);
+}
+
+/** The SQLite text of a statement (`?` placeholders), made once per statement object. */
+const texts = new WeakMap<SqlStatement, string>();
+function sqliteText(statement: SqlStatement): string {
+  let text = texts.get(statement);
+  if (text === undefined) {
+    text = renderSql(statement, () => '?');
+    texts.set(statement, text);
+  }
+  return text;
 }

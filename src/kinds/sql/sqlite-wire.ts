@@ -4,6 +4,9 @@
  * the two values JSON cannot hold are tagged: a bigint as `{ $i: "<digits>" }`, bytes as
  * `{ $b: "<base64>" }`. No other object is a bound value (objects are bound as JSON text) or a
  * SQLite value, so a tagged object is never ambiguous.
+ *
+ * A bound integer crosses as a plain number and becomes a bigint in the worker (`bindValue`): a JS
+ * number binds as REAL (`SELECT :n` would answer 1.0).
  */
 
 type Tagged = { $i: string } | { $b: string };
@@ -23,19 +26,17 @@ export function unpackValue(value: unknown): unknown {
   return value;
 }
 
+/** A bound value as the worker binds it: safe integers as SQLite INTEGER, tagged values unpacked. */
+export function bindValue(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
+  return unpackValue(value);
+}
+
 /** Packs a row in place when it holds a value to tag (most rows hold none and are left as they are). */
 export function packRow(row: unknown[]): unknown[] {
   for (let i = 0; i < row.length; i++) {
     const v = row[i];
     if (typeof v === 'bigint' || v instanceof Uint8Array) row[i] = packValue(v);
-  }
-  return row;
-}
-
-export function unpackRow(row: unknown[]): unknown[] {
-  for (let i = 0; i < row.length; i++) {
-    const v = row[i];
-    if (v !== null && typeof v === 'object') row[i] = unpackValue(v);
   }
   return row;
 }

@@ -11,11 +11,16 @@
  * Rows are read under two budgets, checked before a row is kept: `maxRows`, and `maxBytes`, the sum
  * of the sizes of the values kept (text and blob lengths, 8 per number), so a flood of big values
  * stops at the budget instead of filling memory.
+ *
+ * A message holds a batch of requests (the pool sends several reads at once when they queue up:
+ * one write and one wake-up each way for all of them), run in order. Their answers go back together,
+ * or sooner once they hold more than FLUSH_BYTES, so a batch never holds more than one big result.
+ * A request whose deadline passed while it waited is answered with its timeout, not run.
  */
 import Database from 'better-sqlite3';
 import { sqliteSchemaReader } from './introspect-sqlite.js';
-import { uniqueColumns } from './result.js';
-import { packRow, unpackValue } from './sqlite-wire.js';
+import { READ_ONLY_SOURCE_REFUSAL, timeoutMessage, uniqueColumns, valueBytes } from './result.js';
+import { bindValue, packRow } from './sqlite-wire.js';
 
 export interface WorkerInit {
   readonly op: 'init';
@@ -35,12 +40,13 @@ export type WorkerRequest =
       readonly values: readonly unknown[];
       /** The statement must be a read (SQLite's own verdict on the prepared statement). */
       readonly readsOnly: boolean;
-      readonly refusal: string;
       readonly maxRows: number;
       readonly maxBytes: number;
       readonly offset: number;
+      /** Date.now() past which the query stops (checked before it starts and after each row). */
       readonly deadline: number;
-      readonly timeoutMessage: string;
+      /** The time limit the deadline stands for, for the message. */
+      readonly timeoutMs: number;
     }
   | { readonly id: number; readonly op: 'tables' }
   | { readonly id: number; readonly op: 'describe'; readonly name: string };
@@ -54,19 +60,24 @@ export interface WorkerQueryResult {
   readonly changes?: number;
 }
 
+/** The answers to a batch come back as an array of these, in the batch's order. */
 export type WorkerResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly message: string };
 
 /** Prepared statements kept per connection; model-written queries (sql-query) would grow it forever. */
 const MAX_PREPARED = 500;
+/** Answers of a batch are sent once they hold about this many bytes of values, not at its end only. */
+const FLUSH_BYTES = 64 * 1024;
+const WRITE_REFUSAL = 'refused: this statement writes, and this tool only reads';
 
-/** The bytes a value holds, as the budget counts them. */
-export function valueBytes(value: unknown): number {
-  if (value === null || value === undefined) return 0;
-  if (typeof value === 'string') return value.length;
-  if (value instanceof Uint8Array) return value.byteLength;
-  return 8;
+/** A prepared statement with what every run of it asks (each a call into the native module). */
+interface Prepared {
+  readonly stmt: Database.Statement<unknown[]>;
+  readonly reader: boolean;
+  readonly readonly: boolean;
+  /** The unique column names of a reader. */
+  readonly columns: readonly string[];
 }
 
 function openConnection(init: WorkerInit): Database.Database {
@@ -87,71 +98,111 @@ function openConnection(init: WorkerInit): Database.Database {
 function serve(): void {
   let db: Database.Database | undefined;
   let openError: string | undefined;
-  const prepared = new Map<string, Database.Statement<unknown[]>>();
-  const prepare = (conn: Database.Database, text: string) => {
-    let stmt = prepared.get(text);
-    if (!stmt) {
-      stmt = conn.prepare<unknown[]>(text);
+  let refusal = WRITE_REFUSAL;
+  const prepared = new Map<string, Prepared>();
+  const prepare = (conn: Database.Database, text: string): Prepared => {
+    let entry = prepared.get(text);
+    if (!entry) {
+      const stmt = conn.prepare<unknown[]>(text);
+      const reader = stmt.reader;
+      // Raw rows (arrays) once and for all: the statement is only ever run by `query`.
+      if (reader) stmt.raw(true);
+      entry = {
+        stmt,
+        reader,
+        readonly: stmt.readonly,
+        columns: reader ? uniqueColumns(stmt.columns().map((c) => c.name)) : [],
+      };
       if (prepared.size >= MAX_PREPARED) prepared.delete(prepared.keys().next().value as string);
-      prepared.set(text, stmt);
+      prepared.set(text, entry);
     }
-    return stmt;
+    return entry;
   };
 
-  const query = (conn: Database.Database, r: WorkerRequest & { op: 'query' }): WorkerQueryResult => {
-    const stmt = prepare(conn, r.text);
-    const values = r.values.map(unpackValue);
+  /** The result, and the bytes of values it holds. */
+  const query = (
+    conn: Database.Database,
+    r: WorkerRequest & { op: 'query' },
+  ): { value: WorkerQueryResult; bytes: number } => {
+    if (Date.now() > r.deadline) throw new Error(timeoutMessage(r.timeoutMs));
+    const { stmt, reader, readonly, columns } = prepare(conn, r.text);
+    const values = r.values.map(bindValue);
     // SQLite's own verdict backs the classifier up: it knows what the compiled program does.
-    if (r.readsOnly && !stmt.readonly) throw new Error(r.refusal);
-    if (!stmt.reader) {
+    if (r.readsOnly && !readonly) throw new Error(refusal);
+    if (!reader) {
       const { changes } = stmt.run(...values);
-      return { columns: [], rows: [], truncated: false, changes };
+      return { value: { columns: [], rows: [], truncated: false, changes }, bytes: 0 };
     }
-    const columns = uniqueColumns(stmt.columns().map((c) => c.name));
     const rows: unknown[][] = [];
     let skip = r.offset;
     let bytes = 0;
     // Leaving the loop early (break or throw) resets the statement and releases its read lock.
-    for (const row of stmt.raw(true).iterate(...values) as Iterable<unknown[]>) {
+    for (const row of stmt.iterate(...values) as Iterable<unknown[]>) {
       if (skip > 0) skip--;
-      else if (rows.length >= r.maxRows) return { columns, rows, truncated: true };
+      else if (rows.length >= r.maxRows) return { value: { columns, rows, truncated: true }, bytes };
       else {
         let size = 0;
         for (const value of row) size += valueBytes(value);
-        if (bytes + size > r.maxBytes) return { columns, rows, truncated: true, cutByBytes: true };
+        if (bytes + size > r.maxBytes) {
+          return { value: { columns, rows, truncated: true, cutByBytes: true }, bytes };
+        }
         bytes += size;
         rows.push(packRow(row));
       }
-      if (Date.now() > r.deadline) throw new Error(r.timeoutMessage);
+      if (Date.now() > r.deadline) throw new Error(timeoutMessage(r.timeoutMs));
     }
-    return { columns, rows, truncated: false };
+    return { value: { columns, rows, truncated: false }, bytes };
   };
 
-  const handle = async (message: WorkerRequest): Promise<WorkerResponse> => {
+  const handle = async (message: WorkerRequest): Promise<{ response: WorkerResponse; bytes: number }> => {
     try {
       if (!db) throw new Error(openError ?? 'the SQLite worker was not initialised');
-      if (message.op === 'query') return { id: message.id, ok: true, value: query(db, message) };
+      if (message.op === 'query') {
+        const { value, bytes } = query(db, message);
+        return { response: { id: message.id, ok: true, value }, bytes };
+      }
       // The reader's methods are synchronous underneath; here they block only this process.
       const reader = sqliteSchemaReader(db);
       const signal = new AbortController().signal;
       const value =
         message.op === 'tables' ? await reader.tables(signal) : await reader.describe(message.name, signal);
-      return { id: message.id, ok: true, value };
+      return { response: { id: message.id, ok: true, value }, bytes: FLUSH_BYTES };
     } catch (err) {
-      return { id: message.id, ok: false, message: (err as Error).message };
+      return { response: { id: message.id, ok: false, message: (err as Error).message }, bytes: 0 };
     }
   };
 
-  process.on('message', (message: WorkerInit | WorkerRequest) => {
-    if (message.op === 'init') {
+  const run = async (batch: readonly WorkerRequest[]) => {
+    let answers: WorkerResponse[] = [];
+    let bytes = 0;
+    for (const request of batch) {
+      const answer = await handle(request);
+      answers.push(answer.response);
+      bytes += answer.bytes;
+      if (bytes >= FLUSH_BYTES) {
+        process.send?.(answers);
+        answers = [];
+        bytes = 0;
+      }
+    }
+    if (answers.length > 0) process.send?.(answers);
+  };
+
+  // Batches run one after the other, in the order they came.
+  let done: Promise<void> = Promise.resolve();
+  process.on('message', (message: WorkerInit | readonly WorkerRequest[]) => {
+    if (!Array.isArray(message)) {
+      const init = message as WorkerInit;
+      if (init.readOnly) refusal = READ_ONLY_SOURCE_REFUSAL;
       try {
-        db = openConnection(message);
+        db = openConnection(init);
       } catch (err) {
         openError = `the SQLite worker could not open the database: ${(err as Error).message}`;
       }
       return;
     }
-    void handle(message).then((response) => process.send?.(response));
+    // A batch that cannot be answered (the channel closed) must not stop the ones after it.
+    done = done.then(() => run(message)).catch(() => undefined);
   });
   // The server is gone (it ended, or closed the channel): so is this worker.
   process.on('disconnect', () => process.exit(0));

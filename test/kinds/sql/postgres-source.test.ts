@@ -186,3 +186,31 @@ test('identifiers are quoted with pg escapeIdentifier', { skip }, () => {
   assert.equal(ro.dialect, 'postgres');
   assert.deepEqual(ro.defaults, { maxRows: 3, timeoutMs: 4000 });
 });
+
+test('a read prepared on a connection still runs after a schema change alters what it returns', {
+  skip,
+}, async () => {
+  // One connection, so the second read meets the statement the first one prepared.
+  const { sql, opened } = await db.open({ poolSize: 1 });
+  closers.push(() => opened.dispose());
+  await db.admin('CREATE TABLE plan_change (a integer)');
+  await db.admin('INSERT INTO plan_change VALUES (1)');
+  for (let i = 0; i < 3; i++)
+    assert.deepEqual((await run(sql, 'SELECT * FROM plan_change')).rows, [{ a: 1 }]);
+  await db.admin("ALTER TABLE plan_change ADD COLUMN b text DEFAULT 'x'");
+  assert.deepEqual((await run(sql, 'SELECT * FROM plan_change')).rows, [{ a: 1, b: 'x' }]);
+  assert.deepEqual((await run(sql, 'SELECT * FROM plan_change')).rows, [{ a: 1, b: 'x' }]);
+});
+
+test('a call that resets its session (DISCARD ALL) leaves the next read on that connection working', {
+  skip,
+}, async () => {
+  const { sql, opened } = await db.open({ poolSize: 1 });
+  closers.push(() => opened.dispose());
+  assert.deepEqual((await run(sql, 'SELECT 7 AS seven')).rows, [{ seven: 7 }]);
+  // SHOW is no row set: it takes the other path, which ends in DISCARD ALL (prepared statements too).
+  assert.equal((await run(sql, 'SHOW statement_timeout')).rows.length, 1);
+  assert.deepEqual((await run(sql, 'SELECT 7 AS seven')).rows, [{ seven: 7 }]);
+  // A continuation page takes that path too.
+  assert.deepEqual((await run(sql, 'SELECT 7 AS seven', [], { offset: 0 })).rows, [{ seven: 7 }]);
+});

@@ -130,3 +130,35 @@ test('the read-only checks still hold in the worker', async () => {
   await assert.rejects(run(sql, 'SELECT * FROM nope'), /no such table: nope/);
   await opened.dispose();
 });
+
+test('reads queued behind a busy worker go as one batch; one that runs away does not take the others with it', async () => {
+  // One worker (:memory:), so the reads asked while it runs the first one queue up and go together.
+  const { opened, sql, pool } = await open({ path: ':memory:' });
+  await run(sql, 'SELECT 1'); // the worker is up, so the runaway is sent before its time is out
+  const [worker] = pool.pids;
+  const first = run(sql, 'SELECT count(*) AS n FROM t');
+  const runaway = assert.rejects(run(sql, RUNAWAY, 400), /took longer than 400 ms and was stopped/);
+  const others = [1, 2, 3].map((x) => run(sql, `SELECT x FROM t WHERE x = ${x}`));
+  assert.deepEqual((await first).rows, [{ n: 3 }]);
+  await runaway;
+  assert.ok(await gone(worker!), 'the runaway worker is still running');
+  // Cut off with the runaway's worker, they ran again on the next one.
+  assert.deepEqual(
+    (await Promise.all(others)).map((r) => r.rows),
+    [[{ x: 1 }], [{ x: 2 }], [{ x: 3 }]],
+  );
+  assert.equal(pool.running, 1);
+  await opened.dispose();
+});
+
+test('many reads at once all get their own rows, whatever batches they share', async () => {
+  const { opened, sql } = await open({});
+  const results = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => run(sql, `SELECT x, ${i} AS i FROM t WHERE x = ${(i % 3) + 1}`)),
+  );
+  assert.deepEqual(
+    results.map((r) => r.rows),
+    results.map((_, i) => [{ x: (i % 3) + 1, i }]),
+  );
+  await opened.dispose();
+});
