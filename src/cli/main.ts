@@ -10,6 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { manifestPath } from './manifest-arg.js';
 import { readPackageVersion } from './package-version.js';
+import { keepYoungGenerationSmall } from './young-generation.js';
+
+// Before any manifest is read: a large one otherwise grows the young generation to 32 MB for good.
+keepYoungGenerationSmall();
 
 /**
  * Each command's module loads only when that command runs: `mcp-run mcp.yaml` is started by a
