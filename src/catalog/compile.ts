@@ -22,24 +22,15 @@ import {
   problems,
   sortByPosition,
 } from '../errors.js';
-import type {
-  EntryContext,
-  EntryPath,
-  KindContext,
-  Logger,
-  OpenedSource,
-  SourceCapabilities,
-  TaskSupport,
-  ToolCommon,
-} from '../kinds/contract/kinds.js';
+import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
 import type { EntryConfig, EntrySection, LoadedManifest } from '../manifest/types.js';
 import { entrySteps, withStepInputs } from '../steps/entry.js';
 import { guardPrompt } from '../steps/prompt.js';
 import type { StepsConfig } from '../steps/schema.js';
-import { suggest } from '../util/suggest.js';
 import { claimInputs, refuseVerbatimClaims } from './claims.js';
+import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { createSchemaCompiler } from './schemas.js';
 import { wrapTool } from './tool.js';
@@ -61,8 +52,6 @@ import type {
  * tools. 1,000 sql tools are about 270 KB of JSON, well within what clients read in one message.
  */
 const DEFAULT_PAGE_SIZE = 1000;
-
-type OpenedSources = Map<string, { kind: string; opened: OpenedSource }>;
 
 export interface CompileOptions {
   /** Open no source: check only what needs no service (and no secret). */
@@ -98,14 +87,15 @@ async function compileWith(
   const warn = (warning: Diagnostic) =>
     options.onWarning ? options.onWarning(warning) : log.warn(formatDiagnostic(warning));
   for (const warning of manifest.warnings ?? []) warn(warning);
-  // Closures made here outlive the compile (the catalog's dispose, a kind's kept context), and V8
-  // keeps every variable they share alive with them: the manifest, and through it the parsed YAML
-  // document, was 60 MB of a 10,000-tool catalog. So they reach it through `loaded`, let go below.
-  let loaded: LoadedManifest | undefined = manifest;
-  const report = (path: EntryPath, problem: Problem) => {
-    // After the compile nobody reads `diagnostics`: a late report had, and has, no effect.
-    if (loaded !== undefined) diagnostics.push(loaded.diagnose(path, problem));
-  };
+  const { data, baseDir } = manifest;
+  // The files the manifest includes and its `${file:…}` secrets shape the catalog: watched, with no
+  // resource of their own.
+  const watched = new Map<string, string[]>((manifest.includes ?? []).map((file) => [file, []]));
+  for (const path of manifest.secretFiles ?? []) watched.set(path, []);
+  // Every entry's context (entry-context.ts) reaches the manifest through `scope`, which lets go of
+  // it when the compile is over: the contexts outlive it.
+  const scope = new CompileScope(manifest, baseDir, log, diagnostics, warn, sources, watched);
+  const report = (path: EntryPath, problem: Problem) => scope.report(path, problem);
   /** Runs one kind's open or compile; a throw, sync or async, fails the entry instead of escaping. */
   const guard = async <T>(section: EntrySection, name: string, call: () => T | Promise<T>) => {
     try {
@@ -118,74 +108,24 @@ async function compileWith(
       return undefined;
     }
   };
-  const { data, baseDir } = manifest;
-  // Only the names: a closure below (entryContext's source) outlives the compile, and must not keep
-  // `data` (every entry's config) alive through the context it shares with the others.
-  const declaredSources = new Set(Object.keys(data.sources ?? {}));
-  // Through `loaded` too: `manifest.skipped` reaches the parsed YAML document.
-  const entries = (section: EntrySection): [string, EntryConfig][] =>
-    Object.entries(loaded?.data[section] ?? {}).filter(([name]) => !loaded?.skipped?.(section, name));
-  /** While compiling, a kind's warning is about its entry; later (at run time) it is just logged. */
-  const entryLog = (section: EntrySection, name: string): Logger => ({
-    debug: (m) => log.debug(m),
-    info: (m) => log.info(m),
-    error: (m) => log.error(m),
-    warn: (message) => {
-      if (loaded === undefined) return log.warn(message);
-      warn({ ...loaded.diagnose([section, name], problems.ENTRY_WARNING(message)), severity: 'warning' });
-    },
-  });
-
-  // The files the manifest includes and its `${file:…}` secrets shape the catalog: watched, with no
-  // resource of their own.
-  const watched = new Map<string, string[]>((manifest.includes ?? []).map((file) => [file, []]));
-  for (const path of manifest.secretFiles ?? []) watched.set(path, []);
-  const kindContext = (section: EntrySection, name: string): KindContext => ({
-    name,
-    baseDir,
-    log: entryLog(section, name),
-    error: (at, problem) => report([section, name, ...at], problem),
-    watch: (path, uri) => {
-      const uris = watched.get(path) ?? [];
-      if (uri !== undefined && !uris.includes(uri)) uris.push(uri);
-      watched.set(path, uris);
-    },
-  });
+  // Through the scope too: `manifest.skipped` reaches the parsed YAML document.
+  const entries = (section: EntrySection): [string, EntryConfig][] => {
+    const loaded = scope.manifest;
+    return Object.entries(loaded?.data[section] ?? {}).filter(([name]) => !loaded?.skipped?.(section, name));
+  };
 
   for (const [name, cfg] of options.offline ? [] : entries('sources')) {
     const kind = registry.get('sources', cfg.kind);
-    const opened = await guard('sources', name, () => kind?.open(cfg, kindContext('sources', name)));
+    const opened = await guard('sources', name, () => kind?.open(cfg, scope.entry('sources', name)));
     if (opened) sources.set(name, { kind: cfg.kind, opened });
   }
-
-  const entryContext = (section: EntrySection, name: string): EntryContext => ({
-    ...kindContext(section, name),
-    source<K extends keyof SourceCapabilities>(sourceName: string, capability: K, at: EntryPath) {
-      const found = sources.get(sourceName);
-      if (found) {
-        const cap = found.opened.capabilities[capability];
-        if (!cap)
-          report([section, name, ...at], problems.SOURCE_INCOMPATIBLE(sourceName, found.kind, capability));
-        return cap;
-      }
-      // A declared source that failed to open has its own error already; do not pile on.
-      if (!declaredSources.has(sourceName)) {
-        const known = [...declaredSources];
-        report(
-          [section, name, ...at],
-          problems.SOURCE_UNKNOWN(sourceName, known, suggest(sourceName, known)),
-        );
-      }
-      return undefined;
-    },
-  });
 
   const compileSchema = createSchemaCompiler();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
-    const ctx = entryContext('tools', name);
+    const ctx = scope.entry('tools', name);
     const verbatim = given.inputSchema;
     if (verbatim !== undefined && given.input !== undefined)
       report(
@@ -270,9 +210,7 @@ async function compileWith(
   const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
   for (const [name, cfg] of entries('resources')) {
     const kind = registry.get('resources', cfg.kind);
-    const compiled = await guard('resources', name, () =>
-      kind?.compile(cfg, entryContext('resources', name)),
-    );
+    const compiled = await guard('resources', name, () => kind?.compile(cfg, scope.entry('resources', name)));
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
       const owner = owners.get(uri);
@@ -286,7 +224,7 @@ async function compileWith(
 
   const prompts = new Map<string, CatalogPrompt>();
   for (const [name, cfg] of entries('prompts')) {
-    const ctx = entryContext('prompts', name);
+    const ctx = scope.entry('prompts', name);
     const args = Object.keys((cfg as { arguments?: object }).arguments ?? {});
     const steps = entrySteps(cfg as StepsConfig, args, ctx);
     const kindConfig = withStepInputs(cfg, 'arguments', steps, () => ({ required: false }));
@@ -297,7 +235,7 @@ async function compileWith(
 
   // compileCatalog disposes the sources opened so far.
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
-  loaded = undefined;
+  scope.finish();
 
   let disposed: Promise<unknown> | undefined;
   return {
