@@ -32,7 +32,7 @@ import type { StepsConfig } from '../steps/schema.js';
 import { claimInputs, refuseVerbatimClaims } from './claims.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
-import { createSchemaCompiler } from './schemas.js';
+import { createSchemaCompiler, internSchemas } from './schemas.js';
 import { wrapTool } from './tool.js';
 import type {
   Catalog,
@@ -121,6 +121,7 @@ async function compileWith(
   }
 
   const compileSchema = createSchemaCompiler();
+  const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
@@ -165,16 +166,18 @@ async function compileWith(
     );
     if (verbatim === undefined) checkInputKeywords(common.input, inputAt, report);
     // A kind may add arguments of its own and supply a description and outputSchema the manifest left out.
-    const inputSchema =
+    const inputSchema = intern(
       verbatim === undefined
         ? (buildInputSchema({ ...claims.shownInput, ...compiled?.input }) as JsonSchema)
-        : withKindArguments(verbatim, compiled?.input);
+        : withKindArguments(verbatim, compiled?.input),
+    );
     const validateArgs = tryCompile(compileSchema, inputSchema, inputAt, report);
     // A tool whose result is the model's reply (a sample after the action) has no structured result.
     // A kind's derived schema is listed only with `server.outputSchemas: derived`: it was two thirds
     // of a sql tool's descriptor, paid for in every tools/list (and by models whose host sends it).
     const derived = deriveOutputs && !steps?.after ? compiled?.outputSchema : undefined;
-    const outputSchema = common.outputSchema ?? derived;
+    const declaredOutput = common.outputSchema ?? derived;
+    const outputSchema = declaredOutput === undefined ? undefined : intern(declaredOutput);
     const validateOutput = outputSchema
       ? tryCompile(compileSchema, outputSchema, ['tools', name, 'outputSchema'], report)
       : undefined;

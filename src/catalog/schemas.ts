@@ -25,7 +25,19 @@ let metaChecker: Ajv2020 | undefined;
  */
 export function createSchemaCompiler(): (schema: JsonSchema) => Validator {
   let ajv: Ajv2020 | undefined;
+  // The same schema object (equal schemas interned by compile, see internSchemas) is checked and
+  // compiled once, and its tools share one validator.
+  const made = new WeakMap<JsonSchema, Validator>();
   return (schema) => {
+    let validator = made.get(schema);
+    if (validator === undefined) {
+      validator = makeValidator(schema);
+      made.set(schema, validator);
+    }
+    return validator;
+  };
+
+  function makeValidator(schema: JsonSchema): Validator {
     // The build's precompiled meta-schema check when the schema is 2020-12 (precompiled.ts).
     const built = precompiledMeta('meta-2020-12-user', schema);
     let valid: boolean;
@@ -52,6 +64,22 @@ export function createSchemaCompiler(): (schema: JsonSchema) => Validator {
       }
       return validate(value) ? undefined : describeErrors(validate.errors ?? []);
     };
+  }
+}
+
+/**
+ * One object for schemas with the same JSON text, for the life of one compile: generated and
+ * repetitive manifests give many tools the same arguments (10,000 tools with one `q: string` were
+ * 10,000 copies of the schema, each with its validator). Served and validated exactly as before.
+ */
+export function internSchemas(): (schema: JsonSchema) => JsonSchema {
+  const seen = new Map<string, JsonSchema>();
+  return (schema) => {
+    const key = JSON.stringify(schema);
+    const first = seen.get(key);
+    if (first !== undefined) return first;
+    seen.set(key, schema);
+    return schema;
   };
 }
 
