@@ -182,7 +182,11 @@ async function compileWith(
       ? tryCompile(compileSchema, outputSchema, ['tools', name, 'outputSchema'], report)
       : undefined;
     if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
-    const annotations = { ...compiled.annotations, ...common.annotations };
+    // The kind's own object when the manifest adds none (the tool keeps `compiled` anyway).
+    const annotations =
+      common.annotations === undefined
+        ? (compiled.annotations ?? {})
+        : { ...compiled.annotations, ...common.annotations };
     const description = common.description ?? compiled.description;
     const task = taskMode(common.task, compiled.defaultTaskSupport);
     const descriptor = {
@@ -303,8 +307,19 @@ function serverInfo(manifest: LoadedManifest): ServerInfo {
 /** A tool's `task` field (string or object form) with the kind's default filled in. */
 function taskMode(field: ToolCommon['task'], kindDefault: TaskSupport | undefined): ToolTaskMode {
   const given = typeof field === 'string' ? { support: field } : (field ?? {});
-  return { support: given.support ?? kindDefault ?? 'forbidden', steps: given.steps ?? 'in-task' };
+  const support = given.support ?? kindDefault ?? 'forbidden';
+  const steps = given.steps ?? 'in-task';
+  // Six possible values: one frozen object each rather than one per tool.
+  const key = `${support}/${steps}`;
+  let mode = TASK_MODES.get(key);
+  if (mode === undefined) {
+    mode = Object.freeze({ support, steps });
+    TASK_MODES.set(key, mode);
+  }
+  return mode;
 }
+
+const TASK_MODES = new Map<string, ToolTaskMode>();
 
 /** The top-level `properties` of a verbatim input schema: the argument names kinds and steps see. */
 function topLevelProperties(schema: JsonSchema): Record<string, JsonSchema> {
