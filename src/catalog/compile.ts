@@ -23,16 +23,7 @@ import {
   problems,
   sortByPosition,
 } from '../errors.js';
-import type {
-  EntryContext,
-  EntryPath,
-  KindContext,
-  Logger,
-  OpenedSource,
-  SourceCapabilities,
-  TaskSupport,
-  ToolCommon,
-} from '../kinds/contract/kinds.js';
+import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
 import {
@@ -44,10 +35,10 @@ import {
 import { entrySteps, withStepInputs } from '../steps/entry.js';
 import { guardPrompt } from '../steps/prompt.js';
 import type { StepsConfig } from '../steps/schema.js';
-import { suggest } from '../util/suggest.js';
 import { claimInputs, refuseVerbatimClaims } from './claims.js';
+import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
-import { createSchemaCompiler } from './schemas.js';
+import { createSchemaCompiler, internSchemas } from './schemas.js';
 import { wrapTool } from './tool.js';
 import type {
   Catalog,
@@ -67,8 +58,6 @@ import type {
  * tools. 1,000 sql tools are about 270 KB of JSON, well within what clients read in one message.
  */
 const DEFAULT_PAGE_SIZE = 1000;
-
-type OpenedSources = Map<string, { kind: string; opened: OpenedSource }>;
 
 export interface CompileOptions {
   /** Open no source: check only what needs no service (and no secret). */
@@ -104,14 +93,15 @@ async function compileWith(
   const warn = (warning: Diagnostic) =>
     options.onWarning ? options.onWarning(warning) : log.warn(formatDiagnostic(warning));
   for (const warning of manifest.warnings ?? []) warn(warning);
-  // Closures made here outlive the compile (the catalog's dispose, a kind's kept context), and V8
-  // keeps every variable they share alive with them: the manifest, and through it the parsed YAML
-  // document, was 60 MB of a 10,000-tool catalog. So they reach it through `loaded`, let go below.
-  let loaded: LoadedManifest | undefined = manifest;
-  const report = (path: EntryPath, problem: Problem) => {
-    // After the compile nobody reads `diagnostics`: a late report had, and has, no effect.
-    if (loaded !== undefined) diagnostics.push(loaded.diagnose(path, problem));
-  };
+  const { data, baseDir } = manifest;
+  // The files the manifest includes and its `${file:…}` secrets shape the catalog: watched, with no
+  // resource of their own.
+  const watched = new Map<string, string[]>((manifest.includes ?? []).map((file) => [file, []]));
+  for (const path of manifest.secretFiles ?? []) watched.set(path, []);
+  // Every entry's context (entry-context.ts) reaches the manifest through `scope`, which lets go of
+  // it when the compile is over: the contexts outlive it.
+  const scope = new CompileScope(manifest, baseDir, log, diagnostics, warn, sources, watched);
+  const report = (path: EntryPath, problem: Problem) => scope.report(path, problem);
   /** Runs one kind's open or compile; a throw, sync or async, fails the entry instead of escaping. */
   const guard = async <T>(section: EntrySection, name: string, call: () => T | Promise<T>) => {
     try {
@@ -124,77 +114,28 @@ async function compileWith(
       return undefined;
     }
   };
-  const { data, baseDir } = manifest;
-  // Only the names: a closure below (entryContext's source) outlives the compile, and must not keep
-  // `data` (every entry's config) alive through the context it shares with the others.
-  const declaredSources = new Set(Object.keys(data.sources ?? {}));
-  // Through `loaded` too: `manifest.skipped` reaches the parsed YAML document.
-  const entries = (section: EntrySection): [string, EntryConfig][] =>
-    Object.entries(loaded?.data[section] ?? {}).filter(([name]) => !loaded?.skipped?.(section, name));
-  /** While compiling, a kind's warning is about its entry; later (at run time) it is just logged. */
-  const entryLog = (section: EntrySection, name: string): Logger => ({
-    debug: (m) => log.debug(m),
-    info: (m) => log.info(m),
-    error: (m) => log.error(m),
-    warn: (message) => {
-      if (loaded === undefined) return log.warn(message);
-      warn({ ...loaded.diagnose([section, name], problems.ENTRY_WARNING(message)), severity: 'warning' });
-    },
-  });
-
-  // The files the manifest includes and its `${file:…}` secrets shape the catalog: watched, with no
-  // resource of their own.
-  const watched = new Map<string, string[]>((manifest.includes ?? []).map((file) => [file, []]));
-  for (const path of manifest.secretFiles ?? []) watched.set(path, []);
-  const kindContext = (section: EntrySection, name: string): KindContext => ({
-    name,
-    baseDir,
-    log: entryLog(section, name),
-    error: (at, problem) => report([section, name, ...at], problem),
-    watch: (path, uri) => {
-      const uris = watched.get(path) ?? [];
-      if (uri !== undefined && !uris.includes(uri)) uris.push(uri);
-      watched.set(path, uris);
-    },
-  });
+  // Through the scope too: `manifest.skipped` reaches the parsed YAML document.
+  const entries = (section: EntrySection): [string, EntryConfig][] => {
+    const loaded = scope.manifest;
+    return Object.entries(loaded?.data[section] ?? {}).filter(([name]) => !loaded?.skipped?.(section, name));
+  };
 
   // The kinds this manifest names, imported together before anything compiles; no other is loaded.
   const kinds = await loadKinds(registry, entries, options.offline === true);
 
   for (const [name, cfg] of options.offline ? [] : entries('sources')) {
     const kind = kinds.sources.get(cfg.kind);
-    const opened = await guard('sources', name, () => kind?.open(cfg, kindContext('sources', name)));
+    const opened = await guard('sources', name, () => kind?.open(cfg, scope.entry('sources', name)));
     if (opened) sources.set(name, { kind: cfg.kind, opened });
   }
 
-  const entryContext = (section: EntrySection, name: string): EntryContext => ({
-    ...kindContext(section, name),
-    source<K extends keyof SourceCapabilities>(sourceName: string, capability: K, at: EntryPath) {
-      const found = sources.get(sourceName);
-      if (found) {
-        const cap = found.opened.capabilities[capability];
-        if (!cap)
-          report([section, name, ...at], problems.SOURCE_INCOMPATIBLE(sourceName, found.kind, capability));
-        return cap;
-      }
-      // A declared source that failed to open has its own error already; do not pile on.
-      if (!declaredSources.has(sourceName)) {
-        const known = [...declaredSources];
-        report(
-          [section, name, ...at],
-          problems.SOURCE_UNKNOWN(sourceName, known, suggest(sourceName, known)),
-        );
-      }
-      return undefined;
-    },
-  });
-
   const compileSchema = createSchemaCompiler();
+  const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
-    const ctx = entryContext('tools', name);
+    const ctx = scope.entry('tools', name);
     const verbatim = given.inputSchema;
     if (verbatim !== undefined && given.input !== undefined)
       report(
@@ -234,10 +175,11 @@ async function compileWith(
     );
     if (verbatim === undefined) checkInputKeywords(common.input, inputAt, report);
     // A kind may add arguments of its own and supply a description and outputSchema the manifest left out.
-    const inputSchema =
+    const inputSchema = intern(
       verbatim === undefined
         ? (buildInputSchema({ ...claims.shownInput, ...compiled?.input }) as JsonSchema)
-        : withKindArguments(verbatim, compiled?.input);
+        : withKindArguments(verbatim, compiled?.input),
+    );
     // A verbatim inputSchema meets the meta-schema here; `input:`'s properties did at validation.
     const validateArgs = tryCompile(
       (schema) => compileSchema(schema, verbatim === undefined ? 'meta-checked' : undefined),
@@ -249,7 +191,8 @@ async function compileWith(
     // A kind's derived schema is listed only with `server.outputSchemas: derived`: it was two thirds
     // of a sql tool's descriptor, paid for in every tools/list (and by models whose host sends it).
     const derived = deriveOutputs && !steps?.after ? compiled?.outputSchema : undefined;
-    const outputSchema = common.outputSchema ?? derived;
+    const declaredOutput = common.outputSchema ?? derived;
+    const outputSchema = declaredOutput === undefined ? undefined : intern(declaredOutput);
     const validateOutput = outputSchema
       ? tryCompile(
           (schema) => compileSchema(schema, 'meta-checked'),
@@ -259,7 +202,11 @@ async function compileWith(
         )
       : undefined;
     if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
-    const annotations = { ...compiled.annotations, ...common.annotations };
+    // The kind's own object when the manifest adds none (the tool keeps `compiled` anyway).
+    const annotations =
+      common.annotations === undefined
+        ? (compiled.annotations ?? {})
+        : { ...compiled.annotations, ...common.annotations };
     const description = common.description ?? compiled.description;
     const task = taskMode(common.task, compiled.defaultTaskSupport);
     const descriptor = {
@@ -290,9 +237,7 @@ async function compileWith(
   const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
   for (const [name, cfg] of entries('resources')) {
     const kind = kinds.resources.get(cfg.kind);
-    const compiled = await guard('resources', name, () =>
-      kind?.compile(cfg, entryContext('resources', name)),
-    );
+    const compiled = await guard('resources', name, () => kind?.compile(cfg, scope.entry('resources', name)));
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
       const owner = owners.get(uri);
@@ -306,7 +251,7 @@ async function compileWith(
 
   const prompts = new Map<string, CatalogPrompt>();
   for (const [name, cfg] of entries('prompts')) {
-    const ctx = entryContext('prompts', name);
+    const ctx = scope.entry('prompts', name);
     const args = Object.keys((cfg as { arguments?: object }).arguments ?? {});
     const steps = entrySteps(cfg as StepsConfig, args, ctx);
     const kindConfig = withStepInputs(cfg, 'arguments', steps, () => ({ required: false }));
@@ -317,7 +262,7 @@ async function compileWith(
 
   // compileCatalog disposes the sources opened so far.
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
-  loaded = undefined;
+  scope.finish();
 
   let disposed: Promise<unknown> | undefined;
   return {
@@ -411,8 +356,19 @@ function serverInfo(manifest: LoadedManifest): ServerInfo {
 /** A tool's `task` field (string or object form) with the kind's default filled in. */
 function taskMode(field: ToolCommon['task'], kindDefault: TaskSupport | undefined): ToolTaskMode {
   const given = typeof field === 'string' ? { support: field } : (field ?? {});
-  return { support: given.support ?? kindDefault ?? 'forbidden', steps: given.steps ?? 'in-task' };
+  const support = given.support ?? kindDefault ?? 'forbidden';
+  const steps = given.steps ?? 'in-task';
+  // Six possible values: one frozen object each rather than one per tool.
+  const key = `${support}/${steps}`;
+  let mode = TASK_MODES.get(key);
+  if (mode === undefined) {
+    mode = Object.freeze({ support, steps });
+    TASK_MODES.set(key, mode);
+  }
+  return mode;
 }
+
+const TASK_MODES = new Map<string, ToolTaskMode>();
 
 /** The top-level `properties` of a verbatim input schema: the argument names kinds and steps see. */
 function topLevelProperties(schema: JsonSchema): Record<string, JsonSchema> {

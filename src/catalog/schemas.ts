@@ -25,10 +25,26 @@ let metaChecker: Ajv2020 | undefined;
  */
 export function createSchemaCompiler(): (schema: JsonSchema, checked?: 'meta-checked') => Validator {
   let ajv: Ajv2020 | undefined;
+  // The same schema object (equal schemas interned by compile, see internSchemas) is checked and
+  // compiled once, and its tools share one validator.
+  const made = new WeakMap<JsonSchema, Validator>();
+  const metaChecked = new WeakSet<JsonSchema>();
   return (schema, checked) => {
     // `meta-checked`: built from parts the manifest validation already held to the meta-schema (an
     // `input:`'s properties, an `outputSchema`) and from what kinds write: not checked twice.
-    if (checked === undefined) checkAgainstMeta(schema);
+    if (checked === undefined && !metaChecked.has(schema)) {
+      checkAgainstMeta(schema);
+      metaChecked.add(schema);
+    }
+    let validator = made.get(schema);
+    if (validator === undefined) {
+      validator = makeValidator(schema);
+      made.set(schema, validator);
+    }
+    return validator;
+  };
+
+  function makeValidator(schema: JsonSchema): Validator {
     let validate: ValidateFunction | undefined;
     return (value) => {
       try {
@@ -42,6 +58,22 @@ export function createSchemaCompiler(): (schema: JsonSchema, checked?: 'meta-che
       }
       return validate(value) ? undefined : describeErrors(validate.errors ?? []);
     };
+  }
+}
+
+/**
+ * One object for schemas with the same JSON text, for the life of one compile: generated and
+ * repetitive manifests give many tools the same arguments (10,000 tools with one `q: string` were
+ * 10,000 copies of the schema, each with its validator). Served and validated exactly as before.
+ */
+export function internSchemas(): (schema: JsonSchema) => JsonSchema {
+  const seen = new Map<string, JsonSchema>();
+  return (schema) => {
+    const key = JSON.stringify(schema);
+    const first = seen.get(key);
+    if (first !== undefined) return first;
+    seen.set(key, schema);
+    return schema;
   };
 }
 

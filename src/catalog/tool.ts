@@ -54,23 +54,111 @@ export interface ToolChecks {
 export function wrapTool(
   descriptor: ToolDescriptor,
   compiled: CompiledTool,
-  { validateArgs, validateOutput, maxConcurrency, task, claims = [] }: ToolChecks,
+  checks: ToolChecks,
   log: Logger,
   steps?: StepPlan,
 ): CatalogTool {
-  const name = descriptor.name;
-  const nullMeansAbsent = optionalNonNullable(descriptor.inputSchema);
-  const own = maxConcurrency === undefined ? undefined : new Slots(maxConcurrency);
-  const limits = own ? [own, allCalls] : [allCalls];
-  const action = async (
-    values: Readonly<Record<string, unknown>>,
-    ctx: ToolCallContext,
-  ): Promise<ToolResult> => {
+  return new WrappedTool(descriptor, compiled, checks, log, steps);
+}
+
+/**
+ * A class, not closures over wrapTool's arguments: a catalog holds one per tool for its whole life,
+ * and four closures with their scope were about 0.4 KB of each of 10,000 tools.
+ */
+class WrappedTool implements CatalogTool {
+  readonly task: ToolTaskMode;
+  private readonly validateArgs: Validator;
+  private readonly validateOutput: Validator | undefined;
+  private readonly claims: readonly ClaimBinding[];
+  /** Optional arguments a strict client may send as null (see optionalNonNullable). */
+  private readonly nullMeansAbsent: readonly string[];
+  /** This tool's own slots (maxConcurrency), if it has a limit. */
+  private readonly own: Slots | undefined;
+  private readonly limits: readonly Slots[];
+  /** The log fields of this tool's calls. */
+  private readonly fields: { readonly tool: string };
+
+  constructor(
+    readonly descriptor: ToolDescriptor,
+    private readonly compiled: CompiledTool,
+    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS }: ToolChecks,
+    private readonly log: Logger,
+    private readonly steps: StepPlan | undefined,
+  ) {
+    this.task = task;
+    this.validateArgs = validateArgs;
+    this.validateOutput = validateOutput;
+    this.claims = claims;
+    this.nullMeansAbsent = optionalNonNullable(descriptor.inputSchema);
+    this.own = maxConcurrency === undefined ? undefined : new Slots(maxConcurrency);
+    this.limits = this.own ? [this.own, allCalls] : ONLY_ALL_CALLS;
+    this.fields = { tool: descriptor.name };
+  }
+
+  call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    const observed = ops.toolCall(this.descriptor.name);
+    return withLogFields(this.fields, () => observed.run(() => this.checkedCall(args, ctx))).then(
+      (result) => {
+        this.ended(observed, refusals.has(result) ? 'refused' : result.isError ? 'tool_error' : 'ok');
+        return result;
+      },
+      (err: unknown) => {
+        this.ended(observed, err instanceof InputRequired ? 'input_required' : 'protocol_error');
+        throw err;
+      },
+    );
+  }
+
+  private ended(observed: CallObservation, outcome: CallOutcome): void {
+    observed.end(outcome);
+    withLogFields(this.fields, () => this.log.debug(`tool ${this.descriptor.name}: ${outcome}`));
+  }
+
+  private async checkedCall(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    const name = this.descriptor.name;
+    const claims = this.claims;
+    // Defaults are written into the arguments: work on a copy of the top level. (Nested defaults
+    // land in the request's own parsed objects, which nothing else reads; a deep copy per call
+    // showed up in the profile.)
+    const values = { ...args };
+    // Strict clients (OpenAI's Agents SDK) send null for an optional argument they leave out.
+    for (const key of this.nullMeansAbsent) if (values[key] === null) delete values[key];
+    // A claim-bound argument the caller tries to set is refused before anything else looks at it.
+    const override = claims.length > 0 ? claimOverride(name, claims, values) : undefined;
+    if (override !== undefined) return errorResult(override);
+    const invalid = this.validateArgs(values);
+    if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
+    const unbound = bindClaims(name, claims, values, ctx.identity);
+    if (unbound !== undefined) return errorResult(unbound);
+    // Only the action's own result has to match the outputSchema, not "cancelled by the user".
+    let acted: ToolResult | undefined;
+    let result: ToolResult;
+    if (this.steps === undefined) {
+      result = await this.action(values, ctx);
+      acted = result;
+    } else {
+      const act = async (v: Readonly<Record<string, unknown>>) => (acted = await this.action(v, ctx));
+      result = await this.interactive(values, ctx, this.steps, act);
+    }
+    if (this.validateOutput && result === acted && !result.isError) {
+      const mismatch = this.validateOutput(result.structuredContent);
+      if (mismatch) {
+        return errorResult(
+          `Tool ${name} produced a result that does not match its outputSchema: ${mismatch}.`,
+        );
+      }
+    }
+    return result;
+  }
+
+  private async action(values: Readonly<Record<string, unknown>>, ctx: ToolCallContext): Promise<ToolResult> {
+    const name = this.descriptor.name;
+    const own = this.own;
     // Free slots (the common case) are taken at once; only a full limit makes the call wait.
     // A request's context says it was cancelled without making its AbortSignal (`aborted`).
     const cancel: Cancellable = ctx;
-    const now = (cancel.aborted ?? cancel.signal.aborted) ? undefined : tryAcquire(limits);
-    const slot = now === undefined ? await acquire(limits, ctx) : { release: now };
+    const now = (cancel.aborted ?? cancel.signal.aborted) ? undefined : tryAcquire(this.limits);
+    const slot = now === undefined ? await acquire(this.limits, ctx) : { release: now };
     if ('refused' in slot) {
       if (slot.refused === 'cancelled') return errorResult(`Tool ${name} was cancelled before it started.`);
       const limit =
@@ -84,21 +172,23 @@ export function wrapTool(
       return refused;
     }
     try {
-      return await compiled.run(values, ctx);
+      return await this.compiled.run(values, ctx);
     } catch (err) {
       if (ctx.signal.aborted) return errorResult(`Tool ${name} was cancelled.`);
-      log.error(`tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
+      this.log.error(`tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
       return errorResult(`Tool ${name} failed: ${(err as Error).message}`);
     } finally {
       slot.release();
     }
-  };
-  const interactive = async (
+  }
+
+  private async interactive(
     values: Record<string, unknown>,
     ctx: ToolCallContext,
     plan: StepPlan,
     act: (values: Readonly<Record<string, unknown>>) => Promise<ToolResult>,
-  ): Promise<ToolResult> => {
+  ): Promise<ToolResult> {
+    const name = this.descriptor.name;
     const interaction = ctx.interaction ?? NO_INTERACTION;
     try {
       return await runTool(plan, values, interaction, `Tool ${name}`, act);
@@ -111,76 +201,26 @@ export function wrapTool(
       if (protocolFault || err instanceof InteractionFailed) {
         return errorResult(`Tool ${name} stopped: ${(err as Error).message}. Nothing more was done.`);
       }
-      log.error(`tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
+      this.log.error(`tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
       return errorResult(`Tool ${name} failed: ${(err as Error).message}`);
     }
-  };
-  const call = async (args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> => {
-    // Defaults are written into the arguments: work on a copy of the top level. (Nested defaults
-    // land in the request's own parsed objects, which nothing else reads; a deep copy per call
-    // showed up in the profile.)
-    const values = { ...args };
-    // Strict clients (OpenAI's Agents SDK) send null for an optional argument they leave out.
-    for (const key of nullMeansAbsent) if (values[key] === null) delete values[key];
-    // A claim-bound argument the caller tries to set is refused before anything else looks at it.
-    const override = claims.length > 0 ? claimOverride(name, claims, values) : undefined;
-    if (override !== undefined) return errorResult(override);
-    const invalid = validateArgs(values);
-    if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
-    const unbound = bindClaims(name, claims, values, ctx.identity);
-    if (unbound !== undefined) return errorResult(unbound);
-    // Only the action's own result has to match the outputSchema, not "cancelled by the user".
-    let acted: ToolResult | undefined;
-    let result: ToolResult;
-    if (steps === undefined) {
-      result = await action(values, ctx);
-      acted = result;
-    } else {
-      const act = async (v: Readonly<Record<string, unknown>>) => (acted = await action(v, ctx));
-      result = await interactive(values, ctx, steps, act);
-    }
-    if (validateOutput && result === acted && !result.isError) {
-      const mismatch = validateOutput(result.structuredContent);
-      if (mismatch) {
-        return errorResult(
-          `Tool ${name} produced a result that does not match its outputSchema: ${mismatch}.`,
-        );
-      }
-    }
-    return result;
-  };
-  const fields = { tool: name };
-  const ended = (observed: CallObservation, outcome: CallOutcome): void => {
-    observed.end(outcome);
-    withLogFields(fields, () => log.debug(`tool ${name}: ${outcome}`));
-  };
-  return {
-    descriptor,
-    task,
-    call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
-      const observed = ops.toolCall(name);
-      return withLogFields(fields, () => observed.run(() => call(args, ctx))).then(
-        (result) => {
-          ended(observed, refusals.has(result) ? 'refused' : result.isError ? 'tool_error' : 'ok');
-          return result;
-        },
-        (err: unknown) => {
-          ended(observed, err instanceof InputRequired ? 'input_required' : 'protocol_error');
-          throw err;
-        },
-      );
-    },
-  };
+  }
 }
+
+const NO_CLAIMS: readonly ClaimBinding[] = [];
+const ONLY_ALL_CALLS: readonly Slots[] = [allCalls];
 
 /** Top-level arguments that are optional and whose schema does not itself allow null. */
 function optionalNonNullable(schema: JsonSchema): readonly string[] {
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  return Object.entries(properties)
+  const keys = Object.entries(properties)
     .filter(([key, property]) => !required.has(key) && isObject(property) && !allowsNull(property))
     .map(([key]) => key);
+  return keys.length === 0 ? NO_KEYS : keys;
 }
+
+const NO_KEYS: readonly string[] = [];
 
 /** Conservative: a schema with no `type`, or one that names null anywhere, allows null. */
 function allowsNull(property: Record<string, unknown>): boolean {

@@ -5,6 +5,10 @@
  * parser would give. Every other command line goes to the option parser (program.ts).
  */
 import nodeModule from 'node:module';
+import { keepYoungGenerationSmall } from './young-generation.js';
+
+// Before any manifest is read: a large one otherwise grows the young generation to 32 MB for good.
+keepYoungGenerationSmall();
 
 // Node 22.1+ keeps V8's compiled code of every module loaded after this line (all of the command's
 // own code: it loads below), so the next start skips compiling it. Node 20 has no cache.

@@ -109,3 +109,38 @@ describe('maxConcurrency, for every kind', () => {
     await catalog.dispose();
   });
 });
+
+test('tools with equal arguments share one input schema, and each still checks its own calls', async () => {
+  const catalog = await catalogOf(
+    [
+      'tools:',
+      '  first:',
+      '    kind: content',
+      '    input: { q: { type: string, minLength: 2 } }',
+      '    content: [{ text: "first {{q}}" }]',
+      '  second:',
+      '    kind: content',
+      '    input: { q: { type: string, minLength: 2 } }',
+      '    content: [{ text: "second {{q}}" }]',
+      '  other:',
+      '    kind: content',
+      '    input: { q: { type: string, minLength: 3 } }',
+      '    content: [{ text: "other {{q}}" }]',
+      '',
+    ].join('\n'),
+  );
+  const first = catalog.tools.get('first')!;
+  const second = catalog.tools.get('second')!;
+  const other = catalog.tools.get('other')!;
+  assert.equal(first.descriptor.inputSchema, second.descriptor.inputSchema, 'one object for equal schemas');
+  assert.notEqual(first.descriptor.inputSchema, other.descriptor.inputSchema);
+  assert.deepEqual(other.descriptor.inputSchema.properties, { q: { type: 'string', minLength: 3 } });
+  assert.equal(text(await second.call({ q: 'ok' }, callContext())), 'second ok');
+  const short = await second.call({ q: 'x' }, callContext());
+  assert.equal(short.isError, true);
+  assert.match(text(short), /Invalid arguments for tool second: q must NOT have fewer than 2 characters/);
+  const three = await other.call({ q: 'ok' }, callContext());
+  assert.equal(three.isError, true, 'the schema with minLength 3 is its own');
+  assert.match(text(three), /tool other/);
+  await catalog.dispose();
+});
