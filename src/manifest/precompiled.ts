@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { BUILD_ROOT } from '../util/build-root.js';
+import { requireWithCodeCache } from '../util/code-cache.js';
 
 /** The options of the manifest validator (manifest/validate.ts): its messages quote schema and data. */
 export const MANIFEST_AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false } as const;
@@ -79,7 +80,7 @@ export function precompiled(target: PrecompileTarget): ValidateFunction | undefi
   let validate = found.get(target);
   if (validate === undefined) {
     try {
-      const mod = load(
+      const mod = requireWithCodeCache(
         fileURLToPath(new URL(`manifest/${precompiledFile(target.key)}`, BUILD_ROOT)),
       ) as ValidateFunction & { fingerprint?: string };
       validate = mod.fingerprint === fingerprint(target) ? mod : null;

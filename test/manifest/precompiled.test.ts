@@ -4,6 +4,7 @@
  * time uses a file only when its fingerprint matches the schema asked for.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -23,11 +24,34 @@ describe('precompiled manifest validators', () => {
     const built = readdirSync(join(BUILT, 'precompiled'))
       .map((f) => `precompiled/${f}`)
       .sort();
-    assert.deepEqual(built, [...sources.keys()].sort());
+    // Each with the V8 code cache the build wrote beside it (src/util/code-cache.ts).
+    const expected = [...sources.keys()].flatMap((file) => [file, `${file}.v8-cache`]);
+    assert.deepEqual(built, expected.sort());
     for (const [file, code] of sources) {
       assert.ok(existsSync(join(BUILT, file)), file);
       assert.equal(readFileSync(join(BUILT, file), 'utf8'), code, `${file} is stale: run npm run build`);
     }
+  });
+
+  test('V8 takes each code cache under the flags the command line runs with', () => {
+    // A child node process, as the CLI: young-generation.ts sets its flags first (main.ts).
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { keepYoungGenerationSmall } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/cli/young-generation.js')).href)});
+         keepYoungGenerationSmall();
+         const { codeCacheRejected } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/util/code-cache.js')).href)});
+         const { readdirSync } = await import('node:fs');
+         const dir = ${JSON.stringify(join(BUILT, 'precompiled'))};
+         const files = readdirSync(dir).filter((f) => f.endsWith('.cjs'));
+         console.log(JSON.stringify(files.filter((f) => codeCacheRejected(dir + '/' + f))));`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+    );
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout), []);
   });
 
   test('each file carries the fingerprint of the schema it was compiled from', () => {

@@ -1,0 +1,59 @@
+/**
+ * CommonJS files of the build run with the V8 code cache the build wrote beside them
+ * (`<file>.v8-cache`). The precompiled manifest validators are a few large functions, and
+ * compiling them was the largest part of what a start does after node's own start-up. Node 22.1+
+ * has a compile cache of its own (main.ts turns it on); this also serves Node 20.
+ *
+ * V8 refuses a cache made by another V8 or under other flags (`cachedDataRejected`), and the file
+ * is then compiled as usual: the cache only ever saves time. The build writes it under the flags
+ * the command line sets for itself (young-generation.ts).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { Script } from 'node:vm';
+
+const cacheOf = (file: string): string => `${file}.v8-cache`;
+
+function script(file: string, cachedData?: Buffer): Script {
+  // The wrapper node's own loader gives a CommonJS module.
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`;
+  return new Script(source, { filename: file, ...(cachedData && { cachedData }) });
+}
+
+function run(compiled: Script, file: string): unknown {
+  const module = { exports: {} as unknown };
+  const wrapper = compiled.runInThisContext() as (...args: unknown[]) => void;
+  wrapper(module.exports, createRequire(file), module, file, dirname(file));
+  return module.exports;
+}
+
+/** `require(file)` for a file of the build, with its code cache when V8 takes it. */
+export function requireWithCodeCache(file: string): unknown {
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheOf(file));
+  } catch {
+    // No cache beside it (a build from before, a copy): compiled as usual.
+  }
+  return run(script(file, cachedData), file);
+}
+
+/** Whether V8 refuses `file`'s cache here (another V8, other flags, or no cache at all). */
+export function codeCacheRejected(file: string): boolean {
+  try {
+    return script(file, readFileSync(cacheOf(file))).cachedDataRejected === true;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The build step: runs `file`, lets `warm` call into what it exports (V8 compiles a function when
+ * it first runs, and the cache holds what was compiled), then writes the cache beside it.
+ */
+export function writeCodeCache(file: string, warm: (exports: unknown) => void): void {
+  const compiled = script(file);
+  warm(run(compiled, file));
+  writeFileSync(cacheOf(file), compiled.createCachedData());
+}
