@@ -105,17 +105,28 @@ export function resolveEnv(data: unknown, env: NodeJS.ProcessEnv, baseDir = proc
     return out;
   };
 
-  const walk = (node: unknown, path: ManifestPath): unknown => {
-    if (typeof node === 'string') return isEntryKind(path) ? node : resolveString(node, path);
-    if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i]));
+  // The path of the node being walked, one stack for the whole walk: a string gets a copy only
+  // when it holds a reference, which is rare (a path per node was most of a big manifest's garbage).
+  const at: (string | number)[] = [];
+  const below = (key: string | number, node: unknown): unknown => {
+    at.push(key);
+    const value = walk(node);
+    at.pop();
+    return value;
+  };
+  const walk = (node: unknown): unknown => {
+    if (typeof node === 'string') {
+      return !node.includes('${') || isEntryKind(at) ? node : resolveString(node, [...at]);
+    }
+    if (Array.isArray(node)) return node.map((item, i) => below(i, item));
     if (isPlainObject(node)) {
       // fromEntries defines own properties, so a `__proto__` key stays a plain key.
-      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, [...path, k])]));
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, below(k, v)]));
     }
     return node;
   };
 
-  return { data: walk(data, []), secrets: [...secrets], findings, files: [...files] };
+  return { data: walk(data), secrets: [...secrets], findings, files: [...files] };
 }
 
 const isEntryKind = (path: ManifestPath) =>

@@ -28,10 +28,12 @@ export class ManifestValidator {
     for (const section of ENTRY_SECTIONS) {
       const entries = data[section];
       if (!isPlainObject(entries)) continue;
+      // Once per section, not per entry: at 10,000 tools the copies were megabytes of garbage.
+      const known = [...kinds.kinds(section)].sort();
       for (const [name, entry] of Object.entries(entries)) {
         // Entries the envelope rejected (not a mapping, no string kind) have nothing to check further.
         if (isPlainObject(entry) && typeof entry.kind === 'string') {
-          findings.push(...this.validateEntry(section, name, entry, entry.kind, kinds));
+          findings.push(...this.validateEntry(section, name, entry, entry.kind, kinds, known));
         }
       }
     }
@@ -44,8 +46,8 @@ export class ManifestValidator {
     entry: Record<string, unknown>,
     kind: string,
     kinds: KindSchemas,
+    known: readonly string[],
   ): Finding[] {
-    const known = [...kinds.kinds(section)].sort();
     const schema = known.includes(kind) ? kinds.schema(section, kind) : undefined;
     if (!schema) {
       const problem = problems.MANIFEST_UNKNOWN_KIND(SINGULAR[section], kind, known, suggest(kind, known));
