@@ -55,6 +55,11 @@ export interface Cancellable {
 export function tryAcquire(slots: readonly Slots[]): (() => void) | undefined {
   if (waiters.length > 0 || !free(slots)) return undefined;
   take(slots);
+  return releaser(slots);
+}
+
+/** Gives back the place taken in every one of `slots`; a second call does nothing. */
+function releaser(slots: readonly Slots[]): () => void {
   let released = false;
   return () => {
     if (released) return;
@@ -70,19 +75,11 @@ export function acquire(
   cancel: Cancellable,
   waitMs = QUEUE_WAIT_MS,
 ): Promise<Acquired> {
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    for (const s of slots) s.active--;
-    wake();
-  };
   if (cancel.aborted ?? cancel.signal.aborted) return Promise.resolve({ refused: 'cancelled' });
   // Nobody waiting and room in every counter: granted at once, as the queue below would.
-  if (waiters.length === 0 && free(slots)) {
-    take(slots);
-    return Promise.resolve({ release });
-  }
+  const now = tryAcquire(slots);
+  if (now) return Promise.resolve({ release: now });
+  const release = releaser(slots);
   const signal = cancel.signal;
   if (signal.aborted) return Promise.resolve({ refused: 'cancelled' });
   return new Promise((resolve) => {
