@@ -1,7 +1,7 @@
 /**
  * `tsx bench/list-serialize.ts`: the cost of turning one `tools/list` walk of 10,000 tools (default
  * page size, both eras) into wire text, before (JSON.stringify of every response, as the transports
- * did) and after (wire.ts's serialize, which splices the page's cached JSON text), interleaved in
+ * did) and after (serializeMessage in protocol/results.ts, which splices the page's cached JSON text), interleaved in
  * one run. Reported as medians and their ratio.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,8 +12,8 @@ import { loadCatalog } from '../src/catalog/load.js';
 import { CatalogRef } from '../src/catalog/types.js';
 import { builtinKinds } from '../src/kinds/builtin.js';
 import { StderrLogger } from '../src/log.js';
+import { serializeMessage } from '../src/protocol/results.js';
 import { createProtocol } from '../src/protocol/server.js';
-import { serialize } from '../src/transports/http/wire.js';
 import { manyToolsText, writeManifest } from './lib/fixtures.js';
 
 const N = 10_000;
@@ -65,12 +65,12 @@ try {
     if (bytes === 0) throw new Error('nothing serialized');
     return performance.now() - t0;
   };
-  for (const m of responses) if (serialize(m) !== JSON.stringify(m)) throw new Error('bytes differ');
+  for (const m of responses) if (serializeMessage(m) !== JSON.stringify(m)) throw new Error('bytes differ');
   const before: number[] = [];
   const after: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     before.push(time((m) => JSON.stringify(m)));
-    after.push(time(serialize));
+    after.push(time((m) => serializeMessage(m)));
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const b = median(before);

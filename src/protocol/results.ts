@@ -3,7 +3,7 @@
  * (resultType, ttlMs + cacheScope, `_meta` serverInfo) added to every modern result in one place.
  */
 import type { Catalog } from '../catalog/types.js';
-import { isObject } from './jsonrpc.js';
+import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from './jsonrpc.js';
 import { Meta } from './versions.js';
 
 /**
@@ -116,6 +116,25 @@ export function cachedResponseText(message: object): string | undefined {
   const id = splicedId(message);
   if (id === undefined) return undefined;
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${jsonTextOf((message as { result: object }).result)}}`;
+}
+
+/**
+ * Compact JSON of an outbound message, as every transport sends it: a cached list page's text
+ * spliced in, anything else through JSON.stringify (newlines inside strings come out escaped). One
+ * that cannot be serialized becomes -32603 for the same id; `onError` is told why.
+ */
+export function serializeMessage(message: object, onError?: (err: unknown) => void): string {
+  try {
+    return cachedResponseText(message) ?? JSON.stringify(message);
+  } catch (err) {
+    onError?.(err);
+    const id = isObject(message) && isRequestId(message.id) ? message.id : null;
+    const error = new ProtocolError(
+      ErrorCode.InternalError,
+      'Internal error: the result could not be serialized',
+    );
+    return JSON.stringify(errorResponse(id, error));
+  }
 }
 
 const JSON_TAIL: unique symbol = Symbol('mcp-run.jsonTail');

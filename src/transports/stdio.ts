@@ -13,8 +13,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from '../protocol/jsonrpc.js';
-import { cachedResponseText } from '../protocol/results.js';
+import { ErrorCode, errorResponse, isObject, ProtocolError } from '../protocol/jsonrpc.js';
+import { serializeMessage } from '../protocol/results.js';
 import type { Connection, Protocol } from '../protocol/server.js';
 import { settleWithin } from '../util/with-timeout.js';
 
@@ -233,19 +233,11 @@ class LineFramer {
   }
 }
 
-/** Compact JSON (newlines inside strings come out escaped). An unserializable response becomes -32603. */
+/** The message as one line; an unserializable one is logged and answered -32603. */
 function serialize(message: object, log: Logger): string {
-  try {
-    return cachedResponseText(message) ?? JSON.stringify(message);
-  } catch (err) {
-    log.error(`could not serialize an outbound message: ${err instanceof Error ? err.message : String(err)}`);
-    const id = isObject(message) && isRequestId(message.id) ? message.id : null;
-    const error = new ProtocolError(
-      ErrorCode.InternalError,
-      'Internal error: the result could not be serialized',
-    );
-    return JSON.stringify(errorResponse(id, error));
-  }
+  return serializeMessage(message, (err) =>
+    log.error(`could not serialize an outbound message: ${err instanceof Error ? err.message : String(err)}`),
+  );
 }
 
 function oversize(maxLineBytes: number): ProtocolError {

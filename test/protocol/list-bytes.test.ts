@@ -1,13 +1,18 @@
 /**
  * Cached list pages go out as cached JSON text: the bytes must be exactly JSON.stringify of the
- * response, in both eras, for string and number ids, over both serializers (HTTP's wire.ts and stdio).
+ * response, in both eras, for string and number ids, through the transports' serializer
+ * (serializeMessage) and over stdio.
  */
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { cachedResponseParts, cachedResponseText, jsonTextOf } from '../../src/protocol/results.js';
+import {
+  cachedResponseParts,
+  cachedResponseText,
+  jsonTextOf,
+  serializeMessage,
+} from '../../src/protocol/results.js';
 import { createProtocol } from '../../src/protocol/server.js';
-import { serialize } from '../../src/transports/http/wire.js';
 import { serveStdio } from '../../src/transports/stdio.js';
 import { makeFixture } from './catalog-fixture.js';
 import { captureLogger, type Json, modern, tick } from './harness.js';
@@ -67,7 +72,7 @@ describe('cached list pages on the wire', () => {
         for (const [method, key] of LISTS) {
           for (const response of await pages(request, method, wrap, `${method}${round}`)) {
             assert.ok(Array.isArray(response.result[key]));
-            assert.equal(serialize(response), JSON.stringify(response));
+            assert.equal(serializeMessage(response), JSON.stringify(response));
           }
         }
       }
@@ -117,14 +122,14 @@ describe('cached list pages on the wire', () => {
     const fromB = await b.request(1, 'prompts/list', modern());
     assert.equal(fromA.result.ttlMs, 1000);
     assert.equal(fromB.result.ttlMs, 2000);
-    assert.equal(serialize(fromA), JSON.stringify(fromA));
-    assert.equal(serialize(fromB), JSON.stringify(fromB));
-    assert.notEqual(serialize(fromA), serialize(fromB));
+    assert.equal(serializeMessage(fromA), JSON.stringify(fromA));
+    assert.equal(serializeMessage(fromB), JSON.stringify(fromB));
+    assert.notEqual(serializeMessage(fromA), serializeMessage(fromB));
   });
 
   it('never splices a message that is not a plain result response', () => {
     const page = { tools: [] };
-    const marked = serialize({ jsonrpc: '2.0', id: 1, result: page, extra: true });
+    const marked = serializeMessage({ jsonrpc: '2.0', id: 1, result: page, extra: true });
     assert.equal(marked, JSON.stringify({ jsonrpc: '2.0', id: 1, result: page, extra: true }));
     assert.equal(cachedResponseText({ jsonrpc: '2.0', id: 1, result: page }), undefined, 'not marked');
   });

@@ -28,10 +28,10 @@ import type { LogLevel } from '../../catalog/types.js';
 import type { Logger } from '../../log.js';
 import { notification } from '../../protocol/jsonrpc.js';
 import { passes } from '../../protocol/log-levels.js';
+import { serializeMessage } from '../../protocol/results.js';
 import type { LegacySession } from '../../protocol/session.js';
 import { bounded, type SharedState, StateError } from '../../state/shared.js';
 import type { ReplayLimits, StreamLog } from './streams.js';
-import { serialize } from './wire.js';
 
 /** What a session record holds at most: its client's capabilities and subscriptions are bounded by it. */
 export const RECORD_BYTES = 64 * 1024;
@@ -222,7 +222,7 @@ export class SharedSessions {
   ): Promise<void> {
     try {
       if (!(await this.state.claim(`c:${claim}`, CLAIM_MS))) return;
-      const items = messages().map(serialize);
+      const items = messages().map((message) => serializeMessage(message));
       const bounds = { items: this.limits.events, bytes: this.limits.bytes, ttlMs: this.ttlMs };
       for (const id of await this.state.indexRecent('sessions', this.ttlMs)) {
         try {

@@ -7,7 +7,7 @@
  * ids and are kept by the session, and this class only carries them on one HTTP response.
  */
 import type { ServerResponse } from 'node:http';
-import { serialize } from './wire.js';
+import { serializeMessage } from '../../protocol/results.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/event-stream',
@@ -54,7 +54,7 @@ export class SseStream {
 
   send(message: object): void {
     if (!this.open) return;
-    this.res.write(`event: message\ndata: ${serialize(message)}\n\n`);
+    this.res.write(`event: message\ndata: ${serializeMessage(message)}\n\n`);
   }
 
   /** One ready-made SSE frame (it ends with a blank line). */

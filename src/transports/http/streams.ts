@@ -28,9 +28,9 @@
  * a client resuming it gets them, and dropped when the session has no GET stream at all.
  */
 import type { ServerResponse } from 'node:http';
+import { serializeMessage } from '../../protocol/results.js';
 import type { LogRead } from '../../state/shared.js';
 import { SseStream } from './sse.js';
-import { serialize } from './wire.js';
 
 export interface ReplayLimits {
   /** Events one stream keeps for replay. */
@@ -119,7 +119,7 @@ export class ResumableStream implements MessageStream {
     if (this.finished) return;
     const log = this.owner.log;
     if (log !== undefined) {
-      const data = serialize(message);
+      const data = serializeMessage(message);
       this.queue(async () => {
         let seq: number;
         try {
@@ -139,7 +139,7 @@ export class ResumableStream implements MessageStream {
       return;
     }
     this.seq++;
-    const frame = `id: ${this.key}/${this.seq}\nevent: message\ndata: ${serialize(message)}\n\n`;
+    const frame = `id: ${this.key}/${this.seq}\nevent: message\ndata: ${serializeMessage(message)}\n\n`;
     this.keep({ seq: this.seq, frame, bytes: Buffer.byteLength(frame) });
     this.out?.write(frame);
   }

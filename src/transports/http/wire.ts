@@ -5,29 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Problem } from '../../errors.js';
 import { unnamedErrorReply } from '../../protocol/downgrade.js';
-import {
-  ErrorCode,
-  errorResponse,
-  isObject,
-  isRequestId,
-  ProtocolError,
-  type RequestId,
-} from '../../protocol/jsonrpc.js';
-import { cachedResponseParts, cachedResponseText } from '../../protocol/results.js';
-
-/** Compact JSON; an unserializable response becomes -32603 for the same id. */
-export function serialize(message: object): string {
-  try {
-    return cachedResponseText(message) ?? JSON.stringify(message);
-  } catch {
-    const id = isObject(message) && isRequestId(message.id) ? message.id : null;
-    const error = new ProtocolError(
-      ErrorCode.InternalError,
-      'Internal error: the result could not be serialized',
-    );
-    return JSON.stringify(errorResponse(id, error));
-  }
-}
+import { ErrorCode, errorResponse, ProtocolError, type RequestId } from '../../protocol/jsonrpc.js';
+import { cachedResponseParts, serializeMessage } from '../../protocol/results.js';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -45,7 +24,7 @@ export function sendJson(
   // Either way one writeHead with every header, sized up front (no chunked encoding), and the body
   // in the same write: node:http joins the header text and a string body, and corks the rest.
   const parts = cachedResponseParts(message);
-  const body = parts === undefined ? serialize(message) : parts.head;
+  const body = parts === undefined ? serializeMessage(message) : parts.head;
   const length = Buffer.byteLength(body) + (parts === undefined ? 0 : parts.tail.length);
   res.writeHead(
     status,
