@@ -18,9 +18,7 @@
  *   `mcp.yaml -> ..data/mcp.yaml`, `..data -> ..2026_…`) is reloaded when a link is swapped, which
  *   is how a ConfigMap update lands: the folder is watched too, for those links only.
  */
-import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { lstatSync, readFile, readFileSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 // Types only: chokidar loads when watching starts, while the first requests are being answered.
 import type { FSWatcher } from 'chokidar';
@@ -29,6 +27,7 @@ import type { KindRegistry } from '../kinds/registry.js';
 import type { StderrLogger } from '../log.js';
 import { loadManifestText } from '../manifest/load.js';
 import { ops } from '../ops/hooks.js';
+import { nodeCrypto } from '../util/lazy-node.js';
 import { compileCatalog } from './compile.js';
 import { describeDiff, diffCatalogs } from './diff.js';
 import type { Catalog, CatalogRef, ListCategory } from './types.js';
@@ -53,6 +52,15 @@ export interface ReloaderOptions {
 }
 
 export type ReloadOutcome = 'reloaded' | 'unchanged' | 'failed' | 'superseded';
+
+/** fs.readFile as a promise (node:fs/promises is one more module for every start to load). */
+function read(path: string): Promise<Buffer>;
+function read(path: string, encoding: 'utf8'): Promise<string>;
+function read(path: string, encoding?: 'utf8'): Promise<string | Buffer> {
+  return new Promise((resolve, reject) =>
+    readFile(path, encoding ?? null, (err, data) => (err ? reject(err) : resolve(data))),
+  );
+}
 
 /** Events that add or remove files change what a folder resource lists. */
 const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
@@ -80,16 +88,20 @@ export class Reloader {
 
   /**
    * Starts watching. `text` is the manifest text the current catalog was built from. The watchers
-   * are set up once chokidar has loaded, off the start's path (`ready` says when they report).
+   * are set up once `after` settles (the CLI passes the first answer on stdio: loading chokidar
+   * would otherwise delay it) and chokidar has loaded (`ready` says when they report). An edit made
+   * before they report is caught up with then: it is not lost in the gap.
    */
-  start(text: string): void {
+  start(text: string, after: Promise<unknown> = Promise.resolve()): void {
     this.lastText = text + includedTexts(this.options.ref.current, readFileSync);
-    this.watching = import('chokidar').then(
-      ({ watch }) => {
-        if (!this.closed) this.watch(watch);
-      },
-      (err: Error) => this.options.log.warn(`watcher: cannot load chokidar: ${err.message}`),
-    );
+    this.watching = after
+      .then(() => (this.closed ? undefined : import('chokidar')))
+      .then(
+        (chokidar) => {
+          if (chokidar && !this.closed) this.watch(chokidar.watch);
+        },
+        (err: Error) => this.options.log.warn(`watcher: cannot load chokidar: ${err.message}`),
+      );
   }
 
   private watch(watch: typeof import('chokidar').watch): void {
@@ -99,6 +111,7 @@ export class Reloader {
     });
     this.watcher.on('all', (event, path) => this.onEvent(event, path));
     this.watcher.on('error', (err) => this.options.log.warn(`watcher: ${(err as Error).message}`));
+    this.watcher.once('ready', () => void this.catchUp());
     const links = symlinksOf(this.options.file);
     if (links.size > 0) {
       // Watched without following links: a swap is an unlink and an add of the link itself.
@@ -111,6 +124,15 @@ export class Reloader {
         if (links.has(resolve(path))) this.onEvent('add', this.options.file);
       });
       this.linkWatcher.on('error', (err) => this.options.log.warn(`watcher: ${(err as Error).message}`));
+    }
+  }
+
+  /** An edit made between the load and the watcher's first report counts as a change. */
+  private async catchUp(): Promise<void> {
+    const { file, ref } = this.options;
+    const text = await read(file, 'utf8').catch(() => undefined);
+    if (text !== undefined && text + includedTexts(ref.current, readFileSync) !== this.lastText) {
+      this.onEvent('change', file);
     }
   }
 
@@ -168,7 +190,7 @@ export class Reloader {
     const { file, ref, registry, log } = this.options;
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await read(file, 'utf8');
     } catch (err) {
       log.warn(
         `reload of ${this.name} skipped: ${(err as Error).message}; still serving the previous version`,
@@ -242,8 +264,8 @@ export class Reloader {
     for (const path of paths) {
       const owners = catalog.watched?.get(path);
       if (!owners?.length) continue;
-      const hash = await readFile(path).then(
-        (bytes) => createHash('sha256').update(bytes).digest('hex'),
+      const hash = await read(path).then(
+        (bytes) => nodeCrypto().createHash('sha256').update(bytes).digest('hex'),
         () => 'missing',
       );
       if (this.fileHashes.get(path) === hash) continue;

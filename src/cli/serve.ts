@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { relative, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { Reloader } from '../catalog/reload.js';
@@ -21,7 +20,14 @@ import type { SharedState } from '../state/shared.js';
 // Types only: the HTTP transport (~50 modules) loads when --http asks for it, not for stdio.
 import type { HttpTransport, OAuthOptions } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
+import { nodeCrypto } from '../util/lazy-node.js';
 import { describeCounts } from './counts.js';
+
+/**
+ * How long stdio waits for its first answer before the watcher starts anyway. Loading chokidar
+ * (~50 KB) before the first answer would delay it; an edit in the meantime is caught up with.
+ */
+const WATCH_DELAY_MS = 200;
 
 export interface ServeOptions {
   readonly logLevel: LogThreshold;
@@ -150,8 +156,11 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
         },
       })
     : undefined;
-  reloader?.start(text);
-  void reloader?.ready().then(() => log.debug(`watching ${file} and the files it names for changes`));
+  /** Watching starts with serving; on stdio, once the first answer is out (or soon without one). */
+  const watch = (after?: Promise<unknown>) => {
+    reloader?.start(text, after);
+    void reloader?.ready().then(() => log.debug(`watching ${file} and the files it names for changes`));
+  };
   process.on('SIGHUP', () => void reloader?.reload());
   const opsServer =
     place && 'port' in place
@@ -193,6 +202,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
       await stopOps();
       await state?.close();
     };
+    watch();
     const served = serveOverHttp(
       file,
       ref,
@@ -208,6 +218,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     });
   }
   const stdio = serveStdio(protocol, { log });
+  watch(Promise.race([stdio.answered, new Promise((r) => setTimeout(r, WATCH_DELAY_MS).unref())]));
   const stop = async () => {
     protocol.close();
     await reloader?.close();
@@ -379,7 +390,8 @@ function listDigest(catalog: Catalog, categories: ReadonlySet<ListCategory>): st
   return digest(JSON.stringify(picked));
 }
 
-const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+const digest = (text: string): string =>
+  nodeCrypto().createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
 /** `--metrics <port>`: the ops endpoints on a port of their own. */
 async function serveOpsPort(...args: Parameters<typeof import('../ops/routes.js').serveOps>) {

@@ -3,11 +3,11 @@
  * scripts/precompile-schemas.mjs into dist/manifest/precompiled/). Compiling the manifest's own
  * schemas with ajv was the largest part of start-up; the build does it once instead.
  *
- * Each generated file carries the fingerprint of the schema and options it was compiled from, and a
+ * Each generated file carries the fingerprint of the schema and options it was compiled from (their
+ * JSON text itself: comparing it costs less than hashing it would, and cannot collide), and a
  * validator is used only when that fingerprint matches the schema asked for, so a stale or missing
  * file (running from src/, a kind added by a test) falls back to compiling, never to a wrong check.
  */
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Ajv, ValidateFunction } from 'ajv';
@@ -49,8 +49,7 @@ export const META_TARGETS: readonly PrecompileTarget[] = [
 ];
 
 export function fingerprint(target: Omit<PrecompileTarget, 'key'>): string {
-  const text = JSON.stringify([target.dialect, target.options, target.schema]);
-  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+  return JSON.stringify([target.dialect, target.options, target.schema]);
 }
 
 /** The file of `key`, relative to the manifest family's folder: `tools/content` → `precompiled/tools-content.cjs`. */

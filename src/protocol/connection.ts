@@ -4,8 +4,8 @@
  * the in-flight table (for `notifications/cancelled`), the legacy session state, and the 2025-era
  * server→client requests awaiting the client's answer (an inbound response goes to Outbound).
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
+import { uniqueName } from '../util/unique.js';
 import type { Connection, ConnectOptions, ReceiveOutcome, RequestRoute } from './api.js';
 import { type Classification, classifyRequest } from './classify.js';
 import { KEEP_OPEN } from './context.js';
@@ -74,7 +74,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
   ) {
     this.log = server.log;
     this.outbound = new Outbound(server.log, options.outboundIdPrefix);
-    this.ownTasks = options.taskOwner ?? `connection:${randomUUID()}`;
+    this.ownTasks = options.taskOwner ?? `connection:${uniqueName()}`;
     this.ownsTasksAlone = options.taskOwner === undefined;
     const emit = (message: object): void => {
       if (this.closed) return;

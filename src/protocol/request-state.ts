@@ -9,9 +9,9 @@
  * derived from MCP_RUN_STATE_KEY so replicas behind a load balancer accept each other's tokens.
  * Tokens are signed, not encrypted: they hold only what the client sent or will be shown anyway.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { CarriedState } from '../steps/interaction.js';
+import { nodeCrypto } from '../util/lazy-node.js';
 import { invalidParams, isObject, type ProtocolError } from './jsonrpc.js';
 
 export const STATE_KEY_ENV = 'MCP_RUN_STATE_KEY';
@@ -46,34 +46,42 @@ export interface OpenedState {
 
 /** The HMAC key: derived from MCP_RUN_STATE_KEY when set, else random for this process. */
 export function stateKey(secret: string | undefined, log: Logger): Buffer {
-  if (secret === undefined || secret === '') return randomBytes(32);
+  if (secret === undefined || secret === '') return nodeCrypto().randomBytes(32);
   if (secret.length < 32)
     log.warn(
       `${STATE_KEY_ENV} is shorter than 32 characters; use a long random value (openssl rand -hex 32)`,
     );
-  return createHash('sha256').update(`mcp-run requestState\0${secret}`).digest();
+  return nodeCrypto().createHash('sha256').update(`mcp-run requestState\0${secret}`).digest();
 }
 
 /** Seals a payload with `key` (exported so tests can mint tokens, e.g. an expired one). */
 export function sealPayload(key: Buffer, payload: object): string {
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+  return `${body}.${nodeCrypto().createHmac('sha256', key).update(body).digest('base64url')}`;
 }
 
 export function argumentsDigest(args: unknown): string {
-  return createHash('sha256')
+  return nodeCrypto()
+    .createHash('sha256')
     .update(canonicalJson(args ?? {}))
     .digest('base64url');
 }
 
 export class StateSigner {
   private readonly used = new Map<string, number>();
+  private madeKey: Buffer | undefined;
 
+  /** `key` may be a function: the key is then made when a first token is sealed or opened. */
   constructor(
-    private readonly key: Buffer,
+    private readonly keyOf: Buffer | (() => Buffer),
     private readonly ttlMs: number = STATE_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {}
+
+  private get key(): Buffer {
+    this.madeKey ??= typeof this.keyOf === 'function' ? this.keyOf() : this.keyOf;
+    return this.madeKey;
+  }
 
   seal(binding: StateBinding, state: CarriedState): string {
     const payload: Payload = {
@@ -82,7 +90,7 @@ export class StateSigner {
       n: binding.name,
       d: argumentsDigest(binding.args),
       x: this.now() + this.ttlMs,
-      j: randomBytes(12).toString('base64url'),
+      j: nodeCrypto().randomBytes(12).toString('base64url'),
       s: state,
     };
     return sealPayload(this.key, payload);
@@ -118,6 +126,7 @@ export class StateSigner {
     const dot = token.indexOf('.');
     const body = token.slice(0, dot);
     const mac = Buffer.from(token.slice(dot + 1), 'base64url');
+    const { createHmac, timingSafeEqual } = nodeCrypto();
     const expected = createHmac('sha256', this.key).update(body).digest();
     if (dot < 0 || mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
       throw refused(

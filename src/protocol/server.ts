@@ -39,7 +39,11 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     throw new RangeError(`ttlMs must be an integer >= 0, got ${ttlMs}`);
   const resourceUpdates = options.resourceUpdates ?? options.listChanged;
   const hub = new NotificationHub(options.listChanged, resourceUpdates);
-  const signer = new StateSigner(stateKey(options.stateKey ?? process.env[STATE_KEY_ENV], options.log));
+  const secret = options.stateKey ?? process.env[STATE_KEY_ENV];
+  // A random key is made on first use: most sessions never seal a requestState.
+  const signer = new StateSigner(
+    secret ? stateKey(secret, options.log) : () => stateKey(undefined, options.log),
+  );
   const server: ServerState = {
     ref,
     log: options.log,

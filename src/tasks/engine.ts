@@ -12,6 +12,7 @@
  */
 
 import type { InputRequest } from '../steps/interaction.js';
+import { uniqueName } from '../util/unique.js';
 import { newTaskId } from './ids.js';
 import {
   TASK_DEFAULTS,
@@ -62,8 +63,8 @@ interface Live {
 export type StatusListener = (record: TaskRecord) => void;
 
 export class TaskEngine {
-  /** This process, as the runner of the tasks it starts. */
-  readonly instance = newTaskId();
+  /** This process, as the runner of the tasks it starts (unique; never shown to clients). */
+  readonly instance = uniqueName();
   private readonly live = new Map<string, Live>();
   private readonly listeners = new Set<StatusListener>();
   private heartbeat: NodeJS.Timeout | undefined;

@@ -3,8 +3,8 @@
  * 2026 caller without credentials needs to read a task, so it must be unguessable; binding to the
  * caller (engine.ts) is the second lock.
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../util/lazy-node.js';
 
 export function newTaskId(): string {
-  return randomBytes(16).toString('base64url');
+  return nodeCrypto().randomBytes(16).toString('base64url');
 }

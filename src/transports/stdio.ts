@@ -46,6 +46,8 @@ export interface StdioTransport {
   readonly connection: Connection;
   /** Resolves once input ended (or close() was called) and the requests in flight are done. */
   readonly closed: Promise<void>;
+  /** Resolves once the first message is written to stdout (or the transport closed before one). */
+  readonly answered: Promise<void>;
   /** Stops reading and shuts down as on EOF; resolves with `closed`. */
   close(): Promise<void>;
 }
@@ -63,9 +65,14 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   const highWater = options.outputHighWaterBytes ?? 4 * MIB;
 
   let outputBroken = false;
+  let firstWrite!: () => void;
+  const answered = new Promise<void>((resolve) => {
+    firstWrite = resolve;
+  });
   const write = (message: object): void => {
     if (outputBroken) return;
     output.write(`${serialize(message, log)}\n`);
+    firstWrite();
   };
   output.on('error', (err) => {
     outputBroken = true;
@@ -162,6 +169,7 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
     if (!outputBroken && output.writableNeedDrain) {
       await settleWithin(new Promise((resolve) => output.once('drain', resolve)), drainTimeoutMs);
     }
+    firstWrite();
     resolveClosed();
   }
 
@@ -176,7 +184,7 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
     void shutdown();
   });
 
-  return { connection, closed, close: shutdown };
+  return { connection, closed, answered, close: shutdown };
 }
 
 /** Splits a byte stream into lines; a line over the limit is discarded without being buffered. */

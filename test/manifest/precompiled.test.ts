@@ -57,11 +57,8 @@ describe('precompiled manifest validators', () => {
   test('each file carries the fingerprint of the schema it was compiled from', () => {
     for (const target of precompileTargets(builtinKinds())) {
       const file = join(BUILT, `precompiled/${target.key.replaceAll('/', '-')}.cjs`);
-      assert.match(
-        readFileSync(file, 'utf8'),
-        new RegExp(`fingerprint = "${fingerprint(target)}"`),
-        target.key,
-      );
+      const text = readFileSync(file, 'utf8');
+      assert.ok(text.includes(`fingerprint = ${JSON.stringify(fingerprint(target))};`), target.key);
     }
   });
 

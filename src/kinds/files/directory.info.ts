@@ -5,7 +5,7 @@
  */
 
 import type { KindInfo } from '../contract/kinds.js';
-import { DEFAULT_MAX_BYTES } from '../shared/paths.js';
+import { DEFAULT_MAX_BYTES } from './defaults.js';
 
 export const DEFAULT_MAX_FILES = 1000;
 

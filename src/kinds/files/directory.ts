@@ -16,9 +16,10 @@ import type { Logger, ResourceKind } from '../contract/kinds.js';
 import { type CatalogResource, ResourceNotFound } from '../contract/types.js';
 import { compact } from '../shared/compact.js';
 import { mimeFromPath, toContents } from '../shared/mime.js';
-import { DEFAULT_MAX_BYTES, fileUri, readInside, realpathInside } from '../shared/paths.js';
+import { fileUri, readInside, realpathInside } from '../shared/paths.js';
 import { trackErrors } from '../shared/tracked-context.js';
 import { hasScheme } from '../shared/uri-template.js';
+import { DEFAULT_MAX_BYTES } from './defaults.js';
 import { DEFAULT_MAX_FILES, directoryResourceInfo } from './directory.info.js';
 import { compileGlob, type Glob } from './glob.js';
 

@@ -5,8 +5,8 @@
  */
 
 import type { KindInfo } from '../contract/kinds.js';
-import { DEFAULT_MAX_BYTES } from '../shared/paths.js';
 import { variablesSchema } from '../shared/variables.js';
+import { DEFAULT_MAX_BYTES } from './defaults.js';
 
 export const fileResourceInfo: KindInfo = {
   kind: 'file',

@@ -22,7 +22,7 @@ import type { EntryContext, ResourceKind } from '../contract/kinds.js';
 import { ResourceNotFound } from '../contract/types.js';
 import { compact } from '../shared/compact.js';
 import { mimeFromPath, toContents } from '../shared/mime.js';
-import { DEFAULT_MAX_BYTES, fileUri, isInside, readInside } from '../shared/paths.js';
+import { fileUri, isInside, readInside } from '../shared/paths.js';
 import { trackErrors } from '../shared/tracked-context.js';
 import {
   hasScheme,
@@ -33,6 +33,7 @@ import {
   type UriTemplate,
 } from '../shared/uri-template.js';
 import { completeFrom, completionList, ownEntry, type VariableConfig } from '../shared/variables.js';
+import { DEFAULT_MAX_BYTES } from './defaults.js';
 import { fileResourceInfo } from './file.info.js';
 
 export interface FileResourceConfig {

@@ -3,8 +3,9 @@
  * (symlinks included) and must stay inside its root, at compile time and again on every read.
  */
 import { constants } from 'node:fs';
-import { lstat, open, realpath } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { sep } from 'node:path';
+import { nodeFsPromises } from '../../util/lazy-node.js';
 
 /** Whether `realPath` is `realRoot` or below it. Both must already be real paths. */
 export function isInside(realRoot: string, realPath: string): boolean {
@@ -20,7 +21,7 @@ export function isInside(realRoot: string, realPath: string): boolean {
 export async function realpathInside(root: string, candidate: string): Promise<string | undefined> {
   let real: string;
   try {
-    real = await realpath(candidate);
+    real = await nodeFsPromises().realpath(candidate);
   } catch {
     return undefined;
   }
@@ -97,13 +98,13 @@ export async function readInside(
 
 async function readRegular(real: string, maxBytes: number, what: string): Promise<Buffer | undefined> {
   try {
-    if (!(await lstat(real)).isFile()) return undefined;
+    if (!(await nodeFsPromises().lstat(real)).isFile()) return undefined;
   } catch {
     return undefined;
   }
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
   try {
-    handle = await open(real, OPEN_REGULAR_FLAGS);
+    handle = await nodeFsPromises().open(real, OPEN_REGULAR_FLAGS);
   } catch {
     return undefined;
   }
@@ -126,6 +127,3 @@ async function readRegular(real: string, maxBytes: number, what: string): Promis
     await handle.close();
   }
 }
-
-/** Default cap of a file resource read: 10 MiB. */
-export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
