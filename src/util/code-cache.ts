@@ -28,15 +28,22 @@ function run(compiled: Script, file: string): unknown {
   return module.exports;
 }
 
-/** `require(file)` for a file of the build, with its code cache when V8 takes it. */
-export function requireWithCodeCache(file: string): unknown {
+/**
+ * `require(file)` for a file of the build, with its code cache when V8 takes it. `writeAtExit` (the
+ * build's own start of the command line) writes the cache anew when the process exits: it then
+ * holds every function that start compiled, not only the file's top level.
+ */
+export function requireWithCodeCache(file: string, options: { writeAtExit?: boolean } = {}): unknown {
   let cachedData: Buffer | undefined;
   try {
-    cachedData = readFileSync(cacheOf(file));
+    if (!options.writeAtExit) cachedData = readFileSync(cacheOf(file));
   } catch {
     // No cache beside it (a build from before, a copy): compiled as usual.
   }
-  return run(script(file, cachedData), file);
+  const compiled = script(file, cachedData);
+  if (options.writeAtExit)
+    process.once('exit', () => writeFileSync(cacheOf(file), compiled.createCachedData()));
+  return run(compiled, file);
 }
 
 /** Whether V8 refuses `file`'s cache here (another V8, other flags, or no cache at all). */

@@ -1,18 +1,20 @@
 /**
- * Kinds load on use: serving a manifest of `content` tools imports the content kind's module and
- * no other kind's (no SQL, HTTP, shell, files or prompt code, no driver), and no node:http on stdio.
+ * Kinds load on use: serving a manifest of `content` tools runs the content kind's module and no
+ * other kind's (no SQL, HTTP, shell, files or prompt code, no driver), and no node:http on stdio.
  *
- * A real `mcp-run` process (the built CLI) serves the manifest on stdio and answers a tools/call; a
- * module hook registered with `--import` writes down every module the process loads. The CLI is a
- * bundle (scripts/bundle-cli.mjs): a loaded chunk stands for the source modules its source map lists.
+ * A real `mcp-run` process (the built CLI) serves the manifest on stdio and answers a tools/call.
+ * The CLI is one bundle (scripts/bundle-cli.mjs) in which each module is a function that runs on the
+ * module's first import, named after its source file (`"src/kinds/sql/sql-tool.ts"() {…}`): V8's
+ * coverage of the process (NODE_V8_COVERAGE) says which of them ran. Packages are seen as they load,
+ * through a module hook (import) and a preload (require), and node's own modules in its load list.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { builtinKinds } from '../../src/kinds/builtin.js';
 import { CLI, REPO, tempFiles } from '../helpers/demo.js';
 
@@ -25,7 +27,7 @@ const files = tempFiles({
     '    content: [{ text: "Hello, {{name}}!" }]',
     '',
   ].join('\n'),
-  // Runs in the hooks thread: appends the URL of every module loaded to the file the env names.
+  // Runs in the hooks thread: appends the URL of every module imported to the file the env names.
   'hooks.mjs': [
     "import { appendFileSync } from 'node:fs';",
     'export async function load(url, context, next) {',
@@ -35,16 +37,41 @@ const files = tempFiles({
     '',
   ].join('\n'),
   'register.mjs': "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",
+  // Every package required, and at exit node's own modules loaded.
+  'preload.cjs': [
+    "const { appendFileSync } = require('node:fs');",
+    "const Module = require('node:module');",
+    'const load = Module._load;',
+    "Module._load = function (request, ...rest) { appendFileSync(process.env.MODULES_OUT, request + '\\n'); return load.call(this, request, ...rest); };",
+    "process.on('exit', () => appendFileSync(process.env.MODULES_OUT, process.moduleLoadList.join('\\n') + '\\n'));",
+    '',
+  ].join('\n'),
 });
 after(files.cleanup);
 
-/** The modules a real `mcp-run <manifest>` loads until it has answered one tools/call. */
-async function modulesLoadedServing(manifest: string): Promise<{ modules: Set<string>; answer: unknown }> {
+interface Coverage {
+  result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
+}
+
+/** What a real `mcp-run <manifest>` loads and runs until it has answered one tools/call. */
+async function loadedServing(manifest: string) {
   const out = join(files.dir, 'modules.txt');
+  const coverage = join(files.dir, 'coverage');
   const child = spawn(
     process.execPath,
-    ['--import', pathToFileURL(join(files.dir, 'register.mjs')).href, CLI, manifest, '--no-watch'],
-    { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, MODULES_OUT: out } },
+    [
+      '--import',
+      pathToFileURL(join(files.dir, 'register.mjs')).href,
+      '--require',
+      join(files.dir, 'preload.cjs'),
+      CLI,
+      manifest,
+      '--no-watch',
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, MODULES_OUT: out, NODE_V8_COVERAGE: coverage },
+    },
   );
   const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
   send({
@@ -70,37 +97,31 @@ async function modulesLoadedServing(manifest: string): Promise<{ modules: Set<st
   }
   child.stdin.end();
   await new Promise((done) => child.once('exit', done));
-  const loaded = readFileSync(out, 'utf8').split('\n').filter(Boolean);
-  return { modules: new Set(loaded.flatMap(withBundledSources)), answer };
+  const loaded = new Set(readFileSync(out, 'utf8').split('\n').filter(Boolean));
+  // The bundle's module functions that ran: the source files whose code ran in this process.
+  const ran = new Set<string>();
+  let bundles = 0;
+  for (const file of readdirSync(coverage)) {
+    const { result } = JSON.parse(readFileSync(join(coverage, file), 'utf8')) as Coverage;
+    for (const script of result.filter((s) => s.url.endsWith('/dist/cli/mcp-run.cjs'))) {
+      bundles++;
+      for (const f of script.functions) {
+        if (/^src\/.+\.ts$/.test(f.functionName) && (f.ranges[0]?.count ?? 0) > 0) ran.add(f.functionName);
+      }
+    }
+  }
+  assert.equal(bundles, 1, 'the CLI ran from its bundle');
+  return { loaded, ran, answer };
 }
 
-/**
- * A loaded module, and when it is a bundle chunk, the source modules in it, named as tsc's build
- * names them (src/kinds/content/tool.ts → the URL of dist/kinds/content/tool.js).
- */
-function withBundledSources(url: string): string[] {
-  if (!url.startsWith('file:') || !existsSync(`${fileURLToPath(url)}.map`)) return [url];
-  const map = JSON.parse(readFileSync(`${fileURLToPath(url)}.map`, 'utf8')) as { sources: string[] };
-  const sources = map.sources
-    .map((source) => new URL(source, url))
-    .filter((source) => source.href.startsWith(pathToFileURL(join(REPO, 'src/')).href))
-    .map(
-      (source) =>
-        pathToFileURL(
-          join(REPO, 'dist', fileURLToPath(source).slice(join(REPO, 'src').length).replace(/\.ts$/, '.js')),
-        ).href,
-    );
-  return [url, ...sources];
-}
-
-/** Each built-in kind's module, as builtin.ts imports it (`import('./sql/sql-tool.js')`), in dist/. */
+/** Each built-in kind's module, as builtin.ts imports it (`import('./sql/sql-tool.js')`), by source file. */
 function kindModules(): Map<string, string> {
   const source = readFileSync(join(REPO, 'src/kinds/builtin.ts'), 'utf8');
-  const paths = [...source.matchAll(/import\('\.\/([^']+\.js)'\)/g)].map((m) => m[1]!);
-  return new Map(paths.map((path) => [path, pathToFileURL(join(REPO, 'dist/kinds', path)).href]));
+  const paths = [...source.matchAll(/import\('\.\/([^']+)\.js'\)/g)].map((m) => m[1]!);
+  return new Map(paths.map((path) => [path, `src/kinds/${path}.ts`]));
 }
 
-test('a manifest of content tools loads the content kind and no other kind module', async () => {
+test('a manifest of content tools runs the content kind and no other kind module', async () => {
   const kinds = kindModules();
   // Every registered kind has its import in builtin.ts: the list read here is the whole list.
   const registry = builtinKinds();
@@ -109,16 +130,23 @@ test('a manifest of content tools loads the content kind and no other kind modul
   );
   assert.equal(kinds.size, registered.length);
 
-  const { modules, answer } = await modulesLoadedServing(join(files.dir, 'mcp.yaml'));
+  const { loaded, ran, answer } = await loadedServing(join(files.dir, 'mcp.yaml'));
   assert.deepEqual(answer, { content: [{ type: 'text', text: 'Hello, Ada!' }] });
-  assert.ok(modules.has(kinds.get('content/tool.js')!), 'the content kind was loaded');
-  const others = [...kinds].filter(([path, url]) => path !== 'content/tool.js' && modules.has(url));
+  assert.ok(ran.has(kinds.get('content/tool')!), 'the content kind ran');
+  assert.ok(ran.has('src/protocol/server.ts'), 'the protocol ran (the coverage names modules as expected)');
+  const others = [...kinds].filter(([path, file]) => path !== 'content/tool' && ran.has(file));
   assert.deepEqual(
     others.map(([path]) => path),
     [],
-    'kind modules loaded though the manifest does not use them',
+    'kind modules run though the manifest does not use them',
   );
-  const drivers = [...modules].filter((url) => /node_modules\/(pg|mysql2|better-sqlite3|undici)\//.test(url));
+  const drivers = [...loaded].filter((m) =>
+    /(^|node_modules\/)(pg|mysql2|better-sqlite3|undici|ioredis|jose)(\/|$)/.test(m),
+  );
   assert.deepEqual(drivers, [], 'drivers loaded by a manifest without sources');
-  assert.ok(!modules.has('node:http'), 'node:http loaded by a stdio server');
+  assert.ok(!loaded.has('NativeModule http'), 'node:http loaded by a stdio server');
+  assert.ok(
+    loaded.has('NativeModule readline') || loaded.has('NativeModule fs'),
+    'the load list was written',
+  );
 });

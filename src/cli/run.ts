@@ -1,0 +1,18 @@
+/**
+ * The `mcp-run` command line, once main.ts has set up the process. A client config runs
+ * `mcp-run <manifest>.yaml` for every session, with nothing else to parse: that start goes straight
+ * to serving, with the defaults the option parser would give. Every other command line goes to the
+ * option parser (program.ts).
+ */
+export async function run(args: readonly string[]): Promise<void> {
+  if (args.length === 1 && /^[^-].*\.ya?ml$/i.test(args[0]!)) {
+    const [{ serveCommand }, { SERVE_DEFAULTS }] = await Promise.all([
+      import('./serve.js'),
+      import('./serve-defaults.js'),
+    ]);
+    await serveCommand(args[0]!, SERVE_DEFAULTS);
+  } else {
+    const { commandLine } = await import('./program.js');
+    await commandLine().parseAsync();
+  }
+}

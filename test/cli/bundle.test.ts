@@ -1,0 +1,39 @@
+/**
+ * The command line runs from one bundle (scripts/bundle-cli.mjs) with the V8 code cache the build
+ * wrote beside it (src/cli/main.ts). A cache V8 refuses costs nothing but the time it was to save:
+ * these check that the build's cache is one V8 takes from the command line's own start.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { REPO } from '../helpers/demo.js';
+
+const BUNDLE = join(REPO, 'dist/cli/mcp-run.cjs');
+
+test('the build wrote the bundle and a code cache of it', () => {
+  assert.ok(existsSync(BUNDLE), 'run npm run build');
+  // Made after a start served requests: it holds the functions compiled then, not only the top level.
+  assert.ok(statSync(`${BUNDLE}.v8-cache`).size > 100_000, 'a code cache of the started command line');
+});
+
+test('V8 takes the code cache under the flags the command line runs with', () => {
+  // A child node process, as main.ts: young-generation.ts sets its flags first.
+  const module = (path: string) => JSON.stringify(pathToFileURL(join(REPO, path)).href);
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { keepYoungGenerationSmall } = await import(${module('dist/cli/young-generation.js')});
+       keepYoungGenerationSmall();
+       const { codeCacheRejected } = await import(${module('dist/util/code-cache.js')});
+       console.log(JSON.stringify(codeCacheRejected(${JSON.stringify(BUNDLE)})));`,
+    ],
+    { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(JSON.parse(child.stdout), false);
+});
