@@ -18,7 +18,7 @@
  *   `mcp.yaml -> ..data/mcp.yaml`, `..data -> ..2026_…`) is reloaded when a link is swapped, which
  *   is how a ConfigMap update lands: the folder is watched too, for those links only.
  */
-import { lstatSync, readFile, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 // Types only: chokidar loads when watching starts, while the first requests are being answered.
 import type { FSWatcher } from 'chokidar';
@@ -28,6 +28,7 @@ import type { StderrLogger } from '../log.js';
 import { loadManifestText } from '../manifest/load.js';
 import { ops } from '../ops/hooks.js';
 import { nodeCrypto } from '../util/lazy-node.js';
+import { readFileAsync } from '../util/read-file.js';
 import { compileCatalog } from './compile.js';
 import { describeDiff, diffCatalogs } from './diff.js';
 import type { Catalog, CatalogRef, ListCategory } from './types.js';
@@ -52,15 +53,6 @@ export interface ReloaderOptions {
 }
 
 export type ReloadOutcome = 'reloaded' | 'unchanged' | 'failed' | 'superseded';
-
-/** fs.readFile as a promise (node:fs/promises is one more module for every start to load). */
-function read(path: string): Promise<Buffer>;
-function read(path: string, encoding: 'utf8'): Promise<string>;
-function read(path: string, encoding?: 'utf8'): Promise<string | Buffer> {
-  return new Promise((resolve, reject) =>
-    readFile(path, encoding ?? null, (err, data) => (err ? reject(err) : resolve(data))),
-  );
-}
 
 /** Events that add or remove files change what a folder resource lists. */
 const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
@@ -130,7 +122,7 @@ export class Reloader {
   /** An edit made between the load and the watcher's first report counts as a change. */
   private async catchUp(): Promise<void> {
     const { file, ref } = this.options;
-    const text = await read(file, 'utf8').catch(() => undefined);
+    const text = await readFileAsync(file, 'utf8').catch(() => undefined);
     if (text !== undefined && text + includedTexts(ref.current, readFileSync) !== this.lastText) {
       this.onEvent('change', file);
     }
@@ -190,7 +182,7 @@ export class Reloader {
     const { file, ref, registry, log } = this.options;
     let text: string;
     try {
-      text = await read(file, 'utf8');
+      text = await readFileAsync(file, 'utf8');
     } catch (err) {
       log.warn(
         `reload of ${this.name} skipped: ${(err as Error).message}; still serving the previous version`,
@@ -264,7 +256,7 @@ export class Reloader {
     for (const path of paths) {
       const owners = catalog.watched?.get(path);
       if (!owners?.length) continue;
-      const hash = await read(path).then(
+      const hash = await readFileAsync(path).then(
         (bytes) => nodeCrypto().createHash('sha256').update(bytes).digest('hex'),
         () => 'missing',
       );

@@ -3,9 +3,10 @@
  * resolve `${env:…}`. Every problem every step can find is reported at once, in file order, as one
  * ManifestError.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type Diagnostic, ManifestError, type Problem, problems, sortByPosition } from '../errors.js';
+import { readFileAsync } from '../util/read-file.js';
 import { type Finding, isPlainObject } from './finding.js';
 import { codeFrame, dottedPath } from './frame.js';
 import { type FileFinding, gatherIncludes, key, type ManifestFile } from './include.js';
@@ -51,12 +52,10 @@ export async function loadManifest(
 ): Promise<LoadedManifest> {
   let text: string;
   try {
-    // Read at once: the parse that follows holds the thread far longer than these few ms (at most
-    // 4 MiB), and node:fs/promises would be one more module for every start to load.
     const info = statSync(file);
     if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOTFILE' });
     if (info.size > MAX_MANIFEST_BYTES) throw tooLarge(file);
-    text = readFileSync(file, 'utf8');
+    text = await readFileAsync(file, 'utf8');
   } catch (e) {
     if (e instanceof ManifestError) throw e;
     throw new ManifestError([{ ...problems.MANIFEST_READ(file, readReason(e)), file }]);
