@@ -19,7 +19,7 @@
 // V8 requires), serving a small manifest over stdio through the common requests, so that it holds
 // the functions a start compiles and not only the bundle's top level.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +50,13 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
   // Every module's import.meta.url is the bundle's own (it sits where tsc's modules of cli/ do).
-  banner: { js: "const __mcpRunUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // Its import() calls go through __mcpRunImport (below).
+  banner: {
+    js: [
+      "const __mcpRunUrl = require('node:url').pathToFileURL(__filename).href;",
+      "const __mcpRunImport = typeof __hostImport === 'function' ? __hostImport : (specifier) => import(specifier);",
+    ].join('\n'),
+  },
   define: { 'import.meta.url': '__mcpRunUrl' },
   // sqlite-pool.ts calls import.meta.resolve only when it runs from src/ (a .ts URL), never here.
   logOverride: { 'empty-import-meta': 'silent' },
@@ -66,6 +72,20 @@ await build({
     },
   ],
 });
+
+// The packages the bundle imports on use (pg, jose, undici, …) are imported through the function
+// src/util/code-cache.ts hands it: on Node 20, an import() in code that came from a code cache has
+// no dynamic-import callback. Only the calls esbuild kept, `import("<package>")`, are rewritten.
+const text = readFileSync(BUNDLE, 'utf8');
+const rewritten = text.replace(/(?<![\w$.])import\((?="[^"]+"\))/g, '__mcpRunImport(');
+if (
+  /(?<![\w$.])import\(/.test(
+    rewritten.replace(/^\s*\/\/.*$/gm, '').replaceAll('(specifier) => import(specifier)', ''),
+  )
+) {
+  throw new Error(`${BUNDLE}: an import() the build does not rewrite; see scripts/bundle-cli.mjs`);
+}
+writeFileSync(BUNDLE, rewritten);
 
 const work = mkdtempSync(join(tmpdir(), 'mcp-run-code-cache-'));
 try {

@@ -17,14 +17,22 @@ const cacheOf = (file: string): string => `${file}.v8-cache`;
 
 function script(file: string, cachedData?: Buffer): Script {
   // The wrapper node's own loader gives a CommonJS module.
-  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`;
+  const source = `(function (exports, require, module, __filename, __dirname, __hostImport) {${readFileSync(file, 'utf8')}\n})`;
   return new Script(source, { filename: file, ...(cachedData && { cachedData }) });
 }
+
+/**
+ * `import()` for the file's code, as a sixth argument of its wrapper (`__hostImport`): on Node 20 a
+ * function V8 compiles after its script came from a code cache has lost the script's dynamic-import
+ * callback, so an `import()` written in the file itself would fail there ("A dynamic import callback
+ * was not specified"). The CLI's bundle calls this instead (scripts/bundle-cli.mjs).
+ */
+const hostImport = (specifier: string): Promise<unknown> => import(specifier);
 
 function run(compiled: Script, file: string): unknown {
   const module = { exports: {} as unknown };
   const wrapper = compiled.runInThisContext() as (...args: unknown[]) => void;
-  wrapper(module.exports, createRequire(file), module, file, dirname(file));
+  wrapper(module.exports, createRequire(file), module, file, dirname(file), hostImport);
   return module.exports;
 }
 
