@@ -118,6 +118,12 @@ interface Session {
   readonly types: pg.CustomTypesConfig;
   /** `SET LOCAL` statements of the source (role, search path), fixed text. */
   readonly settings: readonly string[];
+  /**
+   * The same settings and the call's limits as one step of the pipeline: a `SELECT` of
+   * `set_config(…, true)` (what `SET LOCAL` does, privilege checks included), its values bound.
+   * `$1` is the call's statement_timeout, so one prepared text serves every timeout.
+   */
+  readonly limits: { readonly text: string; readonly values: readonly string[] };
   readonly statements: PreparedStatements;
 }
 
@@ -189,10 +195,18 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     const searchPath = config.schemas
       ? `SET LOCAL search_path TO ${config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')}`
       : undefined;
+    const configs: [string, string][] = [['standard_conforming_strings', 'on']];
+    if (config.role) configs.push(['role', config.role]);
+    if (config.schemas)
+      configs.push(['search_path', config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')]);
     const session: Session = {
       driver,
       types,
       settings: [asRole, searchPath].filter((s): s is string => s !== undefined),
+      limits: {
+        text: `SELECT ${['statement_timeout', ...configs.map(([name]) => name)].map((name, i) => `set_config('${name}', $${i + 1}, true)`).join(', ')}`,
+        values: configs.map(([, value]) => value),
+      },
       statements: new PreparedStatements(MAX_PREPARED),
     };
 
@@ -354,7 +368,10 @@ async function pipelined(
     return { text: t, ...(v && { values: v }), ...(name !== undefined && { name }) };
   };
   const pipeline = new PgPipeline({
-    before: opening(session, o).map((t) => step(t)),
+    before: [
+      step('BEGIN READ ONLY'),
+      step(session.limits.text, [String(Math.trunc(o.timeoutMs)), ...session.limits.values]),
+    ],
     statement: step(text, values),
     after: [step('SELECT pg_advisory_unlock_all()'), step('ROLLBACK')],
     limit: o.maxRows + 1,
