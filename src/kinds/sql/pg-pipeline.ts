@@ -30,12 +30,12 @@ interface Field {
 
 export interface PipelineStep {
   readonly text: string;
-  readonly values?: readonly unknown[];
+  readonly values?: readonly unknown[] | undefined;
   /**
    * Prepared under this name the first time on a connection, then bound by name (fixed text
    * only): the server parses and plans it once per connection instead of on every call.
    */
-  readonly name?: string;
+  readonly name?: string | undefined;
 }
 
 export interface PipelineOptions {

@@ -35,7 +35,7 @@ import { verdicts } from './classify.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { postgresSchemaReader } from './introspect-postgres.js';
 import { renderSql } from './params.js';
-import { PgPipeline, PreparedStatements } from './pg-pipeline.js';
+import { PgPipeline, type PipelineStep, PreparedStatements } from './pg-pipeline.js';
 import { postgresSourceInfo } from './postgres-source.info.js';
 import {
   markPrivileged,
@@ -283,12 +283,15 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         const readsOnly = readOnly || options.readOnly === true;
         const verdict = verdictOf(text);
         if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'postgres'));
+        // One shape for every call's Run (a spread of the caller's options costs more than the read).
         return run(text, values, {
-          ...options,
-          maxBytes,
           readOnly: readsOnly,
           rowSet: verdict.read && verdict.rowSet,
+          maxRows: options.maxRows,
+          maxBytes,
+          timeoutMs: options.timeoutMs,
           offset: options.offset ?? 0,
+          signal: options.signal,
         });
       },
       quoteIdentifier: driver.escapeIdentifier,
@@ -363,10 +366,11 @@ async function pipelined(
   let truncated = false;
   const guard = guardSocket(client, o.maxBytes, budget);
   const prepared = session.statements.on(client);
-  const step = (t: string, v?: readonly unknown[]) => {
-    const name = session.statements.name(t, prepared);
-    return { text: t, ...(v && { values: v }), ...(name !== undefined && { name }) };
-  };
+  const step = (text: string, values?: readonly unknown[]): PipelineStep => ({
+    text,
+    values,
+    name: session.statements.name(text, prepared),
+  });
   const pipeline = new PgPipeline({
     before: [
       step('BEGIN READ ONLY'),
