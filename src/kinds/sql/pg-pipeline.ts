@@ -98,13 +98,13 @@ export class PgPipeline {
     const { stream } = connection as Wire;
     const prepared = this.o.prepared;
     const parts: Buffer[] = [];
+    const preparing: string[] = [];
     try {
       const add = (s: PipelineStep, statement: boolean) => {
         const name = prepared && s.name !== undefined ? s.name : '';
-        // A failed Parse fails the call, which closes the connection, and the set with it.
-        if (!name || !prepared!.has(name)) {
+        if (!name || (!prepared!.has(name) && !preparing.includes(name))) {
           parts.push(parseMessage(name, s.text));
-          if (name) prepared!.add(name);
+          if (name) preparing.push(name);
         }
         if (statement) {
           parts.push(bindMessage(name, s.values ?? [], this.o.prepareValue), DESCRIBE_PORTAL);
@@ -120,6 +120,8 @@ export class PgPipeline {
       // Nothing was written: pg hands the error to handleError and the connection stays in step.
       return err as Error;
     }
+    // A failed Parse fails the call, which closes the connection, and the set with it.
+    for (const name of preparing) prepared!.add(name);
     if (stream.writable) stream.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
     return null;
   }

@@ -105,6 +105,19 @@ test('values are bound as $n parameters; rows come back as JSON-ready values', {
   assert.deepEqual((await run(ro, 'SELECT count(*) AS n FROM "Customers ✓"')).rows, [{ n: 3 }]);
 });
 
+test('a null, a Buffer (bytea, sent as binary) and multi-byte text are bound as they are', {
+  skip,
+}, async () => {
+  const text = 'é ü ✓ 😀';
+  const result = await run(
+    ro,
+    'SELECT :a::text IS NULL AS isnull, :b::bytea AS b, :c::text AS c, length(:c::text) AS n',
+    // A repeated name is a placeholder (and a value) per occurrence.
+    [null, Buffer.from([1, 0, 255]), text, text],
+  );
+  assert.deepEqual(result.rows, [{ isnull: true, b: 'AQD/', c: text, n: [...text].length }]);
+});
+
 test('the row cap is read through a cursor; an offset skips rows on the server', { skip }, async () => {
   const text = `SELECT id FROM ${ro.quoteIdentifier(ITEMS)} ORDER BY id`;
   const first = await run(ro, text);
