@@ -12,23 +12,14 @@
  * caller closes the connection.
  *
  * A `pg` "submittable": `client.query(pipeline)` hands it the connection, and the client routes the
- * server's messages to its `handle…` methods until ReadyForQuery.
+ * server's messages to its `handle…` methods until ReadyForQuery. The pipeline writes its messages
+ * itself, as one buffer on the connection's socket (pg's serializer would write each one apart).
  */
 import type pg from 'pg';
 
-/** The parts of pg's Connection the pipeline writes to (pg does not type them). */
+/** The part of pg's Connection the pipeline writes to: its socket (pg does not type it). */
 interface Wire {
-  stream: { cork?(): void; uncork?(): void };
-  parse(query: { text: string; name: string; types: number[] }): void;
-  bind(config: {
-    portal: string;
-    statement: string;
-    values: readonly unknown[];
-    valueMapper: (value: unknown) => unknown;
-  }): void;
-  describe(msg: { type: 'P'; name: string }): void;
-  execute(config: { portal: string; rows: number }): void;
-  sync(): void;
+  stream: { writable: boolean; write(chunk: Buffer): boolean };
 }
 
 interface Field {
@@ -39,16 +30,16 @@ interface Field {
 
 export interface PipelineStep {
   readonly text: string;
-  readonly values?: readonly unknown[];
+  readonly values?: readonly unknown[] | undefined;
   /**
    * Prepared under this name the first time on a connection, then bound by name (fixed text
    * only): the server parses and plans it once per connection instead of on every call.
    */
-  readonly name?: string;
+  readonly name?: string | undefined;
 }
 
 export interface PipelineOptions {
-  /** Steps before the statement (fixed text). */
+  /** Steps before the statement (fixed text, values bound). */
   readonly before: readonly PipelineStep[];
   readonly statement: PipelineStep;
   /** Steps after the statement (fixed text). */
@@ -99,28 +90,39 @@ export class PgPipeline {
     return this.step === this.o.before.length;
   }
 
-  submit(connection: unknown): null {
-    const wire = connection as Wire;
-    wire.stream.cork?.();
+  /**
+   * Writes the whole pipeline as one buffer (one write on the socket). The steps without values are
+   * the same bytes on every call (Bind by name, Execute): those are made once per name.
+   */
+  submit(connection: unknown): Error | null {
+    const { stream } = connection as Wire;
+    const prepared = this.o.prepared;
+    const parts: Buffer[] = [];
+    const preparing: string[] = [];
     try {
-      const all = [...this.o.before, this.o.statement, ...this.o.after];
-      const prepared = this.o.prepared;
-      all.forEach((s, i) => {
+      const add = (s: PipelineStep, statement: boolean) => {
         const name = prepared && s.name !== undefined ? s.name : '';
-        // A failed Parse fails the call, which closes the connection, and the set with it.
-        if (!name || !prepared!.has(name)) {
-          wire.parse({ text: s.text, name, types: [] });
-          if (name) prepared!.add(name);
+        if (!name || (!prepared!.has(name) && !preparing.includes(name))) {
+          parts.push(parseMessage(name, s.text));
+          if (name) preparing.push(name);
         }
-        wire.bind({ portal: '', statement: name, values: s.values ?? [], valueMapper: this.o.prepareValue });
-        const statement = i === this.o.before.length;
-        if (statement) wire.describe({ type: 'P', name: '' });
-        wire.execute({ portal: '', rows: statement ? this.o.limit : 0 });
-      });
-      wire.sync();
-    } finally {
-      wire.stream.uncork?.();
+        if (statement) {
+          parts.push(bindMessage(name, s.values ?? [], this.o.prepareValue), DESCRIBE_PORTAL);
+          parts.push(executeMessage(this.o.limit));
+        } else if (name && !s.values?.length) parts.push(boundByName(name));
+        else parts.push(bindMessage(name, s.values ?? [], this.o.prepareValue), EXECUTE_ALL);
+      };
+      for (const s of this.o.before) add(s, false);
+      add(this.o.statement, true);
+      for (const s of this.o.after) add(s, false);
+      parts.push(SYNC);
+    } catch (err) {
+      // Nothing was written: pg hands the error to handleError and the connection stays in step.
+      return err as Error;
     }
+    // A failed Parse fails the call, which closes the connection, and the set with it.
+    for (const name of preparing) prepared!.add(name);
+    if (stream.writable) stream.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
     return null;
   }
 
@@ -182,8 +184,92 @@ export class PgPipeline {
 
 /** The count at the end of a command tag ("SELECT 3", "INSERT 0 2"). */
 function rowCountOf(tag: string | undefined): number {
-  const n = Number(tag?.split(' ').at(-1));
+  if (tag === undefined) return 0;
+  const n = Number(tag.slice(tag.lastIndexOf(' ') + 1));
   return Number.isSafeInteger(n) ? n : 0;
+}
+
+/*
+ * The frontend messages of the extended protocol the pipeline sends, as bytes: a type byte, then a
+ * 32-bit length that counts itself and the body. Strings are NUL-terminated UTF-8.
+ */
+const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
+/** Describe the unnamed portal: its RowDescription comes before its rows. */
+const DESCRIBE_PORTAL = Buffer.from([0x44, 0, 0, 0, 6, 0x50, 0]);
+
+/** Execute of the unnamed portal, at most `rows` rows (0: all of them). */
+function executeMessage(rows: number): Buffer {
+  const b = Buffer.allocUnsafe(10);
+  b[0] = 0x45;
+  b.writeInt32BE(9, 1);
+  b[5] = 0;
+  b.writeUInt32BE(rows, 6);
+  return b;
+}
+const EXECUTE_ALL = executeMessage(0);
+
+/** Parse `text` as the statement `name` ('' for the unnamed one), its parameter types inferred. */
+function parseMessage(name: string, text: string): Buffer {
+  const nameLength = Buffer.byteLength(name);
+  const textLength = Buffer.byteLength(text);
+  const b = Buffer.allocUnsafe(1 + 4 + nameLength + 1 + textLength + 1 + 2);
+  b[0] = 0x50;
+  b.writeInt32BE(b.length - 1, 1);
+  let at = 5 + b.write(name, 5);
+  b[at++] = 0;
+  at += b.write(text, at);
+  b[at++] = 0;
+  b.writeInt16BE(0, at);
+  return b;
+}
+
+/**
+ * Bind the statement `name` to the unnamed portal with `values` (each through `prepare`, as pg
+ * does: null, a Buffer sent as binary, or text); every result column in text.
+ */
+function bindMessage(name: string, values: readonly unknown[], prepare: (value: unknown) => unknown): Buffer {
+  const mapped = values.map((v) => {
+    const m = prepare(v);
+    return m == null ? null : m instanceof Buffer ? m : String(m);
+  });
+  const nameLength = Buffer.byteLength(name);
+  let size = 1 + 4 + 1 + nameLength + 1 + 2 + 2 * mapped.length + 2 + 2;
+  for (const m of mapped)
+    size += 4 + (m === null ? 0 : typeof m === 'string' ? Buffer.byteLength(m) : m.length);
+  const b = Buffer.allocUnsafe(size);
+  b[0] = 0x42;
+  b.writeInt32BE(size - 1, 1);
+  b[5] = 0; // the unnamed portal
+  let at = 6 + b.write(name, 6);
+  b[at++] = 0;
+  at = b.writeInt16BE(mapped.length, at);
+  for (const m of mapped) at = b.writeInt16BE(m instanceof Buffer ? 1 : 0, at);
+  at = b.writeInt16BE(mapped.length, at);
+  for (const m of mapped) {
+    if (m === null) at = b.writeInt32BE(-1, at);
+    else if (typeof m === 'string') {
+      const n = b.write(m, at + 4);
+      b.writeInt32BE(n, at);
+      at += 4 + n;
+    } else {
+      at = b.writeInt32BE(m.length, at);
+      at += m.copy(b, at);
+    }
+  }
+  b.writeInt16BE(0, at);
+  return b;
+}
+
+/** Bind (no values) and Execute of a named statement: the same bytes on every call, made once. */
+const bound = new Map<string, Buffer>();
+function boundByName(name: string): Buffer {
+  let b = bound.get(name);
+  if (!b) {
+    if (bound.size >= 1000) bound.clear();
+    b = Buffer.concat([bindMessage(name, [], (v) => v), EXECUTE_ALL]);
+    bound.set(name, b);
+  }
+  return b;
 }
 
 /**

@@ -35,7 +35,7 @@ import { verdicts } from './classify.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { postgresSchemaReader } from './introspect-postgres.js';
 import { renderSql } from './params.js';
-import { PgPipeline, PreparedStatements } from './pg-pipeline.js';
+import { PgPipeline, type PipelineStep, PreparedStatements } from './pg-pipeline.js';
 import { postgresSourceInfo } from './postgres-source.info.js';
 import {
   markPrivileged,
@@ -118,6 +118,12 @@ interface Session {
   readonly types: pg.CustomTypesConfig;
   /** `SET LOCAL` statements of the source (role, search path), fixed text. */
   readonly settings: readonly string[];
+  /**
+   * The same settings and the call's limits as one step of the pipeline: a `SELECT` of
+   * `set_config(…, true)` (what `SET LOCAL` does, privilege checks included), its values bound.
+   * `$1` is the call's statement_timeout, so one prepared text serves every timeout.
+   */
+  readonly limits: { readonly text: string; readonly values: readonly string[] };
   readonly statements: PreparedStatements;
 }
 
@@ -189,10 +195,18 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     const searchPath = config.schemas
       ? `SET LOCAL search_path TO ${config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')}`
       : undefined;
+    const configs: [string, string][] = [['standard_conforming_strings', 'on']];
+    if (config.role) configs.push(['role', config.role]);
+    if (config.schemas)
+      configs.push(['search_path', config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')]);
     const session: Session = {
       driver,
       types,
       settings: [asRole, searchPath].filter((s): s is string => s !== undefined),
+      limits: {
+        text: `SELECT ${['statement_timeout', ...configs.map(([name]) => name)].map((name, i) => `set_config('${name}', $${i + 1}, true)`).join(', ')}`,
+        values: configs.map(([, value]) => value),
+      },
       statements: new PreparedStatements(MAX_PREPARED),
     };
 
@@ -269,12 +283,15 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         const readsOnly = readOnly || options.readOnly === true;
         const verdict = verdictOf(text);
         if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'postgres'));
+        // One shape for every call's Run (a spread of the caller's options costs more than the read).
         return run(text, values, {
-          ...options,
-          maxBytes,
           readOnly: readsOnly,
           rowSet: verdict.read && verdict.rowSet,
+          maxRows: options.maxRows,
+          maxBytes,
+          timeoutMs: options.timeoutMs,
           offset: options.offset ?? 0,
+          signal: options.signal,
         });
       },
       quoteIdentifier: driver.escapeIdentifier,
@@ -349,12 +366,16 @@ async function pipelined(
   let truncated = false;
   const guard = guardSocket(client, o.maxBytes, budget);
   const prepared = session.statements.on(client);
-  const step = (t: string, v?: readonly unknown[]) => {
-    const name = session.statements.name(t, prepared);
-    return { text: t, ...(v && { values: v }), ...(name !== undefined && { name }) };
-  };
+  const step = (text: string, values?: readonly unknown[]): PipelineStep => ({
+    text,
+    values,
+    name: session.statements.name(text, prepared),
+  });
   const pipeline = new PgPipeline({
-    before: opening(session, o).map((t) => step(t)),
+    before: [
+      step('BEGIN READ ONLY'),
+      step(session.limits.text, [String(Math.trunc(o.timeoutMs)), ...session.limits.values]),
+    ],
     statement: step(text, values),
     after: [step('SELECT pg_advisory_unlock_all()'), step('ROLLBACK')],
     limit: o.maxRows + 1,

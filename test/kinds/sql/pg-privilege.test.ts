@@ -158,6 +158,17 @@ describe('the role check', () => {
     assert.match(refused.errors[0]!.problem.message, new RegExp(`role "${reads}".*pg_read_server_files`));
   });
 
+  test('role: is checked again on every call, as SET ROLE checks it', { skip }, async () => {
+    // Each call sets the role with set_config('role', …, true): the server's own check of SET ROLE.
+    const reader = await role('granted', 'NOLOGIN');
+    const login = await role('member', '', `GRANT ${reader} TO {R}`);
+    const sql = await open({ url: urlAs(login), role: reader, poolSize: 1 });
+    const who = 'SELECT current_user AS who, session_user AS login';
+    assert.deepEqual((await runSql(sql, who)).rows, [{ who: reader, login }]);
+    await admin.query(`REVOKE ${reader} FROM ${login}`);
+    await assert.rejects(runSql(sql, who), /permission denied to set role/);
+  });
+
   test('a role: the login cannot SET is an open failure', { skip }, async () => {
     const r = await role('plain', '');
     const ctx = testContext({ baseDir: tmpdir(), name: 'db' });
