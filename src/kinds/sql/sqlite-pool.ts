@@ -11,13 +11,19 @@
  * is killed for one request's timeout or cancel, the others of its batch (reads, which may run
  * again) go back to the front of the queue, to run alone, so no read is cut off twice.
  *
- * Workers are forked from the compiled `sqlite-worker.js` beside this file; when this file runs
- * from src/ under tsx (the tests), from `sqlite-worker.ts` with tsx's loader.
+ * Each worker talks over its own socket (`stdio[3]`), newline-delimited JSON written with one write
+ * and split with one scan (sqlite-worker.ts): node's IPC channel (`process.send`) costs about twice
+ * the round trip for the same bytes.
+ *
+ * Workers run the compiled `sqlite-worker.js` beside this file; when this file runs from src/ under
+ * tsx (the tests), `sqlite-worker.ts` with tsx's loader.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { BUILD_ROOT } from '../../util/build-root.js';
 import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
+import { CHANNEL_FD, WORKER_ARG } from './sqlite-wire.js';
 import type { WorkerInit, WorkerRequest, WorkerResponse } from './sqlite-worker.js';
 
 /** A request without its id (the pool numbers them). */
@@ -35,6 +41,8 @@ interface Pending {
 
 interface Slot {
   child?: ChildProcess;
+  /** The server's end of the child's channel. */
+  channel?: Socket;
   /** The requests sent to the worker and not answered yet, in the order it runs them. */
   batch: Pending[];
 }
@@ -133,11 +141,12 @@ export class SqlitePool {
       if (this.queue.length === 0) return;
       if (slot.batch.length > 0) continue;
       const batch = this.take();
-      const child = slot.child ?? this.spawn(slot);
+      if (!slot.child) this.spawn(slot);
       slot.batch = batch;
       for (const pending of batch) pending.slot = slot;
-      child.channel?.ref();
-      child.send(batch.map((p) => p.request));
+      // One request costs one line; an answer comes back before the request's timer is due, and
+      // that timer keeps the server's loop alive meanwhile (the channel itself never does).
+      slot.channel!.write(`${JSON.stringify(batch.map((p) => p.request))}\n`);
     }
   }
 
@@ -152,14 +161,12 @@ export class SqlitePool {
     return batch;
   }
 
-  private spawn(slot: Slot): ChildProcess {
+  private spawn(slot: Slot): void {
     const entry = workerEntry();
-    const child = fork(entry.path, [], {
-      execArgv: entry.execArgv,
-      // JSON: about half the cost of 'advanced' per small message; sqlite-wire.ts tags bigints and bytes.
-      serialization: 'json',
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
+    const stdio: ('ignore' | 'inherit' | 'pipe')[] = ['ignore', 'ignore', 'inherit'];
+    stdio[CHANNEL_FD] = 'pipe';
+    const child = spawn(process.execPath, [...entry.execArgv, entry.path, WORKER_ARG], { stdio });
+    const channel = child.stdio[CHANNEL_FD] as Socket;
     live.add(child);
     if (!exitHook) {
       exitHook = true;
@@ -167,28 +174,29 @@ export class SqlitePool {
         for (const c of live) c.kill('SIGKILL');
       });
     }
-    // An idle worker does not keep the server alive; a running request refs the channel.
+    // Neither an idle worker nor its channel keeps the server alive.
     child.unref();
-    child.channel?.unref();
-    child.on('message', (answers: readonly WorkerResponse[]) => {
-      if (slot.child !== child) return;
-      for (const answer of answers) {
-        // In the batch's order, so almost always the first one.
-        const at = slot.batch.findIndex((p) => p.request.id === answer.id);
-        if (at < 0) continue;
-        const pending = slot.batch.splice(at, 1)[0]!;
-        pending.slot = undefined;
-        if (answer.ok) pending.resolve(answer.value);
-        else pending.reject(new Error(answer.message));
+    channel.unref();
+    let parts: Buffer[] = [];
+    channel.on('data', (data: Buffer) => {
+      let from = 0;
+      for (let nl = data.indexOf(10); nl >= 0; nl = data.indexOf(10, from)) {
+        let line: string;
+        if (parts.length > 0) {
+          parts.push(data.subarray(from, nl));
+          line = Buffer.concat(parts).toString('utf8');
+          parts = [];
+        } else line = data.toString('utf8', from, nl);
+        from = nl + 1;
+        if (slot.child === child) this.answered(slot, JSON.parse(line) as readonly WorkerResponse[]);
       }
-      if (slot.batch.length > 0) return;
-      child.channel?.unref();
-      this.dispatch();
+      if (from < data.length) parts.push(from === 0 ? data : data.subarray(from));
     });
     const gone = (why: string) => {
       live.delete(child);
       if (slot.child !== child) return;
       slot.child = undefined;
+      slot.channel = undefined;
       const batch = slot.batch;
       slot.batch = [];
       for (const pending of batch) {
@@ -199,9 +207,26 @@ export class SqlitePool {
     };
     child.on('exit', (code, sig) => gone(sig ? `signal ${sig}` : `exit code ${code}`));
     child.on('error', (err) => gone(err.message));
-    child.send(this.init);
+    // A broken channel (the worker died) shows as its exit; the error itself has nothing to add.
+    channel.on('error', () => undefined);
+    channel.write(`${JSON.stringify(this.init)}\n`);
     slot.child = child;
-    return child;
+    slot.channel = channel;
+  }
+
+  private answered(slot: Slot, answers: readonly WorkerResponse[]): void {
+    for (const answer of answers) {
+      // In the batch's order, so almost always the first one.
+      const at = slot.batch.findIndex((p) => p.request.id === answer.id);
+      if (at < 0) continue;
+      const pending = slot.batch.splice(at, 1)[0]!;
+      pending.slot = undefined;
+      if (answer.ok) pending.resolve(answer.value);
+      else pending.reject(new Error(answer.message));
+    }
+    if (slot.batch.length === 0) {
+      this.dispatch();
+    }
   }
 
   /**
@@ -210,7 +235,9 @@ export class SqlitePool {
    */
   private kill(slot: Slot, culprit?: Pending): void {
     const child = slot.child;
+    slot.channel?.destroy();
     slot.child = undefined;
+    slot.channel = undefined;
     const batch = slot.batch;
     slot.batch = [];
     const again: Pending[] = [];

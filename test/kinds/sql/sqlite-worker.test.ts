@@ -4,6 +4,8 @@
  * only on the first query, a :memory: source keeps to one worker, and the byte budget cuts rows.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -161,4 +163,50 @@ test('many reads at once all get their own rows, whatever batches they share', a
     results.map((_, i) => [{ x: (i % 3) + 1, i }]),
   );
   await opened.dispose();
+});
+
+test('big requests and results cross the channel whole, in many pieces, UTF-8 intact', async () => {
+  const { opened, sql } = await open({});
+  const text = 'é€𝄞x'.repeat(50_000); // 500 KB of UTF-8, multi-byte characters across every piece boundary
+  const echoed = await sql.query(parseSqlParams('SELECT :t AS t, length(:t) AS n'), [text, text], {
+    maxRows: 10,
+    timeoutMs: 30_000,
+    signal: new AbortController().signal,
+  });
+  // SQLite counts characters, not UTF-16 units.
+  assert.deepEqual(echoed.rows, [{ t: text, n: [...text].length }]);
+  const many = await run(
+    sql,
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 300) SELECT x, printf('%.2000c', 'é') AS s FROM c",
+  );
+  assert.equal(many.rows.length, 100);
+  assert.ok(many.rows.every((r, i) => r.x === i + 1 && r.s === 'é'.repeat(2000)));
+  await opened.dispose();
+});
+
+test('a worker does not outlive a server that is killed outright', async () => {
+  // A server process that opens the source, runs a query, prints its worker's pid and waits.
+  const dir = tempDir();
+  writeFileSync(join(dir, 'seed.sql'), SEED);
+  const script = `
+    import { sqliteSource } from ${JSON.stringify(new URL('../../../src/kinds/sql/sqlite-source.ts', import.meta.url).href)};
+    import { parseSqlParams } from ${JSON.stringify(new URL('../../../src/kinds/sql/params.ts', import.meta.url).href)};
+    const ctx = { name: 'db', baseDir: ${JSON.stringify(dir)}, error: (at, p) => { throw new Error(p.message); },
+      log: { debug() {}, info() {}, warn() {}, error() {} } };
+    const opened = await sqliteSource.open({ path: 'db.sqlite', seed: 'seed.sql' }, ctx);
+    const sql = opened.capabilities.sql;
+    await sql.query(parseSqlParams('SELECT 1'), [], { maxRows: 1, timeoutMs: 30000, signal: new AbortController().signal });
+    console.log(sql.pool.pids[0]);
+    setInterval(() => {}, 1000);
+  `;
+  const server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(server.stdout!.setEncoding('utf8'), 'data')) as [string];
+  const worker = Number(line.trim());
+  assert.ok(alive(worker), 'the worker is not running');
+  // SIGKILL: no exit hook of the server runs; the worker sees its channel close.
+  server.kill('SIGKILL');
+  await once(server, 'exit');
+  assert.ok(await gone(worker), 'the worker outlived its server');
 });
