@@ -5,9 +5,12 @@
  * better-sqlite3 cannot interrupt a statement) and the next request starts a fresh one, so a runaway
  * query ends at its timeout and never holds the server.
  *
- * When every worker is busy, the reads that queue up go to the next free worker together, as one
- * batch (at most MAX_BATCH): one message and one wake-up each way for all of them, which is most of
- * what a one-row read costs. A write or a schema read goes alone. When the worker running a batch
+ * Requests go out once the event loop has taken in what is ready (`schedule`), so the calls that
+ * arrived in one turn leave together. The reads queued then are shared out among the idle workers
+ * (none waits behind another while a worker sits idle), and when every worker is busy they go to
+ * the next free one together, as one batch (at most MAX_BATCH): one message and one wake-up each
+ * way for all of them, which is most of what a one-row read costs. A write or a schema read goes
+ * alone. When the worker running a batch
  * is killed for one request's timeout or cancel, the others of its batch (reads, which may run
  * again) go back to the front of the queue, to run alone, so no read is cut off twice.
  *
@@ -86,6 +89,9 @@ export class SqlitePool {
     return this.slots.filter((s) => s.child).length;
   }
 
+  /** How many batches were sent to workers so far (for tests and diagnostics). */
+  sent = 0;
+
   /** The process ids of the running workers. */
   get pids(): number[] {
     return this.slots.flatMap((s) => (s.child?.pid !== undefined ? [s.child.pid] : []));
@@ -121,7 +127,7 @@ export class SqlitePool {
         },
       };
       this.queue.push(pending);
-      this.dispatch();
+      this.schedule();
     });
   }
 
@@ -136,26 +142,48 @@ export class SqlitePool {
     }
   }
 
+  private scheduled = false;
+
+  /**
+   * Dispatches once the event loop has taken in what is ready now: the requests of every call that
+   * arrived in this turn (each its own socket callback) queue up first and go as one batch, not the
+   * first alone. A write costs a wake-up of the worker and one of the server for its answer, so
+   * fewer, fuller batches are most of what a busy pool saves.
+   */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.dispatch();
+    });
+  }
+
   private dispatch(): void {
+    let free = 0;
+    for (const slot of this.slots) if (slot.batch.length === 0) free++;
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
       if (slot.batch.length > 0) continue;
-      const batch = this.take();
+      // Shared out among the free workers: a read never waits behind another while one sits idle.
+      const batch = this.take(Math.ceil(this.queue.length / free--));
       if (!slot.child) this.spawn(slot);
       slot.batch = batch;
       for (const pending of batch) pending.slot = slot;
       // One request costs one line; an answer comes back before the request's timer is due, and
       // that timer keeps the server's loop alive meanwhile (the channel itself never does).
       slot.channel!.write(`${JSON.stringify(batch.map((p) => p.request))}\n`);
+      this.sent++;
     }
   }
 
-  /** The next request, with the reads queued right behind it when it is a read itself. */
-  private take(): Pending[] {
+  /** The next request, with up to `most - 1` reads queued right behind it when it is a read itself. */
+  private take(most: number): Pending[] {
     const first = this.queue.shift()!;
     if (!batchable(first)) return [first];
     const batch = [first];
-    while (batch.length < MAX_BATCH && this.queue.length > 0 && batchable(this.queue[0]!)) {
+    const limit = Math.min(most, MAX_BATCH);
+    while (batch.length < limit && this.queue.length > 0 && batchable(this.queue[0]!)) {
       batch.push(this.queue.shift()!);
     }
     return batch;
@@ -225,7 +253,7 @@ export class SqlitePool {
       else pending.reject(new Error(answer.message));
     }
     if (slot.batch.length === 0) {
-      this.dispatch();
+      this.schedule();
     }
   }
 

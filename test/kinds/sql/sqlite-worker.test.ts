@@ -165,6 +165,26 @@ test('many reads at once all get their own rows, whatever batches they share', a
   await opened.dispose();
 });
 
+test('reads asked in one turn go out together, shared among the idle workers', async () => {
+  // One worker (:memory:): the ten reads asked at once go as one batch.
+  const memory = await open({ path: ':memory:' });
+  await run(memory.sql, 'SELECT 1');
+  const before = memory.pool.sent;
+  const rows = await Promise.all(Array.from({ length: 10 }, (_, i) => run(memory.sql, `SELECT ${i} AS i`)));
+  assert.deepEqual(
+    rows.map((r) => r.rows),
+    rows.map((_, i) => [{ i }]),
+  );
+  assert.equal(memory.pool.sent - before, 1);
+  await memory.opened.dispose();
+  // Two workers (a file): two reads asked at once run on one each, neither waits for the other.
+  const file = await open({});
+  await Promise.all([run(file.sql, 'SELECT 1'), run(file.sql, 'SELECT 2')]);
+  assert.equal(file.pool.running, 2);
+  assert.equal(file.pool.sent, 2);
+  await file.opened.dispose();
+});
+
 test('big requests and results cross the channel whole, in many pieces, UTF-8 intact', async () => {
   const { opened, sql } = await open({});
   const text = 'é€𝄞x'.repeat(50_000); // 500 KB of UTF-8, multi-byte characters across every piece boundary
