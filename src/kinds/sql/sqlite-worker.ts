@@ -198,17 +198,23 @@ function serve(): void {
   const run = async (batch: readonly WorkerRequest[]) => {
     let answers: WorkerResponse[] = [];
     let bytes = 0;
-    for (const request of batch) {
-      // A query is answered synchronously; only a schema read is awaited.
-      let a = answer(request);
-      if (a instanceof Promise) a = await a;
-      answers.push(a.response);
-      bytes += a.bytes;
-      if (bytes >= FLUSH_BYTES) {
-        send(answers);
-        answers = [];
-        bytes = 0;
+    const together = db !== undefined && batch.length > 1 && batch.every(isRead);
+    if (together) begin(db!);
+    try {
+      for (const request of batch) {
+        // A query is answered synchronously; only a schema read is awaited.
+        let a = answer(request);
+        if (a instanceof Promise) a = await a;
+        answers.push(a.response);
+        bytes += a.bytes;
+        if (bytes >= FLUSH_BYTES) {
+          send(answers);
+          answers = [];
+          bytes = 0;
+        }
       }
+    } finally {
+      if (together) end(db!);
     }
     if (answers.length > 0) send(answers);
   };
@@ -239,6 +245,45 @@ function serve(): void {
     () => process.exit(0),
     () => process.exit(0),
   );
+}
+
+/** A request that only reads (the pool batches only these; the worker checks it again). */
+const isRead = (r: WorkerRequest) => r.op === 'query' && r.readsOnly;
+
+/**
+ * A batch of reads runs in one read transaction (deferred: the first read takes the shared lock,
+ * the end gives it back): one lock, one change-counter check and one round of the journal's and
+ * WAL's checks for the whole batch instead of one per read, about half what a one-row read costs
+ * SQLite on a file. The reads cannot end it (a read starts with SELECT, WITH, VALUES, EXPLAIN or
+ * a pragma that only reads), and a worker never stays in it: if it cannot end, the worker exits.
+ */
+function begin(db: Database.Database): void {
+  if (!db.inTransaction) control(db, 'BEGIN').run();
+}
+
+function end(db: Database.Database): void {
+  if (!db.inTransaction) return;
+  try {
+    control(db, 'COMMIT').run();
+  } catch {
+    try {
+      control(db, 'ROLLBACK').run();
+    } catch {
+      // Held open, its lock would block the database's writers: the pool starts a new worker.
+      process.exit(1);
+    }
+  }
+}
+
+const controls = new Map<string, Database.Statement>();
+/** BEGIN, COMMIT and ROLLBACK, prepared once (the worker has one connection). */
+function control(db: Database.Database, text: string): Database.Statement {
+  let stmt = controls.get(text);
+  if (!stmt) {
+    stmt = db.prepare(text);
+    controls.set(text, stmt);
+  }
+  return stmt;
 }
 
 /** The lines read from the channel, until end of file. */

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import type { OpenedSource, SqlCapability } from '../../../src/kinds/contract/kinds.js';
 import { parseSqlParams } from '../../../src/kinds/sql/params.js';
 import type { SqlitePool } from '../../../src/kinds/sql/sqlite-pool.js';
@@ -28,7 +29,7 @@ async function open(config: Omit<SqliteConfig, 'path'> & { path?: string }) {
   )) as OpenedSource;
   assert.deepEqual(ctx.errors, []);
   const sql = opened.capabilities.sql as SqlCapability & { pool: SqlitePool };
-  return { opened, sql, pool: sql.pool };
+  return { opened, sql, pool: sql.pool, dir };
 }
 
 const run = (sql: SqlCapability, text: string, timeoutMs = 30_000, signal = new AbortController().signal) =>
@@ -229,4 +230,26 @@ test('a worker does not outlive a server that is killed outright', async () => {
   server.kill('SIGKILL');
   await once(server, 'exit');
   assert.ok(await gone(worker), 'the worker outlived its server');
+});
+
+test('a batch of reads shares one read transaction and leaves no lock behind', async () => {
+  const { opened, sql, pool, dir } = await open({});
+  await run(sql, 'SELECT 1');
+  const sent = pool.sent;
+  // Each reads the table (a read that touches none takes no lock).
+  const texts = Array.from({ length: 12 }, (_, i) =>
+    i === 5 ? 'SELECT * FROM nope' : `SELECT x, ${i} AS i FROM t WHERE x = 1`,
+  );
+  const results = await Promise.allSettled(texts.map((t) => run(sql, t)));
+  assert.ok(pool.sent - sent < texts.length, 'the reads did not go in batches');
+  results.forEach((r, i) => {
+    if (r.status === 'rejected') assert.match(String(r.reason), i === 5 ? /no such table: nope/ : /^$/);
+    else assert.deepEqual(r.value.rows, [{ x: 1, i }]);
+  });
+  // Another connection writes at once (no busy wait): no worker still holds a shared lock.
+  const other = new Database(join(dir, 'db.sqlite'), { timeout: 0 });
+  other.exec('INSERT INTO t VALUES (4)');
+  other.close();
+  assert.deepEqual((await run(sql, 'SELECT count(*) AS n FROM t')).rows, [{ n: 4 }]);
+  await opened.dispose();
 });
