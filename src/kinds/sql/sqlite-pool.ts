@@ -9,10 +9,10 @@
  * arrived in one turn leave together. The reads queued then are shared out among the idle workers
  * (none waits behind another while a worker sits idle), and when every worker is busy they go to
  * the next free one together, as one batch (at most MAX_BATCH): one message and one wake-up each
- * way for all of them, which is most of what a one-row read costs. A write or a schema read goes
- * alone. When the worker running a batch
- * is killed for one request's timeout or cancel, the others of its batch (reads, which may run
- * again) go back to the front of the queue, to run alone, so no read is cut off twice.
+ * way for all of them, which is most of what a one-row read costs (and the worker runs a batch in
+ * one read transaction). A write or a schema read goes alone. When the worker running a batch is
+ * killed for one request's timeout or cancel, the others of its batch (reads, which may run again)
+ * go back to the front of the queue, to run alone, so no read is cut off twice.
  *
  * Each worker talks over its own socket (`stdio[3]`), newline-delimited JSON written with one write
  * and split with one scan (sqlite-worker.ts): node's IPC channel (`process.send`) costs about twice
