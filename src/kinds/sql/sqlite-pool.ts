@@ -5,19 +5,28 @@
  * better-sqlite3 cannot interrupt a statement) and the next request starts a fresh one, so a runaway
  * query ends at its timeout and never holds the server.
  *
- * When every worker is busy, the reads that queue up go to the next free worker together, as one
- * batch (at most MAX_BATCH): one message and one wake-up each way for all of them, which is most of
- * what a one-row read costs. A write or a schema read goes alone. When the worker running a batch
- * is killed for one request's timeout or cancel, the others of its batch (reads, which may run
- * again) go back to the front of the queue, to run alone, so no read is cut off twice.
+ * Requests go out once the event loop has taken in what is ready (`schedule`), so the calls that
+ * arrived in one turn leave together. The reads queued then are shared out among the idle workers
+ * (none waits behind another while a worker sits idle), and when every worker is busy they go to
+ * the next free one together, as one batch (at most MAX_BATCH): one message and one wake-up each
+ * way for all of them, which is most of what a one-row read costs (and the worker runs a batch in
+ * one read transaction). A write or a schema read goes alone. When the worker running a batch is
+ * killed for one request's timeout or cancel, the others of its batch (reads, which may run again)
+ * go back to the front of the queue, to run alone, so no read is cut off twice.
  *
- * Workers are forked from the compiled `sqlite-worker.js` beside this file; when this file runs
- * from src/ under tsx (the tests), from `sqlite-worker.ts` with tsx's loader.
+ * Each worker talks over its own socket (`stdio[3]`), newline-delimited JSON written with one write
+ * and split with one scan (sqlite-worker.ts): node's IPC channel (`process.send`) costs about twice
+ * the round trip for the same bytes.
+ *
+ * Workers run the compiled `sqlite-worker.js` beside this file; when this file runs from src/ under
+ * tsx (the tests), `sqlite-worker.ts` with tsx's loader.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { BUILD_ROOT } from '../../util/build-root.js';
 import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
+import { CHANNEL_FD, WORKER_ARG } from './sqlite-wire.js';
 import type { WorkerInit, WorkerRequest, WorkerResponse } from './sqlite-worker.js';
 
 /** A request without its id (the pool numbers them). */
@@ -35,6 +44,8 @@ interface Pending {
 
 interface Slot {
   child?: ChildProcess;
+  /** The server's end of the child's channel. */
+  channel?: Socket;
   /** The requests sent to the worker and not answered yet, in the order it runs them. */
   batch: Pending[];
 }
@@ -78,6 +89,9 @@ export class SqlitePool {
     return this.slots.filter((s) => s.child).length;
   }
 
+  /** How many batches were sent to workers so far (for tests and diagnostics). */
+  sent = 0;
+
   /** The process ids of the running workers. */
   get pids(): number[] {
     return this.slots.flatMap((s) => (s.child?.pid !== undefined ? [s.child.pid] : []));
@@ -113,7 +127,7 @@ export class SqlitePool {
         },
       };
       this.queue.push(pending);
-      this.dispatch();
+      this.schedule();
     });
   }
 
@@ -128,38 +142,59 @@ export class SqlitePool {
     }
   }
 
+  private scheduled = false;
+
+  /**
+   * Dispatches once the event loop has taken in what is ready now: the requests of every call that
+   * arrived in this turn (each its own socket callback) queue up first and go as one batch, not the
+   * first alone. A write costs a wake-up of the worker and one of the server for its answer, so
+   * fewer, fuller batches are most of what a busy pool saves.
+   */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.dispatch();
+    });
+  }
+
   private dispatch(): void {
+    let free = 0;
+    for (const slot of this.slots) if (slot.batch.length === 0) free++;
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
       if (slot.batch.length > 0) continue;
-      const batch = this.take();
-      const child = slot.child ?? this.spawn(slot);
+      // Shared out among the free workers: a read never waits behind another while one sits idle.
+      const batch = this.take(Math.ceil(this.queue.length / free--));
+      if (!slot.child) this.spawn(slot);
       slot.batch = batch;
       for (const pending of batch) pending.slot = slot;
-      child.channel?.ref();
-      child.send(batch.map((p) => p.request));
+      // One request costs one line; an answer comes back before the request's timer is due, and
+      // that timer keeps the server's loop alive meanwhile (the channel itself never does).
+      slot.channel!.write(`${JSON.stringify(batch.map((p) => p.request))}\n`);
+      this.sent++;
     }
   }
 
-  /** The next request, with the reads queued right behind it when it is a read itself. */
-  private take(): Pending[] {
+  /** The next request, with up to `most - 1` reads queued right behind it when it is a read itself. */
+  private take(most: number): Pending[] {
     const first = this.queue.shift()!;
     if (!batchable(first)) return [first];
     const batch = [first];
-    while (batch.length < MAX_BATCH && this.queue.length > 0 && batchable(this.queue[0]!)) {
+    const limit = Math.min(most, MAX_BATCH);
+    while (batch.length < limit && this.queue.length > 0 && batchable(this.queue[0]!)) {
       batch.push(this.queue.shift()!);
     }
     return batch;
   }
 
-  private spawn(slot: Slot): ChildProcess {
+  private spawn(slot: Slot): void {
     const entry = workerEntry();
-    const child = fork(entry.path, [], {
-      execArgv: entry.execArgv,
-      // JSON: about half the cost of 'advanced' per small message; sqlite-wire.ts tags bigints and bytes.
-      serialization: 'json',
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
+    const stdio: ('ignore' | 'inherit' | 'pipe')[] = ['ignore', 'ignore', 'inherit'];
+    stdio[CHANNEL_FD] = 'pipe';
+    const child = spawn(process.execPath, [...entry.execArgv, entry.path, WORKER_ARG], { stdio });
+    const channel = child.stdio[CHANNEL_FD] as Socket;
     live.add(child);
     if (!exitHook) {
       exitHook = true;
@@ -167,28 +202,29 @@ export class SqlitePool {
         for (const c of live) c.kill('SIGKILL');
       });
     }
-    // An idle worker does not keep the server alive; a running request refs the channel.
+    // Neither an idle worker nor its channel keeps the server alive.
     child.unref();
-    child.channel?.unref();
-    child.on('message', (answers: readonly WorkerResponse[]) => {
-      if (slot.child !== child) return;
-      for (const answer of answers) {
-        // In the batch's order, so almost always the first one.
-        const at = slot.batch.findIndex((p) => p.request.id === answer.id);
-        if (at < 0) continue;
-        const pending = slot.batch.splice(at, 1)[0]!;
-        pending.slot = undefined;
-        if (answer.ok) pending.resolve(answer.value);
-        else pending.reject(new Error(answer.message));
+    channel.unref();
+    let parts: Buffer[] = [];
+    channel.on('data', (data: Buffer) => {
+      let from = 0;
+      for (let nl = data.indexOf(10); nl >= 0; nl = data.indexOf(10, from)) {
+        let line: string;
+        if (parts.length > 0) {
+          parts.push(data.subarray(from, nl));
+          line = Buffer.concat(parts).toString('utf8');
+          parts = [];
+        } else line = data.toString('utf8', from, nl);
+        from = nl + 1;
+        if (slot.child === child) this.answered(slot, JSON.parse(line) as readonly WorkerResponse[]);
       }
-      if (slot.batch.length > 0) return;
-      child.channel?.unref();
-      this.dispatch();
+      if (from < data.length) parts.push(from === 0 ? data : data.subarray(from));
     });
     const gone = (why: string) => {
       live.delete(child);
       if (slot.child !== child) return;
       slot.child = undefined;
+      slot.channel = undefined;
       const batch = slot.batch;
       slot.batch = [];
       for (const pending of batch) {
@@ -199,9 +235,26 @@ export class SqlitePool {
     };
     child.on('exit', (code, sig) => gone(sig ? `signal ${sig}` : `exit code ${code}`));
     child.on('error', (err) => gone(err.message));
-    child.send(this.init);
+    // A broken channel (the worker died) shows as its exit; the error itself has nothing to add.
+    channel.on('error', () => undefined);
+    channel.write(`${JSON.stringify(this.init)}\n`);
     slot.child = child;
-    return child;
+    slot.channel = channel;
+  }
+
+  private answered(slot: Slot, answers: readonly WorkerResponse[]): void {
+    for (const answer of answers) {
+      // In the batch's order, so almost always the first one.
+      const at = slot.batch.findIndex((p) => p.request.id === answer.id);
+      if (at < 0) continue;
+      const pending = slot.batch.splice(at, 1)[0]!;
+      pending.slot = undefined;
+      if (answer.ok) pending.resolve(answer.value);
+      else pending.reject(new Error(answer.message));
+    }
+    if (slot.batch.length === 0) {
+      this.schedule();
+    }
   }
 
   /**
@@ -210,7 +263,9 @@ export class SqlitePool {
    */
   private kill(slot: Slot, culprit?: Pending): void {
     const child = slot.child;
+    slot.channel?.destroy();
     slot.child = undefined;
+    slot.channel = undefined;
     const batch = slot.batch;
     slot.batch = [];
     const again: Pending[] = [];

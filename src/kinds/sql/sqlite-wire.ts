@@ -1,6 +1,6 @@
 /**
- * How SQL values cross the IPC channel between the server and its SQLite workers: the channel
- * carries JSON (node's 'json' serialization costs about half of 'advanced' per small message), and
+ * How SQL values cross the channel between the server and its SQLite workers: the channel carries
+ * newline-delimited JSON (sqlite-worker.ts), and
  * the two values JSON cannot hold are tagged: a bigint as `{ $i: "<digits>" }`, bytes as
  * `{ $b: "<base64>" }`. No other object is a bound value (objects are bound as JSON text) or a
  * SQLite value, so a tagged object is never ambiguous.
@@ -40,3 +40,8 @@ export function packRow(row: unknown[]): unknown[] {
   }
   return row;
 }
+
+/** The argument the pool starts sqlite-worker.js with (imported for its types, it does nothing). */
+export const WORKER_ARG = '--sqlite-worker';
+/** The worker's end of its channel: the pool's `stdio[3]`. */
+export const CHANNEL_FD = 3;

@@ -4,9 +4,12 @@
  * only on the first query, a :memory: source keeps to one worker, and the byte budget cuts rows.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import type { OpenedSource, SqlCapability } from '../../../src/kinds/contract/kinds.js';
 import { parseSqlParams } from '../../../src/kinds/sql/params.js';
 import type { SqlitePool } from '../../../src/kinds/sql/sqlite-pool.js';
@@ -26,7 +29,7 @@ async function open(config: Omit<SqliteConfig, 'path'> & { path?: string }) {
   )) as OpenedSource;
   assert.deepEqual(ctx.errors, []);
   const sql = opened.capabilities.sql as SqlCapability & { pool: SqlitePool };
-  return { opened, sql, pool: sql.pool };
+  return { opened, sql, pool: sql.pool, dir };
 }
 
 const run = (sql: SqlCapability, text: string, timeoutMs = 30_000, signal = new AbortController().signal) =>
@@ -160,5 +163,93 @@ test('many reads at once all get their own rows, whatever batches they share', a
     results.map((r) => r.rows),
     results.map((_, i) => [{ x: (i % 3) + 1, i }]),
   );
+  await opened.dispose();
+});
+
+test('reads asked in one turn go out together, shared among the idle workers', async () => {
+  // One worker (:memory:): the ten reads asked at once go as one batch.
+  const memory = await open({ path: ':memory:' });
+  await run(memory.sql, 'SELECT 1');
+  const before = memory.pool.sent;
+  const rows = await Promise.all(Array.from({ length: 10 }, (_, i) => run(memory.sql, `SELECT ${i} AS i`)));
+  assert.deepEqual(
+    rows.map((r) => r.rows),
+    rows.map((_, i) => [{ i }]),
+  );
+  assert.equal(memory.pool.sent - before, 1);
+  await memory.opened.dispose();
+  // Two workers (a file): two reads asked at once run on one each, neither waits for the other.
+  const file = await open({});
+  await Promise.all([run(file.sql, 'SELECT 1'), run(file.sql, 'SELECT 2')]);
+  assert.equal(file.pool.running, 2);
+  assert.equal(file.pool.sent, 2);
+  await file.opened.dispose();
+});
+
+test('big requests and results cross the channel whole, in many pieces, UTF-8 intact', async () => {
+  const { opened, sql } = await open({});
+  const text = 'é€𝄞x'.repeat(50_000); // 500 KB of UTF-8, multi-byte characters across every piece boundary
+  const echoed = await sql.query(parseSqlParams('SELECT :t AS t, length(:t) AS n'), [text, text], {
+    maxRows: 10,
+    timeoutMs: 30_000,
+    signal: new AbortController().signal,
+  });
+  // SQLite counts characters, not UTF-16 units.
+  assert.deepEqual(echoed.rows, [{ t: text, n: [...text].length }]);
+  const many = await run(
+    sql,
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 300) SELECT x, printf('%.2000c', 'é') AS s FROM c",
+  );
+  assert.equal(many.rows.length, 100);
+  assert.ok(many.rows.every((r, i) => r.x === i + 1 && r.s === 'é'.repeat(2000)));
+  await opened.dispose();
+});
+
+test('a worker does not outlive a server that is killed outright', async () => {
+  // A server process that opens the source, runs a query, prints its worker's pid and waits.
+  const dir = tempDir();
+  writeFileSync(join(dir, 'seed.sql'), SEED);
+  const script = `
+    import { sqliteSource } from ${JSON.stringify(new URL('../../../src/kinds/sql/sqlite-source.ts', import.meta.url).href)};
+    import { parseSqlParams } from ${JSON.stringify(new URL('../../../src/kinds/sql/params.ts', import.meta.url).href)};
+    const ctx = { name: 'db', baseDir: ${JSON.stringify(dir)}, error: (at, p) => { throw new Error(p.message); },
+      log: { debug() {}, info() {}, warn() {}, error() {} } };
+    const opened = await sqliteSource.open({ path: 'db.sqlite', seed: 'seed.sql' }, ctx);
+    const sql = opened.capabilities.sql;
+    await sql.query(parseSqlParams('SELECT 1'), [], { maxRows: 1, timeoutMs: 30000, signal: new AbortController().signal });
+    console.log(sql.pool.pids[0]);
+    setInterval(() => {}, 1000);
+  `;
+  const server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(server.stdout!.setEncoding('utf8'), 'data')) as [string];
+  const worker = Number(line.trim());
+  assert.ok(alive(worker), 'the worker is not running');
+  // SIGKILL: no exit hook of the server runs; the worker sees its channel close.
+  server.kill('SIGKILL');
+  await once(server, 'exit');
+  assert.ok(await gone(worker), 'the worker outlived its server');
+});
+
+test('a batch of reads shares one read transaction and leaves no lock behind', async () => {
+  const { opened, sql, pool, dir } = await open({});
+  await run(sql, 'SELECT 1');
+  const sent = pool.sent;
+  // Each reads the table (a read that touches none takes no lock).
+  const texts = Array.from({ length: 12 }, (_, i) =>
+    i === 5 ? 'SELECT * FROM nope' : `SELECT x, ${i} AS i FROM t WHERE x = 1`,
+  );
+  const results = await Promise.allSettled(texts.map((t) => run(sql, t)));
+  assert.ok(pool.sent - sent < texts.length, 'the reads did not go in batches');
+  results.forEach((r, i) => {
+    if (r.status === 'rejected') assert.match(String(r.reason), i === 5 ? /no such table: nope/ : /^$/);
+    else assert.deepEqual(r.value.rows, [{ x: 1, i }]);
+  });
+  // Another connection writes at once (no busy wait): no worker still holds a shared lock.
+  const other = new Database(join(dir, 'db.sqlite'), { timeout: 0 });
+  other.exec('INSERT INTO t VALUES (4)');
+  other.close();
+  assert.deepEqual((await run(sql, 'SELECT count(*) AS n FROM t')).rows, [{ n: 4 }]);
   await opened.dispose();
 });
