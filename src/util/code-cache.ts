@@ -16,7 +16,7 @@ import { Script } from 'node:vm';
 const cacheOf = (file: string): string => `${file}.v8-cache`;
 
 function script(file: string, cachedData?: Buffer): Script {
-  // The wrapper node's own loader gives a CommonJS module.
+  // The wrapper node's own loader gives a CommonJS module, and the file's import() (hostImport).
   const source = `(function (exports, require, module, __filename, __dirname, __hostImport) {${readFileSync(file, 'utf8')}\n})`;
   return new Script(source, { filename: file, ...(cachedData && { cachedData }) });
 }
