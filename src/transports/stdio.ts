@@ -16,6 +16,7 @@ import type { Logger } from '../log.js';
 import { ErrorCode, errorResponse, isObject, ProtocolError } from '../protocol/jsonrpc.js';
 import { serializeMessage } from '../protocol/results.js';
 import type { Connection, Protocol } from '../protocol/server.js';
+import { LineFramer } from '../util/line-framer.js';
 import { settleWithin } from '../util/with-timeout.js';
 
 export interface StdioOptions {
@@ -53,8 +54,6 @@ export interface StdioTransport {
 }
 
 const MIB = 1024 * 1024;
-const NEWLINE = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
 
 export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTransport {
   const { log } = options;
@@ -185,60 +184,6 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   });
 
   return { connection, closed, answered, close: shutdown };
-}
-
-/** Splits a byte stream into lines; a line over the limit is discarded without being buffered. */
-class LineFramer {
-  private parts: Buffer[] = [];
-  private size = 0;
-  private discarding = false;
-
-  constructor(
-    private readonly maxBytes: number,
-    private readonly onLine: (line: string) => void,
-    private readonly onOversize: () => void,
-  ) {}
-
-  push(chunk: Buffer): void {
-    let start = 0;
-    for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-      this.append(chunk.subarray(start, nl));
-      this.completeLine();
-      start = nl + 1;
-    }
-    if (start < chunk.length) this.append(chunk.subarray(start));
-  }
-
-  /** At EOF a last line without its newline still counts. */
-  end(): void {
-    if (this.size > 0 || this.discarding) this.completeLine();
-  }
-
-  private append(part: Buffer): void {
-    if (this.discarding || part.length === 0) return;
-    this.size += part.length;
-    if (this.size > this.maxBytes) {
-      this.discarding = true;
-      this.parts = [];
-      this.size = 0;
-    } else this.parts.push(part);
-  }
-
-  private completeLine(): void {
-    if (this.discarding) {
-      this.discarding = false;
-      this.onOversize();
-      return;
-    }
-    const parts = this.parts;
-    let line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.size);
-    this.parts = [];
-    this.size = 0;
-    if (line === undefined || line.length === 0) return;
-    if (line[line.length - 1] === CARRIAGE_RETURN) line = line.subarray(0, line.length - 1);
-    const text = line.toString('utf8');
-    if (text.trim() !== '') this.onLine(text);
-  }
 }
 
 /** The message as one line; an unserializable one is logged and answered -32603. */

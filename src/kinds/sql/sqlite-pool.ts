@@ -25,6 +25,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { BUILD_ROOT } from '../../util/build-root.js';
+import { LineFramer } from '../../util/line-framer.js';
 import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
 import { CHANNEL_FD, WORKER_ARG } from './sqlite-wire.js';
 import type { WorkerInit, WorkerRequest, WorkerResponse } from './sqlite-worker.js';
@@ -205,21 +206,15 @@ export class SqlitePool {
     // Neither an idle worker nor its channel keeps the server alive.
     child.unref();
     channel.unref();
-    let parts: Buffer[] = [];
-    channel.on('data', (data: Buffer) => {
-      let from = 0;
-      for (let nl = data.indexOf(10); nl >= 0; nl = data.indexOf(10, from)) {
-        let line: string;
-        if (parts.length > 0) {
-          parts.push(data.subarray(from, nl));
-          line = Buffer.concat(parts).toString('utf8');
-          parts = [];
-        } else line = data.toString('utf8', from, nl);
-        from = nl + 1;
+    // The worker's answers are bounded by its budgets, not by the line: no limit of the framer's.
+    const framer = new LineFramer(
+      Number.POSITIVE_INFINITY,
+      (line) => {
         if (slot.child === child) this.answered(slot, JSON.parse(line) as readonly WorkerResponse[]);
-      }
-      if (from < data.length) parts.push(from === 0 ? data : data.subarray(from));
-    });
+      },
+      () => undefined,
+    );
+    channel.on('data', (data: Buffer) => framer.push(data));
     const gone = (why: string) => {
       live.delete(child);
       if (slot.child !== child) return;

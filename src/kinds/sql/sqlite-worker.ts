@@ -26,6 +26,7 @@
  */
 import { readSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { LineFramer } from '../../util/line-framer.js';
 import { sqliteSchemaReader } from './introspect-sqlite.js';
 import { READ_ONLY_SOURCE_REFUSAL, timeoutMessage, uniqueColumns, valueBytes } from './result.js';
 import { bindValue, CHANNEL_FD, packRow, WORKER_ARG } from './sqlite-wire.js';
@@ -289,22 +290,18 @@ function control(db: Database.Database, text: string): Database.Statement {
 /** The lines read from the channel, until end of file. */
 function* lines(): Generator<string> {
   const chunk = Buffer.allocUnsafe(64 * 1024);
-  let parts: Buffer[] = [];
+  const ready: string[] = [];
+  // The server's requests: no limit of the framer's (the server is the only writer).
+  const framer = new LineFramer(
+    Number.POSITIVE_INFINITY,
+    (line) => ready.push(line),
+    () => undefined,
+  );
   for (;;) {
     const n = readSync(CHANNEL_FD, chunk, 0, chunk.length, null);
     if (n === 0) return;
-    const data = chunk.subarray(0, n);
-    let from = 0;
-    for (let nl = data.indexOf(10); nl >= 0; nl = data.indexOf(10, from)) {
-      if (parts.length > 0) {
-        parts.push(data.subarray(from, nl));
-        yield Buffer.concat(parts).toString('utf8');
-        parts = [];
-      } else yield data.toString('utf8', from, nl);
-      from = nl + 1;
-    }
-    // The chunk is read into again: what is left of a line is copied out.
-    if (from < n) parts.push(Buffer.from(data.subarray(from)));
+    framer.push(chunk.subarray(0, n));
+    yield* ready.splice(0);
   }
 }
 
