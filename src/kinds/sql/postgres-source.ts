@@ -192,13 +192,11 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       return fail(err);
     }
     // Declared schemas are also where unqualified names resolve, as the schema resources show them.
-    const searchPath = config.schemas
-      ? `SET LOCAL search_path TO ${config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')}`
-      : undefined;
+    const schemaPath = config.schemas?.map((s) => driver.escapeIdentifier(s)).join(', ');
+    const searchPath = schemaPath !== undefined ? `SET LOCAL search_path TO ${schemaPath}` : undefined;
     const configs: [string, string][] = [['standard_conforming_strings', 'on']];
     if (config.role) configs.push(['role', config.role]);
-    if (config.schemas)
-      configs.push(['search_path', config.schemas.map((s) => driver.escapeIdentifier(s)).join(', ')]);
+    if (schemaPath !== undefined) configs.push(['search_path', schemaPath]);
     const session: Session = {
       driver,
       types,
