@@ -18,9 +18,13 @@ export function toWire(result: ToolResult): object {
   return wire;
 }
 
+/** Structured content is an object, so only a text that opens with `{` can be its JSON. */
+const OBJECT_TEXT = /^\s*\{/;
+
 function carriesJson(content: readonly ContentBlock[], structured: unknown): boolean {
   return content.some((block) => {
-    if (block.type !== 'text') return false;
+    // A markdown table or prose would throw in JSON.parse, and a thrown error costs more than the call.
+    if (block.type !== 'text' || !OBJECT_TEXT.test(block.text)) return false;
     try {
       return isDeepStrictEqual(JSON.parse(block.text), structured);
     } catch {
