@@ -3,7 +3,8 @@
  * first request. A request waits for a free worker; its time limit counts from when it was asked.
  * When the limit passes or the caller's signal aborts, the worker running it is killed (SIGKILL:
  * better-sqlite3 cannot interrupt a statement) and the next request starts a fresh one, so a runaway
- * query ends at its timeout and never holds the server.
+ * query ends at its timeout and never holds the server. A cancelled read is let run a little longer
+ * first (`abandon`): most end in that time, and keep their worker.
  *
  * Requests go out once the event loop has taken in what is ready (`schedule`), so the calls that
  * arrived in one turn leave together. The reads queued then are shared out among the idle workers
@@ -54,6 +55,8 @@ interface Slot {
 const CLOSED_MESSAGE = 'the database is not open: the source was closed';
 /** Requests sent to a worker at once at most. */
 const MAX_BATCH = 16;
+/** How long a cancelled read may go on running before its worker is killed (see `abandon`). */
+const CANCEL_GRACE_MS = 250;
 
 /** Reads may share a batch: they run again if the batch is cut off. */
 const batchable = (p: Pending) => p.request.op === 'query' && p.request.readsOnly && !p.alone;
@@ -102,15 +105,18 @@ export class SqlitePool {
     if (this.closed) return Promise.reject(new Error(CLOSED_MESSAGE));
     if (signal.aborted) return Promise.reject(new Error(CANCELLED_MESSAGE));
     return new Promise<T>((resolve, reject) => {
-      const stop = (message: string) => {
+      const stop = (message: string, grace: boolean) => {
         const at = this.queue.indexOf(pending);
         if (at >= 0) this.queue.splice(at, 1);
-        if (pending.slot) this.kill(pending.slot, pending);
+        if (pending.slot) {
+          if (grace && pending.request.op === 'query' && pending.request.readsOnly) this.abandon(pending);
+          else this.kill(pending.slot, pending);
+        }
         pending.settle();
         reject(new Error(message));
       };
-      const timer = setTimeout(() => stop(timeoutMessage(timeoutMs)), timeoutMs);
-      const onAbort = () => stop(CANCELLED_MESSAGE);
+      const timer = setTimeout(() => stop(timeoutMessage(timeoutMs), false), timeoutMs);
+      const onAbort = () => stop(CANCELLED_MESSAGE, true);
       signal.addEventListener('abort', onAbort, { once: true });
       const pending: Pending = {
         request: { ...job, id: this.nextId++ } as WorkerRequest,
@@ -250,6 +256,22 @@ export class SqlitePool {
     if (slot.batch.length === 0) {
       this.schedule();
     }
+  }
+
+  /**
+   * A cancelled read that is running: its caller has its answer already, and the worker is killed
+   * only if the read is still running CANCEL_GRACE_MS later. Most reads end well before that, and a
+   * worker costs a process start to replace: a caller that cancels every call it makes must not
+   * make the server start a process per call. (A write is killed at once: it must not commit after
+   * its caller was told it was cancelled.)
+   */
+  private abandon(pending: Pending): void {
+    const slot = pending.slot!;
+    const child = slot.child;
+    const grace = setTimeout(() => {
+      if (slot.child === child && slot.batch.includes(pending)) this.kill(slot, pending);
+    }, CANCEL_GRACE_MS);
+    grace.unref();
   }
 
   /**

@@ -85,6 +85,42 @@ test('a cancelled call ends its query the same way', async () => {
   await opened.dispose();
 });
 
+test('a cancelled read that ends soon after keeps its worker: cancelling is no way to make the server start processes', async () => {
+  const { opened, sql, pool } = await open({ path: ':memory:' });
+  // A read of some tens of milliseconds: cancelled while it runs, it still ends within the grace.
+  const slow =
+    'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 200000) SELECT count(*) AS n FROM c';
+  const started = performance.now();
+  assert.deepEqual((await run(sql, slow)).rows, [{ n: 200_000 }]);
+  const took = performance.now() - started;
+  const [worker] = pool.pids;
+  const controller = new AbortController();
+  const call = run(sql, slow, 60_000, controller.signal);
+  await new Promise((r) => setTimeout(r, Math.min(5, took / 4)));
+  controller.abort();
+  await assert.rejects(call, /the query was cancelled/);
+  assert.deepEqual((await run(sql, 'SELECT count(*) AS n FROM t')).rows, [{ n: 3 }]);
+  assert.deepEqual(pool.pids, [worker], 'the worker was replaced');
+  await opened.dispose();
+  // On a writable source a statement is not known to be a read until its worker prepares it, so a
+  // cancelled one is not let finish (a write must not commit after its caller was told otherwise).
+  const writable = await open({ path: ':memory:', readOnly: false });
+  await run(writable.sql, 'SELECT 1');
+  const [writer] = writable.pool.pids;
+  const stopWrite = new AbortController();
+  const write = run(
+    writable.sql,
+    `INSERT INTO t ${slow.replace('count(*) AS n', 'x')}`,
+    60_000,
+    stopWrite.signal,
+  );
+  await new Promise((r) => setTimeout(r, Math.min(5, took / 4)));
+  stopWrite.abort();
+  await assert.rejects(write, /the query was cancelled/);
+  assert.ok(await gone(writer!), 'the worker running the cancelled write is still running');
+  await writable.opened.dispose();
+});
+
 test('while one worker runs away, the other answers', async () => {
   const { opened, sql } = await open({});
   const controller = new AbortController();
