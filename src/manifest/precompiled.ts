@@ -67,6 +67,10 @@ export function newAjv(options: object): Ajv {
   const { Ajv: Draft07 } = load('ajv') as typeof import('ajv');
   return new Draft07(options);
 }
+/** Loads ajv's 2020-12 dialect, which tool arguments are checked with, before a call needs it. */
+export function preloadAjv2020(): void {
+  load('ajv/dist/2020.js');
+}
 export function newAjv2020(options: object): Ajv2020 {
   const { Ajv2020: Dialect2020 } = load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
   return new Dialect2020(options);
