@@ -22,7 +22,7 @@ import {
   request,
   toolCall,
 } from '../lib/mcp.js';
-import { mcpRun, type ServerProcess, startAll, stopAll } from '../lib/proc.js';
+import { benchServer, mcpRun, type ServerProcess, startAll, stopAll } from '../lib/proc.js';
 import { fmt, ratio, times } from '../lib/stats.js';
 import {
   mcpRunSqlTools,
@@ -36,6 +36,8 @@ import type { BenchOptions, Goal, Scenario, Table } from '../lib/types.js';
 import { walks } from './scale.js';
 
 const HEADER = 'server: { name: bench, version: 1.0.0 }\n';
+/** The label of bench/servers/bare-sql.mjs in the call tables. */
+const CEILING = 'bare node:http + driver (ceiling)';
 const TOOLBOX_HEADERS = { ...BASE_HEADERS, 'mcp-protocol-version': LEGACY };
 
 /** `item` (a one-row query by id) and `item_1` … `item_<n-1>` like it: the list scenarios' tools. */
@@ -59,6 +61,8 @@ function mcpRunManifest(work: string, file: string, source: ToolboxSource, tools
 interface Pair {
   readonly mcpRun: ServerProcess;
   readonly toolbox: ServerProcess;
+  /** bench/servers/bare-sql.mjs on the same table: the call rows' ceiling. */
+  readonly bare?: ServerProcess;
 }
 
 async function startPair(
@@ -68,16 +72,24 @@ async function startPair(
   source: ToolboxSource,
   tools: SqlToolSpec[],
   options: BenchOptions,
+  table?: string,
 ): Promise<Pair> {
   const manifest = mcpRunManifest(work, `${tag}.yaml`, source, tools);
   const config = writeManifest(work, `${tag}-tools.yaml`, toolboxYaml(source, tools));
-  const { mcpRun: m } = await startAll({
+  const driver =
+    source.kind === 'sqlite'
+      ? ['--sqlite', source.path]
+      : ['--postgres', source.url, '--table', table ?? 'items'];
+  const specs: Record<string, readonly string[]> = {
     mcpRun: mcpRun(manifest, ['--http', '--port', '0', '--no-watch'], options.profileDir),
-  });
+  };
+  if (table !== undefined) specs.bare = benchServer('bare-sql.mjs', driver);
+  const started = await startAll(specs);
   try {
-    return { mcpRun: m, toolbox: await startToolbox(binary, config) };
+    const toolbox = await startToolbox(binary, config);
+    return { mcpRun: started.mcpRun!, toolbox, ...(started.bare && { bare: started.bare }) };
   } catch (err) {
-    await m.stop();
+    await stopAll(started);
     throw err;
   }
 }
@@ -92,7 +104,7 @@ async function compare(
   verify: (body: string) => boolean,
   connections: readonly number[],
   options: BenchOptions,
-): Promise<{ table: Table; ratios: [string, number][]; raw: Throughput[][][] }> {
+): Promise<{ table: Table; ratios: [string, number][]; ceiling: [string, number][]; raw: Throughput[][][] }> {
   const session = await legacyHttpSession(pair.mcpRun.url);
   const targets: { label: string; target: Target }[] = [
     {
@@ -103,14 +115,24 @@ async function compare(
       label: 'mcp-run 2026',
       target: { url: pair.mcpRun.url, headers: modernHeaders(method, name), body: body('modern'), verify },
     },
+    ...(pair.bare && method === 'tools/call'
+      ? [
+          {
+            label: CEILING,
+            target: { url: pair.bare.url, headers: BASE_HEADERS, body: body('legacy'), verify },
+          },
+        ]
+      : []),
     {
       label: 'Toolbox 2025',
       target: { url: pair.toolbox.url, headers: TOOLBOX_HEADERS, body: body('legacy'), verify },
     },
   ];
+  const toolbox = targets.length - 1;
   for (const t of targets) await probe(t.target);
   const rows: (string | number)[][] = [];
   const ratios: [string, number][] = [];
+  const ceiling: [string, number][] = [];
   const raw: Throughput[][][] = [];
   for (const c of connections) {
     const rounds = await interleave(
@@ -125,18 +147,19 @@ async function compare(
     const m = rounds.map((r) => medians(r));
     // Per-round ratios (rounds are interleaved, so each pair ran under the same load): their median.
     const perRound = (i: number) =>
-      rounds[i]!.map((r, k) => ratio(r.rps, rounds[2]![k]!.rps)).sort((a, b) => a - b);
+      rounds[i]!.map((r, k) => ratio(r.rps, rounds[toolbox]![k]!.rps)).sort((a, b) => a - b);
     targets.forEach((t, i) => {
       const rs = perRound(i);
       const mid = rs[Math.floor(rs.length / 2)]!;
       if (i < 2) ratios.push([`${t.label}, ${c} conn`, mid]);
+      if (t.label === CEILING) ceiling.push([`${c} conn`, mid]);
       rows.push([
         t.label,
         c,
         fmt(m[i]!.rps),
         fmt(m[i]!.p50),
         fmt(m[i]!.p99),
-        i < 2 ? `${times(mid)} [${times(rs[0]!)}–${times(rs.at(-1)!)}]` : '—',
+        i < toolbox ? `${times(mid)} [${times(rs[0]!)}–${times(rs.at(-1)!)}]` : '—',
         m[i]!.failed,
       ]);
     });
@@ -156,6 +179,7 @@ async function compare(
       rows,
     },
     ratios,
+    ceiling,
     raw,
   };
 }
@@ -208,6 +232,7 @@ export const toolboxScenario: Scenario = {
     const goals: Goal[] = [];
     const raw: Record<string, unknown> = {};
     const notes: string[] = [];
+    const ceilings: [string, [string, number][]][] = [];
     const verifyRow = (body: string) => answered(body) && body.includes('item number 1');
     const call = (era: Era) => JSON.stringify(toolCall(era, ID_SLOT, 'item', { id: 1 }));
     const list = (era: Era) => JSON.stringify(request(era, ID_SLOT, 'tools/list'));
@@ -235,6 +260,7 @@ export const toolboxScenario: Scenario = {
           engine.source,
           itemTools(10, engine.table),
           options,
+          engine.table,
         );
         try {
           const calls = await compare(
@@ -252,6 +278,7 @@ export const toolboxScenario: Scenario = {
           goals.push(
             goal(`${engine.label} one-row call vs Toolbox`, '≥ 1.0×', calls.ratios, (v) => v >= 1, times),
           );
+          ceilings.push([engine.label, calls.ceiling]);
           if (engine.source.kind === 'sqlite') {
             const lists = await compare(
               pair,
@@ -270,7 +297,7 @@ export const toolboxScenario: Scenario = {
             );
           }
         } finally {
-          await stopAll({ mcpRun: pair.mcpRun, toolbox: pair.toolbox });
+          await stopAll({ ...pair });
         }
       }
 
@@ -372,6 +399,11 @@ export const toolboxScenario: Scenario = {
         "Ratios are mcp-run ÷ Toolbox (throughput; for walks, Toolbox's walk time ÷ mcp-run's), taken per interleaved round, then the median with the range over rounds: > 1 is mcp-run ahead.",
         'Every answer is checked (the row, or `item_9` in the list); walks check that every tool was seen. RSS is read from /proc of each serving process after its walks.',
         "Round trips of one one-row read, counted by `npx tsx bench/round-trips.ts` through a TCP relay: PostgreSQL 1 (BEGIN READ ONLY, SET LOCALs, the statement, pg_advisory_unlock_all(), ROLLBACK behind one Sync; 6 before: BEGIN+SETs, DECLARE, FETCH 1, FETCH 4, ROLLBACK, DISCARD ALL), MySQL/MariaDB 3 (SET TRANSACTION READ ONLY, EXECUTE, DO RELEASE_ALL_LOCKS(); 5 before). (Toolbox's own were not counted.)",
+        "`bare node:http + driver (ceiling)` is bench/servers/bare-sql.mjs: node:http, JSON.parse, the same query through the same driver (better-sqlite3 in the server's own process; pg, a pool of 5, one named statement) and JSON.stringify, with no MCP, no read-only transaction, no time limit and no worker process. It is what node reaches here with no server work at all: where it is below Toolbox, ≥ 1.0× cannot be met by any node server on this machine.",
+        ...ceilings.map(
+          ([engine, rs]) =>
+            `${engine}: the ceiling is ${rs.map(([at, v]) => `${times(v)} Toolbox at ${at}`).join(', ')}.`,
+        ),
         ...notes,
       ],
       tables,
