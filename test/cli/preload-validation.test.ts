@@ -11,24 +11,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
 import { CLI, tempFiles } from '../helpers/demo.js';
+import { GREET_MANIFEST, REQUIRE_LOG_PRELOAD } from '../helpers/loaded-modules.js';
 
 const files = tempFiles({
-  'tools.yaml': [
-    'tools:',
-    '  greet:',
-    '    kind: content',
-    '    input: { name: { type: string } }',
-    '    content: [{ text: "Hello, {{name}}!" }]',
-    '',
-  ].join('\n'),
+  'tools.yaml': GREET_MANIFEST,
   'prompts.yaml': ['prompts:', '  hello:', '    messages: [{ text: "Say hello." }]', ''].join('\n'),
-  'preload.cjs': [
-    "const { appendFileSync } = require('node:fs');",
-    "const Module = require('node:module');",
-    'const load = Module._load;',
-    "Module._load = function (request, ...rest) { appendFileSync(process.env.MODULES_OUT, request + '\\n'); return load.call(this, request, ...rest); };",
-    '',
-  ].join('\n'),
+  'preload.cjs': REQUIRE_LOG_PRELOAD,
 });
 after(files.cleanup);
 

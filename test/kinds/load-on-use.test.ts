@@ -17,16 +17,10 @@ import { after, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { builtinKinds } from '../../src/kinds/builtin.js';
 import { CLI, REPO, tempFiles } from '../helpers/demo.js';
+import { GREET_MANIFEST, REQUIRE_LOG_PRELOAD } from '../helpers/loaded-modules.js';
 
 const files = tempFiles({
-  'mcp.yaml': [
-    'tools:',
-    '  greet:',
-    '    kind: content',
-    '    input: { name: { type: string } }',
-    '    content: [{ text: "Hello, {{name}}!" }]',
-    '',
-  ].join('\n'),
+  'mcp.yaml': GREET_MANIFEST,
   // Runs in the hooks thread: appends the URL of every module imported to the file the env names.
   'hooks.mjs': [
     "import { appendFileSync } from 'node:fs';",
@@ -38,14 +32,7 @@ const files = tempFiles({
   ].join('\n'),
   'register.mjs': "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",
   // Every package required, and at exit node's own modules loaded.
-  'preload.cjs': [
-    "const { appendFileSync } = require('node:fs');",
-    "const Module = require('node:module');",
-    'const load = Module._load;',
-    "Module._load = function (request, ...rest) { appendFileSync(process.env.MODULES_OUT, request + '\\n'); return load.call(this, request, ...rest); };",
-    "process.on('exit', () => appendFileSync(process.env.MODULES_OUT, process.moduleLoadList.join('\\n') + '\\n'));",
-    '',
-  ].join('\n'),
+  'preload.cjs': REQUIRE_LOG_PRELOAD,
 });
 after(files.cleanup);
 
