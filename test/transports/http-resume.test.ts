@@ -49,18 +49,31 @@ describe('resumable streams', () => {
   });
   after(() => s.close());
 
-  it('a tools/call of a 2025-11-25 session opens a primed stream: an id, empty data, retry', async () => {
+  it('a tools/call of a 2025-11-25 session still running after 100 ms opens a primed stream: an id, empty data, retry', async () => {
     const session = await initSession(s.url);
-    const res = await post(s.url, call(1, 'echo'), sessionHeaders(session));
-    assert.match(String(res.headers['content-type']), /^text\/event-stream/);
-    const frames = parseSse(res.body);
-    assert.match(res.body, /^id: [0-9a-z]+\/0\nretry: 250\ndata: \n\n/, 'the priming event comes first');
+    const stream = await openStream(s.url, {
+      body: JSON.stringify(call(1, 'slow')),
+      headers: sessionHeaders(session),
+    });
+    await until(() => stream.ids.length > 0);
+    await releaseSlow(s);
+    const body = await stream.text;
+    assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
+    assert.match(body, /^id: [0-9a-z]+\/0\nretry: 250\ndata: \n\n/, 'the priming event comes first');
+    const frames = parseSse(body);
     assert.deepEqual(frames.retries, [250]);
     assert.equal(frames.messages.length, 1);
     assert.equal(frames.messages[0].id, 1);
     const [priming, result] = frames.ids;
     assert.equal(priming?.split('/')[0], result?.split('/')[0], 'both events belong to one stream');
     assert.notEqual(priming, result);
+  });
+
+  it('one answered sooner, with nothing emitted, is one JSON body', async () => {
+    const session = await initSession(s.url);
+    const res = await post(s.url, call(11, 'echo'), sessionHeaders(session));
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    assert.equal(JSON.parse(res.body).id, 11);
   });
 
   it('a POST stream dropped mid-call: its result, produced while nobody listens, is replayed once', async () => {
@@ -147,7 +160,8 @@ describe('resumable streams', () => {
   it('Last-Event-ID that names no stream of the session: 400 with the reason', async () => {
     const session = await initSession(s.url);
     const other = await initSession(s.url);
-    const res = await post(s.url, call(6, 'echo'), sessionHeaders(other));
+    // A call that emits progress answers on a stream (a quick echo would be one JSON body).
+    const res = await post(s.url, call(6, 'work'), sessionHeaders(other));
     const foreign = parseSse(res.body).ids.at(-1) as string;
     const unknown = await send(s.url, { method: 'GET', headers: resumeHeaders(session, foreign) });
     // A fresh session has no stream with that key, or the seq is beyond what it sent.

@@ -4,9 +4,11 @@
  * on its own response; unsolicited notifications go on one of the session's GET streams (a client
  * may hold several); each message goes on exactly one stream. Every stream is resumable
  * (streams.ts): a GET with `Last-Event-ID` continues the stream that id names. A `tools/call` of a
- * session at 2025-11-25 answers as a primed stream at once, so a call dropped before it emitted
- * anything can still be resumed. A dropped POST stream is not a cancellation in this era (the client
- * sends notifications/cancelled), so legacy routes carry no abort signal.
+ * session at 2025-11-25 that is still running RESUMABLE_AFTER_MS after it came answers as a primed
+ * stream from then on, so a long call dropped before it emitted anything can still be resumed; one
+ * answered sooner is one JSON body (a stream per call cost a one-row SQL call a third of its
+ * throughput). A dropped POST stream is not a cancellation in this era (the client sends
+ * notifications/cancelled), so legacy routes carry no abort signal.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -42,6 +44,8 @@ export interface LegacyContext {
 }
 
 const SESSION_HEADER = 'Mcp-Session-Id';
+/** How long a 2025-11-25 tools/call may run before its reply becomes a primed, resumable stream. */
+const RESUMABLE_AFTER_MS = 100;
 /** For 405s: a request without a 2025 session can only be a 2026 POST. */
 const POST_ONLY = { Allow: 'POST' };
 
@@ -78,7 +82,10 @@ export async function serveLegacyPost(
     const reply = new HttpReply(res, {
       keepAliveMs: ctx.keepAliveMs,
       open: (out) => session.streams.openPost(out),
-      eager: session.streams.priming && isObject(message) && message.method === 'tools/call' && id !== null,
+      ...(session.streams.priming &&
+        isObject(message) &&
+        message.method === 'tools/call' &&
+        id !== null && { openAfterMs: RESUMABLE_AFTER_MS }),
       ...(access === undefined ? {} : { access }),
       ...(identity === undefined ? {} : { identity }),
       ...(shared !== undefined && { hold: () => save(ctx, session).then(() => undefined) }),

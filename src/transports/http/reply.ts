@@ -4,7 +4,8 @@
  * line, a listen acknowledgement) turns the reply into `text/event-stream`; a request that emits
  * nothing before its result is answered as one `application/json` body, which is cheaper. A 2025
  * session's reply opens its stream through the session (`open`), so it is resumable, and may open it
- * at once (`eager`) so that a long call is resumable before it emits anything.
+ * once the request has gone unanswered for a while (`openAfterMs`), so that a long call is
+ * resumable before it emits anything while a quick one is still one JSON body.
  */
 
 import type { ServerResponse } from 'node:http';
@@ -30,8 +31,8 @@ export interface ReplyOptions {
   readonly beforeRespond?: (message: object) => void;
   /** Opens the reply's stream on the response; default a plain SseStream. */
   readonly open?: (res: ServerResponse) => MessageStream;
-  /** Open the stream now rather than at the first notification. */
-  readonly eager?: boolean;
+  /** Open the stream when the request is still unanswered this long after it came, not only at the first notification. */
+  readonly openAfterMs?: number;
   /**
    * Runs before the final response is written, which waits for it (`--state`: the session is saved
    * first); it may give another response to write instead.
@@ -49,6 +50,7 @@ export class HttpReply implements RequestRoute {
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
   private stream: MessageStream | undefined;
+  private opener: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -60,7 +62,12 @@ export class HttpReply implements RequestRoute {
     if (options.access !== undefined) this.access = options.access;
     if (options.identity !== undefined) this.identity = options.identity;
     if (options.caller !== undefined) this.caller = options.caller;
-    if (options.eager === true) this.openStream();
+    if (options.openAfterMs !== undefined) {
+      this.opener = setTimeout(() => {
+        if (!this.responded && !this.res.destroyed) this.openStream();
+      }, options.openAfterMs);
+      this.opener.unref();
+    }
   }
 
   notify(message: object): void {
@@ -76,6 +83,7 @@ export class HttpReply implements RequestRoute {
   respond(message: object, status: number): void {
     if (this.responded) return;
     this.responded = true;
+    clearTimeout(this.opener);
     this.options.beforeRespond?.(message);
     const write = (replaced?: object) => {
       const final = replaced ?? message;
@@ -95,6 +103,7 @@ export class HttpReply implements RequestRoute {
 
   /** Completes the HTTP exchange once `receive` has resolved. */
   settle(outcome: ReceiveOutcome): void {
+    clearTimeout(this.opener);
     switch (outcome.kind) {
       case 'accepted':
         sendEmpty(this.res, 202);
