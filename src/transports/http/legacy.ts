@@ -6,8 +6,8 @@
  * (streams.ts): a GET with `Last-Event-ID` continues the stream that id names. A `tools/call` of a
  * session at 2025-11-25 that is still running RESUMABLE_AFTER_MS after it came answers as a primed
  * stream from then on, so a long call dropped before it emitted anything can still be resumed; one
- * answered sooner is one JSON body (a stream per call cost a one-row SQL call a third of its
- * throughput). A dropped POST stream is not a cancellation in this era (the client sends
+ * answered sooner is one JSON body (a stream for every call cut a one-row SQL call's throughput by a
+ * quarter). A dropped POST stream is not a cancellation in this era (the client sends
  * notifications/cancelled), so legacy routes carry no abort signal.
  */
 
