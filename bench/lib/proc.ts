@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -46,6 +46,63 @@ export function memoryOf(pid: number | undefined): Memory | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Linux's USER_HZ, the unit of the CPU times in /proc/<pid>/stat (100 on every mainstream arch). */
+const TICKS_PER_SECOND = 100;
+
+/** user + system CPU ms of one process, its reaped children included; undefined if it is gone. */
+function ownCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces and parentheses): state is field 3.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]); // utime stime cutime cstime
+    return (ticks * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * CPU ms (user + system, all threads) of a process and its live descendants (an SQLite worker, say),
+ * from /proc (Linux); undefined elsewhere. The difference over a round, per request, is what one
+ * request costs the machine, which a noisy machine disturbs far less than it does requests/s.
+ */
+export function cpuMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  const own = ownCpuMs(pid);
+  if (own === undefined) return undefined;
+  return childrenOf(pid).reduce((sum, child) => sum + (cpuMsOf(child) ?? 0), own);
+}
+
+/** CPU ms of every process whose command is `name` (PostgreSQL's backends: `postgres`); Linux only. */
+export function cpuMsOfCommand(name: string): number | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return undefined;
+  }
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) sum += ownCpuMs(Number(pid)) ?? 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
 }
 
 export class ServerProcess {

@@ -7,6 +7,7 @@
  * (or MCP_RUN_TEST_POSTGRES_URL).
  */
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { sqlFixture, writeManifest } from '../lib/fixtures.js';
 import { goal } from '../lib/goals.js';
@@ -22,8 +23,16 @@ import {
   request,
   toolCall,
 } from '../lib/mcp.js';
-import { benchServer, mcpRun, type ServerProcess, startAll, stopAll } from '../lib/proc.js';
-import { fmt, ratio, times } from '../lib/stats.js';
+import {
+  benchServer,
+  cpuMsOf,
+  cpuMsOfCommand,
+  mcpRun,
+  type ServerProcess,
+  startAll,
+  stopAll,
+} from '../lib/proc.js';
+import { fmt, median, ratio, times } from '../lib/stats.js';
 import {
   mcpRunSqlTools,
   type SqlToolSpec,
@@ -63,6 +72,29 @@ interface Pair {
   readonly toolbox: ServerProcess;
   /** bench/servers/bare-sql.mjs on the same table: the call rows' ceiling. */
   readonly bare?: ServerProcess;
+  /** The command of the database's own processes (PostgreSQL's backends), whose CPU is counted too. */
+  readonly db?: string;
+}
+
+/** A round's throughput, and what one request cost in CPU: the server's (all its threads and worker processes), and the database's. */
+interface Costed extends Throughput {
+  readonly cpuUs: number;
+  readonly dbCpuUs: number;
+}
+
+async function costed(
+  pid: number | undefined,
+  db: string | undefined,
+  load: () => Promise<Throughput>,
+): Promise<Costed> {
+  const [server0, db0] = [cpuMsOf(pid), db ? cpuMsOfCommand(db) : undefined];
+  const t0 = performance.now();
+  const r = await load();
+  const seconds = (performance.now() - t0) / 1000;
+  const [server1, db1] = [cpuMsOf(pid), db ? cpuMsOfCommand(db) : undefined];
+  const perCall = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || r.rps <= 0 ? Number.NaN : ((b - a) * 1000) / (r.rps * seconds);
+  return { ...r, cpuUs: perCall(server0, server1), dbCpuUs: perCall(db0, db1) };
 }
 
 async function startPair(
@@ -87,7 +119,12 @@ async function startPair(
   const started = await startAll(specs);
   try {
     const toolbox = await startToolbox(binary, config);
-    return { mcpRun: started.mcpRun!, toolbox, ...(started.bare && { bare: started.bare }) };
+    return {
+      mcpRun: started.mcpRun!,
+      toolbox,
+      ...(started.bare && { bare: started.bare }),
+      ...(source.kind === 'postgres' && { db: 'postgres' }),
+    };
   } catch (err) {
     await stopAll(started);
     throw err;
@@ -104,28 +141,32 @@ async function compare(
   verify: (body: string) => boolean,
   connections: readonly number[],
   options: BenchOptions,
-): Promise<{ table: Table; ratios: [string, number][]; ceiling: [string, number][]; raw: Throughput[][][] }> {
+): Promise<{ table: Table; ratios: [string, number][]; ceiling: [string, number][]; raw: Costed[][][] }> {
   const session = await legacyHttpSession(pair.mcpRun.url);
-  const targets: { label: string; target: Target }[] = [
+  const targets: { label: string; target: Target; pid: number | undefined }[] = [
     {
       label: 'mcp-run 2025',
       target: { url: pair.mcpRun.url, headers: session, body: body('legacy'), verify },
+      pid: pair.mcpRun.child.pid,
     },
     {
       label: 'mcp-run 2026',
       target: { url: pair.mcpRun.url, headers: modernHeaders(method, name), body: body('modern'), verify },
+      pid: pair.mcpRun.child.pid,
     },
     ...(pair.bare && method === 'tools/call'
       ? [
           {
             label: CEILING,
             target: { url: pair.bare.url, headers: BASE_HEADERS, body: body('legacy'), verify },
+            pid: pair.bare.child.pid,
           },
         ]
       : []),
     {
       label: 'Toolbox 2025',
       target: { url: pair.toolbox.url, headers: TOOLBOX_HEADERS, body: body('legacy'), verify },
+      pid: pair.toolbox.child.pid,
     },
   ];
   const toolbox = targets.length - 1;
@@ -133,18 +174,23 @@ async function compare(
   const rows: (string | number)[][] = [];
   const ratios: [string, number][] = [];
   const ceiling: [string, number][] = [];
-  const raw: Throughput[][][] = [];
+  const raw: Costed[][][] = [];
   for (const c of connections) {
     const rounds = await interleave(
       targets.map((t) => ({
         label: `${t.label}, ${what}, ${c} conn`,
-        measure: (s: number) => cannon(t.target, c, s, options.smoke ? c * 20 : undefined),
+        measure: (s: number) =>
+          costed(t.pid, pair.db, () => cannon(t.target, c, s, options.smoke ? c * 20 : undefined)),
       })),
       { rounds: options.rounds, seconds: options.duration, warmup: options.warmup },
       (line) => console.error(`  toolbox: ${line}`),
     );
     raw.push(rounds);
-    const m = rounds.map((r) => medians(r));
+    const m = rounds.map((r) => ({
+      ...medians(r),
+      cpuUs: median(r.map((x) => x.cpuUs)),
+      dbCpuUs: median(r.map((x) => x.dbCpuUs)),
+    }));
     // Per-round ratios (rounds are interleaved, so each pair ran under the same load): their median.
     const perRound = (i: number) =>
       rounds[i]!.map((r, k) => ratio(r.rps, rounds[toolbox]![k]!.rps)).sort((a, b) => a - b);
@@ -160,6 +206,8 @@ async function compare(
         fmt(m[i]!.p50),
         fmt(m[i]!.p99),
         i < toolbox ? `${times(mid)} [${times(rs[0]!)}–${times(rs.at(-1)!)}]` : '—',
+        fmt(m[i]!.cpuUs),
+        ...(pair.db ? [fmt(m[i]!.dbCpuUs)] : []),
         m[i]!.failed,
       ]);
     });
@@ -174,6 +222,8 @@ async function compare(
         'p50 ms',
         'p99 ms',
         '× Toolbox (median [min–max] of rounds)',
+        'server CPU µs/call',
+        ...(pair.db ? [`${pair.db} CPU µs/call`] : []),
         'failed',
       ],
       rows,
@@ -297,7 +347,8 @@ export const toolboxScenario: Scenario = {
             );
           }
         } finally {
-          await stopAll({ ...pair });
+          const { db: _, ...processes } = pair;
+          await stopAll(processes);
         }
       }
 
@@ -398,6 +449,7 @@ export const toolboxScenario: Scenario = {
         "Toolbox speaks the 2025 protocol statelessly (no session); mcp-run is measured on a 2025 session and on the 2026 path. Default pools on both sides (mcp-run 5 connections to PostgreSQL, Toolbox pgxpool's default).",
         "Ratios are mcp-run ÷ Toolbox (throughput; for walks, Toolbox's walk time ÷ mcp-run's), taken per interleaved round, then the median with the range over rounds: > 1 is mcp-run ahead.",
         'Every answer is checked (the row, or `item_9` in the list); walks check that every tool was seen. RSS is read from /proc of each serving process after its walks.',
+        "`server CPU µs/call` is the user + system CPU the server used during the round (all its threads, and its worker processes: mcp-run's SQLite readers), divided by the requests it answered; `postgres CPU µs/call` is that of every `postgres` process on the machine (the backends serving the round). Read from /proc at 10 ms resolution. CPU per call moves far less with the machine's noise than requests/s does: it shows what each server spends, where the ratio only shows who got the cores.",
         "Round trips of one one-row read, counted by `npx tsx bench/round-trips.ts` through a TCP relay: PostgreSQL 1 (BEGIN READ ONLY, SET LOCALs, the statement, pg_advisory_unlock_all(), ROLLBACK behind one Sync; 6 before: BEGIN+SETs, DECLARE, FETCH 1, FETCH 4, ROLLBACK, DISCARD ALL), MySQL/MariaDB 3 (SET TRANSACTION READ ONLY, EXECUTE, DO RELEASE_ALL_LOCKS(); 5 before). (Toolbox's own were not counted.)",
         "`bare node:http + driver (ceiling)` is bench/servers/bare-sql.mjs: node:http, JSON.parse, the same query through the same driver (better-sqlite3 in the server's own process; pg, a pool of 5, one named statement) and JSON.stringify, with no MCP, no read-only transaction, no time limit and no worker process. It is what node reaches here with no server work at all: where it is below Toolbox, ≥ 1.0× cannot be met by any node server on this machine.",
         ...ceilings.map(
