@@ -58,8 +58,10 @@ const MAX_BATCH = 16;
 /** How long a cancelled read may go on running before its worker is killed (see `abandon`). */
 const CANCEL_GRACE_MS = 250;
 
+/** A statement that must be a read (a read-only source or tool): running it again, or a little longer, changes nothing. */
+const mustRead = (p: Pending) => p.request.op === 'query' && p.request.readsOnly;
 /** Reads may share a batch: they run again if the batch is cut off. */
-const batchable = (p: Pending) => p.request.op === 'query' && p.request.readsOnly && !p.alone;
+const batchable = (p: Pending) => mustRead(p) && !p.alone;
 
 /** Every live worker of every pool, killed when the server process exits however it exits. */
 const live = new Set<ChildProcess>();
@@ -109,7 +111,7 @@ export class SqlitePool {
         const at = this.queue.indexOf(pending);
         if (at >= 0) this.queue.splice(at, 1);
         if (pending.slot) {
-          if (grace && pending.request.op === 'query' && pending.request.readsOnly) this.abandon(pending);
+          if (grace && mustRead(pending)) this.abandon(pending);
           else this.kill(pending.slot, pending);
         }
         pending.settle();
