@@ -22,9 +22,14 @@ export function toWire(result: ToolResult): object {
 const OBJECT_TEXT = /^\s*\{/;
 
 function carriesJson(content: readonly ContentBlock[], structured: unknown): boolean {
+  let pretty: string | undefined;
   return content.some((block) => {
     // A markdown table or prose would throw in JSON.parse, and a thrown error costs more than the call.
     if (block.type !== 'text' || !OBJECT_TEXT.test(block.text)) return false;
+    // The kinds write the structured content as JSON.stringify(value, null, 2) (an http tool's
+    // JSON answer): one stringify tells that, where a parse and a deep comparison cost twice as much.
+    pretty ??= JSON.stringify(structured, null, 2);
+    if (block.text === pretty) return true;
     try {
       return isDeepStrictEqual(JSON.parse(block.text), structured);
     } catch {

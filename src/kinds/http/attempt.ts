@@ -4,7 +4,9 @@
  * fires (the connection is closed, so the upstream sees the request go away). Failures are Errors
  * whose message is a sentence for the model.
  */
+import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Pool } from 'undici';
 import type { HttpResponse } from '../contract/kinds.js';
 
@@ -21,8 +23,24 @@ export interface Attempt {
 
 export type AttemptResult = Omit<HttpResponse, 'attempts'>;
 
+/**
+ * What aborts an attempt's undici request: an EventEmitter with `aborted` and `reason`, which undici
+ * takes as a signal. An AbortController and its listener cost ~5 µs of an attempt; this, ~0.3 µs.
+ */
+class AttemptAbort extends EventEmitter {
+  aborted = false;
+  reason: Error | undefined;
+
+  abort(reason: Error): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
 export async function attemptRequest(pool: Pool, a: Attempt): Promise<AttemptResult> {
-  const controller = new AbortController();
+  const controller = new AttemptAbort();
   const timer = setTimeout(() => controller.abort(new Error('timeout')), a.timeoutMs);
   const onCancel = () => controller.abort(new Error('cancelled'));
   a.signal.addEventListener('abort', onCancel, { once: true });
@@ -33,7 +51,7 @@ export async function attemptRequest(pool: Pool, a: Attempt): Promise<AttemptRes
       method: a.method as 'GET',
       headers: a.headers,
       body: a.body ?? null,
-      signal: controller.signal,
+      signal: controller,
       // Our own timer covers the whole attempt; undici's would cut in at 300 s with a vaguer error.
       headersTimeout: 0,
       bodyTimeout: 0,
@@ -45,25 +63,15 @@ export async function attemptRequest(pool: Pool, a: Attempt): Promise<AttemptRes
       discard();
       throw new Error(tooLarge(a.maxBytes, declared));
     }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      total += chunk.length;
-      if (total > a.maxBytes) {
-        discard();
-        throw new Error(tooLarge(a.maxBytes));
-      }
-      chunks.push(chunk);
-    }
     return {
       status: res.statusCode,
       statusText: res.statusText || STATUS_CODES[res.statusCode] || '',
       headers: flatHeaders(res.headers),
-      body: Buffer.concat(chunks),
+      body: await readCapped(res.body, a.maxBytes, discard),
     };
   } catch (err) {
     if (a.signal.aborted) throw new Error('the request was cancelled');
-    if (controller.signal.aborted) {
+    if (controller.aborted) {
       throw new Error(`no complete answer within ${a.timeoutMs} ms; try again later or raise timeoutMs`);
     }
     throw err;
@@ -71,6 +79,29 @@ export async function attemptRequest(pool: Pool, a: Attempt): Promise<AttemptRes
     clearTimeout(timer);
     a.signal.removeEventListener('abort', onCancel);
   }
+}
+
+/**
+ * The body, counted as it arrives: past `maxBytes` it is discarded and the read fails. Listeners,
+ * not an async iterator: the iterator's promise per chunk and stream bookkeeping cost more than a
+ * small answer's parse.
+ */
+function readCapped(body: Readable, maxBytes: number, discard: () => void): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    body.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) {
+        discard();
+        reject(new Error(tooLarge(maxBytes)));
+      } else chunks.push(chunk);
+    });
+    body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)));
+    body.once('error', reject);
+    // Closed without an end or an error of its own (undici reports a reset as an error; this is a guard).
+    body.once('close', () => reject(new Error('the answer ended before it was complete')));
+  });
 }
 
 function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

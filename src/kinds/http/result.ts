@@ -86,22 +86,43 @@ function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+/**
+ * The value with every string (keys included) redacted. Copied only where something changed: most
+ * answers hold no secret, and a copy of every object of a parsed answer cost more than reading it.
+ * Each value is redacted once, so the work stays linear however deep the answer nests.
+ */
 function redactDeep(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
-  if (isObject(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      Object.defineProperty(out, redact(k), {
-        value: redactDeep(v, redact),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = redactDeep(value[i], redact);
+      if (v === value[i]) continue;
+      out ??= value.slice();
+      out[i] = v;
     }
-    return out;
+    return out ?? value;
   }
-  return value;
+  if (!isObject(value)) return value;
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const key = redact(k);
+    const v = redactDeep(value[k], redact);
+    if (out === undefined && key === k && v === value[k]) continue;
+    if (out === undefined) {
+      out = {};
+      for (let j = 0; j < i; j++) define(out, keys[j]!, value[keys[j]!]);
+    }
+    define(out, key, v);
+  }
+  return out ?? value;
+}
+
+/** defineProperty, not assignment: a redacted key may read `__proto__`. */
+function define(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });

@@ -86,11 +86,13 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
     const http: HttpCapability = {
       baseUrl: url.href.replace(/\/$/, ''),
       loopback: isLoopbackHost(url.hostname),
-      redact: (text) =>
-        [...auth.secrets, ...(tokens?.held() ?? [])].reduce(
-          (out, secret) => out.split(secret).join('***'),
-          text,
-        ),
+      redact: (text) => {
+        // Called on every string of every answer: a source without credentials does no work.
+        let out = text;
+        for (const secret of auth.secrets) out = out.split(secret).join('***');
+        if (tokens !== undefined) for (const secret of tokens.held()) out = out.split(secret).join('***');
+        return out;
+      },
       async request(request): Promise<HttpResponse> {
         checkRequestPath(request.path);
         const invalid = checkHeaders(request.headers ?? {});

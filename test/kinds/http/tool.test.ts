@@ -28,6 +28,14 @@ const routes: [prefix: string, handler: Handler][] = [
   ['/api/v1/missing', (_s, res) => send(res, 404, { message: 'Not Found', token_seen: `Bearer ${TOKEN}` })],
   ['/api/v1/list', (_s, res) => send(res, 200, [{ id: 1 }, { id: 2 }])],
   [
+    '/api/v1/leaky',
+    (_s, res) => {
+      // Written by hand: an own "__proto__" key, as JSON.parse makes it.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"plain":{"a":1},"${TOKEN}":{"deep":[[1,"x ${TOKEN}"],["y"]]},"__proto__":{"p":"${TOKEN}"}}`);
+    },
+  ],
+  [
     '/api/v1/text',
     (_s, res) => {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
@@ -364,6 +372,17 @@ describe('auth', () => {
       assert.ok(shown.includes('***'));
     });
   }
+
+  test('a credential anywhere in a JSON answer, keys and nested arrays included, is redacted', async () => {
+    const result = await call({ source: 'bearer', path: '/leaky' });
+    const structured = result.structuredContent as Record<string, unknown>;
+    assert.deepEqual(Object.keys(structured), ['plain', '***', '__proto__']);
+    assert.deepEqual(structured.plain, { a: 1 });
+    assert.deepEqual(structured['***'], { deep: [[1, 'x ***'], ['y']] });
+    assert.equal(Object.getPrototypeOf(structured), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(structured, '__proto__')?.value, { p: '***' });
+    assert.ok(!JSON.stringify(result).includes(TOKEN), JSON.stringify(result));
+  });
 
   test('an error result redacts a credential the upstream echoes', async () => {
     const result = await call({ source: 'bearer', path: '/missing' });
