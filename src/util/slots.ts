@@ -5,6 +5,8 @@
  * so to its caller as something to retry.
  */
 
+import type { CallSignal } from './call-signal.js';
+
 export const QUEUE_WAIT_MS = 2000;
 
 /** A counter of running work, with a maximum. */
@@ -44,7 +46,7 @@ export type Acquired = { readonly release: () => void } | { readonly refused: 'b
  * no AbortSignal at all when the slots are free.
  */
 export interface Cancellable {
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
   readonly aborted?: boolean;
 }
 

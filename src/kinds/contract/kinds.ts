@@ -22,6 +22,7 @@
 
 import type { Problem } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import type { CallSignal } from '../../util/call-signal.js';
 import type {
   CallContext,
   CallerIdentity,
@@ -85,7 +86,7 @@ export interface SqlQueryOptions {
   /** Enforced on the server where the engine can (the query is cancelled there, not abandoned). */
   readonly timeoutMs: number;
   /** Aborting it cancels the query on the server, as a timeout does. */
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
   /**
    * Only one read statement may run (shared/sql-classify.ts), in a read-only transaction. Default:
    * the source's `readOnly`; a read-only source reads whatever this says.
@@ -162,9 +163,9 @@ export interface SqlTableDetail extends SqlTableSummary {
 /** Reads the live schema; every call asks the database, so it follows DDL without a reload. */
 export interface SqlSchemaReader {
   /** Tables and views, sorted by name (code point order). */
-  tables(signal: AbortSignal): Promise<readonly SqlTableSummary[]>;
+  tables(signal: CallSignal): Promise<readonly SqlTableSummary[]>;
   /** One table or view by its exact listed name; undefined when there is none. */
-  describe(name: string, signal: AbortSignal): Promise<SqlTableDetail | undefined>;
+  describe(name: string, signal: CallSignal): Promise<SqlTableDetail | undefined>;
 }
 
 /** The `sql` capability: anything that can run a statement with bound parameters. */
@@ -204,7 +205,7 @@ export interface HttpRequest {
   readonly timeoutMs?: number;
   /** Retries of idempotent methods on 429/502/503/504 or a reset connection (default: the source's). */
   readonly retries?: number;
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
   /**
    * The verified caller, for a source whose auth is a token exchange (RFC 8693): its token is traded
    * for an upstream one, never sent as it is.

@@ -5,6 +5,8 @@
  * here knows YAML or JSON-RPC.
  */
 
+import type { CallSignal } from '../../util/call-signal.js';
+
 /** A JSON Schema object, as plain data. */
 export type JsonSchema = { [key: string]: unknown };
 
@@ -88,7 +90,7 @@ export interface CallerIdentity {
  */
 export interface CallContext {
   /** Aborted when the client cancels the request or goes away. */
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
   /** Reports progress; sent only when the request carried a progress token. */
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message to the client when its log level asks for this severity. */

@@ -4,10 +4,12 @@
  * fires (the connection is closed, so the upstream sees the request go away). Failures are Errors
  * whose message is a sentence for the model.
  */
+
 import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Pool } from 'undici';
+import type { CallSignal } from '../../util/call-signal.js';
 import type { HttpResponse } from '../contract/kinds.js';
 
 export interface Attempt {
@@ -18,7 +20,7 @@ export interface Attempt {
   readonly body?: string;
   readonly timeoutMs: number;
   readonly maxBytes: number;
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
 }
 
 export type AttemptResult = Omit<HttpResponse, 'attempts'>;

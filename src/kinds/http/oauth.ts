@@ -15,7 +15,9 @@
  * A failure is an Error with a sentence for the model that names the token endpoint and the
  * server's `error` code, never the client secret nor a token (the source redacts both besides).
  */
+
 import { createHash } from 'node:crypto';
+import type { CallSignal } from '../../util/call-signal.js';
 import type { CallerIdentity } from '../contract/types.js';
 
 export interface ClientCredentialsConfig {
@@ -55,7 +57,7 @@ interface Held {
 
 export interface TokenSource {
   /** The upstream access token for this call; rejects with a sentence for the model. */
-  token(identity: CallerIdentity | undefined, signal: AbortSignal): Promise<string>;
+  token(identity: CallerIdentity | undefined, signal: CallSignal): Promise<string>;
   /** The API refused the token (401): forget it, so the next call fetches a new one. */
   refused(identity: CallerIdentity | undefined): void;
   /** The tokens held now, to redact from results. */
@@ -194,7 +196,7 @@ async function fetchToken(
 }
 
 /** The promise's outcome, or a rejection as soon as this call is cancelled. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function untilAborted<T>(promise: Promise<T>, signal: CallSignal): Promise<T> {
   const cancelled = () => new Error('the call was cancelled while fetching an access token');
   if (signal.aborted) return Promise.reject(cancelled());
   return new Promise<T>((resolve, reject) => {

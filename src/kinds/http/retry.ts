@@ -4,6 +4,7 @@
  * later" (429, 502, 503, 504) or a connection reset. `Retry-After` is honoured, up to a cap: a
  * server asking for a longer wait gets no retry, and the result says how long it asked for.
  */
+import type { CallSignal } from '../../util/call-signal.js';
 
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
@@ -20,7 +21,7 @@ export async function withRetries<
 >(
   method: string,
   retries: number,
-  signal: AbortSignal,
+  signal: CallSignal,
   attempt: () => Promise<T>,
 ): Promise<T & { attempts: number }> {
   const allowed = IDEMPOTENT_METHODS.has(method) ? retries : 0;
@@ -72,7 +73,7 @@ export function backoffMs(retry: number): number {
 }
 
 /** Resolves after `ms`, or rejects ("the request was cancelled") as soon as the signal aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: CallSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const cancelled = () => new Error('the request was cancelled');
     if (signal.aborted) return reject(cancelled());

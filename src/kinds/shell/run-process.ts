@@ -10,8 +10,10 @@
  * stdout and stderr are kept up to maxOutputBytes each; past that the pipes are still read (so the
  * program never blocks on a full pipe) and only counted.
  */
+
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import type { CallSignal } from '../../util/call-signal.js';
 import { killAllTrees, MARKER_VARIABLE, ProcessTree } from './tree.js';
 
 export const KILL_GRACE_MS = 2000;
@@ -28,7 +30,7 @@ export interface RunOptions {
   readonly stdin?: string;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
   readonly onStdoutLine?: (line: string) => void;
   readonly onStderrLine?: (line: string) => void;
 }

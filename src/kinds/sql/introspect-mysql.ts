@@ -2,6 +2,7 @@
  * The live schema of a MySQL or MariaDB database (the one the URL names), from information_schema.
  * Row counts are `TABLE_ROWS`: exact for MyISAM and Aria, an estimate for InnoDB.
  */
+import type { CallSignal } from '../../util/call-signal.js';
 import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../contract/kinds.js';
 import type { CatalogQuery } from './introspect-postgres.js';
 import { byName } from './schema-text.js';
@@ -39,7 +40,7 @@ const rule = (r: unknown) => (r === 'RESTRICT' || r === 'NO ACTION' || r == null
 const columnDefault = (d: unknown) => (d === null || d === undefined || d === 'NULL' ? undefined : String(d));
 
 export function mysqlSchemaReader(query: CatalogQuery): SqlSchemaReader {
-  const tables = async (signal: AbortSignal): Promise<SqlTableSummary[]> =>
+  const tables = async (signal: CallSignal): Promise<SqlTableSummary[]> =>
     (await query(TABLES, [], signal))
       .map((r) => {
         const view = r.type === 'VIEW';

@@ -3,6 +3,7 @@
  * what it hides: row estimates from `reltuples`, index definitions, comments). Only the source's
  * schemas are read; names in them are unqualified when the source exposes one schema.
  */
+import type { CallSignal } from '../../util/call-signal.js';
 import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../contract/kinds.js';
 import { byName } from './schema-text.js';
 
@@ -10,7 +11,7 @@ import { byName } from './schema-text.js';
 export type CatalogQuery = (
   text: string,
   values: readonly unknown[],
-  signal: AbortSignal,
+  signal: CallSignal,
 ) => Promise<readonly Record<string, unknown>[]>;
 
 const TABLES = `
@@ -59,7 +60,7 @@ export function postgresSchemaReader(query: CatalogQuery, schemas: readonly stri
   const display = (schema: string, table: string) =>
     schemas.length === 1 && schema === schemas[0] ? table : `${schema}.${table}`;
 
-  const list = async (signal: AbortSignal): Promise<Listed[]> => {
+  const list = async (signal: CallSignal): Promise<Listed[]> => {
     const rows = await query(TABLES, [schemas], signal);
     return rows
       .map((r) => ({

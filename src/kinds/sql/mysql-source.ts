@@ -26,9 +26,11 @@
  *     timeoutMs: 3000
  * ```
  */
+
 import type { Connection as CoreConnection } from 'mysql2';
 import type mysql from 'mysql2/promise';
 import { problems } from '../../errors.js';
+import type { CallSignal } from '../../util/call-signal.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
 import { verdicts } from './classify.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
@@ -69,7 +71,7 @@ interface Run {
   readonly maxBytes: number;
   readonly timeoutMs: number;
   readonly offset: number;
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
 }
 
 export const mysqlSource: SourceKind<MysqlConfig> = {

@@ -28,8 +28,10 @@
  * `pg_advisory_unlock_all()`; any other call resets its connection (`DISCARD ALL`) before it goes
  * back to the pool. A call that fails closes its connection.
  */
+
 import type pg from 'pg';
 import { problems } from '../../errors.js';
+import type { CallSignal } from '../../util/call-signal.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
 import { verdicts } from './classify.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
@@ -100,7 +102,7 @@ interface Run {
   readonly maxBytes: number;
   readonly timeoutMs: number;
   readonly offset: number;
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
 }
 
 /** A call's outcome, and whether its connection can go back to the pool. */

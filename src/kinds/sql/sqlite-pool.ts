@@ -22,10 +22,12 @@
  * Workers run the compiled `sqlite-worker.js` beside this file; when this file runs from src/ under
  * tsx (the tests), `sqlite-worker.ts` with tsx's loader.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { BUILD_ROOT } from '../../util/build-root.js';
+import type { CallSignal } from '../../util/call-signal.js';
 import { LineFramer } from '../../util/line-framer.js';
 import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
 import { CHANNEL_FD, WORKER_ARG } from './sqlite-wire.js';
@@ -103,7 +105,7 @@ export class SqlitePool {
     return this.slots.flatMap((s) => (s.child?.pid !== undefined ? [s.child.pid] : []));
   }
 
-  run<T>(job: Job, timeoutMs: number, signal: AbortSignal): Promise<T> {
+  run<T>(job: Job, timeoutMs: number, signal: CallSignal): Promise<T> {
     if (this.closed) return Promise.reject(new Error(CLOSED_MESSAGE));
     if (signal.aborted) return Promise.reject(new Error(CANCELLED_MESSAGE));
     return new Promise<T>((resolve, reject) => {

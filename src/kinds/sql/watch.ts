@@ -5,6 +5,7 @@
  * caller gave up. The server-side limit (statement_timeout, max_statement_time) is the first line;
  * this is the one that also serves a client's cancellation.
  */
+import type { CallSignal } from '../../util/call-signal.js';
 import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
 
 /** How long a cancelled query may take to answer before its call gives up on the connection. */
@@ -25,7 +26,7 @@ export class QueryWatch {
   private readonly onAbort = () => this.fire('cancelled');
 
   constructor(
-    private readonly signal: AbortSignal,
+    private readonly signal: CallSignal,
     private readonly timeoutMs: number,
     deadlineMs: number,
     private readonly cancel: () => Promise<void>,

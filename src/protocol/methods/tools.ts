@@ -22,10 +22,10 @@ async function callTool(scope: RequestScope): Promise<object> {
   if (runsAsTask(scope, tool)) return callAsTask(scope, tool, args ?? {});
   return interactive(scope, name, async (interaction) => {
     const { progress, log, identity } = scope;
-    // The request's AbortSignal is made only if the tool reads it (most never wait or cancel).
+    // The call's signal is made only if the tool reads it, and is a light CallSignal.
     const ctx = {
       get signal() {
-        return scope.signal;
+        return scope.callSignal;
       },
       get aborted() {
         return scope.aborted;
