@@ -42,8 +42,8 @@ export type Acquired = { readonly release: () => void } | { readonly refused: 'b
 
 /**
  * What cancels a wait: a call's context, whose `signal` it reads only when it has to wait. A
- * context that can say it was cancelled without making its signal (`aborted`, a request's) costs
- * no AbortSignal at all when the slots are free.
+ * context that can say it was cancelled without making its signal (`aborted`, a request's) makes
+ * no signal at all when the slots are free.
  */
 export interface Cancellable {
   readonly signal: CallSignal;
