@@ -4,7 +4,6 @@
  * checked here, once, against the rules: progress only with a token and strictly increasing; logs
  * only at or above the level the client asked for; nothing at all after the response or a cancel.
  */
-
 import type { CallContext, CallerIdentity, Catalog, LogLevel } from '../catalog/types.js';
 import { CallAbort, type CallSignal } from '../util/call-signal.js';
 import { downgradeOutgoing, downgradeResult } from './downgrade.js';

@@ -5,11 +5,10 @@
  * whose message is a sentence for the model.
  */
 
-import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Pool } from 'undici';
-import type { CallSignal } from '../../util/call-signal.js';
+import { CallAbort, type CallSignal } from '../../util/call-signal.js';
 import type { HttpResponse } from '../contract/kinds.js';
 
 export interface Attempt {
@@ -25,24 +24,9 @@ export interface Attempt {
 
 export type AttemptResult = Omit<HttpResponse, 'attempts'>;
 
-/**
- * What aborts an attempt's undici request: an EventEmitter with `aborted` and `reason`, which undici
- * takes as a signal. An AbortController and its listener cost ~5 µs of an attempt; this, ~0.3 µs.
- */
-class AttemptAbort extends EventEmitter {
-  aborted = false;
-  reason: Error | undefined;
-
-  abort(reason: Error): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-  }
-}
-
 export async function attemptRequest(pool: Pool, a: Attempt): Promise<AttemptResult> {
-  const controller = new AttemptAbort();
+  // undici takes any signal with 'abort' listeners: a CallAbort costs a tenth of an AbortController.
+  const controller = new CallAbort();
   const timer = setTimeout(() => controller.abort(new Error('timeout')), a.timeoutMs);
   const onCancel = () => controller.abort(new Error('cancelled'));
   a.signal.addEventListener('abort', onCancel, { once: true });
