@@ -4,7 +4,6 @@
  * fires (the connection is closed, so the upstream sees the request go away). Failures are Errors
  * whose message is a sentence for the model.
  */
-
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Pool } from 'undici';

@@ -15,7 +15,6 @@
  * A failure is an Error with a sentence for the model that names the token endpoint and the
  * server's `error` code, never the client secret nor a token (the source redacts both besides).
  */
-
 import { createHash } from 'node:crypto';
 import type { CallSignal } from '../../util/call-signal.js';
 import type { CallerIdentity } from '../contract/types.js';

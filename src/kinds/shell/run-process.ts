@@ -10,7 +10,6 @@
  * stdout and stderr are kept up to maxOutputBytes each; past that the pipes are still read (so the
  * program never blocks on a full pipe) and only counted.
  */
-
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { CallSignal } from '../../util/call-signal.js';

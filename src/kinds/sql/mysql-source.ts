@@ -26,7 +26,6 @@
  *     timeoutMs: 3000
  * ```
  */
-
 import type { Connection as CoreConnection } from 'mysql2';
 import type mysql from 'mysql2/promise';
 import { problems } from '../../errors.js';

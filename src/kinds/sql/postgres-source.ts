@@ -28,7 +28,6 @@
  * `pg_advisory_unlock_all()`; any other call resets its connection (`DISCARD ALL`) before it goes
  * back to the pool. A call that fails closes its connection.
  */
-
 import type pg from 'pg';
 import { problems } from '../../errors.js';
 import type { CallSignal } from '../../util/call-signal.js';

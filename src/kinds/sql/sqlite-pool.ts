@@ -22,7 +22,6 @@
  * Workers run the compiled `sqlite-worker.js` beside this file; when this file runs from src/ under
  * tsx (the tests), `sqlite-worker.ts` with tsx's loader.
  */
-
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
