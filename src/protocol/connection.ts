@@ -5,6 +5,7 @@
  * server→client requests awaiting the client's answer (an inbound response goes to Outbound).
  */
 import type { Logger } from '../log.js';
+import { LiveMap } from '../util/live-set.js';
 import { uniqueName } from '../util/unique.js';
 import type { Connection, ConnectOptions, ReceiveOutcome, RequestRoute } from './api.js';
 import { type Classification, classifyRequest } from './classify.js';
@@ -52,7 +53,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
   private readonly ownTasks: string;
   /** Whether this connection alone owns its tasks (they go when it closes). */
   private readonly ownsTasksAlone: boolean;
-  private readonly inFlight = new Map<RequestId, RequestScope>();
+  /** A LiveMap, not a Map: a Map's churn kept every request's objects past the young generation. */
+  private readonly inFlight = new LiveMap<RequestId, RequestScope>();
   /**
    * Ids a client cancelled on the standing stream (stdio) while no request of theirs was in
    * flight. The stdio transport starts requests one per turn of the event loop but hands a
@@ -125,7 +127,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     if (this.closed) return;
     this.closed = true;
     this.server.hub.removeConnection(this);
-    const scopes = [...this.inFlight.values()];
+    const scopes = this.inFlight.values();
     this.inFlight.clear();
     for (const scope of scopes) scope.abort(new Error('connection closed'));
     this.outbound.closeAll();

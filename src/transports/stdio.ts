@@ -17,6 +17,7 @@ import { ErrorCode, errorResponse, isObject, ProtocolError } from '../protocol/j
 import { serializeMessage } from '../protocol/results.js';
 import type { Connection, Protocol } from '../protocol/server.js';
 import { LineFramer } from '../util/line-framer.js';
+import { LiveSet } from '../util/live-set.js';
 import { settleWithin } from '../util/with-timeout.js';
 
 export interface StdioOptions {
@@ -80,12 +81,13 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   });
 
   const connection = protocol.connect(write);
-  const inFlight = new Set<Promise<unknown>>();
+  // A LiveSet, not a Set: a Set's churn kept every request's objects past the young generation.
+  const inFlight = new LiveSet<Promise<unknown>>();
   const dispatch = (message: unknown): void => {
     const handled = connection.receive(message);
-    inFlight.add(handled);
+    const at = inFlight.add(handled);
     void handled.finally(() => {
-      inFlight.delete(handled);
+      inFlight.delete(at, handled);
       pump();
     });
   };

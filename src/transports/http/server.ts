@@ -22,6 +22,7 @@ import { servedStatelessly } from '../../protocol/classify.js';
 import { ErrorCode } from '../../protocol/jsonrpc.js';
 import type { Protocol } from '../../protocol/server.js';
 import type { SharedState } from '../../state/shared.js';
+import { LiveSet } from '../../util/live-set.js';
 import { settleWithin } from '../../util/with-timeout.js';
 import { Authenticator, type AuthOptions, type Principal } from './auth.js';
 import {
@@ -305,14 +306,11 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   const settled = (): void => {
     if (--inFlight === 0) drained?.();
   };
-  const responses = new Set<ServerResponse>();
-  // One shared listener (`this` is the response), not a closure and a `once` wrapper per request.
-  function forget(this: ServerResponse): void {
-    responses.delete(this);
-  }
+  // A LiveSet, not a Set: a Set's churn kept every request's objects past the young generation.
+  const responses = new LiveSet<ServerResponse>();
   const server = createServer((req, res) => {
-    responses.add(res);
-    res.on('close', forget);
+    const at = responses.add(res);
+    res.on('close', () => responses.delete(at, res));
     // Every line logged while serving this request carries its id (the client's X-Request-Id when
     // it is a sane token, else a fresh one), and the answer echoes it.
     const requestId = requestIdOf(req);
