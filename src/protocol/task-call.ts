@@ -15,8 +15,14 @@
  * becomes the task's statusMessage.
  */
 import type { CatalogTool } from '../catalog/types.js';
-import { type InputRequests, InputRequired, type Interaction } from '../steps/interaction.js';
-import { TaskLimitReached } from '../tasks/engine.js';
+import {
+  type CarriedState,
+  type InputMethod,
+  type InputRequests,
+  InputRequired,
+  type Interaction,
+} from '../steps/interaction.js';
+import { type TaskEngine, TaskLimitReached } from '../tasks/engine.js';
 import { TERMINAL } from '../tasks/types.js';
 import { downgradeOutgoing } from './downgrade.js';
 import { toProtocolError } from './error-mapping.js';
@@ -135,21 +141,8 @@ function taskInteraction(
   committed: () => boolean,
 ): Interaction {
   const engine = scope.server.tasks;
-  if (scope.era === 'modern') {
-    const capabilities = scope.envelope?.capabilities ?? {};
-    return {
-      stateless: true,
-      get waits() {
-        return committed();
-      },
-      carried: mrtr?.carried,
-      supports: (method) => supports(capabilities, method),
-      gather: (requests: InputRequests) =>
-        committed() || mrtr === undefined
-          ? engine.ask(taskId, forForm(requests, capabilities))
-          : mrtr.gather(requests, 0),
-    };
-  }
+  if (scope.era === 'modern')
+    return new ModernTaskInteraction(engine, taskId, scope.envelope?.capabilities ?? {}, mrtr, committed);
   const capabilities = scope.session.clientCapabilities;
   const version = scope.session.version;
   return {
@@ -165,6 +158,40 @@ function taskInteraction(
       return answers;
     },
   };
+}
+
+/**
+ * A 2026 task's Interaction. A class, not an object literal with a getter: a literal's getter gives
+ * each task a hidden class of its own that holds its request (see ScopedCallContext, methods/tools.ts).
+ */
+class ModernTaskInteraction implements Interaction {
+  readonly stateless = true;
+  readonly carried: CarriedState | undefined;
+
+  constructor(
+    private readonly engine: TaskEngine,
+    private readonly taskId: string,
+    private readonly capabilities: Readonly<Record<string, unknown>>,
+    private readonly mrtr: Interaction | undefined,
+    private readonly committed: () => boolean,
+  ) {
+    this.carried = mrtr?.carried;
+  }
+
+  /** Once the task is committed, `gather` waits for every answer (`tasks/update`). */
+  get waits(): boolean {
+    return this.committed();
+  }
+
+  supports(method: InputMethod): boolean {
+    return supports(this.capabilities, method);
+  }
+
+  gather(requests: InputRequests): Promise<Record<string, unknown>> {
+    return this.committed() || this.mrtr === undefined
+      ? this.engine.ask(this.taskId, forForm(requests, this.capabilities))
+      : this.mrtr.gather(requests, 0);
+  }
 }
 
 /** Names form mode to clients that declared it by name (as interaction.ts does for direct calls). */
