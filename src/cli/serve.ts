@@ -23,6 +23,7 @@ import type { HttpTransport, OAuthOptions } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { describeCounts } from './counts.js';
+import { letYoungGenerationGrow } from './young-generation.js';
 
 /**
  * How long stdio waits for its first answer before the watcher starts anyway. Loading chokidar
@@ -346,6 +347,7 @@ async function serveOverHttp(
     ? http.url.replace(/^http:\/\/[^/]+:/, `http://${host.includes(':') ? '[::1]' : '127.0.0.1'}:`)
     : http.url;
   log.info(`listening on ${url}`);
+  letYoungGenerationGrow();
   if (wildcard) log.info(`bound to ${host}: reachable on all interfaces at port ${new URL(url).port}`);
   log.info(
     `serving ${relative(process.cwd(), file) || file} (${await describeCounts(ref.current)}); ` +

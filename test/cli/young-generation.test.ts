@@ -14,14 +14,16 @@ const MODULE = resolve(import.meta.dirname, '../../src/cli/young-generation.ts')
 const CHILD = `
 const { getHeapSpaceStatistics } = await import('node:v8');
 const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
-const applied = process.argv[1] === 'call' ? (await import(process.argv[2])).keepYoungGenerationSmall() : undefined;
+const generation = await import(process.argv[2]);
+const applied = process.argv[1] === 'none' ? undefined : generation.keepYoungGenerationSmall();
+if (process.argv[1] === 'grow') generation.letYoungGenerationGrow();
 const before = newSpace();
 const kept = [];
 for (let i = 0; i < 3e6; i++) { const o = { i, s: 'x' + i }; if (i % 10 === 0) kept.push(o); }
 console.log(JSON.stringify({ applied, before, after: newSpace(), kept: kept.length }));
 `;
 
-function run(mode: 'call' | 'none', nodeFlags: string[] = [], env: NodeJS.ProcessEnv = process.env) {
+function run(mode: 'call' | 'grow' | 'none', nodeFlags: string[] = [], env: NodeJS.ProcessEnv = process.env) {
   const child = spawnSync(
     process.execPath,
     [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', CHILD, mode, MODULE],
@@ -44,6 +46,12 @@ test('with it, the young generation stays at its initial size', () => {
   assert.equal(r.after, r.before);
 });
 
+test('once the server listens, the young generation may grow again', () => {
+  const r = run('grow', [], withoutNodeOptions);
+  assert.equal(r.applied, true);
+  assert.ok(r.after > r.before, `new space ${r.before} → ${r.after}`);
+});
+
 test("a user's own semi-space size on node's command line is kept", () => {
   const r = run('call', ['--max-semi-space-size=8'], withoutNodeOptions);
   assert.equal(r.applied, false);
@@ -54,4 +62,31 @@ test('and one given in NODE_OPTIONS too', () => {
   const r = run('call', [], { ...process.env, NODE_OPTIONS: '--max-semi-space-size=8' });
   assert.equal(r.applied, false);
   assert.ok(r.after > r.before, `new space ${r.before} → ${r.after}`);
+});
+
+test('grown again, it stops at its cap however much survives', () => {
+  // A server's load: objects kept across turns of the event loop, where the cap is checked.
+  const script = `
+    const generation = await import(${JSON.stringify(MODULE)});
+    generation.keepYoungGenerationSmall();
+    const initial = generation.youngGenerationBytes();
+    generation.letYoungGenerationGrow();
+    const kept = [];
+    let largest = 0;
+    for (let turn = 0; turn < 2000; turn++) {
+      for (let i = 0; i < 2000; i++) { const o = { i, s: 'x' + i, a: [i, i] }; if (i % 4 === 0) kept.push(o); }
+      if (kept.length > 20000) kept.splice(0, 10000);
+      largest = Math.max(largest, generation.youngGenerationBytes());
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    console.log(JSON.stringify({ initial, largest, cap: generation.YOUNG_GENERATION_CAP }));
+  `;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: withoutNodeOptions,
+  });
+  assert.equal(child.status, 0, child.stderr);
+  const r = JSON.parse(child.stdout) as { initial: number; largest: number; cap: number };
+  assert.ok(r.largest > r.initial, `it grew: ${r.initial} → ${r.largest}`);
+  assert.ok(r.largest <= r.cap, `largest ${r.largest} > cap ${r.cap}`);
 });
