@@ -8,16 +8,17 @@
  * that abandoned table, and the scavenger takes every pointer from the old generation as live: each
  * request that was in flight at a rebuild survives until the next full collection. Serving a SQL
  * tool over HTTP at 8 connections, 8 to 14% of all the bytes a call allocated were promoted that
- * way (a whole request: its IncomingMessage, ServerResponse, headers and scope), and the full
- * collections that followed cost more CPU than the call's own work.
+ * way (a whole request: its IncomingMessage, ServerResponse, headers and scope), and collecting
+ * them took about a third of each call's CPU.
  *
- * - LiveSet keeps its members in an array: a removed member's place is cleared and reused.
+ * - LiveSet keeps its members in an array: a removed member's place is cleared and reused, so the
+ *   array is as long as the most members ever held at once.
  * - LiveMap keeps each value in a slot that is emptied when its key is removed, so an abandoned table
  *   holds only the key and an empty slot.
  */
 
 /** A set of members added and removed often; `add` gives the member's place, `delete` takes it. */
-export class LiveSet<T> {
+export class LiveSet<T extends object> {
   private readonly places: (T | undefined)[] = [];
   private readonly free: number[] = [];
   private count = 0;

@@ -27,12 +27,15 @@ test('LiveSet: members come and go by place; a second delete, or one of a reused
 });
 
 test('LiveSet: a member deleted while the set is iterated is not visited after', () => {
-  const set = new LiveSet<string>();
-  const places = ['a', 'b', 'c'].map((m) => [set.add(m), m] as const);
+  const set = new LiveSet<{ name: string }>();
+  const [a, b, c] = ['a', 'b', 'c'].map((name) => ({ name }));
+  set.add(a!);
+  const atB = set.add(b!);
+  set.add(c!);
   const seen: string[] = [];
   for (const m of set) {
-    seen.push(m);
-    if (m === 'a') set.delete(places[1]![0], 'b');
+    seen.push(m.name);
+    if (m === a) set.delete(atB, b!);
   }
   assert.deepEqual(seen, ['a', 'c']);
 });
