@@ -9,8 +9,9 @@
  *
  * The maximum (`--max-semi-space-size`) can only be given when node starts; the growth factor is
  * read each time V8 considers growing, so setting it here, before any manifest is read, keeps the
- * semi-spaces at their initial size. A user who sizes the young generation on node's command line
- * (or in NODE_OPTIONS) keeps that choice.
+ * semi-spaces at their initial size. Once an HTTP server listens, letYoungGenerationGrow lets it
+ * grow again within a cap: there, it is requests in flight that survive. A user who sizes the young
+ * generation on node's command line (or in NODE_OPTIONS) keeps that choice.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
@@ -40,25 +41,30 @@ export function keepYoungGenerationSmall(
 }
 
 /**
- * Lets the young generation grow again, up to YOUNG_GENERATION_CAP, once the manifest is loaded
- * and the HTTP server listens. Many requests in flight at once are what survive a small young
- * generation: with 32 PostgreSQL calls in flight, 6 to 9% of the bytes a call allocated outlived
- * two scavenges and were promoted, and the collections took a fifth of each call's CPU. V8 grows
- * the semi-spaces only while much survives, so a server with one client at a time keeps the
- * initial size. After each collection the size is read (a PerformanceObserver of `gc` entries);
- * at the cap, growth stops again. Like keepYoungGenerationSmall, it leaves a user's own sizing
- * alone. (A reload while serving may also grow it, within the cap.)
+ * Lets the young generation grow again, up to about YOUNG_GENERATION_CAP, once the manifest is
+ * loaded and the HTTP server listens. Many requests in flight at once are what survive a small
+ * young generation: with 32 PostgreSQL calls in flight, 6 to 9% of the bytes a call allocated
+ * outlived two scavenges and were promoted, and the collections took a fifth of each call's CPU.
+ * V8 grows the semi-spaces only while much survives, so a server with one client at a time keeps
+ * the initial size, and it shrinks them again when the process is idle.
+ *
+ * The size is read after collections (a PerformanceObserver of `gc` entries, delivered between
+ * turns of the event loop): growth is off at the cap and on again below it, after such a shrink.
+ * One long synchronous stretch (a large reload) can grow it past the cap, to V8's own limit, before
+ * the observer runs. Like keepYoungGenerationSmall, it leaves a user's own sizing alone.
  */
 export function letYoungGenerationGrow(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions: string = process.env.NODE_OPTIONS ?? '',
 ): boolean {
   if (sizedByUser(execArgv, nodeOptions)) return false;
-  setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
+  let factor = V8_GROWTH_FACTOR;
+  setFlagsFromString(`--semi-space-growth-factor=${factor}`);
   const observer = new PerformanceObserver(() => {
-    if (youngGenerationBytes() < YOUNG_GENERATION_CAP) return;
-    setFlagsFromString('--semi-space-growth-factor=1');
-    observer.disconnect();
+    const wanted = youngGenerationBytes() < YOUNG_GENERATION_CAP ? V8_GROWTH_FACTOR : 1;
+    if (wanted === factor) return;
+    factor = wanted;
+    setFlagsFromString(`--semi-space-growth-factor=${factor}`);
   });
   observer.observe({ entryTypes: ['gc'] });
   return true;

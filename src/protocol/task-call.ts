@@ -161,8 +161,9 @@ function taskInteraction(
 }
 
 /**
- * A 2026 task's Interaction. A class, not an object literal with a getter: a literal's getter gives
- * each task a hidden class of its own that holds its request (see ScopedCallContext, methods/tools.ts).
+ * A 2026 task's Interaction. A class, not an object literal with a getter, whose accessor pair V8
+ * allocates in the old generation, keeping the task's request to the next full collection (see
+ * ScopedCallContext, methods/tools.ts).
  */
 class ModernTaskInteraction implements Interaction {
   readonly stateless = true;

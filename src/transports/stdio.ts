@@ -17,7 +17,6 @@ import { ErrorCode, errorResponse, isObject, ProtocolError } from '../protocol/j
 import { serializeMessage } from '../protocol/results.js';
 import type { Connection, Protocol } from '../protocol/server.js';
 import { LineFramer } from '../util/line-framer.js';
-import { LiveSet } from '../util/live-set.js';
 import { settleWithin } from '../util/with-timeout.js';
 
 export interface StdioOptions {
@@ -81,13 +80,13 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   });
 
   const connection = protocol.connect(write);
-  // A LiveSet, not a Set: a Set's churn kept every request's objects past the young generation.
-  const inFlight = new LiveSet<Promise<unknown>>();
+  // A count: a Set of the handled promises, only ever asked its size, kept every request's objects
+  // past the young generation (util/live-set.ts says how).
+  let inFlight = 0;
   const dispatch = (message: unknown): void => {
-    const handled = connection.receive(message);
-    const at = inFlight.add(handled);
-    void handled.finally(() => {
-      inFlight.delete(at, handled);
+    inFlight++;
+    void connection.receive(message).finally(() => {
+      inFlight--;
       pump();
     });
   };
@@ -98,7 +97,7 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   let pumpScheduled = false;
   let idleWaiter: (() => void) | undefined;
   const backedUp = (): boolean =>
-    inFlight.size >= MAX_IN_FLIGHT || (!outputBroken && output.writableLength > highWater);
+    inFlight >= MAX_IN_FLIGHT || (!outputBroken && output.writableLength > highWater);
   const enqueue = (line: string): void => {
     let message: unknown;
     try {
@@ -139,7 +138,7 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
       inputPaused = false;
       input.resume();
     }
-    if (idleWaiter && queue.length === 0 && inFlight.size === 0) idleWaiter();
+    if (idleWaiter && queue.length === 0 && inFlight === 0) idleWaiter();
   }
   output.on('drain', pump);
 

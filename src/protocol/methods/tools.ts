@@ -29,21 +29,23 @@ async function callTool(scope: RequestScope): Promise<object> {
 }
 
 /**
- * What a tool's call sees of its request. A class, not an object literal with getters: V8 keeps a
- * literal's accessors in its hidden class, so each call made a hidden class of its own (in the old
- * generation) whose getters held the call's request. Every request then outlived the young
- * generation until the next full collection: 27% of the bytes a `ping` call allocated were
- * promoted, and collecting them cost about a quarter of the call's CPU.
+ * What a tool's call sees of its request. A class, not an object literal with getters: such a
+ * literal is a dictionary-mode object whose accessor pairs V8 allocates in the old generation, and
+ * they hold the getters, so every call's request was kept to the next full collection (27% of the
+ * bytes a `ping` call allocated were promoted; collecting them cost about a quarter of its CPU).
+ * The scope is a native private field, so printing the context does not print the request.
  */
 class ScopedCallContext implements ToolCallContext {
   readonly progress: RequestScope['progress'];
   readonly log: RequestScope['log'];
   declare readonly identity?: CallerIdentity;
+  readonly #scope: RequestScope;
 
   constructor(
-    private readonly scope: RequestScope,
+    scope: RequestScope,
     readonly interaction: Interaction,
   ) {
+    this.#scope = scope;
     this.progress = scope.progress;
     this.log = scope.log;
     const { identity } = scope;
@@ -52,12 +54,12 @@ class ScopedCallContext implements ToolCallContext {
 
   /** Made only if the tool reads it, and a light CallSignal, not an AbortSignal. */
   get signal(): CallSignal {
-    return this.scope.callSignal;
+    return this.#scope.callSignal;
   }
 
   /** Whether the call was cancelled, without making its signal. */
   get aborted(): boolean {
-    return this.scope.aborted;
+    return this.#scope.aborted;
   }
 }
 

@@ -307,6 +307,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     if (--inFlight === 0) drained?.();
   };
   // A LiveSet, not a Set: a Set's churn kept every request's objects past the young generation.
+  // (Its place makes a closure per request; a young one, far cheaper than what the Set kept.)
   const responses = new LiveSet<ServerResponse>();
   const server = createServer((req, res) => {
     const at = responses.add(res);
@@ -341,11 +342,12 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   });
   server.on('error', (err) => log.error(`http: server error: ${err.message}`));
   let bytesOfClosed = 0;
-  const sockets = new Set<Socket>();
+  // One per connection, which is one per request for clients that do not keep connections alive.
+  const sockets = new LiveSet<Socket>();
   server.on('connection', (socket) => {
-    sockets.add(socket);
+    const at = sockets.add(socket);
     socket.once('close', () => {
-      sockets.delete(socket);
+      sockets.delete(at, socket);
       bytesOfClosed += socket.bytesWritten;
     });
   });
