@@ -12,9 +12,8 @@ const MODULE = resolve(import.meta.dirname, '../../src/cli/young-generation.ts')
 
 /** Keeps a tenth of 3 million small objects (as a manifest load keeps what it parses) and reports the young generation's size before and after. */
 const CHILD = `
-const { getHeapSpaceStatistics } = await import('node:v8');
-const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
 const generation = await import(process.argv[2]);
+const newSpace = generation.youngGenerationBytes;
 const applied = process.argv[1] === 'none' ? undefined : generation.keepYoungGenerationSmall();
 if (process.argv[1] === 'grow') generation.letYoungGenerationGrow();
 const before = newSpace();

@@ -76,7 +76,7 @@ function promotedShare(kind: 'Set' | 'LiveSet' | 'LiveMap'): number {
     const call = async () => {
       const request = { parts: Array.from({ length: 50 }, (_, i) => ({ i, s: 'part ' + i })) };
       const key = id++;
-      const at = kind === 'LiveSet' ? collection.add(request) : kind === 'Set' ? collection.add(request) : collection.set(key, request);
+      const at = kind === 'LiveMap' ? collection.set(key, request) : collection.add(request);
       await new Promise((resolve) => setImmediate(resolve));
       if (kind === 'LiveSet') collection.delete(at, request);
       else collection.delete(kind === 'Set' ? request : key);
