@@ -60,8 +60,9 @@ const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
 /** The data of `text`, or undefined when the full parser must decide. */
 export function fastParse(text: string): { data: unknown } | undefined {
-  if (UNUSUAL.test(text) || !plainLines(text)) return undefined;
-  const markers = text.match(DOCUMENT_MARKER);
+  const structure = structureOf(text);
+  if (structure === undefined || UNUSUAL.test(structure)) return undefined;
+  const markers = structure.match(DOCUMENT_MARKER);
   if (markers && (markers.length > 1 || markers[0] !== '---' || !text.startsWith('---'))) return undefined;
   let data: unknown;
   try {
@@ -69,34 +70,83 @@ export function fastParse(text: string): { data: unknown } | undefined {
   } catch {
     return undefined;
   }
-  if (ANCHOR.test(text) && !withinAliasLimit(data, text)) return undefined;
+  if (ANCHOR.test(structure) && !withinAliasLimit(data, structure)) return undefined;
   return plainKeys(data, new Set()) ? { data: data ?? {} } : undefined;
 }
 
 /**
- * False for two things js-yaml accepts and `yaml` refuses: a flow collection continued on the next
- * line (`yaml` requires it indented more than its parent; any line opening more brackets than it
- * closes counts), and a line of more than 1,024 characters without an early `: ` (an implicit key may
- * be at most 1,024 characters long).
+ * A scalar that starts on its key's (or dash's) line, and whose next lines, if any, can only be
+ * more of its text: a block scalar's header (`|-`, `> # comment`; an anchor before it is counted
+ * later, a tag refused), or a quoted or plain scalar (not a property, alias, comment or flow
+ * collection, whose node may go on below in other shapes).
  */
-function plainLines(text: string): boolean {
+const SCALAR = /^(?:(?:[!&]\S*[ \t]+)*[|>][1-9+-]{0,2}[ \t]*(?:#.*)?\r?$|["']|[^\s#&*!|>[\]{}%@`,?:-]|[?:-]\S)/;
+/** A key on one line (plain or quoted) and the `:` that ends it; group 1 is what follows. */
+const KEY = /^(?:"[^"\\]*"|'[^']*'|[^\s"'#[\]{}][^#]*?):[ \t]+(.*)$/;
+/** `yaml` refuses an implicit key longer than 1,024 characters; js-yaml does not. */
+const LONG_LINE = 1000;
+
+/**
+ * The structure of `text`, line for line: the text of its scalars blanked, so that the checks
+ * above see keys, dashes, flow collections, properties and aliases only; or undefined for what
+ * js-yaml accepts and `yaml` refuses.
+ *
+ * Blanked: a scalar's first line stands as one letter, and the lines after it that are more
+ * indented than its key (or dash) go. Imported descriptions are full of `> [!NOTE]`, `**bold**`,
+ * `[links` cut at the end of a line and long lines, in block scalars and in plain ones folded over
+ * several lines, and no line more indented than the key whose value it is can be anything else.
+ * The column is that of the key, or for `- text` of the dash: YAML's own bound. Nothing inside a
+ * flow collection is blanked.
+ *
+ * Refused: a flow collection continued on a line not indented past it (`yaml` wants more than its
+ * parent, which is less than the line that opened it, or than the key before it), a closing bracket
+ * that opened nothing (brackets are counted, quoted or not: a miscount refuses), and a long line
+ * with no early `: `.
+ */
+function structureOf(text: string): string | undefined {
+  const lines = text.split('\n');
+  let textAt = -1;
   let depth = 0;
-  let start = 0;
-  for (let i = 0; i <= text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) depth++;
-    else if (c === 0x5d || c === 0x7d) depth--;
-    else if (c === 0x0a || Number.isNaN(c)) {
-      if (depth > 0) return false;
-      if (i - start > 1000) {
-        const colon = text.slice(start, start + 1000).search(/:(?:\s|$)/);
-        if (colon < 0) return false;
+  let flowAt = 0;
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
+    let col = 0;
+    while (line.charCodeAt(col) === 0x20) col++;
+    const blank = line.trim() === '';
+    if (depth > 0) {
+      if (!blank && col < flowAt) return undefined;
+    } else {
+      if (textAt >= 0 && (blank || col > textAt)) {
+        lines[i] = '';
+        continue;
       }
-      depth = 0;
-      start = i + 1;
+      textAt = -1;
+      // Past a sequence entry's dashes (`- - key: |`) to the node.
+      let dash = -1;
+      while (line[col] === '-' && (line[col + 1] === ' ' || line[col + 1] === '\t')) {
+        dash = col++;
+        while (line[col] === ' ' || line[col] === '\t') col++;
+      }
+      const key = KEY.exec(line.slice(col));
+      const value = key?.[1] ?? (dash >= 0 ? line.slice(col) : undefined);
+      if (value !== undefined && SCALAR.test(value)) {
+        textAt = key ? col : dash;
+        // A tag or an anchor before a block scalar stays, to be refused or counted.
+        if (value[0] !== '!' && value[0] !== '&') {
+          line = `${line.slice(0, line.length - value.length)}x`;
+          lines[i] = line;
+        }
+      }
+      flowAt = key ? col + 1 : col;
     }
+    for (let c = 0; c < line.length; c++) {
+      const code = line.charCodeAt(c);
+      if (code === 0x5b || code === 0x7b) depth++;
+      else if ((code === 0x5d || code === 0x7d) && --depth < 0) return undefined;
+    }
+    if (line.length > LONG_LINE && line.slice(0, LONG_LINE).search(/:(?:\s|$)/) < 0) return undefined;
   }
-  return true;
+  return depth === 0 ? lines.join('\n') : undefined;
 }
 
 /** False when a key came from a null or a collection: `yaml` names those differently. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { fastParse } from '../../src/manifest/fast-parse.js';
 import { parseYaml } from '../../src/manifest/parse.js';
 
@@ -115,6 +115,133 @@ describe('fast parse', () => {
       `${'k'.repeat(1100)}: v`,
     ];
     for (const text of cases) assert.equal(fastParse(text), undefined, text);
+  });
+
+  it('takes scalars whose text looks like YAML (imported descriptions) and reads them as yaml does', () => {
+    const text = [
+      'tools:',
+      '  get_issue:',
+      '    description: |-',
+      '      > [!NOTE]',
+      '      > **Bold** *not an alias* &not-an-anchor ? no key % no directive',
+      '      { not: a map } [nor a list',
+      `      ${'a long line without a colon '.repeat(60)}`,
+      '',
+      '      - not a sequence: !not-a-tag',
+      '    title: Plain text that the writer folded over lines, with a [Link',
+      '      header](https://example.com) and ![an image](x.png) and **bold** *stars*',
+      '      ? still text & more ! text',
+      '    summary: "quoted [text, folded',
+      '      over } lines: !x"',
+      '    examples:',
+      '      - >-',
+      '        folded [ text',
+      '        with &amp; and *x',
+      '      - plain item [with',
+      '        a continued ] line',
+      '      -',
+      '        [',
+      '          "a flow list on its own lines",',
+      '          2',
+      '        ]',
+      '    enum: [a, b,',
+      '      c]',
+    ].join('\n');
+    const fast = fastParse(text);
+    assert.ok(fast, 'text in scalars does not send the manifest to the slow path');
+    assert.deepEqual(fast.data, full(text));
+  });
+
+  it('still leaves to yaml what stands outside a scalar, however a scalar before it looks', () => {
+    const cases = [
+      'a: |\n  text\nb: !!str 1',
+      '- a: |\n    text\n  b: !!str 1',
+      '- |\n  text\n- !!str 1',
+      'a: >\n  text\n? b\n: c',
+      'a: plain\n  text\nb: &x 1\nc: [*x]'.replace('[*x]', `[${Array(100).fill('*x').join(', ')}]`),
+      'a:\n  b: [1,\n  2]',
+      'a: [1,\n2]',
+      '- [1,\n 2]',
+      'a: # [\n  b: 1',
+      'a: [1]]',
+      'a:\n  [\n    "a bracket in quotes [",\n    2\n  ]',
+      `a: |\n  text\n${'k'.repeat(1100)}: v`,
+    ];
+    for (const text of cases) assert.equal(fastParse(text), undefined, text);
+  });
+
+  it('reads what yaml writes as yaml reads it, for random documents of tricky text', () => {
+    // Scalars made of the characters that mean something to YAML, written by yaml itself at
+    // narrow widths (folded plain and quoted scalars, block scalars, flow lists over lines): the
+    // fast path either declines or gives the same data.
+    const random = (() => {
+      let a = 14;
+      return () => {
+        a = (a + 0x6d2b79f5) >>> 0;
+        let t = Math.imul(a ^ (a >>> 15), a | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      };
+    })();
+    const pieces = [
+      'word',
+      ' ',
+      ' ',
+      '\n',
+      '[',
+      ']',
+      '{',
+      '}',
+      '!',
+      '&',
+      '*',
+      '?',
+      ':',
+      ': ',
+      '#',
+      ' #',
+      '%',
+      '-',
+      '- ',
+      '|',
+      '>',
+      '"',
+      "'",
+      ',',
+      '**',
+      '> [!NOTE]',
+      '\t',
+      '@',
+      '`',
+    ];
+    const text = () =>
+      Array.from(
+        { length: 1 + Math.floor(random() * 12) },
+        () => pieces[Math.floor(random() * pieces.length)],
+      ).join('');
+    const node = (depth: number): unknown => {
+      const r = random();
+      if (depth > 2 || r < 0.4) return r < 0.05 ? Math.floor(random() * 100) : text();
+      if (r < 0.7) return Array.from({ length: 1 + Math.floor(random() * 3) }, () => node(depth + 1));
+      return Object.fromEntries(
+        Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => [`k${i}`, node(depth + 1)]),
+      );
+    };
+    let taken = 0;
+    for (let i = 0; i < 1500; i++) {
+      const doc = { a: node(0), b: { c: node(1), d: [node(1), node(1)] } };
+      const written = stringify(doc, {
+        lineWidth: 20 + Math.floor(random() * 40),
+        minContentWidth: 0,
+        ...(i % 3 === 0 && { collectionStyle: 'flow' as const }),
+        ...(i % 5 === 0 && { blockQuote: 'folded' as const }),
+      });
+      const fast = fastParse(written);
+      if (!fast) continue;
+      taken++;
+      assert.deepEqual(fast.data, full(written), written);
+    }
+    assert.ok(taken > 500, `only ${taken} of 1500 documents took the fast path`);
   });
 
   it('reports the same errors with the same positions after the fast path', () => {
