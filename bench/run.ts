@@ -16,6 +16,7 @@ import { type Results, renderMarkdown } from './lib/report.js';
 import type { BenchOptions, Scenario } from './lib/types.js';
 import { coldStartScenario } from './scenarios/cold-start.js';
 import { httpScenario } from './scenarios/http.js';
+import { importScenario } from './scenarios/import.js';
 import { loadScenario } from './scenarios/load.js';
 import { proxyScenario } from './scenarios/proxy.js';
 import { reloadScenario } from './scenarios/reload.js';
@@ -32,6 +33,7 @@ const SCENARIOS: readonly Scenario[] = [
   stdioScenario,
   coldStartScenario,
   loadScenario,
+  importScenario,
   scaleScenario,
   reloadScenario,
   toolboxScenario,

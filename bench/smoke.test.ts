@@ -23,6 +23,7 @@ const SCENARIOS = [
   'stdio',
   'cold-start',
   'load',
+  'import',
   'scale',
   'reload',
   'toolbox',

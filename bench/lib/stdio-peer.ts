@@ -30,9 +30,15 @@ export class StdioPeer {
   constructor(
     readonly label: string,
     args: readonly string[],
+    /** Variables set for the child on top of the bench's own. */
+    env?: Readonly<Record<string, string>>,
   ) {
     this.spawnedAt = performance.now();
-    this.child = spawn(process.execPath, args, { cwd: REPO, stdio: 'pipe' });
+    this.child = spawn(process.execPath, args, {
+      cwd: REPO,
+      stdio: 'pipe',
+      ...(env && { env: { ...process.env, ...env } }),
+    });
     this.child.stderr.setEncoding('utf8').on('data', (s: string) => {
       this.stderr = (this.stderr + s).slice(-16_384);
     });
