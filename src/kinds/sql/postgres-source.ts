@@ -1,15 +1,23 @@
 /**
  * Source `postgres`: a PostgreSQL database through a `pg` connection pool, read-only by default.
  *
- * Every call runs in its own transaction (`BEGIN READ ONLY` unless the call may write) with
- * `SET LOCAL statement_timeout`, so the server itself stops a slow query; a client that cancels, or
- * a server that does not answer in time, gets a `pg_cancel_backend` from a separate connection.
+ * Every call runs in its own transaction (`BEGIN READ ONLY` unless the call may write) under its
+ * statement_timeout, so the server itself stops a slow query; a client that cancels, or a server
+ * that does not answer in time, gets a `pg_cancel_backend` from a separate connection.
  * A read-only row set from its first row is one round trip (pg-pipeline.ts): BEGIN READ ONLY, the
  * settings, the statement (its portal hands over at most maxRows + 1 rows), the release of any
  * session advisory lock and the ROLLBACK go behind one Sync, each prepared once per connection (a
  * named statement, so the server does not parse and plan it on every call). Other calls (writes,
  * continuation pages, statements that are not row sets) read through a cursor (`DECLARE … FETCH
  * n+1`, `MOVE` to skip rows on the server) in several round trips.
+ *
+ * Each pool connection starts with the source's defaults (statement_timeout = timeoutMs,
+ * standard_conforming_strings on, the declared schemas as search path) in its `options` startup
+ * parameter, after the URL's own (pg-startup.ts), and is checked once that they are in force. On
+ * such a connection a read whose timeout is the default skips the settings step: the session
+ * already holds them, and nothing a call sets outlives it (below). A tool with its own timeoutMs, a
+ * source with `role:` (SET ROLE is checked by the server on each call), and a connection whose
+ * options a pooler dropped keep the step; a pooler that refuses the options gets none.
  *
  * @example
  * ```yaml
@@ -24,9 +32,10 @@
  * When it opens, the source inspects the effective role (privilege.ts): a role that can escape
  * read-only (superuser, pg_read_server_files, …) gets no `sql-query` tool unless the source says
  * `allowPrivilegedRole: true`. No advisory lock or setting outlives its call: a read-only call ends
- * in ROLLBACK, which undoes every SET and set_config of its transaction, after
- * `pg_advisory_unlock_all()`; any other call resets its connection (`DISCARD ALL`) before it goes
- * back to the pool. A call that fails closes its connection.
+ * in ROLLBACK, which undoes every SET and set_config of its transaction (session-level ones too),
+ * after `pg_advisory_unlock_all()`; any other call resets its connection (`DISCARD ALL`, whose
+ * RESET ALL goes back to the values the connection started with) before it goes back to the pool.
+ * A call that fails closes its connection.
  */
 import type pg from 'pg';
 import { problems } from '../../errors.js';
@@ -37,6 +46,13 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defau
 import { postgresSchemaReader } from './introspect-postgres.js';
 import { renderSql } from './params.js';
 import { PgPipeline, type PipelineStep, PreparedStatements } from './pg-pipeline.js';
+import {
+  inForceQuery,
+  mergeOptions,
+  refusesOptions,
+  type StartupSettings,
+  startupOptions,
+} from './pg-startup.js';
 import { postgresSourceInfo } from './postgres-source.info.js';
 import {
   markPrivileged,
@@ -83,6 +99,8 @@ const UNREADABLE_FACTOR = 4;
 const MAX_BATCH = 1000;
 /** Statements one connection keeps prepared at most (pipelined reads, pg-pipeline.ts). */
 const MAX_PREPARED = 100;
+/** statement_timeout's largest value; a longer timeoutMs is set (and refused) on each call. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 /** The server's refusal of a prepared statement whose result type a schema change altered. */
 const STALE_PLAN = '0A000';
 
@@ -125,6 +143,11 @@ interface Session {
    * `$1` is the call's statement_timeout, so one prepared text serves every timeout.
    */
   readonly limits: { readonly text: string; readonly values: readonly string[] };
+  /**
+   * The source's defaults, when its connections carry them from their start (pg-startup.ts): a
+   * call with this timeout on one of `connections` (checked when it connected) skips `limits`.
+   */
+  readonly preset: { readonly timeoutMs: number; readonly connections: WeakSet<object> } | undefined;
   readonly statements: PreparedStatements;
 }
 
@@ -147,20 +170,79 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       return undefined;
     };
     const connection = { connectionString: config.url, connectionTimeoutMillis: timeoutMs, types };
+    // Declared schemas are also where unqualified names resolve, as the schema resources show them.
+    const schemaPath = config.schemas?.map((s) => driver.escapeIdentifier(s)).join(', ');
+    // The session defaults each connection starts with (pg-startup.ts). Not with a role: SET ROLE
+    // stays a step of every call, so that the server checks the membership each time.
+    const defaults: StartupSettings = [
+      ['statement_timeout', String(Math.trunc(timeoutMs))],
+      ['standard_conforming_strings', 'on'],
+      ...(schemaPath !== undefined ? [['search_path', schemaPath] as const] : []),
+    ];
+    const startup = {
+      options: config.role || timeoutMs > MAX_TIMEOUT_MS ? undefined : startupOptions(defaults),
+    };
+    const preset = startup.options
+      ? { timeoutMs: Math.trunc(timeoutMs), connections: new WeakSet() }
+      : undefined;
+    const check = inForceQuery(defaults);
+    let warned = false;
+    /** A pool connection that sends the defaults after the user's own options (the URL's, PGOPTIONS). */
+    class StartupClient extends driver.Client {
+      constructor(options?: string | pg.ClientConfig) {
+        super(options);
+        const params = (this as unknown as { connectionParameters: { options?: string } })
+          .connectionParameters;
+        if (startup.options) params.options = mergeOptions(params.options, startup.options);
+      }
+    }
     let pool: pg.Pool;
     try {
-      pool = new driver.Pool({ ...connection, max: config.poolSize ?? 5, idleTimeoutMillis: 10_000 });
+      pool = new driver.Pool({
+        ...connection,
+        max: config.poolSize ?? 5,
+        idleTimeoutMillis: 10_000,
+        ...(preset && {
+          Client: StartupClient,
+          // Once per connection, before its first call: are the defaults in force? A pooler may have
+          // dropped them, or the user's own options overridden them; such a connection keeps the step.
+          onConnect: async (client: pg.ClientBase) => {
+            if (!startup.options) return;
+            const { rows } = await client.query<{ ok: boolean }>(check.text, check.values);
+            if (rows[0]?.ok) preset.connections.add(client);
+            else if (!warned) {
+              warned = true;
+              ctx.log.warn(
+                `source ${ctx.name}: the connection options did not take effect (a pooler?); each call sets its limits`,
+              );
+            }
+          },
+        }),
+      });
     } catch (err) {
       return fail(err);
     }
     // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
     pool.on('error', (err) => ctx.log.warn(`source ${ctx.name}: ${redact(err.message)}`));
+    /** A pool connection; a pooler that refuses startup options gets connections without them. */
+    const connect = async (): Promise<pg.PoolClient> => {
+      try {
+        return await pool.connect();
+      } catch (err) {
+        if (!startup.options || !refusesOptions(err)) throw err;
+        startup.options = undefined;
+        ctx.log.warn(
+          `source ${ctx.name}: the server refused the connection options (${redact((err as Error).message)}); each call sets its limits`,
+        );
+        return pool.connect();
+      }
+    };
     // Calls run as `role` when one is set; SET LOCAL ends with each transaction.
     const asRole = config.role ? `SET LOCAL ROLE ${driver.escapeIdentifier(config.role)}` : undefined;
     let schemas: readonly string[];
     let roleRow: PostgresRoleRow | undefined;
     try {
-      const client = await pool.connect();
+      const client = await connect();
       try {
         await client.query(`BEGIN READ ONLY${asRole ? `; ${asRole}` : ''}`);
         const result = await client.query<{ schemas: string[] }>(
@@ -192,8 +274,6 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       await pool.end().catch(() => undefined);
       return fail(err);
     }
-    // Declared schemas are also where unqualified names resolve, as the schema resources show them.
-    const schemaPath = config.schemas?.map((s) => driver.escapeIdentifier(s)).join(', ');
     const searchPath = schemaPath !== undefined ? `SET LOCAL search_path TO ${schemaPath}` : undefined;
     const configs: [string, string][] = [['standard_conforming_strings', 'on']];
     if (config.role) configs.push(['role', config.role]);
@@ -206,6 +286,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         text: `SELECT ${['statement_timeout', ...configs.map(([name]) => name)].map((name, i) => `set_config('${name}', $${i + 1}, true)`).join(', ')}`,
         values: configs.map(([, value]) => value),
       },
+      preset,
       statements: new PreparedStatements(MAX_PREPARED),
     };
 
@@ -232,7 +313,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       if (!Number.isSafeInteger(o.offset) || o.offset < 0) throw new Error(`invalid offset ${o.offset}`);
       let client: pg.PoolClient;
       try {
-        client = await pool.connect();
+        client = await connect();
       } catch (err) {
         throw new Error(`cannot reach the database: ${redact((err as Error).message)}`);
       }
@@ -370,11 +451,17 @@ async function pipelined(
     values,
     name: session.statements.name(text, prepared),
   });
+  // The limits step is left out only where the connection started with exactly these settings.
+  const { preset } = session;
+  const atDefaults =
+    preset !== undefined && Math.trunc(o.timeoutMs) === preset.timeoutMs && preset.connections.has(client);
   const pipeline = new PgPipeline({
-    before: [
-      step('BEGIN READ ONLY'),
-      step(session.limits.text, [String(Math.trunc(o.timeoutMs)), ...session.limits.values]),
-    ],
+    before: atDefaults
+      ? [step('BEGIN READ ONLY')]
+      : [
+          step('BEGIN READ ONLY'),
+          step(session.limits.text, [String(Math.trunc(o.timeoutMs)), ...session.limits.values]),
+        ],
     statement: step(text, values),
     after: [step('SELECT pg_advisory_unlock_all()'), step('ROLLBACK')],
     limit: o.maxRows + 1,
