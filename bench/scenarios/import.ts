@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { GITHUB_PACKAGE, githubDescription } from '../lib/github-description.js';
 import { goal } from '../lib/goals.js';
 import { request, toolCall } from '../lib/mcp.js';
-import { CLI, REPO } from '../lib/proc.js';
+import { CLI } from '../lib/proc.js';
 import { fmt, median } from '../lib/stats.js';
 import { StdioPeer } from '../lib/stdio-peer.js';
 import type { BenchOptions, Scenario } from '../lib/types.js';

@@ -80,7 +80,8 @@ export function fastParse(text: string): { data: unknown } | undefined {
  * later, a tag refused), or a quoted or plain scalar (not a property, alias, comment or flow
  * collection, whose node may go on below in other shapes).
  */
-const SCALAR = /^(?:(?:[!&]\S*[ \t]+)*[|>][1-9+-]{0,2}[ \t]*(?:#.*)?\r?$|["']|[^\s#&*!|>[\]{}%@`,?:-]|[?:-]\S)/;
+const SCALAR =
+  /^(?:(?:[!&]\S*[ \t]+)*[|>][1-9+-]{0,2}[ \t]*(?:#.*)?\r?$|["']|[^\s#&*!|>[\]{}%@`,?:-]|[?:-]\S)/;
 /** A key on one line (plain or quoted) and the `:` that ends it; group 1 is what follows. */
 const KEY = /^(?:"[^"\\]*"|'[^']*'|[^\s"'#[\]{}][^#]*?):[ \t]+(.*)$/;
 /** `yaml` refuses an implicit key longer than 1,024 characters; js-yaml does not. */
