@@ -56,12 +56,14 @@ const UNUSUAL = /(?:^|[\s[{,])(?:!|\?(?:\s|$))|^%|[\]}][ \t]*:(?:\s|$)/m;
 /** An anchor or alias where a node may start (or in a string: then the check below just runs). */
 const ANCHOR = /(?:^|[\s[{,])[&*][^\s,[\]{}]/;
 const ALIAS = /(?:^|[\s[{,])\*([^\s,[\]{}]+)/g;
+/** A document marker run into text (`---a`), an anchor or alias run into a bracket (`&a[]`). */
+const MISREAD = /^(?:---|\.\.\.)\S|(?:^|[\s[{,])[&*][^\s,[\]{}]*[[{]/m;
 const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
 /** The data of `text`, or undefined when the full parser must decide. */
 export function fastParse(text: string): { data: unknown } | undefined {
   const structure = structureOf(text);
-  if (structure === undefined || UNUSUAL.test(structure)) return undefined;
+  if (structure === undefined || UNUSUAL.test(structure) || MISREAD.test(structure)) return undefined;
   const markers = structure.match(DOCUMENT_MARKER);
   if (markers && (markers.length > 1 || markers[0] !== '---' || !text.startsWith('---'))) return undefined;
   let data: unknown;
@@ -75,79 +77,166 @@ export function fastParse(text: string): { data: unknown } | undefined {
 }
 
 /**
- * A scalar that starts on its key's (or dash's) line, and whose next lines, if any, can only be
- * more of its text: a block scalar's header (`|-`, `> # comment`; an anchor before it is counted
- * later, a tag refused), or a quoted or plain scalar (not a property, alias, comment or flow
- * collection, whose node may go on below in other shapes).
+ * A block scalar's header after its key or dash: properties (an anchor is counted later, a tag
+ * refused), the indicator, a comment. Group 1 holds the chomping and indentation indicators.
  */
-const SCALAR =
-  /^(?:(?:[!&]\S*[ \t]+)*[|>][1-9+-]{0,2}[ \t]*(?:#.*)?\r?$|["']|[^\s#&*!|>[\]{}%@`,?:-]|[?:-]\S)/;
-/** A key on one line (plain or quoted) and the `:` that ends it; group 1 is what follows. */
-const KEY = /^(?:"[^"\\]*"|'[^']*'|[^\s"'#[\]{}][^#]*?):[ \t]+(.*)$/;
+const BLOCK_HEADER = /^(?:[!&]\S*[ \t]+)*[|>]([1-9+-]{0,2})[ \t]*(?:#.*)?$/;
+/**
+ * A scalar that starts on its key's (or dash's) line, and whose next lines, if any, can only be
+ * more of its text: a block scalar, or a quoted or plain scalar (not a property, alias, comment
+ * or flow collection, whose node may go on below in other shapes).
+ */
+const SCALAR = /^(?:["']|[^\s#&*!|>[\]{}%@`,?:-]|[?:-]\S)/;
+/**
+ * A key on one line and its `:`: quoted, or plain (no `#`, a `:` only before a non-space). Each
+ * character can match one way only, so a line costs time in its length, whatever it holds.
+ */
+const KEY =
+  /^(?:(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ \t]*|[^\s"'#[\]{}:][^#:]*(?::(?![ \t]|$)[^#:]*)*):(?:[ \t]+|$)/;
+/** A line that ends in a backslash escaping its line break (an odd number of them). */
+const ESCAPED_BREAK = /(?:^|[^\\])(?:\\\\)*\\$/;
+/** What may follow a closed quoted scalar on its line. */
+const AFTER_QUOTE = /^[ \t]*(?:#.*)?$/;
 /** `yaml` refuses an implicit key longer than 1,024 characters; js-yaml does not. */
 const LONG_LINE = 1000;
 
 /**
  * The structure of `text`, line for line: the text of its scalars blanked, so that the checks
  * above see keys, dashes, flow collections, properties and aliases only; or undefined for what
- * js-yaml accepts and `yaml` refuses.
+ * js-yaml may read otherwise than `yaml`, or accept where `yaml` refuses.
  *
  * Blanked: a scalar's first line stands as one letter, and the lines after it that are more
- * indented than its key (or dash) go. Imported descriptions are full of `> [!NOTE]`, `**bold**`,
- * `[links` cut at the end of a line and long lines, in block scalars and in plain ones folded over
- * several lines, and no line more indented than the key whose value it is can be anything else.
- * The column is that of the key, or for `- text` of the dash: YAML's own bound. Nothing inside a
- * flow collection is blanked.
+ * indented than its key (or its dash) go: YAML allows them to be nothing but its text. Imported
+ * descriptions are full of `> [!NOTE]`, `**bold**`, `[links` cut at the end of a line and long
+ * lines, in block scalars and in plain ones folded over several lines. A line that may hold a key
+ * this cannot read (a `#` or an escape in it) is left as it is, and so are the lines after it.
  *
- * Refused: a flow collection continued on a line not indented past it (`yaml` wants more than its
- * parent, which is less than the line that opened it, or than the key before it), a closing bracket
- * that opened nothing (brackets are counted, quoted or not: a miscount refuses), and a long line
- * with no early `: `.
+ * Refused, where the two parsers differ: a carriage return alone (a line break to js-yaml only), a
+ * tab in a line's indentation, a block scalar with an indentation indicator or `+` (`|2`, `>+`), a
+ * double-quoted escape `yaml` does not know or an empty line after an escaped line break, a quoted scalar whose next
+ * lines are not indented past its key, a flow collection that goes on past its line or closes one
+ * it did not open (brackets count outside quotes and comments), and a long line without an early
+ * `: `.
  */
 function structureOf(text: string): string | undefined {
-  const lines = text.split('\n');
+  if (/\r(?!\n)/.test(text)) return undefined;
+  const lines = text.split(/\r?\n/);
   let textAt = -1;
-  let depth = 0;
-  let flowAt = 0;
+  /** The quote of a quoted scalar still open at the end of the last line. */
+  let open: string | undefined;
+  /** That line ended in an escaped line break. */
+  let escapedBreak = false;
+  /** The column of an empty list entry on the last line (`-` alone), if it was one. */
+  let emptyAt = -1;
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i]!;
     let col = 0;
     while (line.charCodeAt(col) === 0x20) col++;
-    const blank = line.trim() === '';
-    if (depth > 0) {
-      if (!blank && col < flowAt) return undefined;
-    } else {
-      if (textAt >= 0 && (blank || col > textAt)) {
-        lines[i] = '';
-        continue;
+    if (line[col] === '\t') return undefined;
+    if (textAt >= 0 && (col > textAt || line.trim() === '')) {
+      if (open !== undefined) {
+        // yaml and js-yaml read an empty line after an escaped line break apart.
+        if (escapedBreak && line.trim() === '') return undefined;
+        const end = quoteEnd(line, col, open);
+        if (end === undefined || (end >= 0 && !AFTER_QUOTE.test(line.slice(end + 1)))) return undefined;
+        if (end >= 0) open = undefined;
+        escapedBreak = open === '"' && ESCAPED_BREAK.test(line);
       }
-      textAt = -1;
-      // Past a sequence entry's dashes (`- - key: |`) to the node.
-      let dash = -1;
-      while (line[col] === '-' && (line[col + 1] === ' ' || line[col + 1] === '\t')) {
-        dash = col++;
-        while (line[col] === ' ' || line[col] === '\t') col++;
-      }
-      const key = KEY.exec(line.slice(col));
-      const value = key?.[1] ?? (dash >= 0 ? line.slice(col) : undefined);
-      if (value !== undefined && SCALAR.test(value)) {
-        textAt = key ? col : dash;
-        // A tag or an anchor before a block scalar stays, to be refused or counted.
-        if (value[0] !== '!' && value[0] !== '&') {
-          line = `${line.slice(0, line.length - value.length)}x`;
-          lines[i] = line;
-        }
-      }
-      flowAt = key ? col + 1 : col;
+      lines[i] = '';
+      continue;
     }
-    for (let c = 0; c < line.length; c++) {
-      const code = line.charCodeAt(c);
-      if (code === 0x5b || code === 0x7b) depth++;
-      else if ((code === 0x5d || code === 0x7d) && --depth < 0) return undefined;
+    if (open !== undefined) return undefined;
+    textAt = -1;
+    const indent = col;
+    // Past a sequence entry's dashes (`- - key: |`) to the node.
+    let dash = -1;
+    while (line[col] === '-' && line[col + 1] === ' ') {
+      dash = col++;
+      while (line[col] === ' ') col++;
     }
+    const node = line.slice(col);
+    if (line[col] === '\t' || node.startsWith('-\t')) return undefined;
+    // An empty entry followed by an entry of a list less indented: js-yaml reads the second into
+    // the first's list.
+    if (emptyAt >= 0 && line[dash >= 0 ? indent : col] === '-' && indent < emptyAt) return undefined;
+    const bare = node.replace(/(?:^|[ \t])#.*$/, '').trim();
+    emptyAt = bare === '-' ? col : bare === '' && dash >= 0 ? dash : -1;
+    const key = KEY.exec(node)?.[0];
+    const value = key !== undefined ? node.slice(key.length) : dash >= 0 && notKey(node) ? node : undefined;
+    const block = BLOCK_HEADER.exec(value ?? node);
+    if (block && /[+1-9]/.test(block[1]!)) return undefined;
+    // An anchor or a tag before a key on the same line as another (`a: &x b:`).
+    if (value !== undefined && /^(?:[&!]\S*[ \t]+)+[^\s[{"'#].*:(?:\s|$)/.test(value)) return undefined;
+    if (value !== undefined && (block || SCALAR.test(value))) {
+      textAt = key !== undefined ? col : dash;
+      if (value[0] === '"' || value[0] === "'") {
+        const end = quoteEnd(value, 1, value[0]);
+        if (end === undefined || (end >= 0 && !AFTER_QUOTE.test(value.slice(end + 1)))) return undefined;
+        if (end < 0) open = value[0];
+        escapedBreak = open === '"' && ESCAPED_BREAK.test(value);
+      }
+      // A tag or an anchor before a block scalar stays, to be refused or counted.
+      if (value[0] !== '!' && value[0] !== '&') {
+        line = `${line.slice(0, line.length - value.length)}x`;
+        lines[i] = line;
+      }
+    }
+    if (!flowClosed(line)) return undefined;
     if (line.length > LONG_LINE && line.slice(0, LONG_LINE).search(/:(?:\s|$)/) < 0) return undefined;
   }
-  return depth === 0 ? lines.join('\n') : undefined;
+  return open === undefined ? lines.join('\n') : undefined;
+}
+
+/**
+ * A node (after a dash) that KEY did not take and that cannot be a key it missed: a quoted string
+ * alone on its line or going on past it (a key is on one line), or plain text without a `:`.
+ */
+function notKey(node: string): boolean {
+  if (node[0] !== '"' && node[0] !== "'") return !node.includes(':');
+  const end = quoteEnd(node, 1, node[0]);
+  return end !== undefined && (end < 0 || AFTER_QUOTE.test(node.slice(end + 1)));
+}
+
+/** Whether every flow collection `line` opens closes on it, with no quote left open. */
+function flowClosed(line: string): boolean {
+  let depth = 0;
+  for (let c = 0; c < line.length; c++) {
+    const code = line.charCodeAt(c);
+    if (code === 0x5b || code === 0x7b) depth++;
+    else if (code === 0x5d || code === 0x7d) {
+      if (--depth < 0) return false;
+    } else if ((code === 0x22 || code === 0x27) && (c === 0 || /[\s[{,:]/.test(line[c - 1]!))) {
+      const end = quoteEnd(line, c + 1, line[c]!);
+      if (end === undefined || end < 0) return false;
+      c = end;
+    } else if (code === 0x23 && (c === 0 || /\s/.test(line[c - 1]!))) break;
+  }
+  return depth === 0;
+}
+
+/** The escapes of a double-quoted scalar that `yaml` and js-yaml read alike. */
+const ESCAPE =
+  /^(?:[0abtnvfre "/\\N_LP\t]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U00(?:0[0-9a-fA-F]|10)[0-9a-fA-F]{4})/;
+
+/**
+ * Where the quoted string that `quote` opened ends on `line`, looking from `from` (`''` and
+ * escapes inside): -1 when it goes on past the line, undefined for an escape the two parsers may
+ * read apart (one `yaml` refuses, or a line break escaped at the end of the line).
+ */
+function quoteEnd(line: string, from: number, quote: string): number | undefined {
+  for (let c = from; c < line.length; c++) {
+    if (quote === '"' && line[c] === '\\') {
+      // A line break escaped at the end of the line: the scalar goes on (see `escapedBreak`).
+      if (c + 1 === line.length) return -1;
+      const escaped = ESCAPE.exec(line.slice(c + 1, c + 11));
+      if (!escaped) return undefined;
+      c += escaped[0].length;
+    } else if (line[c] === quote) {
+      if (quote === "'" && line[c + 1] === "'") c++;
+      else return c;
+    }
+  }
+  return -1;
 }
 
 /** False when a key came from a null or a collection: `yaml` names those differently. */

@@ -161,7 +161,12 @@ export function styled(doc: Document, value: unknown): Node {
         map.flow = true;
     },
     Seq(_, seq) {
-      if (seq.items.every((item) => isScalar(item)) && oneLineWidth(seq.toJSON()) <= FLOW_WIDTH)
+      const items = seq.toJSON();
+      if (
+        seq.items.every((item) => isScalar(item)) &&
+        oneLineWidth(items) <= FLOW_WIDTH &&
+        !hasLongText(items)
+      )
         seq.flow = true;
     },
   });
