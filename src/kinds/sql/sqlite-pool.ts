@@ -15,9 +15,10 @@
  * killed for one request's timeout or cancel, the others of its batch (reads, which may run again)
  * go back to the front of the queue, to run alone, so no read is cut off twice.
  *
- * Each worker talks over its own socket (`stdio[3]`), newline-delimited JSON written with one write
- * and split with one scan (sqlite-worker.ts): node's IPC channel (`process.send`) costs about twice
- * the round trip for the same bytes.
+ * Each worker talks over a channel of its own, a socket each way (`stdio[3]` for requests, `stdio[4]`
+ * for answers: sqlite-wire.ts says why two), newline-delimited JSON written with one write and split
+ * with one scan (sqlite-worker.ts): node's IPC channel (`process.send`) costs about twice the round
+ * trip for the same bytes.
  *
  * Workers run the compiled `sqlite-worker.js` beside this file; when this file runs from src/ under
  * tsx (the tests), `sqlite-worker.ts` with tsx's loader.
@@ -29,7 +30,7 @@ import { BUILD_ROOT } from '../../util/build-root.js';
 import type { CallSignal } from '../../util/call-signal.js';
 import { LineFramer } from '../../util/line-framer.js';
 import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
-import { CHANNEL_FD, WORKER_ARG } from './sqlite-wire.js';
+import { ANSWER_FD, REQUEST_FD, WORKER_ARG } from './sqlite-wire.js';
 import type { WorkerInit, WorkerRequest, WorkerResponse } from './sqlite-worker.js';
 
 /** A request without its id (the pool numbers them). */
@@ -47,8 +48,10 @@ interface Pending {
 
 interface Slot {
   child?: ChildProcess;
-  /** The server's end of the child's channel. */
-  channel?: Socket;
+  /** The server's end of the socket the child reads its requests from. */
+  requests?: Socket;
+  /** The server's end of the socket the child writes its answers to. */
+  answers?: Socket;
   /** The requests sent to the worker and not answered yet, in the order it runs them. */
   batch: Pending[];
 }
@@ -182,7 +185,7 @@ export class SqlitePool {
       for (const pending of batch) pending.slot = slot;
       // One request costs one line; an answer comes back before the request's timer is due, and
       // that timer keeps the server's loop alive meanwhile (the channel itself never does).
-      slot.channel!.write(`${JSON.stringify(batch.map((p) => p.request))}\n`);
+      slot.requests!.write(`${JSON.stringify(batch.map((p) => p.request))}\n`);
       this.sent++;
     }
   }
@@ -202,9 +205,11 @@ export class SqlitePool {
   private spawn(slot: Slot): void {
     const entry = workerEntry();
     const stdio: ('ignore' | 'inherit' | 'pipe')[] = ['ignore', 'ignore', 'inherit'];
-    stdio[CHANNEL_FD] = 'pipe';
+    stdio[REQUEST_FD] = 'pipe';
+    stdio[ANSWER_FD] = 'pipe';
     const child = spawn(process.execPath, [...entry.execArgv, entry.path, WORKER_ARG], { stdio });
-    const channel = child.stdio[CHANNEL_FD] as Socket;
+    const requests = child.stdio[REQUEST_FD] as Socket;
+    const answers = child.stdio[ANSWER_FD] as Socket;
     live.add(child);
     if (!exitHook) {
       exitHook = true;
@@ -214,7 +219,8 @@ export class SqlitePool {
     }
     // Neither an idle worker nor its channel keeps the server alive.
     child.unref();
-    channel.unref();
+    requests.unref();
+    answers.unref();
     // The worker's answers are bounded by its budgets, not by the line: no limit of the framer's.
     const framer = new LineFramer(
       Number.POSITIVE_INFINITY,
@@ -223,12 +229,13 @@ export class SqlitePool {
       },
       () => undefined,
     );
-    channel.on('data', (data: Buffer) => framer.push(data));
+    answers.on('data', (data: Buffer) => framer.push(data));
     const gone = (why: string) => {
       live.delete(child);
       if (slot.child !== child) return;
       slot.child = undefined;
-      slot.channel = undefined;
+      slot.requests = undefined;
+      slot.answers = undefined;
       const batch = slot.batch;
       slot.batch = [];
       for (const pending of batch) {
@@ -240,10 +247,12 @@ export class SqlitePool {
     child.on('exit', (code, sig) => gone(sig ? `signal ${sig}` : `exit code ${code}`));
     child.on('error', (err) => gone(err.message));
     // A broken channel (the worker died) shows as its exit; the error itself has nothing to add.
-    channel.on('error', () => undefined);
-    channel.write(`${JSON.stringify(this.init)}\n`);
+    requests.on('error', () => undefined);
+    answers.on('error', () => undefined);
+    requests.write(`${JSON.stringify(this.init)}\n`);
     slot.child = child;
-    slot.channel = channel;
+    slot.requests = requests;
+    slot.answers = answers;
   }
 
   private answered(slot: Slot, answers: readonly WorkerResponse[]): void {
@@ -256,9 +265,9 @@ export class SqlitePool {
       if (answer.ok) pending.resolve(answer.value);
       else pending.reject(new Error(answer.message));
     }
-    if (slot.batch.length === 0) {
-      this.schedule();
-    }
+    // Only when requests wait for it: a turn scheduled for nothing costs a one-at-a-time server
+    // (every answer empties the queue) a few percent of each call's CPU.
+    if (slot.batch.length === 0 && this.queue.length > 0) this.schedule();
   }
 
   /**
@@ -283,9 +292,11 @@ export class SqlitePool {
    */
   private kill(slot: Slot, culprit?: Pending): void {
     const child = slot.child;
-    slot.channel?.destroy();
+    slot.requests?.destroy();
+    slot.answers?.destroy();
     slot.child = undefined;
-    slot.channel = undefined;
+    slot.requests = undefined;
+    slot.answers = undefined;
     const batch = slot.batch;
     slot.batch = [];
     const again: Pending[] = [];

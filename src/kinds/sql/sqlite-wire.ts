@@ -43,5 +43,13 @@ export function packRow(row: unknown[]): unknown[] {
 
 /** The argument the pool starts sqlite-worker.js with (imported for its types, it does nothing). */
 export const WORKER_ARG = '--sqlite-worker';
-/** The worker's end of its channel: the pool's `stdio[3]`. */
-export const CHANNEL_FD = 3;
+/**
+ * The worker's ends of its channel, one socket each way: requests come in on `stdio[3]`, answers go
+ * out on `stdio[4]`. One way each, because a worker waits for its next request in a blocking `read`,
+ * and Linux wakes whatever waits on a Unix socket whenever its peer reads what it sent (to say there
+ * is room to write): on one socket both ways, every answer the server read woke the worker for
+ * nothing, one extra wake-up and sleep of the worker per batch, and one extra wake-up sent by the
+ * server.
+ */
+export const REQUEST_FD = 3;
+export const ANSWER_FD = 4;

@@ -1,19 +1,21 @@
 /**
  * The SQLite worker: a child process (started by sqlite-pool.ts) holding one better-sqlite3
- * connection. It answers one request at a time over its own socket (fd 3); the server's event loop
- * never waits on SQLite, and a query that must be stopped is stopped by killing this process.
+ * connection. It answers one request at a time over its own channel (fd 3 in, fd 4 out); the
+ * server's event loop never waits on SQLite, and a query that must be stopped is stopped by killing
+ * this process.
  *
  * A child process, not a worker thread: better-sqlite3 has no interrupt, and `worker.terminate()`
  * cannot stop a thread that is inside `sqlite3_step` (a recursive CTE never returns to JavaScript),
  * so the thread would spin on and `process.exit` would wait for it forever. A process can be killed;
  * SQLite's journal makes that safe for the database file.
  *
- * The channel is newline-delimited JSON (JSON text never holds a raw newline) on fd 3, a socket
- * the pool made for this process, read and written with blocking calls: the worker has nothing else
- * to wait for, so it sleeps in `read` and wakes straight into the next batch, without a turn of an
- * event loop or node's IPC machinery on either side (half the round trip of `process.send`). The
- * first line is the WorkerInit; every line after it a batch. When the server goes away the socket
- * reads end of file, and the worker exits.
+ * The channel is newline-delimited JSON (JSON text never holds a raw newline): requests on fd 3,
+ * answers on fd 4, two sockets the pool made for this process (one each way: sqlite-wire.ts says
+ * why), read and written with blocking calls. The worker has nothing else to wait for, so it sleeps
+ * in `read` and wakes straight into the next batch, without a turn of an event loop or node's IPC
+ * machinery on either side (half the round trip of `process.send`). The first line is the
+ * WorkerInit; every line after it a batch. When the server goes away its request socket reads end
+ * of file, and the worker exits.
  *
  * Rows are read under two budgets, checked before a row is kept: `maxRows`, and `maxBytes`, the sum
  * of the sizes of the values kept (text and blob lengths, 8 per number), so a flood of big values
@@ -29,7 +31,7 @@ import Database from 'better-sqlite3';
 import { LineFramer } from '../../util/line-framer.js';
 import { sqliteSchemaReader } from './introspect-sqlite.js';
 import { READ_ONLY_SOURCE_REFUSAL, timeoutMessage, uniqueColumns, valueBytes } from './result.js';
-import { bindValue, CHANNEL_FD, packRow, WORKER_ARG } from './sqlite-wire.js';
+import { ANSWER_FD, bindValue, packRow, REQUEST_FD, WORKER_ARG } from './sqlite-wire.js';
 
 export interface WorkerInit {
   readonly op: 'init';
@@ -298,7 +300,7 @@ function* lines(): Generator<string> {
     () => undefined,
   );
   for (;;) {
-    const n = readSync(CHANNEL_FD, chunk, 0, chunk.length, null);
+    const n = readSync(REQUEST_FD, chunk, 0, chunk.length, null);
     if (n === 0) return;
     framer.push(chunk.subarray(0, n));
     yield* ready.splice(0);
@@ -307,7 +309,7 @@ function* lines(): Generator<string> {
 
 function writeAll(text: string): void {
   const bytes = Buffer.from(text, 'utf8');
-  for (let at = 0; at < bytes.length; ) at += writeSync(CHANNEL_FD, bytes, at);
+  for (let at = 0; at < bytes.length; ) at += writeSync(ANSWER_FD, bytes, at);
 }
 
 // Started by the pool with this argument; imported for its types, it does nothing.

@@ -241,6 +241,37 @@ test('big requests and results cross the channel whole, in many pieces, UTF-8 in
   await opened.dispose();
 });
 
+/** How many times a process's main thread went to sleep (blocked) so far, from /proc (Linux). */
+function sleeps(pid: number): number {
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readStatus(pid))?.[1]);
+}
+
+test('a worker sleeps once per request it answers: the server reading its answer does not wake it', async () => {
+  // A worker waits for its next request in a blocking read. Over one socket both ways, the server
+  // reading an answer woke the worker waiting there (Linux tells a socket's waiters there is room
+  // to write), and it went to sleep a second time: two sleeps per request. One socket each way
+  // leaves the one. This server reads each answer only once the worker is back asleep: it sends
+  // the request, then holds its own thread (sleeping, not spinning) for a few milliseconds.
+  const { opened, sql, pool } = await open({});
+  const text = 'SELECT x FROM t WHERE x = 2';
+  await run(sql, text);
+  const [worker] = pool.pids;
+  const hold = new Int32Array(new SharedArrayBuffer(4));
+  const calls = 100;
+  const before = sleeps(worker!);
+  for (let i = 0; i < calls; i++) {
+    const call = run(sql, text);
+    // The pool sends on the next turn: this one comes after it.
+    await new Promise((r) => setImmediate(r));
+    Atomics.wait(hold, 0, 0, 5);
+    assert.deepEqual((await call).rows, [{ x: 2 }]);
+  }
+  const perCall = (sleeps(worker!) - before) / calls;
+  assert.deepEqual(pool.pids, [worker]);
+  assert.ok(perCall < 1.5, `the worker slept ${perCall.toFixed(2)} times per request`);
+  await opened.dispose();
+});
+
 test('a worker does not outlive a server that is killed outright', async () => {
   // A server process that opens the source, runs a query, prints its worker's pid and waits.
   const dir = tempDir();
