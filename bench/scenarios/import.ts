@@ -160,14 +160,22 @@ export const importScenario: Scenario = {
       upstream.close();
     }
 
-    const ms = (list: readonly { ms: number }[]) => median(list.map((m) => m.ms));
-    const peak = (list: readonly { peakMb?: number }[]) =>
-      Math.max(...list.map((m) => m.peakMb ?? Number.NaN));
-    const served = (key: 'firstListMs' | 'walkMs' | 'callMs') => median(steps.served.map((s) => s[key]));
+    /** A step's times and peaks: the CLI runs', or one figure of each stdio server's. */
+    const times = (list: readonly Measure[]) => list.map((m) => m.ms);
+    const servedTimes = (key: 'firstListMs' | 'walkMs' | 'callMs') => steps.served.map((s) => s[key]);
     const withPeak = existsSync(GNU_TIME);
-    const row = (label: string, medianMs: number, worstMs: number, peakMb: number) =>
-      withPeak ? [label, fmt(medianMs), fmt(worstMs), fmt(peakMb)] : [label, fmt(medianMs), fmt(worstMs)];
-    const worst = (list: readonly number[]) => Math.max(...list);
+    const row = (label: string, ms: readonly number[], peaks: readonly Measure[] | readonly Served[]) => {
+      const cells = [label, fmt(median(ms)), fmt(Math.max(...ms))];
+      return withPeak ? [...cells, fmt(Math.max(...peaks.map((m) => m.peakMb ?? Number.NaN)))] : cells;
+    };
+    const within = (text: string, seconds: number, ms: readonly number[]) =>
+      goal(
+        text,
+        `≤ ${seconds} s`,
+        [['', median(ms)]],
+        (v) => v <= seconds * 1000,
+        (v) => `${fmt(v / 1000)} s`,
+      );
     const pages = steps.served[0]!.pages;
     const mib = (file: string) => fmt(statSync(file).size / MIB);
     const record = (file: string) => join(work, `.mcp-run-import.${file.split('/').at(-1)}.json`);
@@ -182,53 +190,22 @@ export const importScenario: Scenario = {
       ],
       tables: [
         {
-          caption: `GitHub REST description, ${tools.toLocaleString('en-US')} tools (median of ${runs} runs)`,
+          caption: `GitHub REST description, ${tools.toLocaleString('en-US')} tools (median of ${runs} run${runs === 1 ? '' : 's'})`,
           columns: withPeak
             ? ['step', 'median ms', 'worst ms', 'peak RSS MB']
             : ['step', 'median ms', 'worst ms'],
           rows: [
-            row(
-              '`import openapi` (all tags)',
-              ms(steps.import),
-              worst(steps.import.map((m) => m.ms)),
-              peak(steps.import),
-            ),
-            row(
-              '`validate` of that manifest',
-              ms(steps.validate),
-              worst(steps.validate.map((m) => m.ms)),
-              peak(steps.validate),
-            ),
-            row(
-              'stdio server: spawn → first `tools/list` answer',
-              served('firstListMs'),
-              worst(steps.served.map((s) => s.firstListMs)),
-              peak(steps.served),
-            ),
-            row(
-              `stdio server: the rest of the walk (${pages} pages)`,
-              served('walkMs'),
-              worst(steps.served.map((s) => s.walkMs)),
-              peak(steps.served),
-            ),
+            row('`import openapi` (all tags)', times(steps.import), steps.import),
+            row('`validate` of that manifest', times(steps.validate), steps.validate),
+            row('stdio server: spawn → first `tools/list` answer', servedTimes('firstListMs'), steps.served),
+            row(`stdio server: the rest of the walk (${pages} pages)`, servedTimes('walkMs'), steps.served),
             row(
               'stdio server: `tools/call` of `meta_get_zen` (upstream on 127.0.0.1)',
-              served('callMs'),
-              worst(steps.served.map((s) => s.callMs)),
-              peak(steps.served),
+              servedTimes('callMs'),
+              steps.served,
             ),
-            row(
-              '`import openapi --tags issues` (58 tools)',
-              ms(steps.issuesImport),
-              worst(steps.issuesImport.map((m) => m.ms)),
-              peak(steps.issuesImport),
-            ),
-            row(
-              '`validate` of the issues manifest',
-              ms(steps.issuesValidate),
-              worst(steps.issuesValidate.map((m) => m.ms)),
-              peak(steps.issuesValidate),
-            ),
+            row('`import openapi --tags issues` (58 tools)', times(steps.issuesImport), steps.issuesImport),
+            row('`validate` of the issues manifest', times(steps.issuesValidate), steps.issuesValidate),
           ],
         },
         {
@@ -242,34 +219,14 @@ export const importScenario: Scenario = {
         },
       ],
       goals: [
-        goal(
-          'GitHub REST description: `import openapi` of every operation',
-          '≤ 15 s',
-          [['', ms(steps.import)]],
-          (v) => v <= 15_000,
-          (v) => `${fmt(v / 1000)} s`,
-        ),
-        goal(
-          'GitHub REST description: `validate` of the import',
-          '≤ 3 s',
-          [['', ms(steps.validate)]],
-          (v) => v <= 3000,
-          (v) => `${fmt(v / 1000)} s`,
-        ),
-        goal(
+        within('GitHub REST description: `import openapi` of every operation', 15, times(steps.import)),
+        within('GitHub REST description: `validate` of the import', 3, times(steps.validate)),
+        within(
           'GitHub REST description: spawn → first stdio `tools/list` answer',
-          '≤ 3 s',
-          [['', served('firstListMs')]],
-          (v) => v <= 3000,
-          (v) => `${fmt(v / 1000)} s`,
+          3,
+          servedTimes('firstListMs'),
         ),
-        goal(
-          'GitHub `--tags issues` import (58 tools): `validate`',
-          '≤ 1 s',
-          [['', ms(steps.issuesValidate)]],
-          (v) => v <= 1000,
-          (v) => `${fmt(v / 1000)} s`,
-        ),
+        within('GitHub `--tags issues` import (58 tools): `validate`', 1, times(steps.issuesValidate)),
       ],
       raw: { runs, tools, steps },
     };

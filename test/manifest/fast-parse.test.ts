@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { fastParse } from '../../src/manifest/fast-parse.js';
 import { parseYaml } from '../../src/manifest/parse.js';
+import { random as seeded } from '../openapi/big-spec.js';
 
 /** What the full parser makes of `text` (the reference the fast path must match). */
 const full = (text: string) => parse(text, { uniqueKeys: false }) ?? {};
@@ -198,15 +199,7 @@ describe('fast parse', () => {
     // Scalars made of the characters that mean something to YAML, written by yaml itself at
     // narrow widths (folded plain and quoted scalars, block scalars, flow lists over lines): the
     // fast path either declines or gives the same data.
-    const random = (() => {
-      let a = 14;
-      return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = Math.imul(a ^ (a >>> 15), a | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-      };
-    })();
+    const random = seeded(14);
     const pieces = [
       'word',
       ' ',

@@ -14,7 +14,7 @@ export interface BigSpecOptions {
 }
 
 /** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
