@@ -113,10 +113,10 @@ const LONG_LINE = 1000;
  *
  * Refused, where the two parsers differ: a carriage return alone (a line break to js-yaml only), a
  * tab in a line's indentation, a block scalar with an indentation indicator or `+` (`|2`, `>+`), a
- * double-quoted escape `yaml` does not know or an empty line after an escaped line break, a quoted scalar whose next
- * lines are not indented past its key, a flow collection that goes on past its line or closes one
- * it did not open (brackets count outside quotes and comments), and a long line without an early
- * `: `.
+ * double-quoted escape `yaml` does not know or an empty line after an escaped line break, a quoted
+ * scalar whose next lines are not indented past its key, a flow collection that goes on past its
+ * line or closes one it did not open (brackets count outside quotes and comments), an empty list
+ * entry followed by a less indented one, and a long line without an early `: `.
  */
 function structureOf(text: string): string | undefined {
   if (/\r(?!\n)/.test(text)) return undefined;
@@ -159,14 +159,15 @@ function structureOf(text: string): string | undefined {
     // An empty entry followed by an entry of a list less indented: js-yaml reads the second into
     // the first's list.
     if (emptyAt >= 0 && line[dash >= 0 ? indent : col] === '-' && indent < emptyAt) return undefined;
+    // (A blank or comment line between the two changes nothing.)
     const bare = node.replace(/(?:^|[ \t])#.*$/, '').trim();
-    emptyAt = bare === '-' ? col : bare === '' && dash >= 0 ? dash : -1;
+    if (bare !== '' || dash >= 0) emptyAt = bare === '-' ? col : bare === '' ? dash : -1;
     const key = KEY.exec(node)?.[0];
     const value = key !== undefined ? node.slice(key.length) : dash >= 0 && notKey(node) ? node : undefined;
     const block = BLOCK_HEADER.exec(value ?? node);
     if (block && /[+1-9]/.test(block[1]!)) return undefined;
     // An anchor or a tag before a key on the same line as another (`a: &x b:`).
-    if (value !== undefined && /^(?:[&!]\S*[ \t]+)+[^\s[{"'#].*:(?:\s|$)/.test(value)) return undefined;
+    if (value !== undefined && /^(?:[&!]\S*[ \t]+)+[^\s[{"'#&!].*:(?:\s|$)/.test(value)) return undefined;
     if (value !== undefined && (block || SCALAR.test(value))) {
       textAt = key !== undefined ? col : dash;
       if (value[0] === '"' || value[0] === "'") {

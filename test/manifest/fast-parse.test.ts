@@ -186,6 +186,7 @@ describe('fast parse', () => {
       'a: >+\n  x\n',
       '-\t&a |\n x',
       '- -\n-',
+      '- -\n\n  # a comment\n-',
       'a:\n  - b:\n    - #\n  - c',
       'a: &a b:',
       'a: &a[]',
