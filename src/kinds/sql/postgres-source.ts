@@ -172,12 +172,15 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     const connection = { connectionString: config.url, connectionTimeoutMillis: timeoutMs, types };
     // Declared schemas are also where unqualified names resolve, as the schema resources show them.
     const schemaPath = config.schemas?.map((s) => driver.escapeIdentifier(s)).join(', ');
-    // The session defaults each connection starts with (pg-startup.ts). Not with a role: SET ROLE
-    // stays a step of every call, so that the server checks the membership each time.
+    // The source's session settings besides its timeout: in each connection's startup options
+    // (pg-startup.ts), and in a call's settings step where that step is needed.
+    const sessionSettings: [string, string][] = [['standard_conforming_strings', 'on']];
+    if (schemaPath !== undefined) sessionSettings.push(['search_path', schemaPath]);
+    // The defaults each connection starts with. Not with a role: SET ROLE stays a step of every
+    // call, so that the server checks the membership each time.
     const defaults: StartupSettings = [
       ['statement_timeout', String(Math.trunc(timeoutMs))],
-      ['standard_conforming_strings', 'on'],
-      ...(schemaPath !== undefined ? [['search_path', schemaPath] as const] : []),
+      ...sessionSettings,
     ];
     const startup = {
       options: config.role || timeoutMs > MAX_TIMEOUT_MS ? undefined : startupOptions(defaults),
@@ -275,9 +278,9 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       return fail(err);
     }
     const searchPath = schemaPath !== undefined ? `SET LOCAL search_path TO ${schemaPath}` : undefined;
-    const configs: [string, string][] = [['standard_conforming_strings', 'on']];
-    if (config.role) configs.push(['role', config.role]);
-    if (schemaPath !== undefined) configs.push(['search_path', schemaPath]);
+    const configs: [string, string][] = config.role
+      ? [...sessionSettings, ['role', config.role]]
+      : sessionSettings;
     const session: Session = {
       driver,
       types,
