@@ -7,8 +7,7 @@
  * the README's "How it works" picture names exists where it says.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   cpSync,
@@ -23,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { REPO } from '../helpers/demo.js';
+import { RawStdioPeer } from '../helpers/raw-stdio.js';
 import { schemaFor } from '../protocol/mcp-schemas.js';
 
 const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
@@ -56,58 +56,24 @@ describe('the quick start', () => {
     const dir = cloneCopy();
     dirs.push(dir);
     symlinkSync(join(REPO, 'src'), join(dir, 'src'));
-    const child = spawn('sh', ['-c', command], { cwd: dir, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => {
-      stdout += s;
-    });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => {
-      stderr += s;
-    });
-    const send = (message: object) =>
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    send({
-      id: 1,
-      method: 'initialize',
-      params: {
+    const peer = new RawStdioPeer([], dir, ['sh', '-c', command]);
+    const messages: Record<string, any>[] = [];
+    try {
+      const params = {
         protocolVersion: '2025-11-25',
         capabilities: {},
         clientInfo: { name: 'readme', version: '1' },
-      },
-    });
-    send({ method: 'notifications/initialized' });
-    send({ id: 2, method: 'tools/list' });
-    const replies = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`no tools/list reply within 30 s:\n${stdout}\n${stderr}`)),
-        30_000,
-      );
-      child.stdout.on('data', () => {
-        if (stdout.split('\n').filter(Boolean).length >= 2) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
-    try {
-      await replies;
+      };
+      messages.push(await peer.request({ jsonrpc: '2.0', id: 1, method: 'initialize', params }));
+      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      messages.push(await peer.request({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
     } finally {
-      child.stdin.end();
+      assert.equal(await peer.end(), 0, peer.stderr);
     }
-    const [code] = await once(child, 'exit');
-    assert.equal(code, 0, stderr);
-    assert.ok(
-      stdout.startsWith('{"jsonrpc":"2.0"'),
-      `stdout begins with something else: ${JSON.stringify(stdout.slice(0, 80))}`,
-    );
-    const messages = stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((text) => JSON.parse(text) as { id: number; result: unknown });
+    // Every byte of stdout: the two replies, and nothing before, between or after them.
     assert.deepEqual(
-      messages.map((m) => m.id),
-      [1, 2],
+      peer.stdoutLines,
+      messages.map((m) => JSON.stringify(m)),
     );
     const schema = schemaFor('2025-11-25');
     for (const message of messages) assert.deepEqual(schema.check('JSONRPCResultResponse', message), []);
