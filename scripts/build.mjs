@@ -69,7 +69,10 @@ const hash = inputsHash();
 const fresh = existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === hash;
 if (check) process.exit(fresh ? 0 : 1);
 if (ifStale && fresh) process.exit(0);
-if (ifStale) console.error('mcp-run: building dist/ (once, after a change of the sources)…');
+if (ifStale) {
+  const why = existsSync(STAMP) ? 'the sources changed since the last build' : 'the first build';
+  console.error(`mcp-run: building dist/ (${why})…`);
+}
 
 // A build stopped half-way must not look fresh.
 rmSync(STAMP, { force: true });
