@@ -18,12 +18,13 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The build (scripts/build.mjs) is here before `npm ci`, which runs it as `prepare`: with no src/ yet
+# it builds nothing, so the installed dependencies stay one layer that a change of src/ keeps.
+COPY scripts ./scripts
 # build_from_source: better-sqlite3 compiles against this image's Node headers.
 RUN npm_config_build_from_source=true npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
-# The build's second step writes the precompiled manifest validators (scripts/precompile-schemas.mjs).
-COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
   && node -e "require('better-sqlite3')(':memory:').prepare('select 1').get()"
 

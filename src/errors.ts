@@ -56,7 +56,11 @@ export const problems = {
     message: `cannot read the manifest ${quote(file)}: ${reason}`,
     hint: 'check the path; `mcp-run init` writes a starter mcp.yaml',
   }),
-  MANIFEST_YAML: (reason: string): Problem => ({ code: 'MANIFEST_YAML', message: `invalid YAML: ${reason}` }),
+  MANIFEST_YAML: (reason: string, hint?: string): Problem => ({
+    code: 'MANIFEST_YAML',
+    message: `invalid YAML: ${reason}`,
+    hint,
+  }),
   MANIFEST_EMPTY: (): Problem => ({
     code: 'MANIFEST_EMPTY',
     message: 'the manifest declares nothing: no sources, tools, resources or prompts section',

@@ -18,8 +18,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suggest } from '../util/suggest.js';
 import { envReferences } from './env-refs.js';
+import { listRecipes, RECIPES, recipeNames } from './recipes.js';
 
-const RECIPES = fileURLToPath(new URL('../../recipes/', import.meta.url));
 const SCHEMA = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
 const SCHEMA_LINE = /^# yaml-language-server: \$schema=.*$/m;
 
@@ -60,12 +60,17 @@ prompts:
 `;
 
 export interface InitOptions {
-  readonly recipe?: string;
+  /** A recipe's name; `true` (`--recipe` alone): list the recipes instead. */
+  readonly recipe?: string | true;
   readonly dir: string;
   readonly force?: boolean;
 }
 
 export function initCommand(options: InitOptions): void {
+  if (options.recipe === true) {
+    listRecipes();
+    return;
+  }
   const target = resolve(options.dir);
   const files = options.recipe === undefined ? starterFiles() : recipeFiles(options.recipe);
   if (!files) return;
@@ -110,7 +115,7 @@ function starterFiles(): Map<string, Writer> {
 
 /** Every file of the recipe (but a database it creates), with the manifest's schema line pointed at this install. */
 function recipeFiles(name: string): Map<string, Writer> | undefined {
-  const known = readdirSync(RECIPES).filter((d) => existsSync(join(RECIPES, d, 'mcp.yaml')));
+  const known = recipeNames();
   if (!known.includes(name)) {
     const hint = suggest(name, known);
     process.stderr.write(

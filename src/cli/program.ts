@@ -342,12 +342,15 @@ Examples:
     .description(
       'write a starter mcp.yaml, or copy a recipe (manifest, README, files) into a folder and name the variables it needs',
     )
-    .option('--recipe <name>', 'start from a recipe in recipes/ instead of the starter')
+    .option(
+      '--recipe [name]',
+      'start from a recipe in recipes/ instead of the starter; alone: list them and what each needs',
+    )
     .option('--dir <folder>', 'where to write', '.')
     .option('--force', 'replace files that exist')
     .addHelpText(
       'after',
-      '\nExit codes: 0 written; 1 a file exists (use --force); 2 no such recipe.\n\nExamples:\n  $ mcp-run init\n  $ mcp-run init --recipe git-tools --dir ./tools',
+      '\nExit codes: 0 written; 1 a file exists (use --force); 2 no such recipe.\n\nExamples:\n  $ mcp-run init\n  $ mcp-run init --recipe              the recipes, and which need a network or a database\n  $ mcp-run init --recipe bookstore --dir ./books',
     )
     .action(initCommand);
 

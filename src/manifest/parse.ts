@@ -2,9 +2,11 @@
  * Step 1 of the pipeline: YAML text → plain data, with a map back to positions. Syntax errors
  * stop the pipeline: nothing after them would point at the right place. Plain YAML takes the fast
  * path (fast-parse.ts; the document is built only if a message needs a position); anything else,
- * and every text with an error, goes through `yaml`, whose messages are the ones reported.
+ * and every text with an error, goes through `yaml`, whose messages are the ones reported. One
+ * misplaced line makes `yaml` report two or three errors, the later ones only its own confusion
+ * about the same lines: those follow-ons are dropped (withoutFollowOns), the first one is kept.
  */
-import type { Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { problems } from '../errors.js';
 import { fastParse, MAX_ALIAS_COUNT } from './fast-parse.js';
 import type { Finding } from './finding.js';
@@ -35,18 +37,19 @@ export function parseYaml(text: string): Parsed {
   // quarter of the start-up of a 1,000-tool manifest.
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   const source = new SourceMap(text, { doc, lines });
-  const errors: YamlFinding[] = [];
+  const found: YamlError[] = [];
   // Warnings (an unknown tag, a bad directive) are reported too: in a manifest they are mistakes.
   for (const e of [...doc.errors, ...doc.warnings]) {
-    errors.push({ path: [], problem: problems.MANIFEST_YAML(lowerFirst(e.message)), offset: e.pos[0] });
+    found.push({ path: [], reason: lowerFirst(e.message), offset: e.pos[0], end: e.pos[1], code: e.code });
   }
   for (const offset of duplicateKeys(doc)) {
     const path = source.keyPathAt(offset);
     const key = path?.at(-1);
     const reason = `duplicate key ${JSON.stringify(String(key ?? ''))}; keys in a mapping must be unique`;
-    errors.push({ path: path ?? [], problem: problems.MANIFEST_YAML(reason), offset });
+    found.push({ path: path ?? [], reason, offset });
   }
-  errors.push(...unresolvedAliases(doc));
+  found.push(...unresolvedAliases(doc));
+  const errors = withoutFollowOns(found, lines);
   if (errors.length) return { source, errors };
   try {
     return { source, data: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {}, errors };
@@ -57,6 +60,56 @@ export function parseYaml(text: string): Parsed {
         : lowerFirst((e as Error).message);
     return { source, errors: [{ path: [], problem: problems.MANIFEST_YAML(reason) }] };
   }
+}
+
+/** A YAML error before it becomes a finding: where its text ends, and yaml's code for it if yaml found it. */
+interface YamlError {
+  readonly path: Finding['path'];
+  readonly reason: string;
+  readonly offset?: number;
+  readonly end?: number;
+  readonly code?: string;
+}
+
+/**
+ * The findings in text order, without follow-ons: a finding that starts on a line an earlier one
+ * already covers (from its start line to the last line it or its own follow-ons reach) comes from
+ * the same mistake. An over-indented key gives "nested mappings are not allowed in compact
+ * mappings" and "implicit keys need to be on a single line" over the same two lines; an
+ * under-indented one gives "all mapping items must start at the same column" and then both of those.
+ * Mistakes on lines apart are each still reported. When the dropped ones say that a key ran on to a
+ * later line, the kept one names that line: it is where the indentation went wrong.
+ */
+function withoutFollowOns(found: readonly YamlError[], lines: LineCounter): YamlFinding[] {
+  const lineOf = (offset: number) => lines.linePos(offset).line;
+  const sorted = [...found].sort((a, b) => (a.offset ?? -1) - (b.offset ?? -1));
+  const kept: YamlError[] = [];
+  const hints = new Map<YamlError, string>();
+  let coveredTo = -1;
+  for (const error of sorted) {
+    if (error.offset === undefined) {
+      kept.push(error);
+      continue;
+    }
+    const start = lineOf(error.offset);
+    const end = Math.max(start, lineOf(error.end ?? error.offset));
+    const cause = kept.at(-1);
+    if (cause && start <= coveredTo) {
+      if (error.code === 'MULTILINE_IMPLICIT_KEY' && cause.code === 'BLOCK_AS_IMPLICIT_KEY' && end > start) {
+        const hint = `line ${end} is indented deeper than the key before it; keys of one mapping start at the same column`;
+        hints.set(cause, hint);
+      }
+      coveredTo = Math.max(coveredTo, end);
+      continue;
+    }
+    kept.push(error);
+    coveredTo = end;
+  }
+  return kept.map((e) => ({
+    path: e.path,
+    problem: problems.MANIFEST_YAML(e.reason, hints.get(e)),
+    offset: e.offset,
+  }));
 }
 
 /** The offset of every key that repeats an earlier key of the same mapping, in one pass per mapping. */
@@ -82,16 +135,16 @@ function duplicateKeys(doc: Document): number[] {
  * contains it), so the anchors seen so far are all it can name. (`Alias.resolve` walks the whole
  * document once per alias: 26 s of a 3.6 MB manifest with 300 aliases.)
  */
-function unresolvedAliases(doc: Document): YamlFinding[] {
+function unresolvedAliases(doc: Document): YamlError[] {
   const { isAlias, visit } = yamlLib();
-  const found: YamlFinding[] = [];
+  const found: YamlError[] = [];
   const anchors = new Set<string>();
   visit(doc, {
     Node(_, node) {
       if (isAlias(node)) {
         if (!anchors.has(node.source)) {
           const reason = `unknown anchor ${JSON.stringify(node.source)}; define &${node.source} before using *${node.source}`;
-          found.push({ path: [], problem: problems.MANIFEST_YAML(reason), offset: node.range?.[0] });
+          found.push({ path: [], reason, offset: node.range?.[0] });
         }
       } else if (node.anchor) anchors.add(node.anchor);
     },

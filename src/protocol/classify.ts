@@ -22,9 +22,22 @@ export type Classification =
       readonly envelope: Envelope | undefined;
       readonly spec: MethodSpec;
     }
-  | { readonly ok: false; readonly era: Era; readonly error: ProtocolError };
+  | {
+      readonly ok: false;
+      readonly era: Era;
+      readonly error: ProtocolError;
+      /** A 2026 method refused for its envelope: the routing headers are checked too, to name every fault at once. */
+      readonly spec?: MethodSpec;
+    };
 
-const fail = (era: Era, error: ProtocolError): Classification => ({ ok: false, era, error });
+const fail = (era: Era, error: ProtocolError, spec?: MethodSpec): Classification =>
+  spec === undefined ? { ok: false, era, error } : { ok: false, era, error, spec };
+
+/** The method a request with a broken envelope names, when it is a 2026 method and the fault is not its version. */
+function envelopeFaultSpec(spec: MethodSpec | undefined, error: ProtocolError): MethodSpec | undefined {
+  if (spec === undefined || spec.era === 'legacy') return undefined;
+  return error.code === ErrorCode.UnsupportedProtocolVersion ? undefined : spec;
+}
 
 /**
  * The transport's question, answered by the same rules: does this HTTP message go to a stateless
@@ -55,7 +68,8 @@ export function classifyRequest(
     try {
       envelope = readEnvelope(meta, headerVersion);
     } catch (err) {
-      return fail('modern', err as ProtocolError);
+      const error = err as ProtocolError;
+      return fail('modern', error, inBatch ? undefined : envelopeFaultSpec(spec, error));
     }
     if (inBatch)
       return fail('modern', invalidRequest('a JSON-RPC batch must not contain 2026-07-28 requests'));
@@ -64,8 +78,12 @@ export function classifyRequest(
     return { ok: true, era: 'modern', envelope, spec };
   }
   const headerFault = headerOnlyFault(headerVersion);
-  if (headerFault !== undefined) return fail('modern', headerFault);
-  if (spec?.era === 'modern') return fail('modern', missingEnvelope(method));
+  if (headerFault !== undefined)
+    return fail('modern', headerFault, inBatch ? undefined : envelopeFaultSpec(spec, headerFault));
+  if (spec?.era === 'modern') {
+    const error = missingEnvelope(method);
+    return fail('modern', error, inBatch ? undefined : spec);
+  }
   if (method === 'initialize') {
     if (inBatch) return fail('legacy', invalidRequest('initialize must not be sent inside a JSON-RPC batch'));
   } else if (session.version === undefined && method !== 'ping') {

@@ -9,11 +9,12 @@ import { LiveMap } from '../util/live-set.js';
 import { uniqueName } from '../util/unique.js';
 import type { Connection, ConnectOptions, ReceiveOutcome, RequestRoute } from './api.js';
 import { type Classification, classifyRequest } from './classify.js';
-import { KEEP_OPEN } from './context.js';
+import { KEEP_OPEN, type MethodSpec } from './context.js';
 import { unnamedErrorReply } from './downgrade.js';
 import { describe, toProtocolError } from './error-mapping.js';
 import type { LegacyListener } from './hub.js';
 import {
+  allFaults,
   ErrorCode,
   errorResponse,
   HttpStatus,
@@ -26,7 +27,7 @@ import {
 } from './jsonrpc.js';
 import { Outbound } from './outbound.js';
 import { RequestScope, type ScopeOwner } from './request-scope.js';
-import { routingFault } from './routing-headers.js';
+import { routingFaults } from './routing-headers.js';
 import type { LegacySession, Outlet } from './session.js';
 import type { ServerState } from './state.js';
 import { BATCH_VERSION, type Era, isLegacyVersion, isModernVersion, MODERN_VERSIONS } from './versions.js';
@@ -221,12 +222,23 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
       route?.protocolVersion,
       batch !== undefined,
     );
-    if (!classified.ok) return this.reject(outlet, echoId, classified.error, batch, classified.era);
-    if (classified.era === 'modern' && route?.header !== undefined) {
+    // Over HTTP, a 2026 request's routing headers are checked too, and every fault is named in one
+    // error: an envelope fault first, then each header that disagrees with the body.
+    const header = route?.header;
+    const routing = (spec: MethodSpec | undefined): ProtocolError[] => {
+      if (header === undefined || spec === undefined) return [];
       const tools = this.server.ref.current.tools;
       const toolSchema = (name: string) => tools.get(name)?.descriptor.inputSchema;
-      const fault = routingFault(method, classified.spec, params, route.header, toolSchema);
-      if (fault !== undefined) return this.reject(outlet, echoId, fault, batch, 'modern');
+      return routingFaults(method, spec, params, header, toolSchema);
+    };
+    if (!classified.ok) {
+      const error = allFaults([classified.error, ...routing(classified.spec)]);
+      return this.reject(outlet, echoId, error, batch, classified.era);
+    }
+    if (classified.era === 'modern') {
+      const [fault, ...more] = routing(classified.spec);
+      if (fault !== undefined)
+        return this.reject(outlet, echoId, allFaults([fault, ...more]), batch, 'modern');
     }
     return this.run(classified, echoId, method, params, outlet, route, batch);
   }

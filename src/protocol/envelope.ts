@@ -3,7 +3,7 @@
  * it must pass before any handler runs. Envelope faults carry HTTP 400 (the 2026 status table).
  */
 import type { LogLevel } from '../catalog/types.js';
-import { ErrorCode, HttpStatus, isObject, ProtocolError } from './jsonrpc.js';
+import { allFaults, ErrorCode, HttpStatus, isObject, ProtocolError } from './jsonrpc.js';
 import { isLogLevel, LOG_LEVEL_NAMES } from './log-levels.js';
 import { isLegacyVersion, isModernVersion, META_PREFIX, Meta, SUPPORTED_VERSIONS } from './versions.js';
 
@@ -27,36 +27,46 @@ export function hasEnvelope(meta: unknown): meta is Record<string, unknown> {
 /**
  * Validates a modern envelope. `headerVersion` is the transport's `MCP-Protocol-Version` header,
  * when it has one: the body and the header must agree. `clientInfo` is deliberately not required.
+ * Every fault of the envelope is named in one error (allFaults); a version nobody supports is its
+ * own error (-32022 with `{supported, requested}`), once the envelope is otherwise whole.
  */
 export function readEnvelope(meta: Record<string, unknown>, headerVersion: string | undefined): Envelope {
+  const faults: ProtocolError[] = [];
   const version = meta[Meta.protocolVersion];
-  if (typeof version !== 'string') throw missingField(Meta.protocolVersion, 'a string');
+  if (typeof version !== 'string') faults.push(missingField(Meta.protocolVersion, 'a string'));
   const capabilities = meta[Meta.clientCapabilities];
-  if (!isObject(capabilities)) throw missingField(Meta.clientCapabilities, 'an object');
-  if (headerVersion !== undefined && headerVersion !== version) {
-    throw new ProtocolError(
-      ErrorCode.HeaderMismatch,
-      `MCP-Protocol-Version header "${headerVersion}" does not match _meta "${Meta.protocolVersion}" "${version}"`,
-      undefined,
-      HttpStatus.BadRequest,
+  if (!isObject(capabilities)) faults.push(missingField(Meta.clientCapabilities, 'an object'));
+  if (typeof version === 'string' && headerVersion !== undefined && headerVersion !== version) {
+    faults.push(
+      new ProtocolError(
+        ErrorCode.HeaderMismatch,
+        `MCP-Protocol-Version header "${headerVersion}" does not match _meta "${Meta.protocolVersion}" "${version}"`,
+        undefined,
+        HttpStatus.BadRequest,
+      ),
     );
   }
-  if (!isModernVersion(version)) throw unsupportedVersion(version);
   const logLevel = meta[Meta.logLevel];
   if (logLevel !== undefined && !isLogLevel(logLevel)) {
-    throw new ProtocolError(
-      ErrorCode.InvalidParams,
-      `invalid _meta "${Meta.logLevel}" ${JSON.stringify(logLevel)}: expected one of ${LOG_LEVEL_NAMES}`,
-      undefined,
-      HttpStatus.BadRequest,
+    faults.push(
+      new ProtocolError(
+        ErrorCode.InvalidParams,
+        `invalid _meta "${Meta.logLevel}" ${JSON.stringify(logLevel)}: expected one of ${LOG_LEVEL_NAMES}`,
+        undefined,
+        HttpStatus.BadRequest,
+      ),
     );
   }
-  return { version, logLevel, capabilities };
+  const [first, ...more] = faults;
+  if (first !== undefined || typeof version !== 'string' || !isObject(capabilities))
+    throw allFaults([first ?? missingField(Meta.protocolVersion, 'a string'), ...more]);
+  if (!isModernVersion(version)) throw unsupportedVersion(version);
+  return { version, logLevel: isLogLevel(logLevel) ? logLevel : undefined, capabilities };
 }
 
 /** For modern-only methods (`server/discover`, `subscriptions/listen`) sent without an envelope. */
 export function missingEnvelope(method: string): ProtocolError {
-  return missingField(Meta.protocolVersion, 'a string', `${method} is a 2026-07-28 method`);
+  return noEnvelope(`${method} is a 2026-07-28 method`);
 }
 
 /**
@@ -66,9 +76,7 @@ export function missingEnvelope(method: string): ProtocolError {
 export function headerOnlyFault(headerVersion: string | undefined): ProtocolError | undefined {
   if (headerVersion === undefined || isLegacyVersion(headerVersion)) return undefined;
   if (!isModernVersion(headerVersion)) return unsupportedVersion(headerVersion);
-  return missingField(
-    Meta.protocolVersion,
-    'a string',
+  return noEnvelope(
     `the MCP-Protocol-Version header says ${headerVersion}, whose requests carry the envelope`,
   );
 }
@@ -82,11 +90,20 @@ function unsupportedVersion(requested: string): ProtocolError {
   );
 }
 
-function missingField(key: string, expected: string, why?: string): ProtocolError {
-  const reason = why ? `; ${why}` : '';
+function missingField(key: string, expected: string): ProtocolError {
   return new ProtocolError(
     ErrorCode.InvalidParams,
-    `missing _meta envelope field "${key}" (${expected}) in params._meta${reason}`,
+    `missing _meta envelope field "${key}" (${expected}) in params._meta`,
+    undefined,
+    HttpStatus.BadRequest,
+  );
+}
+
+/** A request with no envelope at all lacks both required fields: one error names the two. */
+function noEnvelope(why: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `missing _meta envelope fields "${Meta.protocolVersion}" (a string) and "${Meta.clientCapabilities}" (an object) in params._meta; ${why}`,
     undefined,
     HttpStatus.BadRequest,
   );

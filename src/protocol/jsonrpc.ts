@@ -41,6 +41,29 @@ export class ProtocolError extends Error {
   }
 }
 
+/**
+ * Every fault of one request as one error, so that a client fixes them all before it resends
+ * instead of meeting them one 400 at a time. The first fault (in the order the checks run) gives
+ * the code and the HTTP status; `data.problems` lists each with its own code. One fault is itself;
+ * the faults of an error made here are taken one by one, so later checks can add theirs.
+ */
+export function allFaults(faults: readonly [ProtocolError, ...ProtocolError[]]): ProtocolError {
+  const flat = faults.flatMap((f) => (f instanceof FaultList ? f.faults : [f]));
+  return flat.length === 1 ? flat[0]! : new FaultList(flat);
+}
+
+class FaultList extends ProtocolError {
+  constructor(readonly faults: readonly ProtocolError[]) {
+    const [first] = faults as [ProtocolError];
+    super(
+      first.code,
+      `${faults.length} problems with this request, fix them all before resending: ${faults.map((f) => f.message).join('; ')}`,
+      { problems: faults.map((f) => ({ code: f.code, message: f.message })) },
+      first.httpStatus,
+    );
+  }
+}
+
 export function invalidParams(message: string, data?: unknown): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidParams, message, data);
 }

@@ -2,7 +2,8 @@
  * The 2026-07-28 routing headers (digest §6.3): over HTTP, `Mcp-Method` must equal the method,
  * `Mcp-Name` the name or URI the method's spec names (`routingName`), and `Mcp-Param-*` must mirror
  * the tool arguments whose inputSchema property carries `"x-mcp-header"` (SEP-2243), after
- * base64-sentinel decoding (integers compared as numbers). A fault is 400 + -32020.
+ * base64-sentinel decoding (integers compared as numbers). A fault is 400 + -32020; all of a
+ * request's faults are named at once.
  *
  * The core runs these checks for a request it has already classified as modern, after the envelope
  * and method checks (the order the official SDK uses), so a broken envelope or an unknown method
@@ -18,36 +19,42 @@ export type HeaderReader = (name: string) => string | undefined;
 
 const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
-/** Undefined when the routing headers agree with the body. */
-export function routingFault(
+/**
+ * Every way the routing headers disagree with the body, each a 400 + -32020 fault; empty when they
+ * agree. The caller names them all in one error (allFaults), with any envelope fault first.
+ */
+export function routingFaults(
   method: string,
   spec: MethodSpec,
   params: Record<string, unknown>,
   header: HeaderReader,
   toolSchema: (name: string) => unknown,
-): ProtocolError | undefined {
-  const text = routingText(method, spec, params, header, toolSchema);
-  return text === undefined
-    ? undefined
-    : new ProtocolError(ErrorCode.HeaderMismatch, text, undefined, HttpStatus.BadRequest);
+): ProtocolError[] {
+  return routingTexts(method, spec, params, header, toolSchema).map(
+    (text) => new ProtocolError(ErrorCode.HeaderMismatch, text, undefined, HttpStatus.BadRequest),
+  );
 }
 
-function routingText(
+function routingTexts(
   method: string,
   spec: MethodSpec,
   params: Record<string, unknown>,
   header: HeaderReader,
   toolSchema: (name: string) => unknown,
-): string | undefined {
+): string[] {
+  const faults: string[] = [];
   if (header('mcp-protocol-version') === undefined)
-    return 'missing MCP-Protocol-Version header (required on every 2026-07-28 request)';
+    faults.push('missing MCP-Protocol-Version header (required on every 2026-07-28 request)');
   const methodFault = compare(header, 'Mcp-Method', method);
-  if (methodFault !== undefined) return methodFault;
+  if (methodFault !== undefined) faults.push(methodFault);
   const expected = spec.routingName === undefined ? undefined : params[spec.routingName];
-  if (typeof expected !== 'string') return undefined;
+  if (typeof expected !== 'string') return faults;
   const nameFault = compare(header, 'Mcp-Name', expected);
-  if (nameFault !== undefined || !spec.routesArguments) return nameFault;
-  return paramHeaderFault(header, declarationsOf(toolSchema(expected)), params.arguments);
+  if (nameFault !== undefined) faults.push(nameFault);
+  // The Mcp-Param-* headers mirror the arguments of the tool the body names.
+  if (spec.routesArguments)
+    faults.push(...paramHeaderFaults(header, declarationsOf(toolSchema(expected)), params.arguments));
+  return faults;
 }
 
 const NONE: readonly ParamDeclaration[] = [];
@@ -117,24 +124,27 @@ export function paramDeclarations(schema: unknown, path: readonly string[] = [])
   return found;
 }
 
-/** Undefined when every declared argument present in `args` has its matching header. */
-function paramHeaderFault(
+/** Each declared argument present in `args` whose matching header is missing, broken or different. */
+function paramHeaderFaults(
   header: HeaderReader,
   declarations: readonly ParamDeclaration[],
   args: unknown,
-): string | undefined {
+): string[] {
+  const faults: string[] = [];
   for (const { path, header: name } of declarations) {
     const value = valueAt(args, path);
     if (value === undefined || value === null) continue;
     const headerName = `Mcp-Param-${name}`;
     const raw = header(headerName.toLowerCase());
-    if (raw === undefined) return `missing ${headerName} header for argument "${path.join('.')}"`;
-    const decoded = decodeHeaderValue(raw);
-    if (decoded === undefined) return `${headerName} header has an invalid base64 value`;
-    if (!agrees(decoded, value))
-      return `${headerName} header ${JSON.stringify(decoded)} does not match argument "${path.join('.')}"`;
+    const decoded = raw === undefined ? undefined : decodeHeaderValue(raw);
+    if (raw === undefined) faults.push(`missing ${headerName} header for argument "${path.join('.')}"`);
+    else if (decoded === undefined) faults.push(`${headerName} header has an invalid base64 value`);
+    else if (!agrees(decoded, value))
+      faults.push(
+        `${headerName} header ${JSON.stringify(decoded)} does not match argument "${path.join('.')}"`,
+      );
   }
-  return undefined;
+  return faults;
 }
 
 function agrees(headerValue: string, value: unknown): boolean {

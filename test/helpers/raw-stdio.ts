@@ -16,8 +16,14 @@ export class RawStdioPeer {
   private readonly waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
   private buffered = '';
 
-  constructor(args: string[], cwd?: string) {
-    this.child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: 'pipe' });
+  /** `command`: what to run, the built CLI by default (`args` follow it). */
+  constructor(
+    args: string[],
+    cwd?: string,
+    command: readonly [string, ...string[]] = [process.execPath, CLI],
+  ) {
+    const [program, ...before] = command;
+    this.child = spawn(program, [...before, ...args], { cwd, stdio: 'pipe' });
     this.child.stderr.setEncoding('utf8').on('data', (s: string) => {
       this.stderr += s;
     });
@@ -28,7 +34,9 @@ export class RawStdioPeer {
         const line = this.buffered.slice(0, nl);
         this.buffered = this.buffered.slice(nl + 1);
         this.stdoutLines.push(line);
-        this.dispatch(JSON.parse(line) as Message);
+        // A line that is not JSON is kept for the test to see, and answers nothing.
+        const message = parseLine(line);
+        if (message !== undefined) this.dispatch(message);
         nl = this.buffered.indexOf('\n');
       }
     });
@@ -81,5 +89,13 @@ export class RawStdioPeer {
   private dispatch(message: Message): void {
     const i = this.waiters.findIndex((w) => w.match(message));
     if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(message);
+  }
+}
+
+function parseLine(line: string): Message | undefined {
+  try {
+    return JSON.parse(line) as Message;
+  } catch {
+    return undefined;
   }
 }

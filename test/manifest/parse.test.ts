@@ -21,6 +21,59 @@ describe('parse', () => {
     assert.match(ds[0]!.frame!, /\^$/);
   });
 
+  // One misindented key: yaml's first error is kept with its frame, its follow-ons (the same
+  // lines, yaml's own confusion) are dropped; a second mistake further down is still reported.
+  const tool = (name: string, ...body: string[]) => [`  ${name}:`, '    kind: content', ...body];
+  const misindented: [string, string[], string[], RegExp, RegExp | undefined][] = [
+    [
+      'a key indented deeper than the one before it',
+      tool('greet', '    description: Greets.', '     content: [{ text: hi }]'),
+      ['MANIFEST_YAML 5:18'],
+      /^invalid YAML: nested mappings are not allowed in compact mappings$/,
+      /^line 6 is indented deeper than the key before it/,
+    ],
+    [
+      'a key indented less than the one before it',
+      tool('greet', '   description: Greets.', '    content: [{ text: hi }]'),
+      ['MANIFEST_YAML 5:1'],
+      /^invalid YAML: all mapping items must start at the same column$/,
+      undefined,
+    ],
+    [
+      'a key of a sequence item indented too deep',
+      tool('greet', '    description: Greets.', '    content:', '      - text: hi', '         type: text'),
+      ['MANIFEST_YAML 7:15'],
+      /nested mappings are not allowed/,
+      /^line 8 is indented deeper/,
+    ],
+    [
+      'two misindented keys far apart: both',
+      [
+        ...tool('greet', '   description: Greets.', '    content: [{ text: hi }]'),
+        ...tool('a', '    description: A.', '    content: [{ text: a }]'),
+        ...tool('b', '    description: B.', '    content: [{ text: b }]'),
+        ...tool('c', '    description: C.', '     content: [{ text: c }]'),
+      ],
+      ['MANIFEST_YAML 5:1', 'MANIFEST_YAML 17:18'],
+      /^invalid YAML: all mapping items must start at the same column$/,
+      undefined,
+    ],
+  ];
+  for (const [name, body, expected, message, hint] of misindented) {
+    it(`one error for one misindented key: ${name}`, () => {
+      const ds = failures(yaml('server: { name: s, version: 1.0.0 }', 'tools:', ...body));
+      assert.deepEqual(brief(ds), expected);
+      assert.match(ds[0]!.message, message);
+      if (hint) assert.match(ds[0]!.hint ?? '', hint);
+      else assert.equal(ds[0]!.hint, undefined);
+      const line = Number(expected[0]!.split(' ')[1]!.split(':')[0]);
+      assert.match(
+        ds[0]!.frame!,
+        new RegExp(`^> +${line} \\| ${body[line - 3]!.replace(/[[\]{}.]/g, '\\$&')}$`, 'm'),
+      );
+    });
+  }
+
   it('reports a tab used as indentation', () => {
     const ds = failures('tools:\n\tx: 1\n');
     assert.deepEqual(brief(ds), ['MANIFEST_YAML 2:1']);

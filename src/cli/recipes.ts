@@ -1,0 +1,78 @@
+/**
+ * The recipes `mcp-run init --recipe` copies, and what each needs beyond mcp-run to run: read from
+ * its manifest (its sources' kinds and hosts, its commands, its auth), so the listing cannot drift
+ * from the recipes. A recipe that needs nothing works offline; recipes/README.md shows the same
+ * column (a test keeps the two in step).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { yamlLib } from '../manifest/yaml-lib.js';
+import { isObject } from '../util/is-object.js';
+
+export const RECIPES = fileURLToPath(new URL('../../recipes/', import.meta.url));
+
+export interface Recipe {
+  readonly name: string;
+  /** The README's title, without its "Recipe:" prefix. */
+  readonly title: string;
+  /** What it needs to run, one phrase each; empty: it works offline. */
+  readonly needs: readonly string[];
+}
+
+export function recipeNames(): string[] {
+  return readdirSync(RECIPES)
+    .filter((d) => existsSync(join(RECIPES, d, 'mcp.yaml')))
+    .sort();
+}
+
+/** What a recipe that needs nothing beyond mcp-run shows. */
+export const OFFLINE = 'nothing (works offline)';
+
+const DATABASES: Record<string, string> = {
+  postgres: 'a PostgreSQL server',
+  mysql: 'a MySQL or MariaDB server',
+};
+
+export function describeRecipe(name: string): Recipe {
+  const dir = join(RECIPES, name);
+  const readme = join(dir, 'README.md');
+  const heading = existsSync(readme) ? /^# (.+)$/m.exec(readFileSync(readme, 'utf8'))?.[1] : undefined;
+  const title = (heading ?? name).replace(/^Recipe: /, '').replace(`${name}: `, '');
+  const manifest = yamlLib().parse(readFileSync(join(dir, 'mcp.yaml'), 'utf8')) as unknown;
+  const doc = isObject(manifest) ? manifest : {};
+  const needs = new Set<string>();
+  const hosts = new Set<string>();
+  for (const source of Object.values(isObject(doc.sources) ? doc.sources : {})) {
+    if (!isObject(source)) continue;
+    const database = DATABASES[String(source.kind)];
+    if (database) needs.add(database);
+    // A base URL may be `${env:NAME:-https://host}`: the default is the host it calls out of the box.
+    const host =
+      source.kind === 'http' ? /https?:\/\/([^/}:"]+)/.exec(String(source.baseUrl))?.[1] : undefined;
+    if (host) hosts.add(host);
+  }
+  if (hosts.size > 0) needs.add(`the internet (${[...hosts].join(', ')})`);
+  const programs = new Set<string>();
+  for (const tool of Object.values(isObject(doc.tools) ? doc.tools : {})) {
+    if (isObject(tool) && tool.kind === 'shell' && Array.isArray(tool.command))
+      programs.add(String(tool.command[0]));
+  }
+  if (programs.size > 0) needs.add(`the programs it runs (${[...programs].join(', ')})`);
+  if (isObject(doc.server) && isObject(doc.server.auth)) needs.add('an OAuth authorization server');
+  return { name, title, needs: [...needs] };
+}
+
+/** `mcp-run init --recipe` with no name: every recipe, and what it needs. */
+export function listRecipes(): void {
+  const recipes = recipeNames().map(describeRecipe);
+  const width = Math.max(...recipes.map((r) => r.name.length));
+  const lines = ['Recipes (mcp-run init --recipe NAME), and what each needs beyond mcp-run:'];
+  for (const r of recipes) {
+    lines.push(
+      `  ${r.name.padEnd(width)}  ${r.title}`,
+      `  ${''.padEnd(width)}  needs ${r.needs.join('; ') || OFFLINE}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
