@@ -62,7 +62,7 @@ export function readStatements(dialect: string): string {
   if (dialect === 'sqlite') return 'SELECT, WITH … SELECT, VALUES, EXPLAIN or a read-only PRAGMA';
   if (dialect === 'postgres') return 'SELECT, WITH … SELECT, VALUES, TABLE, EXPLAIN or SHOW';
   if (dialect === 'duckdb')
-    return 'SELECT, WITH … SELECT, FROM …, VALUES, TABLE, EXPLAIN, DESCRIBE, SHOW or SUMMARIZE';
+    return 'SELECT, WITH … SELECT, FROM …, VALUES, TABLE, DESCRIBE, SHOW or SUMMARIZE';
   return 'SELECT, WITH … SELECT, VALUES, EXPLAIN, SHOW or DESCRIBE';
 }
 

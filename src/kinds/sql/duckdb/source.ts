@@ -163,7 +163,9 @@ export async function openDuckdb(
   const run = (text: string, values: readonly unknown[], o: EngineRun) =>
     runOn(pool, parser, text, values, o).catch((err: Error) => {
       // A path refused: say what can be read, so the model's next query can.
-      throw /^Permission Error/.test(err.message) ? new Error(`${err.message}. ${reach}`) : err;
+      if (!/^Permission Error/.test(err.message)) throw err;
+      const [first, ...context] = err.message.split('\n');
+      throw new Error([`${first}. ${reach}.`, ...context].join('\n'));
     });
   const engine: SqlEngine = {
     dialect: 'duckdb',
