@@ -19,7 +19,9 @@ await conn.run(`CREATE TABLE products AS
          ['${categories.join("', '")}'][range % 5 + 1] AS category,
          round(4.5 + (range * 37 % 90) + (range % 4) * 0.25, 2)::DECIMAL(8, 2) AS price
   FROM range(40)`);
-await conn.run(`COPY (SELECT * FROM products ORDER BY product_id) TO '${join(data, 'products.csv')}' (HEADER)`);
+await conn.run(
+  `COPY (SELECT * FROM products ORDER BY product_id) TO '${join(data, 'products.csv')}' (HEADER)`,
+);
 await conn.run(`COPY (
   SELECT range + 1 AS order_id,
          TIMESTAMP '2025-01-01 08:00:00' + INTERVAL (range * 1577) SECOND AS ordered_at,
