@@ -16,6 +16,7 @@ import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
 import { type DuckdbConfig, duckdbSource, openDuckdb } from '../../../../src/kinds/sql/duckdb/source.js';
 import type { EngineRun, SqlEngine } from '../../../../src/kinds/sql/engine.js';
 import { sqlQueryTool } from '../../../../src/kinds/sql/query-tool.js';
+import { sqlTool } from '../../../../src/kinds/sql/sql-tool.js';
 import { runSql as runOn } from '../../../helpers/databases.js';
 import { callContext, tempDir, testContext } from '../../context.js';
 
@@ -137,6 +138,31 @@ describe('reading the declared files', () => {
         err.message.includes(`the files ${data}/…`) &&
         err.message.includes('the tables sales, items'),
     );
+  });
+
+  test('a sql tool pages through a view with a cursor, as on the other engines', async () => {
+    const ctx = testContext({ baseDir: dir, sources: { files: { sql: files.sql } } });
+    const tool = sqlTool.compile(
+      {
+        kind: 'sql',
+        source: 'files',
+        input: { region: { type: 'string' } },
+        sql: "SELECT amount FROM sales WHERE region = :region OR :region = 'all' ORDER BY amount",
+        maxRows: 2,
+        paginate: true,
+      },
+      ctx,
+    );
+    assert.ok(tool, JSON.stringify(ctx.errors));
+    const first = (await tool.run({ region: 'all' }, callContext())).structuredContent as {
+      rows: unknown[];
+      nextCursor?: string;
+    };
+    assert.deepEqual(first.rows, [{ amount: 5 }, { amount: 10 }]);
+    const second = (await tool.run({ region: 'all', cursor: first.nextCursor }, callContext()))
+      .structuredContent as { rows: unknown[]; nextCursor?: string };
+    assert.deepEqual(second.rows, [{ amount: 20 }]);
+    assert.equal(second.nextCursor, undefined);
   });
 
   test('a bound value is a value: quotes and statements in it are inert', async () => {
