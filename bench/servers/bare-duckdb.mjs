@@ -9,8 +9,8 @@
  *
  * Usage: node bench/servers/bare-duckdb.mjs --parquet <file>
  */
-import { createServer } from 'node:http';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { serveRows } from './bare-answer.mjs';
 
 const at = process.argv.indexOf('--parquet');
 const file = process.argv[at + 1].replaceAll("'", "''");
@@ -47,23 +47,7 @@ async function run(name, id) {
   }
 }
 
-const server = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', async () => {
-    const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const rows = await run(msg.params.name, msg.params.arguments?.id ?? 1);
-    const structured = { rows, rowCount: rows.length, truncated: false };
-    const result = {
-      content: [{ type: 'text', text: JSON.stringify(structured) }],
-      structuredContent: structured,
-    };
-    const body = JSON.stringify({ jsonrpc: '2.0', id: msg.id, result });
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-});
-server.listen(0, '127.0.0.1', () => {
-  process.stderr.write(`listening on http://127.0.0.1:${server.address().port}/mcp\n`);
-});
-process.once('SIGTERM', () => process.exit(0));
+serveRows(
+  (msg) => run(msg.params.name, msg.params.arguments?.id ?? 1),
+  (rows) => ({ rows, rowCount: rows.length, truncated: false }),
+);

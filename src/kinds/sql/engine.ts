@@ -28,6 +28,21 @@ export interface EngineRun {
   readonly signal: CallSignal;
 }
 
+/**
+ * The limits of a read of the catalog (names and types, for the schema resources and tools): many
+ * rows, and the budget of a whole catalog. (The PostgreSQL and MySQL sources still write these out.)
+ */
+export function catalogRun(maxBytes: number, timeoutMs: number, signal: CallSignal): EngineRun {
+  return {
+    readOnly: true,
+    maxRows: 100_000,
+    maxBytes: Math.max(maxBytes, 64 * 1024 * 1024),
+    timeoutMs,
+    offset: 0,
+    signal,
+  };
+}
+
 export interface SqlEngine {
   readonly dialect: string;
   /** The placeholder of the `index`-th bound value (0-based) in the engine's syntax: `$1`, `?`. */

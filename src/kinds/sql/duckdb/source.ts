@@ -33,7 +33,7 @@ import type { DuckDBConnection, DuckDBInstance, DuckDBResult } from '@duckdb/nod
 import { problems } from '../../../errors.js';
 import type { KindContext, OpenedSource, SourceKind, SqlResult } from '../../contract/kinds.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
-import { type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
+import { catalogRun, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import { quoteDoubled } from '../identifiers.js';
 import { CANCELLED_MESSAGE, RowBudget, rowObjects, uniqueColumns } from '../result.js';
 import { QueryWatch } from '../watch.js';
@@ -172,18 +172,10 @@ export async function openDuckdb(
     placeholder: (index) => `$${index + 1}`,
     quoteIdentifier: quoteDoubled,
     run,
-    schema: duckdbSchemaReader(async (text, values, signal) => {
-      const result = await run(text, values, {
-        readOnly: true,
-        maxRows: 100_000,
-        // The schema's rows are names and types; its budget is that of the whole catalog.
-        maxBytes: Math.max(maxBytes, 64 * 1024 * 1024),
-        timeoutMs,
-        offset: 0,
-        signal,
-      });
-      return result.rows;
-    }, allowed.entries),
+    schema: duckdbSchemaReader(
+      async (text, values, signal) => (await run(text, values, catalogRun(maxBytes, timeoutMs, signal))).rows,
+      allowed.entries,
+    ),
   };
   const sql = engineCapability(engine, {
     readOnly: true,
@@ -203,14 +195,7 @@ export async function openDuckdb(
       removeTemp();
     },
     async ping(signal) {
-      await run('SELECT 1', [], {
-        readOnly: true,
-        maxRows: 1,
-        maxBytes,
-        timeoutMs,
-        offset: 0,
-        signal,
-      });
+      await run('SELECT 1', [], catalogRun(maxBytes, timeoutMs, signal));
     },
     pool: () => pool.stats(),
   };
