@@ -5,7 +5,7 @@
  * is resolved with realpath first, so a declared folder that is a symlink is allowed as its target,
  * the path DuckDB checks (it canonicalizes what it opens, symlinks included).
  */
-import { realpathSync, statSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 
 export interface DeclaredFiles {
@@ -31,11 +31,11 @@ export interface AllowedFiles {
 const WILDCARD = /[*?[{]/;
 
 /** Resolves every entry; a missing one is a problem (its message), reported by the caller. */
-export function allowedFiles(
+export async function allowedFiles(
   baseDir: string,
   files: readonly string[],
   tables: Readonly<Record<string, string>>,
-): { allowed: AllowedFiles; problems: { at: readonly (string | number)[]; message: string }[] } {
+): Promise<{ allowed: AllowedFiles; problems: { at: readonly (string | number)[]; message: string }[] }> {
   const entries: DeclaredFiles[] = [];
   const directories = new Set<string>();
   const paths = new Set<string>();
@@ -52,8 +52,8 @@ export function allowedFiles(
     let real: string;
     let folder: boolean;
     try {
-      real = realpathSync(fixed);
-      folder = statSync(real).isDirectory();
+      real = await realpath(fixed);
+      folder = (await stat(real)).isDirectory();
     } catch {
       problems.push({
         at,

@@ -26,7 +26,7 @@
  *     memoryLimit: 256MB
  * ```
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBResult } from '@duckdb/node-api';
@@ -72,7 +72,11 @@ export async function openDuckdb(
   config: DuckdbConfig,
   ctx: KindContext,
 ): Promise<{ opened: OpenedSource; engine: SqlEngine } | undefined> {
-  const { allowed, problems: missing } = allowedFiles(ctx.baseDir, config.files ?? [], config.tables ?? {});
+  const { allowed, problems: missing } = await allowedFiles(
+    ctx.baseDir,
+    config.files ?? [],
+    config.tables ?? {},
+  );
   for (const { at, message } of missing) ctx.error(at, problems.SOURCE_OPEN_FAILED(ctx.name, message));
   if (config.path === undefined && allowed.entries.length === 0 && missing.length === 0) {
     ctx.error(
@@ -87,8 +91,9 @@ export async function openDuckdb(
 
   // The client loads only when a manifest uses it: its native module is 70 MB.
   const { DuckDBInstance } = await import('@duckdb/node-api');
-  const temp = mkdtempSync(join(tmpdir(), 'mcp-run-duckdb-'));
-  const removeTemp = () => rmSync(temp, { recursive: true, force: true });
+  const temp = await mkdtemp(join(tmpdir(), 'mcp-run-duckdb-'));
+  // Spill files may be large: removed off the event loop.
+  const removeTemp = () => rm(temp, { recursive: true, force: true }).catch(() => undefined);
   const file = config.path === undefined ? undefined : resolve(ctx.baseDir, config.path);
   let instance: DuckDBInstance;
   try {
@@ -104,7 +109,7 @@ export async function openDuckdb(
       max_temp_directory_size: config.maxTempSize ?? DUCKDB_DEFAULTS.maxTempSize,
     });
   } catch (err) {
-    removeTemp();
+    await removeTemp();
     ctx.error(
       file !== undefined ? ['path'] : [],
       problems.SOURCE_OPEN_FAILED(ctx.name, (err as Error).message),
@@ -120,7 +125,7 @@ export async function openDuckdb(
     });
   } catch (err) {
     instance.closeSync();
-    removeTemp();
+    await removeTemp();
     ctx.error([], problems.SOURCE_OPEN_FAILED(ctx.name, (err as Error).message));
     return undefined;
   }
@@ -148,7 +153,7 @@ export async function openDuckdb(
   } catch (err) {
     await pool.close();
     instance.closeSync();
-    removeTemp();
+    await removeTemp();
     ctx.error(['tables'], problems.SOURCE_OPEN_FAILED(ctx.name, (err as Error).message));
     return undefined;
   }
@@ -192,7 +197,7 @@ export async function openDuckdb(
       } catch {
         // closing twice, or a connection still busy: the instance goes with the process
       }
-      removeTemp();
+      await removeTemp();
     },
     async ping(signal) {
       await run('SELECT 1', [], catalogRun(maxBytes, timeoutMs, signal));

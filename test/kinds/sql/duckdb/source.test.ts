@@ -458,6 +458,21 @@ describe('opening', () => {
     assert.deepEqual(none.codes(), ['MANIFEST_INVALID_VALUE']);
   });
 
+  test('the private temporary folder is the only other one allowed, and goes with the source', async () => {
+    const ctx = testContext({ baseDir: dir, name: 'files' });
+    const result = await openDuckdb({ files: ['./data'] }, ctx);
+    assert.ok(result);
+    const settings = await raw(
+      result.engine,
+      "SELECT current_setting('temp_directory') AS temp, current_setting('allowed_directories') AS allowed",
+    );
+    const { temp, allowed } = settings.rows[0] as { temp: string; allowed: string[] };
+    assert.ok(existsSync(temp), temp);
+    assert.deepEqual([...allowed].sort(), [`${data}/`, `${temp}/`].sort());
+    await result.opened.dispose();
+    assert.equal(existsSync(temp), false, 'the temporary folder was removed');
+  });
+
   test('an extension that is not installed fails the open; none loads later', async () => {
     const ctx = testContext({ baseDir: dir, name: 'files' });
     assert.equal(await duckdbSource.open({ files: ['./data'], extensions: ['spatial'] }, ctx), undefined);
