@@ -15,6 +15,7 @@ import { CLI, REPO } from './lib/proc.js';
 import { type Results, renderMarkdown } from './lib/report.js';
 import type { BenchOptions, Scenario } from './lib/types.js';
 import { coldStartScenario } from './scenarios/cold-start.js';
+import { duckdbScenario } from './scenarios/duckdb.js';
 import { httpScenario } from './scenarios/http.js';
 import { importScenario } from './scenarios/import.js';
 import { loadScenario } from './scenarios/load.js';
@@ -30,6 +31,7 @@ const SCENARIOS: readonly Scenario[] = [
   httpScenario,
   proxyScenario,
   sqlScenario,
+  duckdbScenario,
   stdioScenario,
   coldStartScenario,
   loadScenario,

@@ -20,6 +20,7 @@ const SCENARIOS = [
   'http',
   'proxy',
   'sql',
+  'duckdb',
   'stdio',
   'cold-start',
   'load',
@@ -145,6 +146,6 @@ describe('npm run bench -- --smoke', () => {
   test('refuses an unknown scenario by name', async () => {
     const { code, stderr } = await runBench(['--smoke', '--out', out, 'nope']);
     assert.notEqual(code, 0);
-    assert.match(stderr, /unknown scenario nope; known: http, proxy, sql/);
+    assert.match(stderr, /unknown scenario nope; known: http, proxy, sql, duckdb/);
   });
 });

@@ -9,8 +9,8 @@
  *   node bench/servers/bare-sql.mjs --postgres <url> --table <name>
  *                                                       a pg pool of 5 (mcp-run's default), one named statement
  */
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import { serveRows } from './bare-answer.mjs';
 
 const require = createRequire(import.meta.url);
 const arg = (name) => {
@@ -33,22 +33,4 @@ if (sqlite !== undefined) {
   one = async (id) => (await pool.query({ name: 'item', text, values: [id] })).rows;
 }
 
-const server = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', async () => {
-    const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const structured = { rows: await one(msg.params.arguments.id) };
-    const result = {
-      content: [{ type: 'text', text: JSON.stringify(structured) }],
-      structuredContent: structured,
-    };
-    const body = JSON.stringify({ jsonrpc: '2.0', id: msg.id, result });
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-});
-server.listen(0, '127.0.0.1', () => {
-  process.stderr.write(`listening on http://127.0.0.1:${server.address().port}/mcp\n`);
-});
-process.once('SIGTERM', () => process.exit(0));
+serveRows((msg) => one(msg.params.arguments.id));

@@ -18,6 +18,7 @@ import { templatePromptInfo } from './prompts/template.info.js';
 import { KindRegistry } from './registry.js';
 import { shellToolInfo } from './shell/tool.info.js';
 import { sqlDescribeTableToolInfo } from './sql/describe-table-tool.info.js';
+import { duckdbSourceInfo } from './sql/duckdb/source.info.js';
 import { sqlListTablesToolInfo } from './sql/list-tables-tool.info.js';
 import { mysqlSourceInfo } from './sql/mysql-source.info.js';
 import { postgresSourceInfo } from './sql/postgres-source.info.js';
@@ -40,6 +41,7 @@ export function builtinKinds(): KindRegistry {
       async () => (await import('./sql/postgres-source.js')).postgresSource,
     )
     .register('sources', mysqlSourceInfo, async () => (await import('./sql/mysql-source.js')).mysqlSource)
+    .register('sources', duckdbSourceInfo, async () => (await import('./sql/duckdb/source.js')).duckdbSource)
     .register('sources', httpSourceInfo, async () => (await import('./http/source.js')).httpSource)
     .register('tools', sqlToolInfo, async () => (await import('./sql/sql-tool.js')).sqlTool)
     .register('tools', sqlQueryToolInfo, async () => (await import('./sql/query-tool.js')).sqlQueryTool)

@@ -12,7 +12,8 @@
  *
  * Strings are read as the server reads them: on PostgreSQL a backslash is literal in '…' (the
  * sources set standard_conforming_strings = on) and escapes only in E'…'; on MySQL it escapes in
- * every string (the source clears NO_BACKSLASH_ESCAPES from sql_mode).
+ * every string (the source clears NO_BACKSLASH_ESCAPES from sql_mode); DuckDB reads them as
+ * PostgreSQL does.
  */
 
 export type SqlVerdict =
@@ -35,7 +36,11 @@ const READ_STARTS = new Set([
   'DESC',
   'PRAGMA',
 ]);
-const ROW_SETS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
+/** DuckDB's own reads: FROM-first queries (`FROM t SELECT a`, `FROM 'x.parquet'`) and SUMMARIZE. */
+const DUCKDB_READ_STARTS = new Set(['FROM', 'SUMMARIZE']);
+/** DuckDB's statements that write files or run others, wherever they stand (`EXPLAIN EXPORT …`). */
+const DUCKDB_WRITE_WORDS = new Set(['EXPORT', 'IMPORT', 'INSTALL', 'CHECKPOINT', 'FORCE']);
+const ROW_SETS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE', 'FROM']);
 /** Words that never appear in a plain read, wherever they stand. */
 const WRITE_WORDS = new Set([
   'INSERT',
@@ -198,7 +203,8 @@ export function classifySql(sql: string, dialect: string): SqlVerdict {
     return refuse('only one statement is allowed; remove everything after the first ";"');
   }
   if (!keyword) return refuse('the statement is empty');
-  if (!READ_STARTS.has(keyword)) return refuse(`${keyword} is not a read statement`, true);
+  if (!READ_STARTS.has(keyword) && !(dialect === 'duckdb' && DUCKDB_READ_STARTS.has(keyword)))
+    return refuse(`${keyword} is not a read statement`, true);
   if (keyword === 'PRAGMA') {
     const pragma = plain[1]?.text ?? '';
     if (dialect !== 'sqlite' || !READ_PRAGMAS.has(pragma) || scan.equals) {
@@ -214,7 +220,11 @@ export function classifySql(sql: string, dialect: string): SqlVerdict {
     }
     if (word.quoted) continue;
     // REPLACE(…) is a string function; REPLACE INTO is MySQL's upsert.
-    if (WRITE_WORDS.has(word.text) || (word.text === 'REPLACE' && word.next !== '(')) {
+    if (
+      WRITE_WORDS.has(word.text) ||
+      (word.text === 'REPLACE' && word.next !== '(') ||
+      (dialect === 'duckdb' && DUCKDB_WRITE_WORDS.has(word.text))
+    ) {
       return refuse(
         `the statement contains ${word.text}, which writes or locks; only plain reads run here`,
         true,
@@ -231,7 +241,8 @@ const BLANK = /\s/;
 /** The words outside comments, strings and quoted identifiers, and the statement count. */
 function scanSql(sql: string, dialect: string): Scan {
   const mysql = dialect === 'mysql';
-  const postgres = dialect === 'postgres';
+  // DuckDB's parser is PostgreSQL's: the same strings, dollar quotes and nested comments.
+  const postgres = dialect === 'postgres' || dialect === 'duckdb';
   const words: Word[] = [];
   /** The last word, until the next code character (its `next`) is seen. */
   let pending: Word | undefined;

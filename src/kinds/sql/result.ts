@@ -61,6 +61,8 @@ export const READ_ONLY_SOURCE_REFUSAL =
 export function readStatements(dialect: string): string {
   if (dialect === 'sqlite') return 'SELECT, WITH … SELECT, VALUES, EXPLAIN or a read-only PRAGMA';
   if (dialect === 'postgres') return 'SELECT, WITH … SELECT, VALUES, TABLE, EXPLAIN or SHOW';
+  if (dialect === 'duckdb')
+    return 'SELECT, WITH … SELECT, FROM …, VALUES, TABLE, DESCRIBE, SHOW or SUMMARIZE';
   return 'SELECT, WITH … SELECT, VALUES, EXPLAIN, SHOW or DESCRIBE';
 }
 
@@ -85,11 +87,24 @@ export function redactor(secrets: readonly string[]): (text: string) => string {
   return (text) => present.reduce((t, secret) => t.replaceAll(secret, '***'), text);
 }
 
-/** The bytes a value holds, as the budget counts them (text and blob lengths, 8 per number). */
+/**
+ * The bytes a value holds, as the budget counts them (text and blob lengths, 8 per number); a list or
+ * a structure (DuckDB's LIST and STRUCT, PostgreSQL's arrays and json) counts what it holds.
+ */
 export function valueBytes(value: unknown): number {
   if (value === null || value === undefined) return 0;
   if (typeof value === 'string') return value.length;
   if (value instanceof Uint8Array) return value.byteLength;
+  if (Array.isArray(value)) {
+    let size = 8;
+    for (const item of value) size += valueBytes(item);
+    return size;
+  }
+  if (typeof value === 'object' && !(value instanceof Date)) {
+    let size = 8;
+    for (const [key, item] of Object.entries(value)) size += key.length + valueBytes(item);
+    return size;
+  }
   return 8;
 }
 

@@ -1,0 +1,90 @@
+/**
+ * One SQL engine behind the `sql` capability: what differs between engines (how a value is bound,
+ * how a statement runs and its rows stream, how the schema is read), with what every source does
+ * the same way (the text rendered with the engine's placeholders, the read-only classifier, the
+ * source's limits) written once in `engineCapability`.
+ *
+ * DuckDB (./duckdb/) is the first engine written this way; SQLite, PostgreSQL and MySQL still build
+ * their capability themselves and can move behind this interface, each into a folder of its own.
+ */
+import type { CallSignal } from '../../util/call-signal.js';
+import type { SqlCapability, SqlResult, SqlSchemaReader } from '../contract/kinds.js';
+import { verdicts } from './classify.js';
+import { renderSql } from './params.js';
+import { readOnlyRefusal } from './result.js';
+
+/** One call's limits, as the engine must enforce them while its rows arrive. */
+export interface EngineRun {
+  /** Only reads may run (the classifier has already said the text is one read). */
+  readonly readOnly: boolean;
+  readonly maxRows: number;
+  /** The byte budget (RowBudget), counted as rows arrive, before a row is kept. */
+  readonly maxBytes: number;
+  /** The engine stops the statement at this limit (its own interrupt, not an abandoned promise). */
+  readonly timeoutMs: number;
+  /** Rows to skip before the first one kept. */
+  readonly offset: number;
+  /** Aborting it stops the statement as the timeout does. */
+  readonly signal: CallSignal;
+}
+
+/**
+ * The limits of a read of the catalog (names and types, for the schema resources and tools): many
+ * rows, and the budget of a whole catalog. (The PostgreSQL and MySQL sources still write these out.)
+ */
+export function catalogRun(maxBytes: number, timeoutMs: number, signal: CallSignal): EngineRun {
+  return {
+    readOnly: true,
+    maxRows: 100_000,
+    maxBytes: Math.max(maxBytes, 64 * 1024 * 1024),
+    timeoutMs,
+    offset: 0,
+    signal,
+  };
+}
+
+export interface SqlEngine {
+  readonly dialect: string;
+  /** The placeholder of the `index`-th bound value (0-based) in the engine's syntax: `$1`, `?`. */
+  placeholder(index: number, name: string): string;
+  quoteIdentifier(name: string): string;
+  /** Runs one statement with its values bound, under the call's limits. */
+  run(text: string, values: readonly unknown[], run: EngineRun): Promise<SqlResult>;
+  readonly schema: SqlSchemaReader;
+}
+
+export interface EngineLimits {
+  /** The source serves reads only. */
+  readonly readOnly: boolean;
+  readonly maxRows: number;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+}
+
+/** The `sql` capability of an engine: the tools ask for it and never learn which engine it is. */
+export function engineCapability(engine: SqlEngine, limits: EngineLimits): SqlCapability {
+  const verdictOf = verdicts(engine.dialect);
+  return {
+    dialect: engine.dialect,
+    readOnly: limits.readOnly,
+    defaults: { maxRows: limits.maxRows, timeoutMs: limits.timeoutMs },
+    query(statement, values, options) {
+      const text = renderSql(statement, (index, name) => engine.placeholder(index, name));
+      const readsOnly = limits.readOnly || options.readOnly === true;
+      const verdict = verdictOf(text);
+      if (readsOnly && !verdict.read) {
+        return Promise.reject(new Error(readOnlyRefusal(verdict, limits.readOnly, engine.dialect)));
+      }
+      return engine.run(text, values, {
+        readOnly: readsOnly,
+        maxRows: options.maxRows,
+        maxBytes: limits.maxBytes,
+        timeoutMs: options.timeoutMs,
+        offset: options.offset ?? 0,
+        signal: options.signal,
+      });
+    },
+    quoteIdentifier: (name) => engine.quoteIdentifier(name),
+    schema: engine.schema,
+  };
+}
