@@ -2,9 +2,12 @@
 // folder with only the runtime dependencies (`--omit=dev`, from the local npm cache where it can),
 // must print its version and serve the demo shipped in the package over stdio: initialize,
 // tools/list and one SQL tool call answered, nothing but JSON-RPC on stdout, and none of the build's
-// tools installed. A step here and not a unit test: the install compiles better-sqlite3 from source (no
-// prebuilt binary can be fetched), about two minutes on this machine, far above a unit test's share
-// of CI. test/deploy/package.test.ts checks the packed file list and dist/'s imports in a second.
+// tools installed. A step here and not a unit test: it packs and installs 100-odd packages.
+// The install runs with --ignore-scripts: the one runtime dependency with an install script is
+// better-sqlite3, whose script compiles SQLite from source here (no prebuilt binary can be fetched;
+// two to five minutes of CI for a compile the Node 24 run's `npm ci` already proves). Its binary is
+// taken from this checkout instead, built by the same Node from the same locked version.
+// test/deploy/package.test.ts checks the packed file list and dist/'s imports in a second.
 // Usage: node .ci/user-install.mjs (after a build); exits non-zero with the reason on a failure.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -37,10 +40,22 @@ try {
   mkdirSync(home);
   const install = run(
     'npm',
-    ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--prefix', home, tarball],
+    [
+      'install',
+      '--omit=dev',
+      '--ignore-scripts',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--prefix',
+      home,
+      tarball,
+    ],
     { cwd: work },
   );
   const modules = join(home, 'node_modules');
+  const sqliteBuild = 'better-sqlite3/build/Release/better_sqlite3.node';
+  cpSync(join(REPO, 'node_modules', sqliteBuild), join(modules, sqliteBuild));
   const installed = readdirSync(modules)
     .filter((d) => !d.startsWith('.'))
     .flatMap((d) => (d.startsWith('@') ? readdirSync(join(modules, d)).map((s) => `${d}/${s}`) : [d]));
