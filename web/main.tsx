@@ -210,6 +210,9 @@ async function switchEra(era: Era): Promise<void> {
   for (const run of store.runs.values()) run.abort.abort();
   await store.client?.close();
   localStorage.setItem('mcp-run-dev-era', era);
+  const url = new URL(location.href);
+  url.searchParams.set('era', era);
+  history.replaceState(null, '', url);
   store.catalog = { tools: [], resources: [], templates: [], prompts: [] };
   store.outcomes.clear();
   connectSync(era);
@@ -415,7 +418,7 @@ function ReloadBadge() {
   );
 }
 
-const short = (path: string) => path.split('/').slice(-2).join('/');
+const short = (path: string) => path.split('/').pop() ?? path;
 
 function ReloadErrors(props: { readonly reload: Reload }) {
   return (

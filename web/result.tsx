@@ -1,4 +1,5 @@
 /** Results as a client sees them: content blocks, structured content as a tree, errors apart. */
+import { useEffect, useRef } from 'preact/hooks';
 import type { Json } from './mcp.js';
 
 export function Tree(props: { readonly value: Json; readonly label?: string; readonly depth?: number }) {
@@ -85,8 +86,12 @@ export function ResourceContents(props: { readonly contents: Json[] }) {
 
 export function ToolResult(props: { readonly result: Json; readonly onRead: (uri: string) => void }) {
   const r = props.result;
+  const ref = useRef<HTMLElement>(null);
+  // A new result comes into view (the form above may be long).
+  useEffect(() => ref.current?.scrollIntoView?.({ block: 'nearest', behavior: 'instant' }), [r]);
   return (
     <section
+      ref={ref}
       class={`result${r.isError ? ' is-error' : ''}`}
       data-testid="tool-result"
       aria-label={r.isError ? 'error result' : 'result'}
