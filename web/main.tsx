@@ -809,6 +809,24 @@ function AskDialog(props: { readonly ask: Ask }) {
     props.ask.resolve(result);
     update();
   };
+  const send = (label: string, result: () => Json) => (
+    <button type="button" onClick={() => done(result())}>
+      {label}
+    </button>
+  );
+  const refuse = (why: string) => (
+    <button
+      type="button"
+      class="danger"
+      onClick={() => {
+        store.asks.shift();
+        props.ask.reject(new Error(why));
+        update();
+      }}
+    >
+      Refuse
+    </button>
+  );
   let title = method;
   let body: Json = null;
   let buttons: Json = null;
@@ -853,86 +871,38 @@ function AskDialog(props: { readonly ask: Ask }) {
             <pre class="content-text">{m.content?.text ?? JSON.stringify(m.content)}</pre>
           </div>
         ))}
-        <label for="sampling-reply">Reply as the model (at most {p?.maxTokens} tokens)</label>
-        <textarea
+        <TextArea
           id="sampling-reply"
-          rows={4}
+          label={`Reply as the model (at most ${p?.maxTokens} tokens)`}
           value={reply}
-          onInput={(e) => setReply((e.currentTarget as HTMLTextAreaElement).value)}
+          set={setReply}
         />
       </>
     );
     buttons = (
       <>
-        <button
-          type="button"
-          onClick={() =>
-            done({
-              role: 'assistant',
-              content: { type: 'text', text: reply },
-              model: 'mcp-run-dev-playground',
-              stopReason: 'endTurn',
-            })
-          }
-        >
-          Send reply
-        </button>
-        <button
-          type="button"
-          class="danger"
-          onClick={() => {
-            store.asks.shift();
-            props.ask.reject(new Error('the user declined to sample'));
-            update();
-          }}
-        >
-          Refuse
-        </button>
+        {send('Send reply', () => ({
+          role: 'assistant',
+          content: { type: 'text', text: reply },
+          model: 'mcp-run-dev-playground',
+          stopReason: 'endTurn',
+        }))}
+        {refuse('the user declined to sample')}
       </>
     );
   } else if (method === 'roots/list') {
     title = 'The server asks for your roots';
-    body = (
-      <>
-        <label for="roots">Roots, one file:// URI a line</label>
-        <textarea
-          id="roots"
-          rows={3}
-          value={roots}
-          onInput={(e) => setRoots((e.currentTarget as HTMLTextAreaElement).value)}
-        />
-      </>
-    );
-    buttons = (
-      <button
-        type="button"
-        onClick={() =>
-          done({
-            roots: roots
-              .split('\n')
-              .map((l) => l.trim())
-              .filter(Boolean)
-              .map((uri) => ({ uri, name: uri.split('/').filter(Boolean).pop() ?? uri })),
-          })
-        }
-      >
-        Send roots
-      </button>
-    );
+    body = <TextArea id="roots" label="Roots, one file:// URI a line" value={roots} set={setRoots} />;
+    buttons = send('Send roots', () => ({
+      roots: roots
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .map((uri) => ({ uri, name: uri.split('/').filter(Boolean).pop() ?? uri })),
+    }));
   } else {
     body = <Tree value={p} />;
-    buttons = (
-      <button
-        type="button"
-        onClick={() => {
-          store.asks.shift();
-          props.ask.reject(new Error(`the playground cannot answer ${method}`));
-          update();
-        }}
-      >
-        Refuse
-      </button>
-    );
+    buttons = refuse(`the playground cannot answer ${method}`);
   }
   return (
     <dialog
@@ -949,6 +919,25 @@ function AskDialog(props: { readonly ask: Ask }) {
       {body}
       <div class="actions">{buttons}</div>
     </dialog>
+  );
+}
+
+function TextArea(props: {
+  readonly id: string;
+  readonly label: string;
+  readonly value: string;
+  readonly set: (v: string) => void;
+}) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <textarea
+        id={props.id}
+        rows={4}
+        value={props.value}
+        onInput={(e) => props.set((e.currentTarget as HTMLTextAreaElement).value)}
+      />
+    </>
   );
 }
 

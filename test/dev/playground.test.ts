@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +74,25 @@ tools:
     command: [sh, -c, 'echo "1/100 waiting"; sleep 30', "{{tag}}"]
     progress: ${PROGRESS}
     timeoutMs: 60000
+  summarize:
+    kind: content
+    description: Asks the client's model for a summary.
+    input: { text: { type: string } }
+    content: [{ text: "{{text}}" }]
+    sample: { prompt: "Summarize {{result}}", maxTokens: 40 }
+  where_am_i:
+    kind: shell
+    description: Names the client's first root, and logs.
+    roots: true
+    command: [sh, -c, 'echo "root is $0"; echo "a log line" >&2', "{{root}}"]
+resources:
+  notes: { kind: text, uri: "test://notes", text: "the notes", description: Some notes. }
+  note: { kind: text, uri: "test://notes/{id}", text: "note {{id}}", description: One note. }
+prompts:
+  greet:
+    description: Greets someone.
+    arguments: { name: { description: Who, required: true } }
+    messages: [{ text: "Hello, {{name}}!" }]
 `;
 const shell = (script: string) => spawnSync('sh', ['-c', script], { encoding: 'utf8', timeout: 30_000 });
 /** WCAG relative luminance of `rgb(r, g, b)`. */
@@ -91,7 +110,15 @@ const contrast = (a: string, b: string) => {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
   return (hi + 0.05) / (lo + 0.05);
 };
-const TOOLS = ['place_order', 'broken_tool', 'delete_thing', 'count_slowly', 'wait_long'];
+const TOOLS = [
+  'place_order',
+  'broken_tool',
+  'delete_thing',
+  'count_slowly',
+  'wait_long',
+  'summarize',
+  'where_am_i',
+];
 
 describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () => {
   let files: ReturnType<typeof tempFiles>;
@@ -251,6 +278,48 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
     await page.close();
   });
 
+  test('sampling and roots are dialogs; logs stream in; resources, templates and prompts are read and rendered', async () => {
+    const page = await open();
+    await pick(page, 'summarize');
+    await page.locator('#f-summarize_text').fill('a long text');
+    await page.getByRole('button', { name: 'Call summarize' }).click();
+    const dialog = page.getByTestId('ask-dialog');
+    assert.equal(await dialog.getAttribute('data-method'), 'sampling/createMessage');
+    assert.match((await dialog.textContent())!, /Summarize a long text/);
+    await dialog.getByLabel(/Reply as the model/).fill('short');
+    await dialog.getByRole('button', { name: 'Send reply' }).click();
+    await page.getByTestId('tool-result').filter({ hasText: 'short' }).waitFor();
+
+    await pick(page, 'where_am_i');
+    await page.getByRole('button', { name: 'Call where_am_i' }).click();
+    assert.equal(await dialog.getAttribute('data-method'), 'roots/list');
+    // The manifest's folder is offered; a root of the user's choosing goes back instead.
+    assert.equal(await dialog.getByLabel(/Roots/).inputValue(), `file://${files.dir}`);
+    await dialog.getByLabel(/Roots/).fill(`file://${tmpdir()}`);
+    await dialog.getByRole('button', { name: 'Send roots' }).click();
+    await page
+      .getByTestId('tool-result')
+      .filter({ hasText: `root is ${tmpdir()}` })
+      .waitFor();
+    await page.getByRole('tab', { name: /Logs/ }).click();
+    await page.getByTestId('logs').filter({ hasText: 'a log line' }).waitFor();
+
+    await page.getByTestId('resource-item').filter({ hasText: 'notes' }).click();
+    await page.getByRole('button', { name: 'Read' }).click();
+    await page.locator('.content-text').filter({ hasText: 'the notes' }).waitFor();
+    await page.getByTestId('template-item').click();
+    await page.getByLabel('id').fill('42');
+    await page.getByRole('button', { name: 'Read' }).click();
+    await page.locator('.content-text').filter({ hasText: 'note 42' }).waitFor();
+    await page.getByTestId('prompt-item').click();
+    await page.getByRole('button', { name: 'Get greet' }).click();
+    await page.locator('.field-error').filter({ hasText: 'required' }).waitFor();
+    await page.getByLabel(/^name/).fill('Ada');
+    await page.getByRole('button', { name: 'Get greet' }).click();
+    await page.getByTestId('prompt-result').filter({ hasText: 'Hello, Ada!' }).waitFor();
+    await page.close();
+  });
+
   test('a long call moves its progress bar, and its result arrives', async () => {
     const page = await open();
     await pick(page, 'count_slowly');
@@ -294,10 +363,12 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
     const original = readFileSync(manifest, 'utf8');
     try {
       const started = Date.now();
-      appendFileSync(
-        manifest,
+      const withTool = (text: string, entry: string) => text.replace('\ntools:\n', `\ntools:\n${entry}`);
+      const added = withTool(
+        original,
         '  brand_new:\n    kind: content\n    description: Added live.\n    content: [{ text: fresh }]\n',
       );
+      writeFileSync(manifest, added);
       await page.getByTestId('tool-item').filter({ hasText: 'brand_new' }).waitFor({ timeout: 5000 });
       const ms = Date.now() - started;
       await page
@@ -307,12 +378,12 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
       assert.match((await page.getByTestId('reload-status').textContent())!, /\+brand_new/);
       process.stderr.write(`# the new tool was on the page ${ms} ms after the edit\n`);
 
-      writeFileSync(manifest, `${original}  bad_tool:\n    kind: no_such_kind\n    description: Broken.\n`);
+      // A kind that does not exist, on line 4 (just below `tools:`), beside the tool added above.
+      writeFileSync(manifest, withTool(added, '  bad_tool:\n    kind: no_such_kind\n'));
       const errors = page.getByTestId('reload-errors');
       await errors.waitFor();
       const text = (await errors.textContent())!;
-      const line = original.split('\n').length + 1;
-      assert.ok(text.includes(`mcp.yaml:${line}:`), `the error names line ${line}: ${text}`);
+      assert.ok(text.includes('mcp.yaml:4:'), `the error names line 4: ${text}`);
       assert.match(text, /no_such_kind/);
       assert.match(text, />\s*\d+ \|\s+kind: no_such_kind/, 'the code frame');
       // The last good catalog still serves: brand_new is listed and answers.
