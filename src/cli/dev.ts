@@ -16,6 +16,9 @@ export interface DevOptions {
   readonly open?: boolean;
   readonly logLevel: LogThreshold;
   readonly allowUnauthenticatedRemote?: boolean;
+  /** Beyond loopback, the page's own origin is one of these (the guards know only loopback ones). */
+  readonly allowedOrigin?: string[];
+  readonly allowedHost?: string[];
 }
 
 export async function devCommand(file: string, options: DevOptions): Promise<void> {
@@ -30,6 +33,8 @@ export async function devCommand(file: string, options: DevOptions): Promise<voi
     watch: true,
     port: options.port,
     host: options.host,
+    allowedOrigin: options.allowedOrigin ?? [],
+    allowedHost: options.allowedHost ?? [],
     ...(options.allowUnauthenticatedRemote && { allowUnauthenticatedRemote: true }),
     playground,
     onListening: (url) => {

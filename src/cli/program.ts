@@ -235,6 +235,18 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
     )
     .option('--open', "open the page in the desktop's browser")
     .option(
+      '--allowed-origin <origin>',
+      "also accept this browser Origin (the page's own, when --host is not loopback; repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      '--allowed-host <name>',
+      'also accept this Host header, `name` or `name:port` (repeatable)',
+      collect,
+      [],
+    )
+    .option(
       '--allow-unauthenticated-remote',
       'serve beyond loopback, knowingly: anyone who reaches the port can call every tool',
     )

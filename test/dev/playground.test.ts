@@ -462,6 +462,23 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
       .evaluateAll((els) => els.map((e) => JSON.parse(e.textContent!)));
     assert.ok(received.some((m) => m.result?.resultType === 'input_required'));
 
+    // Cancel in 2026 closes the call's response stream: the process ends all the same.
+    const tag = `mcp-run-dev-cancel-2026-${process.pid}`;
+    await pick(page, 'wait_long');
+    await page.locator('#f-wait_long_tag').fill(tag);
+    await page.getByRole('button', { name: 'Call wait_long' }).click();
+    await page.getByTestId('progress').waitFor();
+    const tree = treeOf(tag);
+    assert.ok(tree.length > 0, 'the process runs');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('cancelled').waitFor();
+    for (let i = 0; i < 100 && tree.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(tree.filter(alive), [], 'every process of the call ended');
+    assert.equal(
+      await page.locator('[data-testid=trace-entry][data-method="notifications/cancelled"]').count(),
+      0,
+    );
+
     // The choice is kept across a reload of the page, and switching back opens a 2025 session.
     await page.reload();
     assert.equal(await page.getByLabel('Protocol era').inputValue(), '2026-07-28');
