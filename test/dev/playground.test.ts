@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
   BROWSER_SKIP,
@@ -85,6 +85,13 @@ tools:
     description: Names the client's first root, and logs.
     roots: true
     command: [sh, -c, 'echo "root is $0"; echo "a log line" >&2', "{{root}}"]
+  show_logo:
+    kind: content
+    description: Text, an image and a resource link.
+    content:
+      - text: here it is
+      - image: { path: ./logo.png }
+      - resourceLink: { uri: "test://notes", name: notes }
 resources:
   notes: { kind: text, uri: "test://notes", text: "the notes", description: Some notes. }
   note: { kind: text, uri: "test://notes/{id}", text: "note {{id}}", description: One note. }
@@ -110,6 +117,9 @@ const contrast = (a: string, b: string) => {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
   return (hi + 0.05) / (lo + 0.05);
 };
+/** A 2×1 PNG. */
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAADklEQVR4nGP4z8AAQv8BD/kD/YURmXYAAAAASUVORK5CYII=';
 const TOOLS = [
   'place_order',
   'broken_tool',
@@ -118,6 +128,7 @@ const TOOLS = [
   'wait_long',
   'summarize',
   'where_am_i',
+  'show_logo',
 ];
 
 describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () => {
@@ -129,6 +140,7 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
   before(async () => {
     files = tempFiles({ 'mcp.yaml': MANIFEST });
     manifest = join(files.dir, 'mcp.yaml');
+    writeFileSync(join(files.dir, 'logo.png'), Buffer.from(PNG, 'base64'));
     [dev, browser] = await Promise.all([startDev(manifest), launchBrowser()]);
   });
   after(async () => {
@@ -137,6 +149,10 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
     files?.cleanup();
   });
 
+  // A failed test leaves no page behind it for the next.
+  afterEach(async () => {
+    for (const page of browser.context.pages()) await page.close();
+  });
   async function open(era?: string): Promise<Page> {
     const page = await browser.context.newPage();
     await page.goto(era ? `${dev.page}?era=${era}` : dev.page);
@@ -304,6 +320,15 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
     await page.getByRole('tab', { name: /Logs/ }).click();
     await page.getByTestId('logs').filter({ hasText: 'a log line' }).waitFor();
 
+    // An image shows as an image; a resource link reads its resource.
+    await pick(page, 'show_logo');
+    await page.getByRole('button', { name: 'Call show_logo' }).click();
+    const image = page.locator('[data-testid=tool-result] img.content-image');
+    await image.waitFor();
+    assert.equal(await image.evaluate((img: any) => img.naturalWidth), 2);
+    await page.getByTestId('tool-result').getByRole('button', { name: 'notes' }).click();
+    await page.locator('.content-text').filter({ hasText: 'the notes' }).waitFor();
+    await page.getByTestId('prompt-item').click();
     await page.getByTestId('resource-item').filter({ hasText: 'notes' }).click();
     await page.getByRole('button', { name: 'Read' }).click();
     await page.locator('.content-text').filter({ hasText: 'the notes' }).waitFor();
