@@ -476,6 +476,26 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
     assert.ok(modern.some((m) => m.method === 'server/discover'));
     assert.ok(modern.some((m) => m.method === 'tools/list'));
 
+    // Live reload in 2026 comes over the listen stream.
+    const original = readFileSync(manifest, 'utf8');
+    try {
+      writeFileSync(
+        manifest,
+        original.replace(
+          '\ntools:\n',
+          '\ntools:\n  modern_new: { kind: content, description: New., content: [{ text: hi }] }\n',
+        ),
+      );
+      await page.getByTestId('tool-item').filter({ hasText: 'modern_new' }).waitFor();
+      const listed = page.locator(
+        '[data-testid=trace-entry][data-method="notifications/tools/list_changed"]',
+      );
+      assert.match((await listed.first().textContent())!, /listen stream/);
+    } finally {
+      writeFileSync(manifest, original);
+    }
+    await page.getByTestId('tool-item').filter({ hasText: 'modern_new' }).waitFor({ state: 'detached' });
+
     // A confirm in 2026 is an input_required result, answered on the retry.
     await pick(page, 'delete_thing');
     await page.locator('#f-delete_thing_id').fill('9');
