@@ -163,6 +163,19 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
       .getByTestId('tool-item')
       .filter({ hasText: new RegExp(`^${name}`) })
       .click();
+  /** Calls wait_long tagged `tag`, cancels it once it runs, and waits for its processes to end. */
+  async function cancelEndsProcess(page: Page, tag: string): Promise<void> {
+    await pick(page, 'wait_long');
+    await page.locator('#f-wait_long_tag').fill(tag);
+    await page.getByRole('button', { name: 'Call wait_long' }).click();
+    await page.getByTestId('progress').waitFor();
+    const tree = treeOf(tag);
+    assert.ok(tree.length > 0, 'the process runs');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('cancelled').waitFor();
+    for (let i = 0; i < 100 && tree.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(tree.filter(alive), [], 'every process of the call ended');
+  }
   /** The arguments of the newest tools/call in the trace. */
   async function lastCallArguments(page: Page): Promise<unknown> {
     const text = await page
@@ -364,17 +377,7 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
 
   test("cancel in the page ends the shell tool's process", async () => {
     const page = await open();
-    const tag = `mcp-run-dev-cancel-${process.pid}`;
-    await pick(page, 'wait_long');
-    await page.locator('#f-wait_long_tag').fill(tag);
-    await page.getByRole('button', { name: 'Call wait_long' }).click();
-    await page.getByTestId('progress').waitFor();
-    const tree = treeOf(tag);
-    assert.ok(tree.length > 0, 'the process runs');
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByTestId('cancelled').waitFor();
-    for (let i = 0; i < 100 && tree.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.deepEqual(tree.filter(alive), [], 'every process of the call ended');
+    await cancelEndsProcess(page, `mcp-run-dev-cancel-${process.pid}`);
     assert.ok(
       (await page.locator('[data-testid=trace-entry][data-method="notifications/cancelled"]').count()) > 0,
       'the 2025 era says notifications/cancelled',
@@ -508,17 +511,7 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
     assert.ok(received.some((m) => m.result?.resultType === 'input_required'));
 
     // Cancel in 2026 closes the call's response stream: the process ends all the same.
-    const tag = `mcp-run-dev-cancel-2026-${process.pid}`;
-    await pick(page, 'wait_long');
-    await page.locator('#f-wait_long_tag').fill(tag);
-    await page.getByRole('button', { name: 'Call wait_long' }).click();
-    await page.getByTestId('progress').waitFor();
-    const tree = treeOf(tag);
-    assert.ok(tree.length > 0, 'the process runs');
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByTestId('cancelled').waitFor();
-    for (let i = 0; i < 100 && tree.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.deepEqual(tree.filter(alive), [], 'every process of the call ended');
+    await cancelEndsProcess(page, `mcp-run-dev-cancel-2026-${process.pid}`);
     assert.equal(
       await page.locator('[data-testid=trace-entry][data-method="notifications/cancelled"]').count(),
       0,
