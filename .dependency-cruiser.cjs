@@ -53,11 +53,34 @@ module.exports = {
       from: { path: '^src/(protocol|transports)/' },
       to: { path: '^src/(manifest|kinds|steps/(?!interaction)|cli|openapi)' },
     },
+    {
+      name: 'only-the-cli-reaches-the-playground',
+      severity: 'error',
+      comment:
+        'The dev playground (src/dev/) is served by `mcp-run dev` alone: the core and the plain command never import it.',
+      from: { path: '^src/', pathNot: '^src/(dev/|cli/dev\\.ts$|cli/program\\.ts$)' },
+      to: { path: '^src/dev/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'the-page-stays-in-the-browser',
+      severity: 'error',
+      comment:
+        'src/ never imports the page (web/, bundled for the browser); the page takes from src/ only code with no Node in it (the token estimate).',
+      from: { path: '^src/' },
+      to: { path: '^web/' },
+    },
+    {
+      name: 'the-page-takes-only-pure-code',
+      severity: 'error',
+      comment: 'The page (web/) runs in a browser: of src/ it may import only the token estimate.',
+      from: { path: '^web/' },
+      to: { path: '^src/', pathNot: '^src/lint/estimate\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
   },
 };

@@ -25,6 +25,7 @@ COPY scripts ./scripts
 RUN npm_config_build_from_source=true npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+COPY web ./web
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
   && node -e "require('better-sqlite3')(':memory:').prepare('select 1').get()"
 

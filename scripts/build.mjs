@@ -1,9 +1,10 @@
 // The build: tsc, then the precompiled manifest validators (precompile-schemas.mjs), then the
-// bundled command line (bundle-cli.mjs). `npm run build` always builds; `--if-stale` (what
-// `prepare`, `npm start` and `npm test` run) builds only when dist/ was not built from these inputs,
+// bundled command line (bundle-cli.mjs) and the `mcp-run dev` page (bundle-page.mjs).
+// `npm run build` always builds; `--if-stale` (what `prepare`, `npm start` and `npm test` run)
+// builds only when dist/ was not built from these inputs,
 // so `npm ci` builds once and a later start serves at once instead of rebuilding (about 35 s here).
 //
-// Fresh means: dist/.build-stamp holds the hash of every input the build reads (src/, these three
+// Fresh means: dist/.build-stamp holds the hash of every input the build reads (src/ and web/, these four
 // scripts, tsconfig.json, the lockfile, which pins the bundled packages) and of the Node that built
 // it (the V8 code caches the build writes are taken only by the same Node). A hash, not mtimes: a
 // checkout, a copy or a switch of branch can leave older mtimes on newer files.
@@ -21,11 +22,13 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STAMP = join(ROOT, 'dist/.build-stamp');
+const FOLDERS = ['src', 'web'];
 const INPUTS = [
-  'src',
+  ...FOLDERS,
   'scripts/build.mjs',
   'scripts/precompile-schemas.mjs',
   'scripts/bundle-cli.mjs',
+  'scripts/bundle-page.mjs',
   'tsconfig.json',
   'package-lock.json',
 ];
@@ -34,7 +37,9 @@ function inputsHash() {
   const hash = createHash('sha256').update(`${process.version} ${process.arch}\n`);
   for (const input of INPUTS) {
     const path = join(ROOT, input);
-    const files = input === 'src' ? readdirSync(path, { recursive: true, withFileTypes: true }) : null;
+    const files = FOLDERS.includes(input)
+      ? readdirSync(path, { recursive: true, withFileTypes: true })
+      : null;
     const paths = files
       ? files
           .filter((f) => f.isFile())
@@ -80,4 +85,5 @@ const require = createRequire(import.meta.url);
 run([join(dirname(require.resolve('typescript/package.json')), 'bin/tsc'), '-p', 'tsconfig.json']);
 run(['scripts/precompile-schemas.mjs']);
 run(['scripts/bundle-cli.mjs']);
+run(['scripts/bundle-page.mjs']);
 writeFileSync(STAMP, `${hash}\n`);

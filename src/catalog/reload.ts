@@ -22,7 +22,7 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 // Types only: chokidar loads when watching starts, while the first requests are being answered.
 import type { FSWatcher } from 'chokidar';
-import { ManifestError } from '../errors.js';
+import { type Diagnostic, ManifestError } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { StderrLogger } from '../log.js';
 import { loadManifestText } from '../manifest/load.js';
@@ -36,8 +36,13 @@ import type { Catalog, CatalogRef, ListCategory } from './types.js';
 export interface ReloadListener {
   listChanged(categories: ReadonlySet<ListCategory>): void;
   resourceUpdated(uri: string): void;
-  /** A reload failed and the previous version keeps serving; `summary` is one line for clients. */
-  reloadFailed?(summary: string): void;
+  /**
+   * A reload failed and the previous version keeps serving; `summary` is one line for clients,
+   * `diagnostics` every error with its file:line:col and code frame (empty for an unexpected failure).
+   */
+  reloadFailed?(summary: string, diagnostics: readonly Diagnostic[]): void;
+  /** A reload swapped in a new catalog; `summary` says what changed ("+1 tool, ~1 prompt"). */
+  reloaded?(summary: string): void;
 }
 
 export interface ReloaderOptions {
@@ -221,6 +226,7 @@ export class Reloader {
       const n = err instanceof ManifestError ? err.diagnostics.length : 1;
       this.options.listener.reloadFailed?.(
         `reload of ${this.name} failed with ${n} error${n === 1 ? '' : 's'}; still serving the previous version`,
+        err instanceof ManifestError ? err.diagnostics : [],
       );
       return 'failed';
     }
@@ -243,7 +249,9 @@ export class Reloader {
     const quiet = diff.size === 0 && !touched && !this.failing;
     const recovered = this.failing ? ' (the errors are fixed)' : '';
     this.failing = false;
-    log[quiet ? 'debug' : 'info'](`reloaded ${this.name}: ${describeDiff(diff)}${touched}${recovered}`);
+    const summary = `${describeDiff(diff)}${touched}${recovered}`;
+    log[quiet ? 'debug' : 'info'](`reloaded ${this.name}: ${summary}`);
+    if (!quiet) this.options.listener.reloaded?.(summary);
 
     this.rewatch(previous, next);
     void this.retire(previous);

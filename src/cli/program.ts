@@ -27,6 +27,10 @@ const serveCommand = lazy(
   () => import('./serve.js'),
   (m) => m.serveCommand,
 );
+const devCommand = lazy(
+  () => import('./dev.js'),
+  (m) => m.devCommand,
+);
 const validateCommand = lazy(
   () => import('./validate.js'),
   (m) => m.validateCommand,
@@ -211,6 +215,51 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
   ${helpConfig()}`,
     )
     .action(withManifest(serveCommand));
+
+  program
+    .command('dev')
+    .description(
+      'serve the manifest on HTTP with a web playground beside it: catalog, forms, results, trace, live reload',
+    )
+    .argument('[manifest]', 'the manifest to serve (default mcp.yaml)')
+    .addOption(manifestOption())
+    .addOption(
+      new Option('--port <n>', 'HTTP port of the endpoint and the page; 0 picks a free one')
+        .argParser(parsePort)
+        .default(8765),
+    )
+    .option(
+      '--host <address>',
+      'bind address; beyond loopback it needs --allow-unauthenticated-remote',
+      '127.0.0.1',
+    )
+    .option('--open', "open the page in the desktop's browser")
+    .option(
+      '--allowed-origin <origin>',
+      "also accept this browser Origin (the page's own, when --host is not loopback; repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      '--allowed-host <name>',
+      'also accept this Host header, `name` or `name:port` (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--allow-unauthenticated-remote',
+      'serve beyond loopback, knowingly: anyone who reaches the port can call every tool',
+    )
+    .addOption(
+      new Option('--log-level <level>', 'what mcp-run logs to stderr')
+        .choices(['debug', 'info', 'warn', 'error', 'silent'])
+        .default(SERVE_DEFAULTS.logLevel),
+    )
+    .addHelpText(
+      'after',
+      '\nThe page is a client of the MCP endpoint (/mcp) of the same origin; docs/dev.md says what it shows.\nExit codes: 0 stopped (SIGTERM or SIGINT); 1 the manifest has errors, or the port cannot be bound; 2 bad usage.\n\nExamples:\n  $ mcp-run dev\n  $ mcp-run dev recipes/shop/mcp.yaml --port 8765 --open',
+    )
+    .action(withManifest(devCommand));
 
   program
     .command('validate')

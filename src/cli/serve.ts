@@ -2,6 +2,8 @@ import { relative, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { Reloader } from '../catalog/reload.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
+// Types only: the playground loads with `mcp-run dev`, never for the plain command.
+import type { Playground } from '../dev/playground.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
@@ -69,6 +71,10 @@ export interface ServeOptions {
   readonly state?: string;
   /** `--allow-unauthenticated-remote`: serve beyond loopback with no auth option, knowingly. */
   readonly allowUnauthenticatedRemote?: boolean;
+  /** `mcp-run dev` (HTTP only): the playground page and its event stream on the same origin. */
+  readonly playground?: Playground;
+  /** `mcp-run dev`: told the page's URL once the port is open. */
+  readonly onListening?: (url: string) => void;
 }
 
 /** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
@@ -98,6 +104,7 @@ interface Ops {
 export async function serveCommand(file: string, options: ServeOptions): Promise<void> {
   const log = new StderrLogger(options.logLevel, undefined, options.logFormat ?? 'text');
   const registry = builtinKinds();
+  options.playground?.redactWith((text) => log.redact(text));
   const place = metricsPlace(options.metrics);
   if (typeof place === 'string' || (place && 'path' in place && !options.http)) {
     process.stderr.write(
@@ -164,7 +171,9 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
             protocol.notifyResourceUpdated(uri);
             void shared?.resourceUpdated(uri);
           },
-          reloadFailed: (summary) => {
+          reloaded: (summary) => options.playground?.reloaded(summary),
+          reloadFailed: (summary, diagnostics) => {
+            options.playground?.reloadFailed(summary, diagnostics);
             protocol.notifyLog('error', summary);
             void shared?.logToSessions('error', summary, digest(JSON.stringify(summary)));
           },
@@ -226,7 +235,10 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
       log,
       httpOptions,
       ops,
-      async () => reloader?.close(),
+      async () => {
+        options.playground?.close();
+        await reloader?.close();
+      },
       stopAll,
     );
     return served.then((http) => {
@@ -327,6 +339,7 @@ async function serveOverHttp(
       ),
       ...(options.ssePollMs !== undefined && { ssePollMs: options.ssePollMs }),
       ...(ops.state && { state: ops.state }),
+      ...(options.playground && { pageRoute: options.playground.route }),
     });
     const transport = http;
     ops.metrics?.observeTransport(() => transport.stats());
@@ -353,6 +366,7 @@ async function serveOverHttp(
     `serving ${relative(process.cwd(), file) || file} (${await describeCounts(ref.current)}); ` +
       `client config: { "url": "${url}" }`,
   );
+  options.onListening?.(url);
   return http;
 }
 

@@ -95,6 +95,12 @@ export interface HttpOptions {
    */
   readonly opsRoute?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /**
+   * Extra pages of this origin (`mcp-run dev`'s playground, src/dev/): asked after the Host and
+   * Origin guards and before the MCP path and auth; it answers and returns true for a path it owns.
+   * The plain command never sets it, so it serves no page.
+   */
+  readonly pageRoute?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
    * `--state`: 2025-era sessions, their stream events and their notifications live in this store,
    * shared with the other replicas (shared-sessions.ts); a session lasts `heldSessionIdleMs` unused.
    * Absent: one process, memory only.
@@ -262,6 +268,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       sendError(res, 403, `Forbidden: ${forbidden}`);
       return;
     }
+    if (options.pageRoute?.(req, res)) return;
     const reqPath = pathOf(req.url);
     if (auth.oauth && metadataPaths(auth.resourceId).includes(reqPath)) {
       if (req.method === 'GET' || req.method === 'HEAD') {
