@@ -177,6 +177,11 @@ export const problems = {
     code: 'URI_DUPLICATE',
     message: `resource URI ${quote(uri)} is already served by ${other}`,
   }),
+  MIRROR_NAME_TAKEN: (tool: string, other: string): Problem => ({
+    code: 'MIRROR_NAME_TAKEN',
+    message: `this entry is mirrored as the tool ${quote(tool)}, which is already ${other}`,
+    hint: 'give the mirror another name with `mirror: { name: … }`, rename the other one, or set `mirror: false`',
+  }),
   URI_TEMPLATE_INVALID: (reason: string): Problem => ({
     code: 'URI_TEMPLATE_INVALID',
     message: `invalid URI template: ${reason}`,

@@ -25,6 +25,7 @@ import {
 } from '../errors.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
+import { NAME_PATTERNS } from '../manifest/envelope.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
 import {
   ENTRY_SECTIONS,
@@ -38,6 +39,7 @@ import type { StepsConfig } from '../steps/schema.js';
 import { claimInputs, refuseVerbatimClaims } from './claims.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
+import { type Mirror, type MirroredSection, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { createSchemaCompiler, internSchemas } from './schemas.js';
 import { wrapTool } from './tool.js';
 import type {
@@ -47,6 +49,7 @@ import type {
   CatalogTemplate,
   CatalogTool,
   JsonSchema,
+  MirrorTarget,
   ServerInfo,
   ToolTaskMode,
 } from './types.js';
@@ -58,6 +61,9 @@ import type {
  * tools. 1,000 sql tools are about 270 KB of JSON, well within what clients read in one message.
  */
 const DEFAULT_PAGE_SIZE = 1000;
+
+/** What a tool's name may be (the envelope's pattern for `tools:`), for names compile makes up. */
+const TOOL_NAME = new RegExp(NAME_PATTERNS.tools);
 
 export interface CompileOptions {
   /** Open no source: check only what needs no service (and no secret). */
@@ -235,9 +241,15 @@ async function compileWith(
   const owners = new Map<string, string>();
   const templates: CatalogTemplate[] = [];
   const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
+  // Resources and prompts served as tools too (mirror.ts), in manifest order after the declared tools.
+  const mirrored: { section: MirroredSection; entry: string; given: boolean; mirror: Mirror }[] = [];
+  const mirrorDefaults = data.server?.mirror;
   for (const [name, cfg] of entries('resources')) {
     const kind = kinds.resources.get(cfg.kind);
     const compiled = await guard('resources', name, () => kind?.compile(cfg, scope.entry('resources', name)));
+    const settings = mirrorSettings('resources', name, cfg.mirror, mirrorDefaults);
+    const mirror = settings && compiled ? resourceMirror(settings, compiled) : undefined;
+    if (mirror) mirrored.push({ section: 'resources', entry: name, given: 'mirror' in cfg, mirror });
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
       const owner = owners.get(uri);
@@ -257,7 +269,57 @@ async function compileWith(
     const kindConfig = withStepInputs(cfg, 'arguments', steps, () => ({ required: false }));
     const kind = kinds.prompts.get(cfg.kind);
     const prompt = await guard('prompts', name, () => kind?.compile(kindConfig, ctx));
-    if (prompt && steps !== null) prompts.set(name, steps ? guardPrompt(prompt, steps) : prompt);
+    if (!prompt || steps === null) continue;
+    const served = steps ? guardPrompt(prompt, steps) : prompt;
+    prompts.set(name, served);
+    const settings = mirrorSettings('prompts', name, cfg.mirror, mirrorDefaults);
+    if (settings)
+      mirrored.push({
+        section: 'prompts',
+        entry: name,
+        given: 'mirror' in cfg,
+        mirror: promptMirror(settings, served),
+      });
+  }
+
+  const mirrors = new Map<string, MirrorTarget>();
+  const mirroredFrom = new Map<string, string>();
+  for (const { section, entry, given, mirror } of mirrored) {
+    const at: EntryPath = given ? [section, entry, 'mirror'] : [section, entry];
+    const other = mirroredFrom.get(mirror.name);
+    if (tools.has(mirror.name) || other !== undefined) {
+      const what =
+        other === undefined ? `a tool of this manifest (tools.${mirror.name})` : `the mirror of ${other}`;
+      report(at, problems.MIRROR_NAME_TAKEN(mirror.name, what));
+      continue;
+    }
+    if (!TOOL_NAME.test(mirror.name)) {
+      report(
+        at,
+        problems.MANIFEST_INVALID_VALUE(
+          `the mirror's tool name ${JSON.stringify(mirror.name)} is longer than a tool name may be (128 characters)`,
+          'name it with `mirror: { name: … }`',
+        ),
+      );
+      continue;
+    }
+    mirroredFrom.set(mirror.name, `${section}.${entry}`);
+    mirrors.set(mirror.name, mirror.target);
+    const inputSchema = intern(mirror.inputSchema);
+    const descriptor = {
+      name: mirror.name,
+      ...(mirror.title !== undefined && { title: mirror.title }),
+      description: mirror.description,
+      inputSchema,
+      annotations: mirror.annotations,
+    };
+    const checks = {
+      validateArgs: compileSchema(inputSchema, 'meta-checked'),
+      validateOutput: undefined,
+      maxConcurrency: undefined,
+      task: taskMode(undefined, undefined),
+    };
+    tools.set(mirror.name, wrapTool(descriptor, mirror.compiled, checks, log));
   }
 
   // compileCatalog disposes the sources opened so far.
@@ -273,6 +335,7 @@ async function compileWith(
     ...(resourceLists.length > 0 && { resourceLists }),
     templates,
     prompts,
+    ...(mirrors.size > 0 && { mirrors }),
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),

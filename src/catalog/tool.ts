@@ -174,6 +174,8 @@ class WrappedTool implements CatalogTool {
     try {
       return await this.compiled.run(values, ctx);
     } catch (err) {
+      // A mirrored prompt's `ask` forms (mirror.ts) end a 2026 call with input_required, like steps.
+      if (err instanceof InputRequired) throw err;
       if (ctx.signal.aborted) return errorResult(`Tool ${name} was cancelled.`);
       this.log.error(`tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
       return errorResult(`Tool ${name} failed: ${(err as Error).message}`);

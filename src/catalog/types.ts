@@ -8,6 +8,7 @@
  */
 
 import type {
+  ArgumentHint,
   CallContext,
   CatalogResource,
   CatalogTemplate,
@@ -21,6 +22,7 @@ import type { Interaction } from '../steps/interaction.js';
 import type { TaskSettings } from '../tasks/types.js';
 
 export type {
+  ArgumentHint,
   CallContext,
   CallerIdentity,
   CatalogResource,
@@ -86,6 +88,8 @@ export interface CatalogTool {
 
 export interface CatalogPrompt {
   readonly descriptor: PromptDescriptor;
+  /** The arguments' fixed value lists, by name (kinds/contract/types.ts). */
+  readonly argumentHints?: Readonly<Record<string, ArgumentHint>>;
   /**
    * Throws InvalidRequestParams for a missing required argument. `interaction` is how the client
    * answers the prompt's `ask` forms (see guard-prompt.ts); kinds themselves never use it.
@@ -105,6 +109,15 @@ export interface CatalogPrompt {
 /** The three listed categories of a catalog; a reload's diff and the list_changed notices use them. */
 export type ListCategory = 'tools' | 'prompts' | 'resources';
 
+/**
+ * What a mirrored tool (catalog/mirror.ts) stands for: the scopes of these resources (URIs and
+ * uriTemplates) or of this prompt apply to it.
+ */
+export interface MirrorTarget {
+  readonly resources?: readonly string[];
+  readonly prompt?: string;
+}
+
 /** The compiled, immutable result of one manifest. Maps keep manifest order. */
 export interface Catalog {
   readonly server: ServerInfo;
@@ -120,6 +133,11 @@ export interface Catalog {
   readonly resourceLists?: readonly ((signal: AbortSignal) => Promise<readonly CatalogResource[]>)[];
   readonly templates: readonly CatalogTemplate[];
   readonly prompts: ReadonlyMap<string, CatalogPrompt>;
+  /**
+   * The tools that mirror a resource entry or a prompt (catalog/mirror.ts), by tool name, with what
+   * they mirror: the scopes of that apply to the tool.
+   */
+  readonly mirrors?: ReadonlyMap<string, MirrorTarget>;
   /** Page size of the list methods. */
   readonly pageSize: number;
   /**

@@ -19,7 +19,7 @@ import {
 } from '../protocol/server.js';
 import type { SharedState } from '../state/shared.js';
 // Types only: the HTTP transport (~50 modules) loads when --http asks for it, not for stdio.
-import type { HttpTransport, OAuthOptions } from '../transports/http/server.js';
+import type { HttpTransport, OAuthOptions, ScopePolicy } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { describeCounts } from './counts.js';
@@ -195,9 +195,12 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   };
   if (options.http) {
     // The loaded catalog carries server.auth: the manifest is not parsed a second time.
-    const oauth = ref.current.auth;
+    const auth = ref.current.auth;
     const host = options.host ?? '127.0.0.1';
     const { isLoopbackHost } = await import('../transports/http/guards.js');
+    const oauth =
+      auth &&
+      withMirrorScopes(auth, ref, (await import('../transports/http/oauth/scopes.js')).withMirrorScopes);
     if (
       !isLoopbackHost(host) &&
       !options.authTokenEnv &&
@@ -252,6 +255,33 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   await reloader?.close();
   await ref.current.dispose();
   process.exit(0);
+}
+
+/**
+ * `server.auth` as read at start, except that its scopes follow the current catalog's mirrored
+ * tools (a reload may add one, and it needs the scopes of what it mirrors at once); one policy per
+ * catalog.
+ */
+function withMirrorScopes(
+  auth: NonNullable<Catalog['auth']>,
+  ref: CatalogRef,
+  add: (policy: ScopePolicy, mirrors: NonNullable<Catalog['mirrors']>) => ScopePolicy,
+): OAuthOptions {
+  const policies = new WeakMap<Catalog, ScopePolicy>();
+  const start = auth.scopes ?? {};
+  return Object.defineProperty({ ...auth }, 'scopes', {
+    enumerable: true,
+    get(): ScopePolicy {
+      const catalog = ref.current;
+      if (catalog.mirrors === undefined) return start;
+      let policy = policies.get(catalog);
+      if (policy === undefined) {
+        policy = add(start, catalog.mirrors);
+        policies.set(catalog, policy);
+      }
+      return policy;
+    },
+  });
 }
 
 /**

@@ -142,6 +142,21 @@ const SERVER_SCHEMA = {
         "Which tools list an outputSchema. `declared` (the default): only those whose manifest entry has `outputSchema:`. `derived`: also the schema a kind works out itself (a sql tool's rows and column types), which clients may validate results against but which roughly triples each descriptor, sent in every tools/list and, by some hosts, to the model. Results carry structuredContent either way.",
     },
     auth: AUTH_SCHEMA,
+    mirror: {
+      description:
+        "Serve resources and prompts as tools too, for clients that only use tools (docs/clients.md): each resource entry as `read_<name>`, each prompt as `get_prompt_<name>`. `true` mirrors both; an entry's own `mirror:` overrides this.",
+      anyOf: [
+        { type: 'boolean' },
+        {
+          type: 'object',
+          properties: {
+            resources: { type: 'boolean', description: 'Mirror every resource entry (default false).' },
+            prompts: { type: 'boolean', description: 'Mirror every prompt (default false).' },
+          },
+          additionalProperties: false,
+        },
+      ],
+    },
     tasks: {
       type: 'object',
       description:

@@ -27,6 +27,8 @@ export interface ServerSection {
   readonly outputSchemas?: 'derived' | 'declared';
   /** OAuth resource server settings (HTTP only); transports/http/auth.ts reads them. */
   readonly auth?: ServerAuthSection;
+  /** Resources and prompts served as tools too, unless an entry says `mirror: false` (catalog/mirror.ts). */
+  readonly mirror?: boolean | { readonly resources?: boolean; readonly prompts?: boolean };
   /** Limits and timings of tasks (src/tasks/types.ts TaskSettings). */
   readonly tasks?: {
     readonly ttlMs?: number;

@@ -19,6 +19,7 @@ export function guardPrompt(prompt: CatalogPrompt, steps: StepPlan): CatalogProm
   const { arguments: _all, ...rest } = descriptor;
   return {
     descriptor: visible && visible.length > 0 ? { ...rest, arguments: visible } : rest,
+    ...(prompt.argumentHints !== undefined && { argumentHints: prompt.argumentHints }),
     async get(args, signal, interaction) {
       // The arguments are checked before the user is asked anything, not after.
       const names = new Set((visible ?? []).map((argument) => argument.name));
