@@ -36,7 +36,13 @@ import {
 import { entrySteps, withStepInputs } from '../steps/entry.js';
 import { guardPrompt } from '../steps/prompt.js';
 import type { StepsConfig } from '../steps/schema.js';
-import { claimInputs, refuseVerbatimClaims } from './claims.js';
+import {
+  claimArguments,
+  claimInputs,
+  claimPrompt,
+  claimsWithoutAuth,
+  refuseVerbatimClaims,
+} from './claims.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { type Mirror, type MirroredSection, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
@@ -160,11 +166,8 @@ async function compileWith(
       compileSchema,
     );
     if (verbatim !== undefined) refuseVerbatimClaims(verbatim, inputAt, report);
-    if (claims.bindings.length > 0 && data.server?.auth === undefined) {
-      ctx.log.warn(
-        `input ${claims.bindings.map((b) => `"${b.name}"`).join(', ')} comes from the caller's access token (fromClaim), but the manifest has no server.auth: without OAuth no call carries a verified identity, so every call of this tool is refused`,
-      );
-    }
+    if (claims.bindings.length > 0 && data.server?.auth === undefined)
+      ctx.log.warn(claimsWithoutAuth('input', claims.bindings, 'every call of this tool is refused'));
     // Kinds (SQL :params, templates) and steps read the argument names from `input`: with a verbatim
     // schema, they are its top-level properties.
     const common: ToolCommon =
@@ -264,13 +267,19 @@ async function compileWith(
   const prompts = new Map<string, CatalogPrompt>();
   for (const [name, cfg] of entries('prompts')) {
     const ctx = scope.entry('prompts', name);
-    const args = Object.keys((cfg as { arguments?: object }).arguments ?? {});
-    const steps = entrySteps(cfg as StepsConfig, args, ctx);
-    const kindConfig = withStepInputs(cfg, 'arguments', steps, () => ({ required: false }));
+    const declared = (cfg as { arguments?: Record<string, object> }).arguments;
+    // Claim-bound arguments (`fromClaim`): the kind sees them, the client does not (claims.ts).
+    const claims = claimArguments(declared, ['prompts', name, 'arguments'], report);
+    if (claims.bindings.length > 0 && data.server?.auth === undefined)
+      ctx.log.warn(claimsWithoutAuth('argument', claims.bindings, 'every get of this prompt is refused'));
+    const steps = entrySteps(cfg as StepsConfig, Object.keys(declared ?? {}), ctx);
+    const claimed = claims.bindings.length > 0 ? { ...cfg, arguments: claims.kindArguments } : cfg;
+    const kindConfig = withStepInputs(claimed, 'arguments', steps, () => ({ required: false }));
     const kind = kinds.prompts.get(cfg.kind);
     const prompt = await guard('prompts', name, () => kind?.compile(kindConfig, ctx));
     if (!prompt || steps === null) continue;
-    const served = steps ? guardPrompt(prompt, steps) : prompt;
+    const guarded = steps ? guardPrompt(prompt, steps) : prompt;
+    const served = claims.bindings.length > 0 ? claimPrompt(guarded, claims.bindings) : guarded;
     prompts.set(name, served);
     const settings = mirrorSettings('prompts', name, cfg.mirror, mirrorDefaults);
     if (settings)

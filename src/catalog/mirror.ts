@@ -199,12 +199,15 @@ export function promptMirror(
     target: { prompt: descriptor.name },
     compiled: {
       async run(args, ctx) {
-        const interaction = (ctx as ToolCallContext).interaction;
+        const { interaction, identity } = ctx as ToolCallContext;
         try {
           const { messages } = await prompt.get(
             args as Readonly<Record<string, string>>,
             abortSignalOf(ctx.signal),
-            interaction,
+            {
+              ...(interaction !== undefined && { interaction }),
+              ...(identity !== undefined && { identity }),
+            },
           );
           return { content: messageBlocks(messages) };
         } catch (err) {

@@ -10,6 +10,7 @@
 import type {
   ArgumentHint,
   CallContext,
+  CallerIdentity,
   CatalogResource,
   CatalogTemplate,
   PromptDescriptor,
@@ -86,18 +87,25 @@ export interface CatalogTool {
   call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult>;
 }
 
+/** Who gets a prompt: what the core knows of the request beyond its arguments. */
+export interface PromptCaller {
+  readonly interaction?: Interaction;
+  readonly identity?: CallerIdentity;
+}
+
 export interface CatalogPrompt {
   readonly descriptor: PromptDescriptor;
   /** The arguments' fixed value lists, by name (kinds/contract/types.ts). */
   readonly argumentHints?: Readonly<Record<string, ArgumentHint>>;
   /**
-   * Throws InvalidRequestParams for a missing required argument. `interaction` is how the client
-   * answers the prompt's `ask` forms (see guard-prompt.ts); kinds themselves never use it.
+   * Throws InvalidRequestParams for a missing required argument. `caller` is who asks (kinds
+   * themselves never see it): how the client answers the prompt's `ask` forms (steps/prompt.ts),
+   * and the verified identity its claim-bound arguments come from (claims.ts).
    */
   get(
     args: Readonly<Record<string, string>>,
     signal: AbortSignal,
-    interaction?: Interaction,
+    caller?: PromptCaller,
   ): Promise<PromptResult>;
   complete(
     argument: string,

@@ -216,6 +216,11 @@ const TEST_CASE_SCHEMA = {
     read: { type: 'string', minLength: 1, description: 'A resource URI to read.' },
     prompt: { type: 'string', minLength: 1, description: 'A prompt to get.' },
     args: { type: 'object', description: 'The tool or prompt arguments.' },
+    claims: {
+      type: 'object',
+      description:
+        "The caller's identity: the claims of a verified access token (e.g. { sub: u1, email: ada@example.com }), which `fromClaim` inputs and arguments read. Without it the case has no identity, as on stdio.",
+    },
     expect: {
       type: 'object',
       description: 'Expectations on the result; at least one.',

@@ -70,6 +70,20 @@ export const TOOL_FIELDS: Record<string, JsonSchema> = {
 };
 
 /**
+ * `fromClaim:` on a prompt argument: its value comes from the caller's verified access token
+ * (catalog/claims.ts); the client never sees or sets it. The catalog takes it out before the kind
+ * compiles the entry.
+ */
+export const FROM_CLAIM_FIELD: Record<string, JsonSchema> = {
+  fromClaim: {
+    type: 'string',
+    minLength: 1,
+    description:
+      "Take the value from this claim of the caller's verified OAuth access token (e.g. email): the argument is not listed to clients, a client may not pass it, and a request without the claim is refused (docs/security.md).",
+  },
+};
+
+/**
  * `mirror:` on every resource and prompt: also serve it as a tool (catalog/mirror.ts), for clients
  * that only use tools. Overrides `server.mirror`.
  */
