@@ -36,6 +36,7 @@ import {
 import { entrySteps, withStepInputs } from '../steps/entry.js';
 import { guardPrompt } from '../steps/prompt.js';
 import type { StepsConfig } from '../steps/schema.js';
+import { suggest } from '../util/suggest.js';
 import {
   claimArguments,
   claimInputs,
@@ -48,6 +49,7 @@ import { checkInputKeywords } from './input-keywords.js';
 import { type Mirror, type MirroredSection, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { createSchemaCompiler, internSchemas } from './schemas.js';
 import { wrapTool } from './tool.js';
+import { resolveToolsets, type ToolsetInputs } from './toolsets.js';
 import type {
   Catalog,
   CatalogPrompt,
@@ -247,9 +249,17 @@ async function compileWith(
   // Resources and prompts served as tools too (mirror.ts), in manifest order after the declared tools.
   const mirrored: { section: MirroredSection; entry: string; given: boolean; mirror: Mirror }[] = [];
   const mirrorDefaults = data.server?.mirror;
+  // What each resource entry serves, for the toolsets that name it.
+  const served: ToolsetInputs['resources'] extends ReadonlyMap<string, infer V> ? Map<string, V> : never =
+    new Map();
   for (const [name, cfg] of entries('resources')) {
     const kind = kinds.resources.get(cfg.kind);
     const compiled = await guard('resources', name, () => kind?.compile(cfg, scope.entry('resources', name)));
+    served.set(name, {
+      uris: (compiled?.resources ?? []).map((r) => r.descriptor.uri),
+      templates: (compiled?.templates ?? []).map((t) => t.descriptor.uriTemplate),
+      lists: compiled?.list ? [resourceLists.length] : [],
+    });
     const settings = mirrorSettings('resources', name, cfg.mirror, mirrorDefaults);
     const mirror = settings && compiled ? resourceMirror(settings, compiled) : undefined;
     if (mirror) mirrored.push({ section: 'resources', entry: name, given: 'mirror' in cfg, mirror });
@@ -293,6 +303,7 @@ async function compileWith(
 
   const mirrors = new Map<string, MirrorTarget>();
   const mirroredFrom = new Map<string, string>();
+  const mirrorEntries = new Map<string, { section: MirroredSection; entry: string }>();
   for (const { section, entry, given, mirror } of mirrored) {
     const at: EntryPath = given ? [section, entry, 'mirror'] : [section, entry];
     const other = mirroredFrom.get(mirror.name);
@@ -313,6 +324,7 @@ async function compileWith(
       continue;
     }
     mirroredFrom.set(mirror.name, `${section}.${entry}`);
+    mirrorEntries.set(mirror.name, { section, entry });
     mirrors.set(mirror.name, mirror.target);
     const inputSchema = intern(mirror.inputSchema);
     const descriptor = {
@@ -331,6 +343,28 @@ async function compileWith(
     tools.set(mirror.name, wrapTool(descriptor, mirror.compiled, checks, log));
   }
 
+  const toolsets =
+    data.toolsets === undefined
+      ? undefined
+      : resolveToolsets(
+          data.toolsets,
+          {
+            tools: [...tools.keys()],
+            resources: served,
+            prompts: [...prompts.keys()],
+            mirrors: mirrorEntries,
+          },
+          report,
+        );
+  const defaultToolset = data.server?.defaultToolset;
+  if (defaultToolset !== undefined && !toolsets?.has(defaultToolset)) {
+    const known = [...(toolsets?.keys() ?? [])];
+    report(
+      ['server', 'defaultToolset'],
+      problems.TOOLSET_UNKNOWN(defaultToolset, known, suggest(defaultToolset, known)),
+    );
+  }
+
   // compileCatalog disposes the sources opened so far.
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
   scope.finish();
@@ -345,6 +379,8 @@ async function compileWith(
     templates,
     prompts,
     ...(mirrors.size > 0 && { mirrors }),
+    ...(toolsets !== undefined && { toolsets }),
+    ...(defaultToolset !== undefined && { defaultToolset }),
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),

@@ -126,6 +126,18 @@ export interface MirrorTarget {
   readonly prompt?: string;
 }
 
+/** One toolset's members (catalog/toolsets.ts): tool and prompt names, resource URIs and uriTemplates. */
+export interface ToolsetMembers {
+  readonly tools: ReadonlySet<string>;
+  readonly resources: ReadonlySet<string>;
+  readonly templates: ReadonlySet<string>;
+  /** Indexes into the catalog's resourceLists. */
+  readonly lists: ReadonlySet<number>;
+  readonly prompts: ReadonlySet<string>;
+  /** Scopes a token needs on this toolset's HTTP endpoint. */
+  readonly scopes?: readonly string[];
+}
+
 /** The compiled, immutable result of one manifest. Maps keep manifest order. */
 export interface Catalog {
   readonly server: ServerInfo;
@@ -146,6 +158,10 @@ export interface Catalog {
    * they mirror: the scopes of that apply to the tool.
    */
   readonly mirrors?: ReadonlyMap<string, MirrorTarget>;
+  /** The manifest's toolsets, by name (catalog/toolsets.ts). */
+  readonly toolsets?: ReadonlyMap<string, ToolsetMembers>;
+  /** `server.defaultToolset`: what the default endpoint and stdio without --toolset serve. */
+  readonly defaultToolset?: string;
   /** Page size of the list methods. */
   readonly pageSize: number;
   /**

@@ -1,8 +1,9 @@
 import { relative, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { Reloader } from '../catalog/reload.js';
+import { toolsetScopes } from '../catalog/toolsets.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
-import { ManifestError } from '../errors.js';
+import { ManifestError, problems } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { preloadAjv2020 } from '../manifest/precompiled.js';
@@ -22,6 +23,7 @@ import type { SharedState } from '../state/shared.js';
 import type { HttpTransport, OAuthOptions, ScopePolicy } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
 import { nodeCrypto } from '../util/lazy-node.js';
+import { suggest } from '../util/suggest.js';
 import { describeCounts } from './counts.js';
 import { letYoungGenerationGrow } from './young-generation.js';
 
@@ -69,6 +71,8 @@ export interface ServeOptions {
   readonly state?: string;
   /** `--allow-unauthenticated-remote`: serve beyond loopback with no auth option, knowingly. */
   readonly allowUnauthenticatedRemote?: boolean;
+  /** `--toolset`, repeatable: stdio serves only these toolsets (docs/toolsets.md). */
+  readonly toolset?: string[];
 }
 
 /** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
@@ -139,6 +143,17 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     process.exit(1);
   }
 
+  const toolsets = options.toolset;
+  if (toolsets !== undefined) {
+    const fault = options.http
+      ? '--toolset selects toolsets on stdio; over HTTP each toolset has its own path, <path>/<name>'
+      : unknownToolset(catalog, toolsets);
+    if (fault !== undefined) {
+      process.stderr.write(`mcp-run: ${fault}\n`);
+      await catalog.dispose();
+      process.exit(2);
+    }
+  }
   const ref = new CatalogRef(catalog);
   // Without watching, neither lists nor resource contents are ever re-read: advertise neither.
   const protocol = createProtocol(ref, {
@@ -156,8 +171,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
         registry,
         log,
         listener: {
-          listChanged: (categories) => {
-            protocol.notifyListChanged(categories);
+          listChanged: (categories, change) => {
+            protocol.notifyListChanged(categories, change);
             void shared?.listChanged(categories, listDigest(ref.current, categories));
           },
           resourceUpdated: (uri) => {
@@ -236,7 +251,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
       shared = http?.shared;
     });
   }
-  const stdio = serveStdio(protocol, { log });
+  const stdio = serveStdio(protocol, { log, ...(toolsets !== undefined && { toolsets }) });
   const started = Promise.race([stdio.answered, new Promise((r) => setTimeout(r, WATCH_DELAY_MS).unref())]);
   watch(started);
   preloadValidation(catalog, started);
@@ -255,6 +270,15 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   await reloader?.close();
   await ref.current.dispose();
   process.exit(0);
+}
+
+/** Why `--toolset` cannot be served from this catalog, or undefined. */
+function unknownToolset(catalog: Catalog, names: readonly string[]): string | undefined {
+  const known = [...(catalog.toolsets?.keys() ?? [])];
+  const missing = names.find((name) => !catalog.toolsets?.has(name));
+  if (missing === undefined) return undefined;
+  const problem = problems.TOOLSET_UNKNOWN(missing, known, suggest(missing, known));
+  return `--toolset: ${problem.message}; ${problem.hint}`;
 }
 
 /**
@@ -357,6 +381,10 @@ async function serveOverHttp(
       ),
       ...(options.ssePollMs !== undefined && { ssePollMs: options.ssePollMs }),
       ...(ops.state && { state: ops.state }),
+      toolsets: {
+        has: (name) => ref.current.toolsets?.has(name) ?? false,
+        scopes: (selection) => toolsetScopes(ref.current, selection),
+      },
     });
     const transport = http;
     ops.metrics?.observeTransport(() => transport.stats());

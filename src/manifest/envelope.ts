@@ -142,6 +142,11 @@ const SERVER_SCHEMA = {
         "Which tools list an outputSchema. `declared` (the default): only those whose manifest entry has `outputSchema:`. `derived`: also the schema a kind works out itself (a sql tool's rows and column types), which clients may validate results against but which roughly triples each descriptor, sent in every tools/list and, by some hosts, to the model. Results carry structuredContent either way.",
     },
     auth: AUTH_SCHEMA,
+    defaultToolset: {
+      type: 'string',
+      description:
+        'The toolset the default endpoint (/mcp) and stdio without --toolset serve (docs/toolsets.md). Default: everything the manifest declares.',
+    },
     mirror: {
       description:
         "Serve resources and prompts as tools too, for clients that only use tools (docs/clients.md): each resource entry as `read_<name>`, each prompt as `get_prompt_<name>`. `true` mirrors both; an entry's own `mirror:` overrides this.",
@@ -189,6 +194,35 @@ const SERVER_SCHEMA = {
     },
   },
   additionalProperties: false,
+} as const;
+
+const NAME_LIST = (what: string) =>
+  ({
+    type: 'array',
+    items: { type: 'string', minLength: 1 },
+    description: `${what}, by name; \`*\` matches any run of characters (e.g. billing_*).`,
+  }) as const;
+
+const TOOLSETS_SCHEMA = {
+  type: ['object', 'null'],
+  description:
+    'Named groups of tools, resources and prompts (docs/toolsets.md). Each is served on its own HTTP endpoint, /mcp/<name>, and on stdio with --toolset <name>; its clients see and hear of only its members.',
+  propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      description: { type: 'string', description: 'What the toolset is for.' },
+      tools: NAME_LIST('Tools (a mirrored tool counts too)'),
+      resources: NAME_LIST('Resource entries (all the URIs and templates each serves)'),
+      prompts: NAME_LIST('Prompts'),
+      scopes: {
+        ...SCOPE_LIST,
+        description:
+          "Scopes a token needs on this toolset's endpoint (HTTP with server.auth), besides those of each entry.",
+      },
+    },
+    additionalProperties: false,
+  },
 } as const;
 
 const INCLUDE_SCHEMA = {
@@ -279,6 +313,7 @@ export function envelopeSchema(kindOptional: (section: EntrySection) => boolean 
       server: SERVER_SCHEMA,
       include: INCLUDE_SCHEMA,
       schemas: SCHEMAS_SCHEMA,
+      toolsets: TOOLSETS_SCHEMA,
       ...sections,
       tests: TESTS_SCHEMA,
     },

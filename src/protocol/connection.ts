@@ -4,6 +4,7 @@
  * the in-flight table (for `notifications/cancelled`), the legacy session state, and the 2025-era
  * server→client requests awaiting the client's answer (an inbound response goes to Outbound).
  */
+import { catalogView } from '../catalog/toolsets.js';
 import type { Logger } from '../log.js';
 import { LiveMap } from '../util/live-set.js';
 import { uniqueName } from '../util/unique.js';
@@ -66,6 +67,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
    */
   private readonly cancelledEarly = new Set<RequestId>();
   private readonly standing: Outlet;
+  /** The toolsets this connection is served; the hub tells it only of their changes. */
+  readonly toolsets: readonly string[] | undefined;
   private readonly log: Logger;
   private closed = false;
 
@@ -78,6 +81,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     this.outbound = new Outbound(server.log, options.outboundIdPrefix);
     this.ownTasks = options.taskOwner ?? `connection:${uniqueName()}`;
     this.ownsTasksAlone = options.taskOwner === undefined;
+    this.toolsets = options.toolsets;
     const emit = (message: object): void => {
       if (this.closed) return;
       try {
@@ -223,7 +227,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     );
     if (!classified.ok) return this.reject(outlet, echoId, classified.error, batch, classified.era);
     if (classified.era === 'modern' && route?.header !== undefined) {
-      const tools = this.server.ref.current.tools;
+      const tools = catalogView(this.server.ref.current, route.toolsets ?? this.toolsets).tools;
       const toolSchema = (name: string) => tools.get(name)?.descriptor.inputSchema;
       const fault = routingFault(method, classified.spec, params, route.header, toolSchema);
       if (fault !== undefined) return this.reject(outlet, echoId, fault, batch, 'modern');
@@ -256,6 +260,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
       access: route?.access,
       identity: route?.identity,
       taskOwner: this.taskOwner(route, era),
+      toolsets: route?.toolsets ?? this.toolsets,
     });
     this.inFlight.set(id, scope);
     if (route?.signal !== undefined) scope.cleanup = linkAbort(route.signal, () => this.cancel(id));
