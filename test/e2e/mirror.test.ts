@@ -11,11 +11,10 @@ import {
   StreamableHTTPClientTransport as ModernHttp,
 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, tempFiles } from '../helpers/demo.js';
-import { ServerLog } from '../helpers/reload-harness.js';
-import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import { tempFiles } from '../helpers/demo.js';
+import { connectWatchedStdio, type ServerLog, serveWatchedHttp } from '../helpers/reload-harness.js';
+import type { ServedCli } from '../transports/http-harness.js';
 
 const manifest = (more = '') => `
 server: { mirror: { resources: true } }
@@ -52,14 +51,7 @@ describe('mirrored tools over stdio, SDK v1 client', () => {
 
   before(async () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, file, '--log-level', 'debug'],
-      stderr: 'pipe',
-    });
-    log = new ServerLog(transport.stderr as never);
-    await client.connect(transport);
-    await log.waitFor(() => log.text.includes('watching'), 'the watcher to start');
+    log = await connectWatchedStdio(client, file);
   });
   after(async () => {
     await client.close();
@@ -110,10 +102,7 @@ describe('mirrored tools over HTTP, v2 client (2026-07-28)', () => {
   let log: ServerLog;
 
   before(async () => {
-    server = await spawnHttpCli([file, '--log-level', 'debug']);
-    log = new ServerLog(server.child.stderr);
-    log.text = server.stderr();
-    await log.waitFor(() => log.text.includes('watching'), 'the watcher to start');
+    ({ server, log } = await serveWatchedHttp(file));
   });
   after(async () => {
     assert.equal(await server.stop(), 0);

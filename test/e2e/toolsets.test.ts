@@ -11,16 +11,15 @@ import {
   StreamableHTTPClientTransport as ModernHttp,
 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, tempFiles } from '../helpers/demo.js';
-import { ServerLog } from '../helpers/reload-harness.js';
+import { tempFiles } from '../helpers/demo.js';
+import { connectWatchedStdio, type ServerLog, serveWatchedHttp } from '../helpers/reload-harness.js';
 import { runCli } from '../helpers/run-cli.js';
-import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import type { ServedCli } from '../transports/http-harness.js';
 
 const manifest = ({ invoice = 'An invoice.', ticket = 'A ticket.', hi = 'Hi.' } = {}) => `
 toolsets:
@@ -47,10 +46,7 @@ describe('toolsets over HTTP', () => {
   let log: ServerLog;
 
   before(async () => {
-    server = await spawnHttpCli([file, '--log-level', 'debug']);
-    log = new ServerLog(server.child.stderr);
-    log.text = server.stderr();
-    await log.waitFor(() => log.text.includes('watching'), 'the watcher to start');
+    ({ server, log } = await serveWatchedHttp(file));
   });
   after(async () => {
     assert.equal(await server.stop(), 0);
@@ -146,14 +142,7 @@ describe('toolsets over stdio (--toolset)', () => {
 
   before(async () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, file, '--toolset', 'support', '--log-level', 'debug'],
-      stderr: 'pipe',
-    });
-    log = new ServerLog(transport.stderr as never);
-    await client.connect(transport);
-    await log.waitFor(() => log.text.includes('watching'), 'the watcher to start');
+    log = await connectWatchedStdio(client, file, ['--toolset', 'support']);
   });
   after(async () => {
     await client.close();

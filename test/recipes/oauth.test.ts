@@ -47,8 +47,14 @@ describe('recipes/oauth', () => {
   });
 
   /** The README's curl, as fetch. */
-  async function call(token: string | undefined, name: string, args: Json = {}, method = 'tools/call') {
-    const res = await fetch(cli.url, {
+  async function call(
+    token: string | undefined,
+    name: string,
+    args: Json = {},
+    method = 'tools/call',
+    url = cli.url,
+  ) {
+    const res = await fetch(url, {
       method: 'POST',
       headers: {
         ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
@@ -151,6 +157,27 @@ describe('recipes/oauth', () => {
       'prompts/get',
     );
     assert.match(forged.json?.error?.message ?? '', /cannot be passed/);
+  });
+
+  test('the stats toolset has its own endpoint, which needs notes.stats for every request', async () => {
+    const stats = `${cli.url}/stats`;
+    const plain = await issuer.token('notes-demo', 'alice', 'notes.read');
+    const refused = await call(plain, '', {}, 'tools/list', stats);
+    assert.equal(refused.status, 403);
+    assert.match(
+      refused.headers.get('www-authenticate') ?? '',
+      /insufficient_scope.*notes\.read notes\.stats/,
+    );
+    const token = await issuer.token('notes-demo', 'alice', 'notes.read notes.stats');
+    const listed = await call(token, '', {}, 'tools/list', stats);
+    assert.deepEqual(
+      ((listed.json?.result?.tools ?? []) as Json[]).map((t) => t.name),
+      ['note_count'],
+    );
+    const counted = await call(token, 'note_count', {}, 'tools/call', stats);
+    assert.deepEqual(counted.json?.result?.structuredContent?.rows, [{ notes: 3 }]);
+    const elsewhere = await call(token, 'my_notes', {}, 'tools/call', stats);
+    assert.match(JSON.stringify(elsewhere.json), /Unknown tool/i);
   });
 
   test('over stdio (no identity) the bound tools are refused and the public one answers', async () => {
