@@ -25,7 +25,6 @@ import {
 } from '../errors.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
-import { NAME_PATTERNS } from '../manifest/envelope.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
 import {
   ENTRY_SECTIONS,
@@ -46,10 +45,10 @@ import {
 } from './claims.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
-import { type Mirror, type MirroredSection, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
+import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { createSchemaCompiler, internSchemas } from './schemas.js';
 import { wrapTool } from './tool.js';
-import { resolveToolsets, type ToolsetInputs } from './toolsets.js';
+import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
 import type {
   Catalog,
   CatalogPrompt,
@@ -57,7 +56,6 @@ import type {
   CatalogTemplate,
   CatalogTool,
   JsonSchema,
-  MirrorTarget,
   ServerInfo,
   ToolTaskMode,
 } from './types.js';
@@ -69,9 +67,6 @@ import type {
  * tools. 1,000 sql tools are about 270 KB of JSON, well within what clients read in one message.
  */
 const DEFAULT_PAGE_SIZE = 1000;
-
-/** What a tool's name may be (the envelope's pattern for `tools:`), for names compile makes up. */
-const TOOL_NAME = new RegExp(NAME_PATTERNS.tools);
 
 export interface CompileOptions {
   /** Open no source: check only what needs no service (and no secret). */
@@ -247,11 +242,10 @@ async function compileWith(
   const templates: CatalogTemplate[] = [];
   const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
   // Resources and prompts served as tools too (mirror.ts), in manifest order after the declared tools.
-  const mirrored: { section: MirroredSection; entry: string; given: boolean; mirror: Mirror }[] = [];
+  const mirrored: MirroredEntry[] = [];
   const mirrorDefaults = data.server?.mirror;
   // What each resource entry serves, for the toolsets that name it.
-  const served: ToolsetInputs['resources'] extends ReadonlyMap<string, infer V> ? Map<string, V> : never =
-    new Map();
+  const served = new Map<string, ResourceEntryMembers>();
   for (const [name, cfg] of entries('resources')) {
     const kind = kinds.resources.get(cfg.kind);
     const compiled = await guard('resources', name, () => kind?.compile(cfg, scope.entry('resources', name)));
@@ -301,31 +295,8 @@ async function compileWith(
       });
   }
 
-  const mirrors = new Map<string, MirrorTarget>();
-  const mirroredFrom = new Map<string, string>();
-  const mirrorEntries = new Map<string, { section: MirroredSection; entry: string }>();
-  for (const { section, entry, given, mirror } of mirrored) {
-    const at: EntryPath = given ? [section, entry, 'mirror'] : [section, entry];
-    const other = mirroredFrom.get(mirror.name);
-    if (tools.has(mirror.name) || other !== undefined) {
-      const what =
-        other === undefined ? `a tool of this manifest (tools.${mirror.name})` : `the mirror of ${other}`;
-      report(at, problems.MIRROR_NAME_TAKEN(mirror.name, what));
-      continue;
-    }
-    if (!TOOL_NAME.test(mirror.name)) {
-      report(
-        at,
-        problems.MANIFEST_INVALID_VALUE(
-          `the mirror's tool name ${JSON.stringify(mirror.name)} is longer than a tool name may be (128 characters)`,
-          'name it with `mirror: { name: … }`',
-        ),
-      );
-      continue;
-    }
-    mirroredFrom.set(mirror.name, `${section}.${entry}`);
-    mirrorEntries.set(mirror.name, { section, entry });
-    mirrors.set(mirror.name, mirror.target);
+  // Each mirror is a tool like the declared ones: validated arguments, the call limits, metrics.
+  const { targets: mirrors, entries: mirrorEntries } = addMirrors(mirrored, tools, report, (mirror) => {
     const inputSchema = intern(mirror.inputSchema);
     const descriptor = {
       name: mirror.name,
@@ -340,8 +311,8 @@ async function compileWith(
       maxConcurrency: undefined,
       task: taskMode(undefined, undefined),
     };
-    tools.set(mirror.name, wrapTool(descriptor, mirror.compiled, checks, log));
-  }
+    return wrapTool(descriptor, mirror.compiled, checks, log);
+  });
 
   const toolsets =
     data.toolsets === undefined

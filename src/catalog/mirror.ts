@@ -16,13 +16,16 @@
  * compile.ts puts each mirror among the catalog's tools (so every list, diff, lint and test sees it)
  * and refuses a name a declared tool already has.
  */
-import type { CompiledResources, CompiledTool } from '../kinds/contract/kinds.js';
+import { type Problem, problems } from '../errors.js';
+import type { CompiledResources, CompiledTool, EntryPath } from '../kinds/contract/kinds.js';
 import { errorResult } from '../kinds/contract/results.js';
+import { NAME_PATTERNS } from '../manifest/envelope.js';
 import { abortSignalOf } from '../util/call-signal.js';
 import { isObject } from '../util/is-object.js';
 import {
   type ArgumentHint,
   type CatalogPrompt,
+  type CatalogTool,
   type ContentBlock,
   InvalidRequestParams,
   type JsonSchema,
@@ -55,6 +58,61 @@ export interface Mirror {
 }
 
 export type MirroredSection = 'resources' | 'prompts';
+
+/** A mirror of one entry; `given`: the entry has its own `mirror:` (errors point at it). */
+export interface MirroredEntry {
+  readonly section: MirroredSection;
+  readonly entry: string;
+  readonly given: boolean;
+  readonly mirror: Mirror;
+}
+
+/** What a tool's name may be (the envelope's pattern for `tools:`): a made-up name may be too long. */
+const TOOL_NAME = new RegExp(NAME_PATTERNS.tools);
+
+/**
+ * Puts each mirror among `tools` (as `wrap` makes it), in order, unless a declared tool or an
+ * earlier mirror has its name (MIRROR_NAME_TAKEN) or the name is too long. Returns what each
+ * mirrored tool stands for (its scopes) and the entry it mirrors (its toolsets).
+ */
+export function addMirrors(
+  mirrored: readonly MirroredEntry[],
+  tools: Map<string, CatalogTool>,
+  report: (path: EntryPath, problem: Problem) => void,
+  wrap: (mirror: Mirror) => CatalogTool,
+): {
+  targets: Map<string, MirrorTarget>;
+  entries: Map<string, { readonly section: MirroredSection; readonly entry: string }>;
+} {
+  const targets = new Map<string, MirrorTarget>();
+  const entries = new Map<string, { readonly section: MirroredSection; readonly entry: string }>();
+  for (const { section, entry, given, mirror } of mirrored) {
+    const at: EntryPath = given ? [section, entry, 'mirror'] : [section, entry];
+    const other = entries.get(mirror.name);
+    if (tools.has(mirror.name)) {
+      const what =
+        other === undefined
+          ? `a tool of this manifest (tools.${mirror.name})`
+          : `the mirror of ${other.section}.${other.entry}`;
+      report(at, problems.MIRROR_NAME_TAKEN(mirror.name, what));
+      continue;
+    }
+    if (!TOOL_NAME.test(mirror.name)) {
+      report(
+        at,
+        problems.MANIFEST_INVALID_VALUE(
+          `the mirror's tool name ${JSON.stringify(mirror.name)} is longer than a tool name may be (128 characters)`,
+          'name it with `mirror: { name: … }`',
+        ),
+      );
+      continue;
+    }
+    entries.set(mirror.name, { section, entry });
+    targets.set(mirror.name, mirror.target);
+    tools.set(mirror.name, wrap(mirror));
+  }
+  return { targets, entries };
+}
 
 const PREFIX: Readonly<Record<MirroredSection, string>> = { resources: 'read_', prompts: 'get_prompt_' };
 

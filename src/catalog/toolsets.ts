@@ -26,18 +26,18 @@ export interface ToolsetConfig {
   readonly scopes?: readonly string[];
 }
 
+/** What one resource entry serves: its URIs, uriTemplates, and indexes into the catalog's resourceLists. */
+export interface ResourceEntryMembers {
+  readonly uris: readonly string[];
+  readonly templates: readonly string[];
+  readonly lists: readonly number[];
+}
+
 /** What compile knows of each entry, to resolve the toolsets' names against. */
 export interface ToolsetInputs {
   readonly tools: readonly string[];
-  /** Resource entry → the URIs, uriTemplates and live-list indexes it compiled to. */
-  readonly resources: ReadonlyMap<
-    string,
-    {
-      readonly uris: readonly string[];
-      readonly templates: readonly string[];
-      readonly lists: readonly number[];
-    }
-  >;
+  /** Resource entry → what it compiled to. */
+  readonly resources: ReadonlyMap<string, ResourceEntryMembers>;
   readonly prompts: readonly string[];
   /** Mirror tool → the entry it mirrors. */
   readonly mirrors: ReadonlyMap<
