@@ -181,6 +181,30 @@ export const problems = {
     code: 'URI_DUPLICATE',
     message: `resource URI ${quote(uri)} is already served by ${other}`,
   }),
+  TOOLSET_UNKNOWN_MEMBER: (
+    section: string,
+    name: string,
+    known: readonly string[],
+    suggestion?: string,
+  ): Problem => ({
+    code: 'TOOLSET_UNKNOWN_MEMBER',
+    message: `the toolset names ${quote(name)}, which is not one of the manifest's ${section}${didYouMean(suggestion)}`,
+    hint: known.length
+      ? `${section}: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}; a name with * matches many`
+      : `the manifest has no ${section}`,
+  }),
+  TOOLSET_UNKNOWN: (name: string, known: readonly string[], suggestion?: string): Problem => ({
+    code: 'TOOLSET_UNKNOWN',
+    message: `no toolset is named ${quote(name)}${didYouMean(suggestion)}`,
+    hint: known.length
+      ? `toolsets: ${known.join(', ')}`
+      : 'declare it under the top-level `toolsets:` section',
+  }),
+  MIRROR_NAME_TAKEN: (tool: string, other: string): Problem => ({
+    code: 'MIRROR_NAME_TAKEN',
+    message: `this entry is mirrored as the tool ${quote(tool)}, which is already ${other}`,
+    hint: 'give the mirror another name with `mirror: { name: … }`, rename the other one, or set `mirror: false`',
+  }),
   URI_TEMPLATE_INVALID: (reason: string): Problem => ({
     code: 'URI_TEMPLATE_INVALID',
     message: `invalid URI template: ${reason}`,

@@ -1,6 +1,7 @@
 /**
- * Claim-bound inputs: `owner: { fromClaim: email }` in a tool's `input:` takes the argument's value
- * from the caller's verified OAuth access token, so a query can be bound to who is asking.
+ * Claim-bound inputs: `owner: { fromClaim: email }` in a tool's `input:` (or a prompt's `arguments:`)
+ * takes the argument's value from the caller's verified OAuth access token, so a query can be bound
+ * to who is asking.
  *
  * - The kind sees it as one more declared argument (SQL `:owner`, `{{owner}}` in a path, a query,
  *   a header or a program's argv), with its schema minus `fromClaim`.
@@ -14,10 +15,10 @@
 import type { Problem } from '../errors.js';
 import { problems } from '../errors.js';
 import type { EntryPath } from '../kinds/contract/kinds.js';
-import type { CallerIdentity } from '../kinds/contract/types.js';
+import { type CallerIdentity, InvalidRequestParams } from '../kinds/contract/types.js';
 import { isObject } from '../util/is-object.js';
 import type { Validator } from './schemas.js';
-import type { JsonSchema } from './types.js';
+import type { CatalogPrompt, JsonSchema } from './types.js';
 
 export interface ClaimBinding {
   /** The argument's name. */
@@ -111,21 +112,21 @@ export function refuseVerbatimClaims(
   }
 }
 
-/** Arguments that try to set a claim-bound input: the refusal, or undefined. */
+/** Arguments that try to set a claim-bound input: the refusal, or undefined. `what`: "Tool x", "Prompt y". */
 export function claimOverride(
-  tool: string,
+  what: string,
   bindings: readonly ClaimBinding[],
   args: object,
 ): string | undefined {
   const set = bindings.filter((b) => Object.hasOwn(args, b.name));
   if (set.length === 0) return undefined;
   const names = set.map((b) => `"${b.name}" (from the "${b.claim}" claim)`).join(', ');
-  return `Tool ${tool} refused the call: the argument ${names} is set from the caller's verified access token and cannot be passed. Call it again without it.`;
+  return `${what} refused the call: the argument ${names} is set from the caller's verified access token and cannot be passed. Call it again without it.`;
 }
 
 /** Writes each bound value into `values`; returns the refusal when it cannot. */
 export function bindClaims(
-  tool: string,
+  what: string,
   bindings: readonly ClaimBinding[],
   values: Record<string, unknown>,
   identity: CallerIdentity | undefined,
@@ -133,12 +134,12 @@ export function bindClaims(
   if (bindings.length === 0) return undefined;
   if (identity === undefined) {
     const claims = [...new Set(bindings.map((b) => `"${b.claim}"`))].join(', ');
-    return `Tool ${tool} needs the caller's verified identity (the ${claims} claim of an OAuth access token), and this call has none: it is served only over HTTP with OAuth (server.auth), not over stdio, a static bearer token or an API key.`;
+    return `${what} needs the caller's verified identity (the ${claims} claim of an OAuth access token), and this call has none: it is served only over HTTP with OAuth (server.auth), not over stdio, a static bearer token or an API key.`;
   }
   for (const binding of bindings) {
     const value = Object.hasOwn(identity.claims, binding.claim) ? identity.claims[binding.claim] : undefined;
     if (value === undefined || value === null)
-      return `Tool ${tool} needs the "${binding.claim}" claim of the caller's access token, and the token has none; ask the authorization server to include it.`;
+      return `${what} needs the "${binding.claim}" claim of the caller's access token, and the token has none; ask the authorization server to include it.`;
     const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
     const mismatch =
       !binding.typed && !scalar
@@ -146,8 +147,77 @@ export function bindClaims(
         : binding.validate?.(value);
     // The claim's value is the caller's own data, but it is not repeated: it may be personal.
     if (mismatch !== undefined)
-      return `Tool ${tool} cannot use the "${binding.claim}" claim of the caller's access token for "${binding.name}": ${mismatch}.`;
+      return `${what} cannot use the "${binding.claim}" claim of the caller's access token for "${binding.name}": ${mismatch}.`;
     values[binding.name] = value;
   }
   return undefined;
+}
+
+/**
+ * A prompt's claim-bound arguments (`fromClaim` under `arguments:`): the arguments as the kind sees
+ * them (`fromClaim` removed) and the bindings. A prompt argument is a string, so a claim's number or
+ * boolean is passed as its text.
+ */
+export function claimArguments(
+  args: Readonly<Record<string, object>> | undefined,
+  at: EntryPath,
+  report: (path: EntryPath, problem: Problem) => void,
+): {
+  readonly kindArguments: Record<string, object> | undefined;
+  readonly bindings: readonly ClaimBinding[];
+} {
+  if (args === undefined || !Object.values(args).some((a) => isObject(a) && FIELD in a))
+    return { kindArguments: args as Record<string, object> | undefined, bindings: [] };
+  const kindArguments: Record<string, object> = {};
+  const bindings: ClaimBinding[] = [];
+  for (const [name, argument] of Object.entries(args)) {
+    const { [FIELD]: claim, ...rest } = argument as Record<string, unknown>;
+    Object.defineProperty(kindArguments, name, { value: rest, enumerable: true, writable: true });
+    if (claim === undefined) continue;
+    if ('enum' in rest || 'complete' in rest)
+      report(
+        [...at, name, FIELD],
+        problems.MANIFEST_INVALID_VALUE(
+          `argument "${name}" comes from the "${String(claim)}" claim: no client chooses it, so it has no enum or complete list`,
+        ),
+      );
+    bindings.push({ name, claim: String(claim), validate: undefined, typed: false });
+  }
+  return { kindArguments, bindings };
+}
+
+/**
+ * The prompt as a client sees it: without its claim-bound arguments, which a client may not pass
+ * and which `get` fills from the caller's verified identity (or refuses to, saying why).
+ */
+export function claimPrompt(prompt: CatalogPrompt, bindings: readonly ClaimBinding[]): CatalogPrompt {
+  const bound = new Set(bindings.map((b) => b.name));
+  const { arguments: all, ...rest } = prompt.descriptor;
+  const visible = all?.filter((a) => !bound.has(a.name));
+  const what = `Prompt ${prompt.descriptor.name}`;
+  return {
+    descriptor: visible && visible.length > 0 ? { ...rest, arguments: visible } : rest,
+    ...(prompt.argumentHints !== undefined && { argumentHints: prompt.argumentHints }),
+    async get(args, signal, caller) {
+      const override = claimOverride(what, bindings, args);
+      if (override !== undefined) throw new InvalidRequestParams(override);
+      const values: Record<string, unknown> = { ...args };
+      const unbound = bindClaims(what, bindings, values, caller?.identity);
+      if (unbound !== undefined) throw new InvalidRequestParams(unbound);
+      for (const { name } of bindings) values[name] = String(values[name]);
+      return prompt.get(values as Record<string, string>, signal, caller);
+    },
+    complete: (argument, prefix, context) =>
+      bound.has(argument) ? Promise.resolve([]) : prompt.complete(argument, prefix, context),
+  };
+}
+
+/** The warning for claim-bound values in a manifest without `server.auth`: nothing can supply them. */
+export function claimsWithoutAuth(
+  what: 'input' | 'argument',
+  bindings: readonly ClaimBinding[],
+  so: string,
+): string {
+  const names = bindings.map((b) => `"${b.name}"`).join(', ');
+  return `${what} ${names} comes from the caller's access token (fromClaim), but the manifest has no server.auth: without OAuth no call carries a verified identity, so ${so}`;
 }

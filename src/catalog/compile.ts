@@ -35,11 +35,20 @@ import {
 import { entrySteps, withStepInputs } from '../steps/entry.js';
 import { guardPrompt } from '../steps/prompt.js';
 import type { StepsConfig } from '../steps/schema.js';
-import { claimInputs, refuseVerbatimClaims } from './claims.js';
+import { suggest } from '../util/suggest.js';
+import {
+  claimArguments,
+  claimInputs,
+  claimPrompt,
+  claimsWithoutAuth,
+  refuseVerbatimClaims,
+} from './claims.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
+import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { createSchemaCompiler, internSchemas } from './schemas.js';
 import { wrapTool } from './tool.js';
+import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
 import type {
   Catalog,
   CatalogPrompt,
@@ -154,11 +163,8 @@ async function compileWith(
       compileSchema,
     );
     if (verbatim !== undefined) refuseVerbatimClaims(verbatim, inputAt, report);
-    if (claims.bindings.length > 0 && data.server?.auth === undefined) {
-      ctx.log.warn(
-        `input ${claims.bindings.map((b) => `"${b.name}"`).join(', ')} comes from the caller's access token (fromClaim), but the manifest has no server.auth: without OAuth no call carries a verified identity, so every call of this tool is refused`,
-      );
-    }
+    if (claims.bindings.length > 0 && data.server?.auth === undefined)
+      ctx.log.warn(claimsWithoutAuth('input', claims.bindings, 'every call of this tool is refused'));
     // Kinds (SQL :params, templates) and steps read the argument names from `input`: with a verbatim
     // schema, they are its top-level properties.
     const common: ToolCommon =
@@ -235,9 +241,22 @@ async function compileWith(
   const owners = new Map<string, string>();
   const templates: CatalogTemplate[] = [];
   const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
+  // Resources and prompts served as tools too (mirror.ts), in manifest order after the declared tools.
+  const mirrored: MirroredEntry[] = [];
+  const mirrorDefaults = data.server?.mirror;
+  // What each resource entry serves, for the toolsets that name it.
+  const served = new Map<string, ResourceEntryMembers>();
   for (const [name, cfg] of entries('resources')) {
     const kind = kinds.resources.get(cfg.kind);
     const compiled = await guard('resources', name, () => kind?.compile(cfg, scope.entry('resources', name)));
+    served.set(name, {
+      uris: (compiled?.resources ?? []).map((r) => r.descriptor.uri),
+      templates: (compiled?.templates ?? []).map((t) => t.descriptor.uriTemplate),
+      lists: compiled?.list ? [resourceLists.length] : [],
+    });
+    const settings = mirrorSettings('resources', name, cfg.mirror, mirrorDefaults);
+    const mirror = settings && compiled ? resourceMirror(settings, compiled) : undefined;
+    if (mirror) mirrored.push({ section: 'resources', entry: name, given: 'mirror' in cfg, mirror });
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
       const owner = owners.get(uri);
@@ -252,12 +271,69 @@ async function compileWith(
   const prompts = new Map<string, CatalogPrompt>();
   for (const [name, cfg] of entries('prompts')) {
     const ctx = scope.entry('prompts', name);
-    const args = Object.keys((cfg as { arguments?: object }).arguments ?? {});
-    const steps = entrySteps(cfg as StepsConfig, args, ctx);
-    const kindConfig = withStepInputs(cfg, 'arguments', steps, () => ({ required: false }));
+    const declared = (cfg as { arguments?: Record<string, object> }).arguments;
+    // Claim-bound arguments (`fromClaim`): the kind sees them, the client does not (claims.ts).
+    const claims = claimArguments(declared, ['prompts', name, 'arguments'], report);
+    if (claims.bindings.length > 0 && data.server?.auth === undefined)
+      ctx.log.warn(claimsWithoutAuth('argument', claims.bindings, 'every get of this prompt is refused'));
+    const steps = entrySteps(cfg as StepsConfig, Object.keys(declared ?? {}), ctx);
+    const claimed = claims.bindings.length > 0 ? { ...cfg, arguments: claims.kindArguments } : cfg;
+    const kindConfig = withStepInputs(claimed, 'arguments', steps, () => ({ required: false }));
     const kind = kinds.prompts.get(cfg.kind);
     const prompt = await guard('prompts', name, () => kind?.compile(kindConfig, ctx));
-    if (prompt && steps !== null) prompts.set(name, steps ? guardPrompt(prompt, steps) : prompt);
+    if (!prompt || steps === null) continue;
+    const guarded = steps ? guardPrompt(prompt, steps) : prompt;
+    const served = claims.bindings.length > 0 ? claimPrompt(guarded, claims.bindings) : guarded;
+    prompts.set(name, served);
+    const settings = mirrorSettings('prompts', name, cfg.mirror, mirrorDefaults);
+    if (settings)
+      mirrored.push({
+        section: 'prompts',
+        entry: name,
+        given: 'mirror' in cfg,
+        mirror: promptMirror(settings, served),
+      });
+  }
+
+  // Each mirror is a tool like the declared ones: validated arguments, the call limits, metrics.
+  const { targets: mirrors, entries: mirrorEntries } = addMirrors(mirrored, tools, report, (mirror) => {
+    const inputSchema = intern(mirror.inputSchema);
+    const descriptor = {
+      name: mirror.name,
+      ...(mirror.title !== undefined && { title: mirror.title }),
+      description: mirror.description,
+      inputSchema,
+      annotations: mirror.annotations,
+    };
+    const checks = {
+      validateArgs: compileSchema(inputSchema, 'meta-checked'),
+      validateOutput: undefined,
+      maxConcurrency: undefined,
+      task: taskMode(undefined, undefined),
+    };
+    return wrapTool(descriptor, mirror.compiled, checks, log);
+  });
+
+  const toolsets =
+    data.toolsets === undefined
+      ? undefined
+      : resolveToolsets(
+          data.toolsets,
+          {
+            tools: [...tools.keys()],
+            resources: served,
+            prompts: [...prompts.keys()],
+            mirrors: mirrorEntries,
+          },
+          report,
+        );
+  const defaultToolset = data.server?.defaultToolset;
+  if (defaultToolset !== undefined && !toolsets?.has(defaultToolset)) {
+    const known = [...(toolsets?.keys() ?? [])];
+    report(
+      ['server', 'defaultToolset'],
+      problems.TOOLSET_UNKNOWN(defaultToolset, known, suggest(defaultToolset, known)),
+    );
   }
 
   // compileCatalog disposes the sources opened so far.
@@ -273,6 +349,9 @@ async function compileWith(
     ...(resourceLists.length > 0 && { resourceLists }),
     templates,
     prompts,
+    ...(mirrors.size > 0 && { mirrors }),
+    ...(toolsets !== undefined && { toolsets }),
+    ...(defaultToolset !== undefined && { defaultToolset }),
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),

@@ -31,10 +31,18 @@ import { nodeCrypto } from '../util/lazy-node.js';
 import { readFileAsync } from '../util/read-file.js';
 import { compileCatalog } from './compile.js';
 import { describeDiff, diffCatalogs } from './diff.js';
+import { servesToolsets } from './toolsets.js';
+
+const ALL_CATEGORIES: ReadonlySet<ListCategory> = new Set(['tools', 'prompts', 'resources']);
+
 import type { Catalog, CatalogRef, ListCategory } from './types.js';
 
 export interface ReloadListener {
-  listChanged(categories: ReadonlySet<ListCategory>): void;
+  /** `change`: the catalogs before and after, for listeners that see only a toolset's view of them. */
+  listChanged(
+    categories: ReadonlySet<ListCategory>,
+    change?: { readonly before: Catalog; readonly after: Catalog },
+  ): void;
   resourceUpdated(uri: string): void;
   /**
    * A reload failed and the previous version keeps serving; `summary` is one line for clients,
@@ -237,7 +245,10 @@ export class Reloader {
 
     const previous = ref.swap(next);
     const diff = diffCatalogs(previous, next);
-    if (diff.size > 0) this.options.listener.listChanged(new Set(diff.keys()));
+    // With toolsets, a view can change while the whole does not (a toolset's names were edited):
+    // the hub diffs each view, so it is asked about every category.
+    const asked = servesToolsets(previous, next) ? ALL_CATEGORIES : new Set(diff.keys());
+    if (asked.size > 0) this.options.listener.listChanged(asked, { before: previous, after: next });
     const stillServed = [
       ...new Set([...updated.filter((uri) => next.resources.has(uri)), ...inlineChanges(previous, next)]),
     ];

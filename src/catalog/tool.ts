@@ -124,11 +124,11 @@ class WrappedTool implements CatalogTool {
     // Strict clients (OpenAI's Agents SDK) send null for an optional argument they leave out.
     for (const key of this.nullMeansAbsent) if (values[key] === null) delete values[key];
     // A claim-bound argument the caller tries to set is refused before anything else looks at it.
-    const override = claims.length > 0 ? claimOverride(name, claims, values) : undefined;
+    const override = claims.length > 0 ? claimOverride(`Tool ${name}`, claims, values) : undefined;
     if (override !== undefined) return errorResult(override);
     const invalid = this.validateArgs(values);
     if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
-    const unbound = bindClaims(name, claims, values, ctx.identity);
+    const unbound = bindClaims(`Tool ${name}`, claims, values, ctx.identity);
     if (unbound !== undefined) return errorResult(unbound);
     // Only the action's own result has to match the outputSchema, not "cancelled by the user".
     let acted: ToolResult | undefined;
@@ -174,6 +174,8 @@ class WrappedTool implements CatalogTool {
     try {
       return await this.compiled.run(values, ctx);
     } catch (err) {
+      // A mirrored prompt's `ask` forms (mirror.ts) end a 2026 call with input_required, like steps.
+      if (err instanceof InputRequired) throw err;
       if (ctx.signal.aborted) return errorResult(`Tool ${name} was cancelled.`);
       this.log.error(`tool ${name} failed: ${(err as Error).stack ?? String(err)}`);
       return errorResult(`Tool ${name} failed: ${(err as Error).message}`);

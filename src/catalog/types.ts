@@ -8,7 +8,9 @@
  */
 
 import type {
+  ArgumentHint,
   CallContext,
+  CallerIdentity,
   CatalogResource,
   CatalogTemplate,
   PromptDescriptor,
@@ -21,6 +23,7 @@ import type { Interaction } from '../steps/interaction.js';
 import type { TaskSettings } from '../tasks/types.js';
 
 export type {
+  ArgumentHint,
   CallContext,
   CallerIdentity,
   CatalogResource,
@@ -84,16 +87,25 @@ export interface CatalogTool {
   call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult>;
 }
 
+/** Who gets a prompt: what the core knows of the request beyond its arguments. */
+export interface PromptCaller {
+  readonly interaction?: Interaction;
+  readonly identity?: CallerIdentity;
+}
+
 export interface CatalogPrompt {
   readonly descriptor: PromptDescriptor;
+  /** The arguments' fixed value lists, by name (kinds/contract/types.ts). */
+  readonly argumentHints?: Readonly<Record<string, ArgumentHint>>;
   /**
-   * Throws InvalidRequestParams for a missing required argument. `interaction` is how the client
-   * answers the prompt's `ask` forms (see guard-prompt.ts); kinds themselves never use it.
+   * Throws InvalidRequestParams for a missing required argument. `caller` is who asks (kinds
+   * themselves never see it): how the client answers the prompt's `ask` forms (steps/prompt.ts),
+   * and the verified identity its claim-bound arguments come from (claims.ts).
    */
   get(
     args: Readonly<Record<string, string>>,
     signal: AbortSignal,
-    interaction?: Interaction,
+    caller?: PromptCaller,
   ): Promise<PromptResult>;
   complete(
     argument: string,
@@ -104,6 +116,27 @@ export interface CatalogPrompt {
 
 /** The three listed categories of a catalog; a reload's diff and the list_changed notices use them. */
 export type ListCategory = 'tools' | 'prompts' | 'resources';
+
+/**
+ * What a mirrored tool (catalog/mirror.ts) stands for: the scopes of these resources (URIs and
+ * uriTemplates) or of this prompt apply to it.
+ */
+export interface MirrorTarget {
+  readonly resources?: readonly string[];
+  readonly prompt?: string;
+}
+
+/** One toolset's members (catalog/toolsets.ts): tool and prompt names, resource URIs and uriTemplates. */
+export interface ToolsetMembers {
+  readonly tools: ReadonlySet<string>;
+  readonly resources: ReadonlySet<string>;
+  readonly templates: ReadonlySet<string>;
+  /** Indexes into the catalog's resourceLists. */
+  readonly lists: ReadonlySet<number>;
+  readonly prompts: ReadonlySet<string>;
+  /** Scopes a token needs on this toolset's HTTP endpoint. */
+  readonly scopes?: readonly string[];
+}
 
 /** The compiled, immutable result of one manifest. Maps keep manifest order. */
 export interface Catalog {
@@ -120,6 +153,15 @@ export interface Catalog {
   readonly resourceLists?: readonly ((signal: AbortSignal) => Promise<readonly CatalogResource[]>)[];
   readonly templates: readonly CatalogTemplate[];
   readonly prompts: ReadonlyMap<string, CatalogPrompt>;
+  /**
+   * The tools that mirror a resource entry or a prompt (catalog/mirror.ts), by tool name, with what
+   * they mirror: the scopes of that apply to the tool.
+   */
+  readonly mirrors?: ReadonlyMap<string, MirrorTarget>;
+  /** The manifest's toolsets, by name (catalog/toolsets.ts). */
+  readonly toolsets?: ReadonlyMap<string, ToolsetMembers>;
+  /** `server.defaultToolset`: what the default endpoint and stdio without --toolset serve. */
+  readonly defaultToolset?: string;
   /** Page size of the list methods. */
   readonly pageSize: number;
   /**

@@ -157,6 +157,11 @@ export function commandLine(): Command {
     )
     .option('--path <path>', 'HTTP endpoint path', SERVE_DEFAULTS.path)
     .option(
+      '--toolset <name>',
+      "stdio: serve only this toolset of the manifest's toolsets: (repeatable; over HTTP each has its own path, <path>/<name>)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option(
       '--allowed-host <name>',
       'also accept this Host header, `name` or `name:port` (repeatable)',
       collect,

@@ -1,10 +1,11 @@
 import { relative, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { Reloader } from '../catalog/reload.js';
+import { toolsetScopes } from '../catalog/toolsets.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
 // Types only: the playground loads with `mcp-run dev`, never for the plain command.
 import type { Playground } from '../dev/playground.js';
-import { ManifestError } from '../errors.js';
+import { ManifestError, problems } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { preloadAjv2020 } from '../manifest/precompiled.js';
@@ -21,9 +22,10 @@ import {
 } from '../protocol/server.js';
 import type { SharedState } from '../state/shared.js';
 // Types only: the HTTP transport (~50 modules) loads when --http asks for it, not for stdio.
-import type { HttpTransport, OAuthOptions } from '../transports/http/server.js';
+import type { HttpTransport, OAuthOptions, ScopePolicy } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
 import { nodeCrypto } from '../util/lazy-node.js';
+import { suggest } from '../util/suggest.js';
 import { describeCounts } from './counts.js';
 import { letYoungGenerationGrow } from './young-generation.js';
 
@@ -75,6 +77,8 @@ export interface ServeOptions {
   readonly playground?: Playground;
   /** `mcp-run dev`: told the page's URL once the port is open. */
   readonly onListening?: (url: string) => void;
+  /** `--toolset`, repeatable: stdio serves only these toolsets (docs/toolsets.md). */
+  readonly toolset?: string[];
 }
 
 /** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
@@ -146,6 +150,17 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     process.exit(1);
   }
 
+  const toolsets = options.toolset;
+  if (toolsets !== undefined) {
+    const fault = options.http
+      ? '--toolset selects toolsets on stdio; over HTTP each toolset has its own path, <path>/<name>'
+      : unknownToolset(catalog, toolsets);
+    if (fault !== undefined) {
+      process.stderr.write(`mcp-run: ${fault}\n`);
+      await catalog.dispose();
+      process.exit(2);
+    }
+  }
   const ref = new CatalogRef(catalog);
   // Without watching, neither lists nor resource contents are ever re-read: advertise neither.
   const protocol = createProtocol(ref, {
@@ -163,8 +178,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
         registry,
         log,
         listener: {
-          listChanged: (categories) => {
-            protocol.notifyListChanged(categories);
+          listChanged: (categories, change) => {
+            protocol.notifyListChanged(categories, change);
             void shared?.listChanged(categories, listDigest(ref.current, categories));
           },
           resourceUpdated: (uri) => {
@@ -204,9 +219,12 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   };
   if (options.http) {
     // The loaded catalog carries server.auth: the manifest is not parsed a second time.
-    const oauth = ref.current.auth;
+    const auth = ref.current.auth;
     const host = options.host ?? '127.0.0.1';
     const { isLoopbackHost } = await import('../transports/http/guards.js');
+    const oauth =
+      auth &&
+      withMirrorScopes(auth, ref, (await import('../transports/http/oauth/scopes.js')).withMirrorScopes);
     if (
       !isLoopbackHost(host) &&
       !options.authTokenEnv &&
@@ -245,7 +263,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
       shared = http?.shared;
     });
   }
-  const stdio = serveStdio(protocol, { log });
+  const stdio = serveStdio(protocol, { log, ...(toolsets !== undefined && { toolsets }) });
   const started = Promise.race([stdio.answered, new Promise((r) => setTimeout(r, WATCH_DELAY_MS).unref())]);
   watch(started);
   preloadValidation(catalog, started);
@@ -264,6 +282,42 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   await reloader?.close();
   await ref.current.dispose();
   process.exit(0);
+}
+
+/** Why `--toolset` cannot be served from this catalog, or undefined. */
+function unknownToolset(catalog: Catalog, names: readonly string[]): string | undefined {
+  const known = [...(catalog.toolsets?.keys() ?? [])];
+  const missing = names.find((name) => !catalog.toolsets?.has(name));
+  if (missing === undefined) return undefined;
+  const problem = problems.TOOLSET_UNKNOWN(missing, known, suggest(missing, known));
+  return `--toolset: ${problem.message}; ${problem.hint}`;
+}
+
+/**
+ * `server.auth` as read at start, except that its scopes follow the current catalog's mirrored
+ * tools (a reload may add one, and it needs the scopes of what it mirrors at once); one policy per
+ * catalog.
+ */
+function withMirrorScopes(
+  auth: NonNullable<Catalog['auth']>,
+  ref: CatalogRef,
+  add: (policy: ScopePolicy, mirrors: NonNullable<Catalog['mirrors']>) => ScopePolicy,
+): OAuthOptions {
+  const policies = new WeakMap<Catalog, ScopePolicy>();
+  const start = auth.scopes ?? {};
+  return Object.defineProperty({ ...auth }, 'scopes', {
+    enumerable: true,
+    get(): ScopePolicy {
+      const catalog = ref.current;
+      if (catalog.mirrors === undefined) return start;
+      let policy = policies.get(catalog);
+      if (policy === undefined) {
+        policy = add(start, catalog.mirrors);
+        policies.set(catalog, policy);
+      }
+      return policy;
+    },
+  });
 }
 
 /**
@@ -340,6 +394,10 @@ async function serveOverHttp(
       ...(options.ssePollMs !== undefined && { ssePollMs: options.ssePollMs }),
       ...(ops.state && { state: ops.state }),
       ...(options.playground && { pageRoute: options.playground.route }),
+      toolsets: {
+        has: (name) => ref.current.toolsets?.has(name) ?? false,
+        scopes: (selection) => toolsetScopes(ref.current, selection),
+      },
     });
     const transport = http;
     ops.metrics?.observeTransport(() => transport.stats());

@@ -146,6 +146,8 @@ function promptRules(name: string, config: EntryConfig, out: RawFinding[]): void
   describedEntry('prompts', name, config.description, out);
   const args = (config.arguments ?? {}) as Record<string, Config>;
   for (const [arg, spec] of Object.entries(args)) {
+    // A claim-bound argument (fromClaim) is never shown to a client: it needs no description.
+    if (spec !== null && typeof spec === 'object' && 'fromClaim' in spec) continue;
     if (!(typeof spec?.description === 'string' && spec.description.trim())) {
       out.push({
         code: 'LINT_INPUT_UNDESCRIBED',

@@ -142,6 +142,26 @@ const SERVER_SCHEMA = {
         "Which tools list an outputSchema. `declared` (the default): only those whose manifest entry has `outputSchema:`. `derived`: also the schema a kind works out itself (a sql tool's rows and column types), which clients may validate results against but which roughly triples each descriptor, sent in every tools/list and, by some hosts, to the model. Results carry structuredContent either way.",
     },
     auth: AUTH_SCHEMA,
+    defaultToolset: {
+      type: 'string',
+      description:
+        'The toolset the default endpoint (/mcp) and stdio without --toolset serve (docs/toolsets.md). Default: everything the manifest declares.',
+    },
+    mirror: {
+      description:
+        "Serve resources and prompts as tools too, for clients that only use tools (docs/clients.md): each resource entry as `read_<name>`, each prompt as `get_prompt_<name>`. `true` mirrors both; an entry's own `mirror:` overrides this.",
+      anyOf: [
+        { type: 'boolean' },
+        {
+          type: 'object',
+          properties: {
+            resources: { type: 'boolean', description: 'Mirror every resource entry (default false).' },
+            prompts: { type: 'boolean', description: 'Mirror every prompt (default false).' },
+          },
+          additionalProperties: false,
+        },
+      ],
+    },
     tasks: {
       type: 'object',
       description:
@@ -176,6 +196,35 @@ const SERVER_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+const NAME_LIST = (what: string) =>
+  ({
+    type: 'array',
+    items: { type: 'string', minLength: 1 },
+    description: `${what}, by name; \`*\` matches any run of characters (e.g. billing_*).`,
+  }) as const;
+
+const TOOLSETS_SCHEMA = {
+  type: ['object', 'null'],
+  description:
+    'Named groups of tools, resources and prompts (docs/toolsets.md). Each is served on its own HTTP endpoint, /mcp/<name>, and on stdio with --toolset <name>; its clients see and hear of only its members.',
+  propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      description: { type: 'string', description: 'What the toolset is for.' },
+      tools: NAME_LIST('Tools (a mirrored tool counts too)'),
+      resources: NAME_LIST('Resource entries (all the URIs and templates each serves)'),
+      prompts: NAME_LIST('Prompts'),
+      scopes: {
+        ...SCOPE_LIST,
+        description:
+          "Scopes a token needs on this toolset's endpoint (HTTP with server.auth), besides those of each entry.",
+      },
+    },
+    additionalProperties: false,
+  },
+} as const;
+
 const INCLUDE_SCHEMA = {
   type: 'array',
   description:
@@ -201,6 +250,11 @@ const TEST_CASE_SCHEMA = {
     read: { type: 'string', minLength: 1, description: 'A resource URI to read.' },
     prompt: { type: 'string', minLength: 1, description: 'A prompt to get.' },
     args: { type: 'object', description: 'The tool or prompt arguments.' },
+    claims: {
+      type: 'object',
+      description:
+        "The caller's identity: the claims of a verified access token (e.g. { sub: u1, email: ada@example.com }), which `fromClaim` inputs and arguments read. Without it the case has no identity, as on stdio.",
+    },
     expect: {
       type: 'object',
       description: 'Expectations on the result; at least one.',
@@ -260,6 +314,7 @@ export function envelopeSchema(kindOptional: (section: EntrySection) => boolean 
       include: INCLUDE_SCHEMA,
       schemas: SCHEMAS_SCHEMA,
       ...sections,
+      toolsets: TOOLSETS_SCHEMA,
       tests: TESTS_SCHEMA,
     },
     additionalProperties: false,

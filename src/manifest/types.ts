@@ -27,6 +27,10 @@ export interface ServerSection {
   readonly outputSchemas?: 'derived' | 'declared';
   /** OAuth resource server settings (HTTP only); transports/http/auth.ts reads them. */
   readonly auth?: ServerAuthSection;
+  /** The toolset the default endpoint and stdio without --toolset serve (catalog/toolsets.ts). */
+  readonly defaultToolset?: string;
+  /** Resources and prompts served as tools too, unless an entry says `mirror: false` (catalog/mirror.ts). */
+  readonly mirror?: boolean | { readonly resources?: boolean; readonly prompts?: boolean };
   /** Limits and timings of tasks (src/tasks/types.ts TaskSettings). */
   readonly tasks?: {
     readonly ttlMs?: number;
@@ -63,6 +67,19 @@ export interface ManifestData {
   readonly tools?: Readonly<Record<string, EntryConfig>>;
   readonly resources?: Readonly<Record<string, EntryConfig>>;
   readonly prompts?: Readonly<Record<string, EntryConfig>>;
+  /** Named groups of tools, resources and prompts, each served on its own endpoint (catalog/toolsets.ts). */
+  readonly toolsets?: Readonly<
+    Record<
+      string,
+      {
+        readonly description?: string;
+        readonly tools?: readonly string[];
+        readonly resources?: readonly string[];
+        readonly prompts?: readonly string[];
+        readonly scopes?: readonly string[];
+      }
+    >
+  >;
   /** Shared JSON Schemas, referenced as `$ref: '#/schemas/Name'` (src/manifest/schemas.ts). */
   readonly schemas?: Readonly<Record<string, object | boolean>>;
   /** Other manifest files merged into this one (src/manifest/include.ts). */

@@ -9,7 +9,7 @@
 import type { CallerIdentity, LogLevel } from '../catalog/types.js';
 import type { Logger } from '../log.js';
 import type { TaskEngineOptions, TaskStore } from '../tasks/types.js';
-import type { ListCategory } from './hub.js';
+import type { CatalogChange, ListCategory } from './hub.js';
 import type { Access } from './pagination.js';
 import type { HeaderReader } from './routing-headers.js';
 import type { LegacySession, Outlet } from './session.js';
@@ -74,6 +74,8 @@ export interface RequestRoute extends Outlet {
    * context (claim-bound inputs, token exchange). Absent: no identity (stdio, static credentials).
    */
   readonly identity?: CallerIdentity;
+  /** The toolsets of the endpoint the request came to (2026 HTTP: its path); absent: the connection's. */
+  readonly toolsets?: readonly string[];
   /**
    * Who the authenticated caller is (a token's or key's label, an OAuth subject): tasks belong to
    * it. Absent: the connection (stdio, a 2025 session), else (2026 HTTP without auth) nobody in
@@ -116,6 +118,11 @@ export interface ConnectOptions {
    * lives on elsewhere; else the connection owns them alone and they go with it.
    */
   readonly taskOwner?: string;
+  /**
+   * The toolsets this connection is served (catalog/toolsets.ts): stdio's --toolset, the path a 2025
+   * HTTP session was created on. Absent: the default endpoint's (everything, or server.defaultToolset).
+   */
+  readonly toolsets?: readonly string[];
 }
 
 export interface Connection {
@@ -138,7 +145,7 @@ export interface Protocol {
   /** One per stdio connection, legacy HTTP session, or modern HTTP request. */
   connect(send: (message: object) => void, options?: ConnectOptions): Connection;
   /** After a hot reload: tell every listener that asked for these categories. */
-  notifyListChanged(categories: ReadonlySet<ListCategory>): void;
+  notifyListChanged(categories: ReadonlySet<ListCategory>, change?: CatalogChange): void;
   /** A resource's content changed (ignored when resourceUpdates is off). */
   notifyResourceUpdated(uri: string): void;
   /** A message from the server itself, to the 2025 connections whose log level lets it through. */

@@ -4,6 +4,7 @@
  * the in-flight table (for `notifications/cancelled`), the legacy session state, and the 2025-era
  * server→client requests awaiting the client's answer (an inbound response goes to Outbound).
  */
+import { catalogView } from '../catalog/toolsets.js';
 import type { Logger } from '../log.js';
 import { LiveMap } from '../util/live-set.js';
 import { uniqueName } from '../util/unique.js';
@@ -67,6 +68,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
    */
   private readonly cancelledEarly = new Set<RequestId>();
   private readonly standing: Outlet;
+  /** The toolsets this connection is served; the hub tells it only of their changes. */
+  readonly toolsets: readonly string[] | undefined;
   private readonly log: Logger;
   private closed = false;
 
@@ -79,6 +82,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     this.outbound = new Outbound(server.log, options.outboundIdPrefix);
     this.ownTasks = options.taskOwner ?? `connection:${uniqueName()}`;
     this.ownsTasksAlone = options.taskOwner === undefined;
+    this.toolsets = options.toolsets;
     const emit = (message: object): void => {
       if (this.closed) return;
       try {
@@ -227,7 +231,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     const header = route?.header;
     const routing = (spec: MethodSpec | undefined): ProtocolError[] => {
       if (header === undefined || spec === undefined) return [];
-      const tools = this.server.ref.current.tools;
+      const tools = catalogView(this.server.ref.current, route?.toolsets ?? this.toolsets).tools;
       const toolSchema = (name: string) => tools.get(name)?.descriptor.inputSchema;
       return routingFaults(method, spec, params, header, toolSchema);
     };
@@ -268,6 +272,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
       access: route?.access,
       identity: route?.identity,
       taskOwner: this.taskOwner(route, era),
+      toolsets: route?.toolsets ?? this.toolsets,
     });
     this.inFlight.set(id, scope);
     if (route?.signal !== undefined) scope.cleanup = linkAbort(route.signal, () => this.cancel(id));

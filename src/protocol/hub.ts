@@ -8,6 +8,9 @@
  *   tagged with the subscription id, on the listen request's own outlet.
  */
 
+import { diffCatalogs } from '../catalog/diff.js';
+import { catalogView, servesToolsets } from '../catalog/toolsets.js';
+import type { Catalog } from '../catalog/types.js';
 import { notification } from './jsonrpc.js';
 import { passes } from './log-levels.js';
 import type { LegacySession } from './session.js';
@@ -29,9 +32,17 @@ const LEGACY_LIST_CHANGED: Readonly<Record<ListCategory, object>> = {
   resources: notification(LIST_CHANGED.resources),
 };
 
+/** A reload's two catalogs, for the listeners whose toolsets see only part of them. */
+export interface CatalogChange {
+  readonly before: Catalog;
+  readonly after: Catalog;
+}
+
 /** A legacy connection's standing channel. */
 export interface LegacyListener {
   readonly session: LegacySession;
+  /** The toolsets the connection is served (catalog/toolsets.ts); undefined: the default endpoint's. */
+  readonly toolsets?: readonly string[] | undefined;
   notify(message: object): void;
 }
 
@@ -39,6 +50,8 @@ export interface LegacyListener {
 export interface ListenSubscription {
   readonly lists: ReadonlySet<ListCategory>;
   readonly uris: ReadonlySet<string>;
+  /** The toolsets of the endpoint the listen came to; undefined: the default endpoint's. */
+  readonly toolsets?: readonly string[] | undefined;
   /** `{"io.modelcontextprotocol/subscriptionId": id}`, put on every message of the stream. */
   readonly tag: object;
   send(message: object): void;
@@ -72,15 +85,36 @@ export class NotificationHub {
     this.listens.delete(subscription);
   }
 
-  notifyListChanged(categories: ReadonlySet<ListCategory>): void {
+  /**
+   * `categories` changed in the catalog as a whole. With `change` (the catalogs before and after),
+   * a listener served some toolsets hears only of what changed in their view of it.
+   */
+  notifyListChanged(categories: ReadonlySet<ListCategory>, change?: CatalogChange): void {
+    const seen =
+      change !== undefined && servesToolsets(change.before, change.after)
+        ? new Map<string, ReadonlySet<ListCategory>>()
+        : undefined;
+    const changedFor = (toolsets: readonly string[] | undefined): ReadonlySet<ListCategory> => {
+      if (seen === undefined || change === undefined) return categories;
+      const key = toolsets?.join('\n') ?? '';
+      let found = seen.get(key);
+      if (found === undefined) {
+        const diff = diffCatalogs(catalogView(change.before, toolsets), catalogView(change.after, toolsets));
+        found = new Set(diff.keys());
+        seen.set(key, found);
+      }
+      return found;
+    };
     for (const category of LIST_CATEGORIES) {
       if (!categories.has(category)) continue;
       if (this.listChanged) {
         const message = LEGACY_LIST_CHANGED[category];
-        for (const connection of this.connections) if (connection.session.ready) connection.notify(message);
+        for (const connection of this.connections)
+          if (connection.session.ready && changedFor(connection.toolsets).has(category))
+            connection.notify(message);
       }
       for (const listen of this.listens) {
-        if (listen.lists.has(category))
+        if (listen.lists.has(category) && changedFor(listen.toolsets).has(category))
           listen.send(notification(LIST_CHANGED[category], { _meta: listen.tag }));
       }
     }

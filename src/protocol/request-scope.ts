@@ -4,6 +4,7 @@
  * checked here, once, against the rules: progress only with a token and strictly increasing; logs
  * only at or above the level the client asked for; nothing at all after the response or a cancel.
  */
+import { catalogView } from '../catalog/toolsets.js';
 import type { CallContext, CallerIdentity, Catalog, LogLevel } from '../catalog/types.js';
 import { CallAbort, type CallSignal } from '../util/call-signal.js';
 import { downgradeOutgoing, downgradeResult } from './downgrade.js';
@@ -38,11 +39,15 @@ export interface Caller {
   readonly identity?: CallerIdentity | undefined;
   /** Who owns the tasks this request starts or reads (connection.ts `taskOwner`). */
   readonly taskOwner?: string;
+  /** The toolsets the request is served (catalog/toolsets.ts); undefined: the default endpoint's. */
+  readonly toolsets?: readonly string[] | undefined;
 }
 
 export class RequestScope implements CallContext {
-  /** Read once: a reload during this request does not change what it sees. */
+  /** Read once: a reload during this request does not change what it sees. Its toolsets' view. */
   readonly catalog: Catalog;
+  /** The catalog itself, counted as in use until the request ends. */
+  private readonly acquired: Catalog;
   /** Run when the request ends (unlinks the transport's abort signal). */
   cleanup: (() => void) | undefined = undefined;
   private ended = false;
@@ -64,7 +69,8 @@ export class RequestScope implements CallContext {
     readonly outlet: Outlet,
     private readonly caller: Caller = {},
   ) {
-    this.catalog = owner.server.ref.acquire();
+    this.acquired = owner.server.ref.acquire();
+    this.catalog = catalogView(this.acquired, caller.toolsets);
     const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   }
@@ -111,6 +117,11 @@ export class RequestScope implements CallContext {
   /** The verified caller, for tool calls; undefined without an OAuth access token. */
   get identity(): CallerIdentity | undefined {
     return this.caller.identity;
+  }
+
+  /** The toolsets the request is served; undefined: the default endpoint's. */
+  get toolsets(): readonly string[] | undefined {
+    return this.caller.toolsets;
   }
 
   /** The owner of the tasks this request starts or reads. */
@@ -172,7 +183,7 @@ export class RequestScope implements CallContext {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.owner.server.ref.release(this.catalog);
+    this.owner.server.ref.release(this.acquired);
     this.owner.release(this.id, this);
     this.cleanup?.();
   }

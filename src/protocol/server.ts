@@ -8,7 +8,7 @@ import { TaskEngine } from '../tasks/engine.js';
 import { MemoryTaskStore } from '../tasks/memory-store.js';
 import type { Connection, ConnectOptions, Protocol, ProtocolOptions } from './api.js';
 import { ProtocolConnection } from './connection.js';
-import { type ListCategory, NotificationHub } from './hub.js';
+import { type CatalogChange, type ListCategory, NotificationHub } from './hub.js';
 import { STATE_KEY_ENV, StateSigner, stateKey } from './request-state.js';
 import { buildCapabilities } from './results.js';
 import type { ServerState } from './state.js';
@@ -61,7 +61,8 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
   return {
     connect: (send: (message: object) => void, connectOptions?: ConnectOptions): Connection =>
       new ProtocolConnection(server, send, connectOptions),
-    notifyListChanged: (categories: ReadonlySet<ListCategory>) => hub.notifyListChanged(categories),
+    notifyListChanged: (categories: ReadonlySet<ListCategory>, change?: CatalogChange) =>
+      hub.notifyListChanged(categories, change),
     notifyResourceUpdated: (uri: string) => hub.notifyResourceUpdated(uri),
     notifyLog: (level: LogLevel, data: unknown) => hub.notifyLog(level, data),
     close: () => {

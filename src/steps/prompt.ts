@@ -19,7 +19,8 @@ export function guardPrompt(prompt: CatalogPrompt, steps: StepPlan): CatalogProm
   const { arguments: _all, ...rest } = descriptor;
   return {
     descriptor: visible && visible.length > 0 ? { ...rest, arguments: visible } : rest,
-    async get(args, signal, interaction) {
+    ...(prompt.argumentHints !== undefined && { argumentHints: prompt.argumentHints }),
+    async get(args, signal, caller) {
       // The arguments are checked before the user is asked anything, not after.
       const names = new Set((visible ?? []).map((argument) => argument.name));
       for (const name of Object.keys(args)) {
@@ -40,7 +41,12 @@ export function guardPrompt(prompt: CatalogPrompt, steps: StepPlan): CatalogProm
           `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`,
         );
       }
-      const before = await runBefore(steps, args, interaction ?? NO_INTERACTION, `Prompt ${descriptor.name}`);
+      const before = await runBefore(
+        steps,
+        args,
+        caller?.interaction ?? NO_INTERACTION,
+        `Prompt ${descriptor.name}`,
+      );
       if ('stop' in before) throw new InvalidRequestParams(before.stop);
       const answers: Record<string, string> = {};
       for (const name of hidden) {

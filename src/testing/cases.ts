@@ -18,6 +18,10 @@
  *       structured: { result: [{ number: 2 }] }
  *       rows: 2
  *       snapshot: true
+ *   - name: a caller sees only their own orders
+ *     call: my_orders
+ *     claims: { sub: u1, email: ada@example.com }   # the caller's verified identity, for fromClaim
+ *     expect: { rows: 2 }
  * ```
  *
  * A manifest may also hold its cases itself, in a top-level `tests:` list of the same cases; its
@@ -45,6 +49,11 @@ export type Action =
 export interface TestCase {
   readonly name: string;
   readonly action: Action;
+  /**
+   * The claims of the caller's verified access token, as if it came over HTTP with OAuth: what
+   * claim-bound inputs and arguments (`fromClaim`) read. Absent: no identity, as on stdio.
+   */
+  readonly claims?: Readonly<Record<string, unknown>>;
   readonly expect: Expectations;
 }
 
@@ -60,7 +69,7 @@ export interface TestFile {
 export class TestFileError extends Error {}
 
 const FILE_KEYS = new Set(['manifest', 'env', 'requires', 'tests']);
-const CASE_KEYS = new Set(['name', 'call', 'read', 'prompt', 'args', 'expect']);
+const CASE_KEYS = new Set(['name', 'call', 'read', 'prompt', 'args', 'claims', 'expect']);
 const EXPECT_KEYS = new Set(['isError', 'text', 'contains', 'structured', 'rows', 'snapshot']);
 
 /** The sections that make a YAML file a manifest rather than a test file. */
@@ -133,6 +142,8 @@ function parseCase(raw: unknown, at: string, fail: (where: string, message: stri
   const args = raw.args ?? {};
   if (!isPlainObject(args)) fail(`${at}.args`, 'must be a mapping');
   if (verb === 'read' && raw.args !== undefined) fail(`${at}.args`, 'a read takes no arguments');
+  if (raw.claims !== undefined && !isPlainObject(raw.claims))
+    fail(`${at}.claims`, 'must map claim names to values, e.g. { email: ada@example.com }');
   const name = raw.name ?? `${verb} ${target}`;
   if (typeof name !== 'string') fail(`${at}.name`, 'must be text');
   const expect = raw.expect ?? {};
@@ -162,6 +173,7 @@ function parseCase(raw: unknown, at: string, fail: (where: string, message: stri
   return {
     name: name as string,
     action,
+    ...(raw.claims !== undefined && { claims: raw.claims as Record<string, unknown> }),
     expect: { ...(e as Expectations), ...(contains !== undefined && { contains: contains as string[] }) },
   };
 }

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { compileCatalog } from '../catalog/compile.js';
-import { CatalogRef } from '../catalog/types.js';
+import { type CallerIdentity, CatalogRef } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
@@ -207,15 +207,28 @@ function expandEnv(values: Readonly<Record<string, string>>, env: NodeJS.Process
 
 class RequestFailed extends Error {}
 
+/** A case's caller: the claims as given; `iss` and `sub` from them when they are strings. */
+function testIdentity(claims: Readonly<Record<string, unknown>>): CallerIdentity {
+  return {
+    issuer: typeof claims.iss === 'string' ? claims.iss : 'mcp-run-test',
+    subject: typeof claims.sub === 'string' ? claims.sub : undefined,
+    claims,
+    expiresAt: undefined,
+    // No real token exists: a token exchange in a test gets this placeholder (and its tape answers).
+    accessToken: () => 'mcp-run-test-access-token',
+  };
+}
+
 interface Client {
-  request(method: string, params?: Json): Promise<Json>;
+  /** With `claims`, the request carries a verified identity with those claims (TestCase.claims). */
+  request(method: string, params?: Json, claims?: Readonly<Record<string, unknown>>): Promise<Json>;
   close(): void;
 }
 
 async function perform(client: Client, c: TestCase): Promise<Observed> {
   const a = c.action;
   if (a.type === 'call') {
-    const result = await client.request('tools/call', { name: a.name, arguments: a.args });
+    const result = await client.request('tools/call', { name: a.name, arguments: a.args }, c.claims);
     // The text a person reads: the JSON copy of structuredContent kept for older clients is left out.
     const copy =
       result.structuredContent === undefined ? undefined : JSON.stringify(result.structuredContent);
@@ -223,10 +236,10 @@ async function perform(client: Client, c: TestCase): Promise<Observed> {
     return { text: blocks.map(contentText).join('\n'), result, isTool: true };
   }
   if (a.type === 'read') {
-    const result = await client.request('resources/read', { uri: a.uri });
+    const result = await client.request('resources/read', { uri: a.uri }, c.claims);
     return { text: (result.contents as Json[]).map(contentText).join('\n'), result, isTool: false };
   }
-  const result = await client.request('prompts/get', { name: a.name, arguments: a.args });
+  const result = await client.request('prompts/get', { name: a.name, arguments: a.args }, c.claims);
   const text = (result.messages as Json[]).map((m) => `[${m.role}]\n${contentText(m.content)}`).join('\n\n');
   return { text, result, isTool: false };
 }
@@ -249,10 +262,22 @@ async function connect(catalog: import('../catalog/types.js').Catalog): Promise<
     },
   );
   let nextId = 0;
-  const request = async (method: string, params: Json = {}): Promise<Json> => {
+  const request = async (
+    method: string,
+    params: Json = {},
+    claims?: Readonly<Record<string, unknown>>,
+  ): Promise<Json> => {
     const id = ++nextId;
     const response = new Promise<Json>((resolve) => pending.set(id, resolve));
-    await connection.receive({ jsonrpc: '2.0', id, method, params });
+    const sent = { jsonrpc: '2.0', id, method, params };
+    // An identity travels with its request (as the HTTP transport passes a verified token's).
+    if (claims === undefined) await connection.receive(sent);
+    else
+      await connection.receive(sent, {
+        identity: testIdentity(claims),
+        notify: () => {},
+        respond: (answer) => pending.get(id)?.(answer as Json),
+      });
     const message = await response;
     pending.delete(id);
     const error = message.error as { code: number; message: string } | undefined;

@@ -25,6 +25,8 @@ export interface StdioOptions {
   readonly input?: Readable;
   /** Defaults to process.stdout. */
   readonly output?: Writable;
+  /** The toolsets this connection is served (`--toolset`); absent: the default endpoint's. */
+  readonly toolsets?: readonly string[];
   /** Longest accepted line in bytes; default 16 MiB. */
   readonly maxLineBytes?: number;
   /** How long EOF waits for requests in flight; default 5000 ms. */
@@ -79,7 +81,7 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
     void shutdown();
   });
 
-  const connection = protocol.connect(write);
+  const connection = protocol.connect(write, options.toolsets && { toolsets: options.toolsets });
   // A count: a Set of the handled promises, only ever asked its size, kept every request's objects
   // past the young generation (util/live-set.ts says how).
   let inFlight = 0;

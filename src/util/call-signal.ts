@@ -49,3 +49,15 @@ export class CallAbort implements CallSignal {
     }
   }
 }
+
+/**
+ * An AbortSignal that follows `signal`, for APIs that take only a real one (a resource read). An
+ * AbortSignal is returned as it is; a CallAbort gets a controller only when one is asked for.
+ */
+export function abortSignalOf(signal: CallSignal): AbortSignal {
+  if (signal instanceof AbortSignal) return signal;
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  return controller.signal;
+}

@@ -136,3 +136,68 @@ describe('fromClaim', () => {
     }
   });
 });
+
+const PROMPT = `
+server: { mirror: { prompts: true } }
+prompts:
+  notes:
+    description: Notes of the caller.
+    arguments:
+      owner: { fromClaim: email }
+      topic: { description: The topic, required: true }
+    messages: [{ text: "Notes of {{owner}} about {{topic}}." }]
+`;
+
+describe('fromClaim on prompt arguments', () => {
+  const signal = new AbortController().signal;
+  const messageText = (result: { messages: readonly { content: { type: string } }[] }) =>
+    result.messages.map((m) => (m.content as { text?: string }).text).join('\n');
+
+  test('the bound argument is not listed; the claim fills it', async () => {
+    const catalog = await catalogOf(PROMPT);
+    const prompt = catalog.prompts.get('notes')!;
+    assert.deepEqual(
+      prompt.descriptor.arguments?.map((a) => a.name),
+      ['topic'],
+    );
+    const result = await prompt.get({ topic: 'tea' }, signal, { identity: identity({ email: 'a@b.test' }) });
+    assert.equal(messageText(result), 'Notes of a@b.test about tea.');
+    assert.deepEqual(await prompt.complete('owner', '', {}), []);
+  });
+
+  test('no identity, a token without the claim, or a caller that passes it: refused, saying why', async () => {
+    const prompt = (await catalogOf(PROMPT)).prompts.get('notes')!;
+    await assert.rejects(
+      prompt.get({ topic: 'tea' }, signal),
+      /Prompt notes needs the caller's verified identity/,
+    );
+    await assert.rejects(
+      prompt.get({ topic: 'tea' }, signal, { identity: identity({}) }),
+      /needs the "email" claim of the caller's access token, and the token has none/,
+    );
+    await assert.rejects(
+      prompt.get({ topic: 'tea', owner: 'x@y.test' }, signal, { identity: identity({ email: 'a@b.test' }) }),
+      /Prompt notes refused the call: the argument "owner" \(from the "email" claim\)/,
+    );
+  });
+
+  test("the prompt's mirror hides it too and reads the call's identity", async () => {
+    const catalog = await catalogOf(PROMPT);
+    const mirror = catalog.tools.get('get_prompt_notes')!;
+    assert.deepEqual(Object.keys(mirror.descriptor.inputSchema.properties as object), ['topic']);
+    const ctx = { ...callContext(), identity: identity({ email: 'a@b.test' }) };
+    assert.equal(text(await mirror.call({ topic: 'tea' }, ctx)), 'Notes of a@b.test about tea.');
+    const anonymous = await mirror.call({ topic: 'tea' }, callContext());
+    assert.equal(anonymous.isError, true);
+    assert.match(text(anonymous), /needs the caller's verified identity/);
+  });
+
+  test('a bound argument with a value list is a manifest error', async () => {
+    const err = await catalogOf(PROMPT.replace('fromClaim: email', 'fromClaim: email, enum: [a]')).then(
+      () => assert.fail('compiled'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ManifestError);
+    assert.match(err.message, /prompts\.notes\.arguments\.owner\.fromClaim[\s\S]*no enum or complete list/);
+  });
+});

@@ -5,6 +5,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import { CLI } from './demo.js';
 
 /** Matches the one line every reload logs at debug level or above. */
 const RELOAD_LINE = /^mcp-run: (?:error: |debug: )?(?:reloaded |reload of )/gm;
@@ -37,4 +40,38 @@ export class ServerLog {
     writeFileSync(file, content);
     await this.waitFor(() => this.reloads() > before, `a reload after editing ${file}`);
   }
+}
+
+/** What connectWatchedStdio needs of a client: the official v1 and v2 clients both fit. */
+interface Connectable {
+  connect(transport: StdioClientTransport): Promise<void>;
+}
+
+/**
+ * The built CLI serving `file` on stdio to `client`, with --log-level debug and hot reload; resolves
+ * with its log once the watcher runs (so an edit after it is seen).
+ */
+export async function connectWatchedStdio(
+  client: Connectable,
+  file: string,
+  args: string[] = [],
+): Promise<ServerLog> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, file, ...args, '--log-level', 'debug'],
+    stderr: 'pipe',
+  });
+  const log = new ServerLog(transport.stderr as never);
+  await client.connect(transport);
+  await log.waitFor(() => log.text.includes('watching'), 'the watcher to start');
+  return log;
+}
+
+/** The built CLI serving `file` over HTTP with hot reload; resolves once the watcher runs. */
+export async function serveWatchedHttp(file: string): Promise<{ server: ServedCli; log: ServerLog }> {
+  const server = await spawnHttpCli([file, '--log-level', 'debug']);
+  const log = new ServerLog(server.child.stderr);
+  log.text = server.stderr();
+  await log.waitFor(() => log.text.includes('watching'), 'the watcher to start');
+  return { server, log };
 }

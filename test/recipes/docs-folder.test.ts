@@ -45,6 +45,17 @@ describe('recipes/docs-folder', () => {
     }
   });
 
+  test('the page template and the prompts are tools too (mirror), for clients that only use tools', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['read_page', 'get_prompt_answer_from_docs', 'get_prompt_review_page'],
+    );
+    const page = await client.callTool({ name: 'read_page', arguments: { page: 'guides/configuration' } });
+    const [first] = page.content as { type: string; text: string }[];
+    assert.match(first?.text ?? '', /^# Configuration/);
+  });
+
   test('page names complete, and the prompts render', async () => {
     const completion = await client.complete({
       ref: { type: 'ref/resource', uri: 'docs://acme-page/{+page}' },

@@ -47,8 +47,14 @@ describe('recipes/oauth', () => {
   });
 
   /** The README's curl, as fetch. */
-  async function call(token: string | undefined, name: string, args: Json = {}, method = 'tools/call') {
-    const res = await fetch(cli.url, {
+  async function call(
+    token: string | undefined,
+    name: string,
+    args: Json = {},
+    method = 'tools/call',
+    url = cli.url,
+  ) {
+    const res = await fetch(url, {
       method: 'POST',
       headers: {
         ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
@@ -56,14 +62,14 @@ describe('recipes/oauth', () => {
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': '2026-07-28',
         'mcp-method': method,
-        ...(method === 'tools/call' ? { 'mcp-name': name } : {}),
+        ...(method === 'tools/call' || method === 'prompts/get' ? { 'mcp-name': name } : {}),
       },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
         method,
         params: {
-          ...(method === 'tools/call' ? { name, arguments: args } : {}),
+          ...(method === 'tools/call' || method === 'prompts/get' ? { name, arguments: args } : {}),
           _meta: {
             'io.modelcontextprotocol/protocolVersion': '2026-07-28',
             'io.modelcontextprotocol/clientCapabilities': {},
@@ -125,6 +131,55 @@ describe('recipes/oauth', () => {
     assert.deepEqual(stats.json?.result?.structuredContent?.rows, [{ notes: 3 }]);
   });
 
+  test("the prompt and its mirror fill the owner from the caller's token, and need the prompt's scope", async () => {
+    const plain = await issuer.token('notes-demo', 'alice', 'notes.read');
+    const listed = await call(plain, '', {}, 'prompts/list');
+    assert.deepEqual(listed.json?.result?.prompts, [], 'weekly_review needs notes.stats');
+    assert.equal((await call(plain, 'get_prompt_weekly_review', { focus: 'errands' })).status, 403);
+    const stats = await issuer.token('notes-demo', 'alice', 'notes.read notes.stats');
+    const prompts = (await call(stats, '', {}, 'prompts/list')).json?.result?.prompts as Json[];
+    assert.deepEqual(
+      prompts[0]?.arguments.map((a: Json) => a.name),
+      ['focus'],
+      'the owner is not an argument a client sees',
+    );
+    const tools = ((await call(stats, '', {}, 'tools/list')).json?.result?.tools ?? []) as Json[];
+    const mirror = tools.find((t) => t.name === 'get_prompt_weekly_review');
+    assert.deepEqual(Object.keys(mirror?.inputSchema.properties ?? {}), ['focus']);
+    const got = await call(stats, 'weekly_review', { focus: 'errands' }, 'prompts/get');
+    assert.match(got.json?.result?.messages?.[0]?.content?.text ?? '', /notes of alice@example\.test and/);
+    const called = await call(stats, 'get_prompt_weekly_review', { focus: 'errands' });
+    assert.match(called.json?.result?.content?.[0]?.text ?? '', /notes of alice@example\.test and/);
+    const forged = await call(
+      stats,
+      'weekly_review',
+      { focus: 'x', owner: 'bob@example.test' },
+      'prompts/get',
+    );
+    assert.match(forged.json?.error?.message ?? '', /cannot be passed/);
+  });
+
+  test('the stats toolset has its own endpoint, which needs notes.stats for every request', async () => {
+    const stats = `${cli.url}/stats`;
+    const plain = await issuer.token('notes-demo', 'alice', 'notes.read');
+    const refused = await call(plain, '', {}, 'tools/list', stats);
+    assert.equal(refused.status, 403);
+    assert.match(
+      refused.headers.get('www-authenticate') ?? '',
+      /insufficient_scope.*notes\.read notes\.stats/,
+    );
+    const token = await issuer.token('notes-demo', 'alice', 'notes.read notes.stats');
+    const listed = await call(token, '', {}, 'tools/list', stats);
+    assert.deepEqual(
+      ((listed.json?.result?.tools ?? []) as Json[]).map((t) => t.name),
+      ['note_count'],
+    );
+    const counted = await call(token, 'note_count', {}, 'tools/call', stats);
+    assert.deepEqual(counted.json?.result?.structuredContent?.rows, [{ notes: 3 }]);
+    const elsewhere = await call(token, 'my_notes', {}, 'tools/call', stats);
+    assert.match(JSON.stringify(elsewhere.json), /Unknown tool/i);
+  });
+
   test('over stdio (no identity) the bound tools are refused and the public one answers', async () => {
     const client = new Client(
       { name: 'recipe-oauth-stdio', version: '1.0.0' },
@@ -141,7 +196,7 @@ describe('recipes/oauth', () => {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
       assert.deepEqual(
         names,
-        ['about', 'my_notes', 'note_count'],
+        ['about', 'get_prompt_weekly_review', 'my_notes', 'note_count'],
         'stdio has no scopes: everything is listed',
       );
       const refused = (await client.callTool({ name: 'my_notes', arguments: {} })) as Json;

@@ -70,6 +70,43 @@ export const TOOL_FIELDS: Record<string, JsonSchema> = {
 };
 
 /**
+ * `fromClaim:` on a prompt argument: its value comes from the caller's verified access token
+ * (catalog/claims.ts); the client never sees or sets it. The catalog takes it out before the kind
+ * compiles the entry.
+ */
+export const FROM_CLAIM_FIELD: Record<string, JsonSchema> = {
+  fromClaim: {
+    type: 'string',
+    minLength: 1,
+    description:
+      "Take the value from this claim of the caller's verified OAuth access token (e.g. email): the argument is not listed to clients, a client may not pass it, and a request without the claim is refused (docs/security.md).",
+  },
+};
+
+/**
+ * `mirror:` on every resource and prompt: also serve it as a tool (catalog/mirror.ts), for clients
+ * that only use tools. Overrides `server.mirror`.
+ */
+export const MIRROR_FIELDS: Record<string, JsonSchema> = {
+  mirror: {
+    description:
+      "Also serve this entry as a tool, for clients that ignore resources and prompts (docs/clients.md): a resource as `read_<name>` (its template variables, or `uri`, as arguments; its contents as the result), a prompt as `get_prompt_<name>` (its arguments in, its messages out). `true`, `false` (overrides `server.mirror`), or the tool's own `name`, `title` and `description`.",
+    anyOf: [
+      { type: 'boolean' },
+      {
+        type: 'object',
+        properties: {
+          name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$', description: 'The tool name.' },
+          title: { type: 'string', description: 'The tool title.' },
+          description: { type: 'string', description: "The tool description (default: the entry's)." },
+        },
+        additionalProperties: false,
+      },
+    ],
+  },
+};
+
+/**
  * `lint: { ignore: { CODE: reason } }`, on every tool, resource and prompt: silences a
  * `mcp-run lint` rule for this entry. The reason is required so the manifest says why.
  */

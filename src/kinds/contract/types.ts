@@ -154,11 +154,23 @@ export interface CatalogResource {
 }
 
 /**
+ * What a kind knows of one template variable or prompt argument beyond the wire descriptor: its
+ * meaning and, when the list is fixed (`enum`), the only values it takes. A mirrored tool
+ * (catalog/mirror.ts) turns it into the argument's JSON Schema.
+ */
+export interface ArgumentHint {
+  readonly description?: string;
+  readonly enum?: readonly string[];
+}
+
+/**
  * A URI that matches a template exists, but no template sends updates: such URIs cannot be
  * subscribed to.
  */
 export interface CatalogTemplate {
   readonly descriptor: ResourceTemplateDescriptor;
+  /** The variables' descriptions and fixed value lists, by name, when the manifest declares them. */
+  readonly argumentHints?: Readonly<Record<string, ArgumentHint>>;
   /** The variable values when `uri` matches this template, else undefined. */
   match(uri: string): Readonly<Record<string, string>> | undefined;
   read(
@@ -201,6 +213,8 @@ export interface PromptResult {
 /** A compiled prompt, as a kind returns it. */
 export interface CompiledPrompt {
   readonly descriptor: PromptDescriptor;
+  /** The arguments' fixed value lists, by name (their descriptions are in the descriptor). */
+  readonly argumentHints?: Readonly<Record<string, ArgumentHint>>;
   /** Throws InvalidRequestParams for a missing required argument. */
   get(args: Readonly<Record<string, string>>, signal: AbortSignal): Promise<PromptResult>;
   complete(

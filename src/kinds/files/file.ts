@@ -32,7 +32,13 @@ import {
   parseUriTemplate,
   type UriTemplate,
 } from '../shared/uri-template.js';
-import { completeFrom, completionList, ownEntry, type VariableConfig } from '../shared/variables.js';
+import {
+  completeFrom,
+  completionList,
+  optionalHints,
+  ownEntry,
+  type VariableConfig,
+} from '../shared/variables.js';
 import { DEFAULT_MAX_BYTES } from './defaults.js';
 import { fileResourceInfo } from './file.info.js';
 
@@ -182,6 +188,7 @@ function compileTemplate(config: FileResourceConfig, uri: string, realRoot: stri
     templates: [
       {
         descriptor,
+        ...optionalHints(variables),
         match: (candidate: string) => template.match(candidate),
         async read(requested: string, vars: Readonly<Record<string, string>>) {
           // Missing, outside the root and refused values all answer "not found": nothing is revealed.

@@ -28,7 +28,13 @@ import {
   parseUriTemplate,
   type UriTemplate,
 } from '../shared/uri-template.js';
-import { completeFrom, completionList, ownEntry, type VariableConfig } from '../shared/variables.js';
+import {
+  completeFrom,
+  completionList,
+  optionalHints,
+  ownEntry,
+  type VariableConfig,
+} from '../shared/variables.js';
 import { textResourceInfo } from './text.info.js';
 
 export interface TextResourceConfig {
@@ -110,6 +116,7 @@ export const textResource: ResourceKind<TextResourceConfig> = {
       templates: [
         {
           descriptor: compact({ uriTemplate: config.uri, ...common }),
+          ...optionalHints(variables),
           match: (uri: string) => template.match(uri),
           async read(uri: string, vars: Readonly<Record<string, string>>) {
             for (const name of template.variables) {

@@ -4,6 +4,7 @@
  * never loads that code (../builtin.ts). The kind itself: ./template.ts.
  */
 
+import { FROM_CLAIM_FIELD } from '../contract/fields.js';
 import type { KindInfo } from '../contract/kinds.js';
 import { contentItemProperties } from '../shared/content-schema.js';
 import { valueListProperties } from '../shared/variables.js';
@@ -31,6 +32,7 @@ export const templatePromptInfo: KindInfo = {
               description: 'The prompt cannot be used without it.',
             },
             ...valueListProperties,
+            ...FROM_CLAIM_FIELD,
           },
           additionalProperties: false,
         },

@@ -25,7 +25,7 @@ import type { PromptKind } from '../contract/kinds.js';
 import { InvalidRequestParams, type PromptMessage } from '../contract/types.js';
 import { compact } from '../shared/compact.js';
 import { type ContentItemConfig, compileContentItem, type RenderContent } from '../shared/content-blocks.js';
-import { completeFrom, completionList, ownEntry } from '../shared/variables.js';
+import { completeFrom, completionList, optionalHints, ownEntry } from '../shared/variables.js';
 import { templatePromptInfo } from './template.info.js';
 
 export interface PromptArgumentConfig {
@@ -80,6 +80,7 @@ export const templatePrompt: PromptKind<PromptTemplateConfig> = {
                 }),
               ),
       }),
+      ...optionalHints(args),
 
       async get(values) {
         for (const name of Object.keys(values)) {

@@ -2,7 +2,7 @@
  * Declared variables and prompt arguments: the `enum` that restricts their values and the lists
  * that feed completion/complete.
  */
-import type { JsonSchema } from '../contract/types.js';
+import type { ArgumentHint, JsonSchema } from '../contract/types.js';
 
 export interface VariableConfig {
   readonly description?: string;
@@ -58,4 +58,26 @@ export function completionList(variable: VariableConfig | undefined): string[] |
 /** `record[key]` only when it is the record's own entry (a client may ask for "constructor"). */
 export function ownEntry<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
+ * What a mirrored tool needs of the declared variables or arguments: each one's description and
+ * fixed value list (`complete` is only a suggestion, so it is left out), as a field to spread in;
+ * nothing when none says anything.
+ */
+export function optionalHints(declared: Readonly<Record<string, VariableConfig>> | undefined): {
+  argumentHints?: Readonly<Record<string, ArgumentHint>>;
+} {
+  const hints: Record<string, ArgumentHint> = {};
+  for (const [name, { description, enum: values }] of Object.entries(declared ?? {})) {
+    if (description === undefined && values === undefined) continue;
+    Object.defineProperty(hints, name, {
+      value: {
+        ...(description !== undefined && { description }),
+        ...(values !== undefined && { enum: values }),
+      },
+      enumerable: true,
+    });
+  }
+  return Object.keys(hints).length > 0 ? { argumentHints: hints } : {};
 }

@@ -24,7 +24,13 @@ import {
   parseUriTemplate,
   type UriTemplate,
 } from '../shared/uri-template.js';
-import { completeFrom, completionList, ownEntry, type VariableConfig } from '../shared/variables.js';
+import {
+  completeFrom,
+  completionList,
+  optionalHints,
+  ownEntry,
+  type VariableConfig,
+} from '../shared/variables.js';
 import { parseDeclaredSql, parseSqlParams } from './params.js';
 import { sqlResourceInfo } from './sql-resource.info.js';
 
@@ -90,6 +96,7 @@ export const sqlResource: ResourceKind<SqlResourceConfig> = {
       templates: [
         {
           descriptor: compact({ uriTemplate: config.uri, ...common, mimeType: MIME_TYPE }),
+          ...optionalHints(variables),
           match: (uri) => matcher.match(uri),
           async read(uri, vars, signal) {
             const contents = await query(uri, vars, signal);

@@ -15,7 +15,10 @@ async function getPrompt(scope: RequestScope): Promise<object> {
   if (prompt === undefined) throw invalidParams(`Unknown prompt: ${name}`);
   const args = optionalStringRecord(scope.params.arguments, 'prompts/get "arguments"');
   return interactive(scope, name, async (interaction) => {
-    const { description, messages } = await prompt.get(args, scope.signal, interaction);
+    const { description, messages } = await prompt.get(args, scope.signal, {
+      interaction,
+      ...(scope.identity !== undefined && { identity: scope.identity }),
+    });
     return description === undefined ? { messages } : { description, messages };
   });
 }

@@ -63,6 +63,7 @@ function listen(scope: RequestScope): typeof KEEP_OPEN {
   const subscription: ListenSubscription = {
     lists,
     uris: new Set(honouredUris),
+    toolsets: scope.toolsets,
     tag,
     send: (message) => scope.outlet.notify(message),
     end: () => {

@@ -39,6 +39,11 @@ export interface LegacyContext {
   readonly log: Logger;
   /** The authenticated caller's view of lists, per request (each POST carries its own token). */
   readonly accessOf?: (req: IncomingMessage) => Access | undefined;
+  /**
+   * The toolset of the path the request came to (`<path>/<toolset>`); undefined: the default
+   * endpoint. A session belongs to the path it was created on.
+   */
+  readonly toolsetOf?: (req: IncomingMessage) => readonly string[] | undefined;
   /** The verified caller of a request (OAuth), for tool calls: each POST's own token, not the session's. */
   readonly identityOf?: (req: IncomingMessage) => CallerIdentity | undefined;
 }
@@ -110,7 +115,7 @@ async function initialize(
     unavailable(res, id, new StateError(ctx.sessions.shared.state.fault ?? 'unreachable'));
     return;
   }
-  const session = ctx.sessions.create(ctx.clientOf(req));
+  const session = ctx.sessions.create(ctx.clientOf(req), ctx.toolsetOf?.(req));
   if (session === 'client' || session === 'server') {
     const { max, perClient } = ctx.sessions.limits;
     const why =
@@ -270,7 +275,12 @@ function admit(
 ): Session | undefined {
   // With authentication on, a session belongs to the principal that opened it: another caller who
   // learned its id gets the same 404 as for an unknown one (nothing tells it the session exists).
-  const session = found !== undefined && ownedBy(found, ctx.clientOf(req)) ? found : undefined;
+  // A session also belongs to the path (the toolset) it was created on: elsewhere it is unknown.
+  const here = ctx.toolsetOf?.(req)?.join('\n');
+  const session =
+    found !== undefined && ownedBy(found, ctx.clientOf(req)) && found.toolsets?.join('\n') === here
+      ? found
+      : undefined;
   if (session === undefined) {
     sendError(res, 404, 'Session not found: it expired or was ended; send initialize again', { id });
     return undefined;

@@ -27,6 +27,8 @@ export interface ModernContext {
   readonly keepAliveMs: number;
   /** The authenticated caller's view of lists (auth.ts); undefined: everything. */
   readonly accessOf?: (req: IncomingMessage) => Access | undefined;
+  /** The toolset of the path the request came to (`<path>/<toolset>`); undefined: the default endpoint. */
+  readonly toolsetOf?: (req: IncomingMessage) => readonly string[] | undefined;
   /** The verified caller of a request (OAuth), for tool calls. */
   readonly identityOf?: (req: IncomingMessage) => CallerIdentity | undefined;
   /** The authenticated caller's label, when auth is on (the owner of its tasks). */
@@ -79,6 +81,8 @@ export async function serveModernPost(
   if (access !== undefined) options.access = access;
   if (identity !== undefined) options.identity = identity;
   if (caller !== undefined) options.caller = caller;
+  const toolsets = ctx.toolsetOf?.(req);
+  if (toolsets !== undefined) options.toolsets = toolsets;
   const reply = new HttpReply(res, options);
   // Set once the connection is back in the pool or closed. A stream closed before the answer
   // is the client cancelling: closing the connection aborts the request. A connection not pooled

@@ -27,6 +27,8 @@ export interface ReplyOptions {
   readonly identity?: CallerIdentity;
   /** The authenticated caller, who owns the tasks it starts (RequestRoute.caller). */
   readonly caller?: string;
+  /** The toolsets of the endpoint the request came to (RequestRoute.toolsets). */
+  readonly toolsets?: readonly string[];
   /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
   readonly beforeRespond?: (message: object) => void;
   /** Opens the reply's stream on the response; default a plain SseStream. */
@@ -47,6 +49,7 @@ export class HttpReply implements RequestRoute {
   readonly access?: Access;
   readonly identity?: CallerIdentity;
   readonly caller?: string;
+  readonly toolsets?: readonly string[];
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
   private stream: MessageStream | undefined;
@@ -62,6 +65,7 @@ export class HttpReply implements RequestRoute {
     if (options.access !== undefined) this.access = options.access;
     if (options.identity !== undefined) this.identity = options.identity;
     if (options.caller !== undefined) this.caller = options.caller;
+    if (options.toolsets !== undefined) this.toolsets = options.toolsets;
     if (options.openAfterMs !== undefined) {
       this.opener = setTimeout(() => {
         if (!this.responded && !this.res.destroyed) this.openStream();

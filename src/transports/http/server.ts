@@ -106,6 +106,15 @@ export interface HttpOptions {
    * Absent: one process, memory only.
    */
   readonly state?: SharedState;
+  /**
+   * The manifest's toolsets (docs/toolsets.md), each served on `<path>/<name>`: whether a name is
+   * one now (a reload may add or remove one), and the scopes a toolset's endpoint needs (none given:
+   * the default endpoint's).
+   */
+  readonly toolsets?: {
+    has(name: string): boolean;
+    scopes(toolsets: readonly string[] | undefined): readonly string[];
+  };
 }
 
 export interface HttpTransport {
@@ -184,17 +193,23 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   const principals = new WeakMap<IncomingMessage, Principal>();
   const listAccess = (req: IncomingMessage) => accessOf(principals.get(req), auth.scopes);
   const identityOf = (req: IncomingMessage) => principals.get(req)?.identity;
+  // The toolset of each request's path; one array per name, so equal selections are the same.
+  const toolsetOfRequest = new WeakMap<IncomingMessage, readonly string[]>();
+  const selections = new Map<string, readonly string[]>();
+  const toolsetOf = (req: IncomingMessage) => toolsetOfRequest.get(req);
   const legacy: LegacyContext = {
     sessions,
     keepAliveMs,
     clientOf: (req) => clientKey(principals.get(req), req),
     log,
+    toolsetOf,
     ...(auth.oauth ? { accessOf: listAccess, identityOf } : {}),
   };
   const modern: ModernContext = {
     protocol,
     keepAliveMs,
     callerOf: (req) => principals.get(req)?.label,
+    toolsetOf,
     ...(auth.oauth ? { accessOf: listAccess, identityOf } : {}),
   };
   let closing = false;
@@ -237,7 +252,8 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     if (auth.oauth) {
       // A call names its tool, prompt or resource, so what it needs is known before dispatch: all of
       // it goes into one challenge.
-      const needed = scopesNeeded(message, auth.scopes);
+      const endpoint = options.toolsets?.scopes(toolsetOf(req)) ?? [];
+      const needed = [...new Set([...scopesNeeded(message, auth.scopes), ...endpoint])].sort();
       if (missingScopes(principals.get(req), needed).length > 0) {
         const refusal = auth.insufficient(needed);
         sendError(res, refusal.status, refusal.message, { headers: { ...refusal.headers } });
@@ -280,8 +296,22 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       return;
     }
     if (reqPath !== path) {
-      sendError(res, 404, `Not Found: the MCP endpoint is ${path}`);
-      return;
+      // `<path>/<toolset>`: the endpoint of one toolset of the manifest.
+      const name = reqPath.startsWith(`${path}/`) ? reqPath.slice(path.length + 1) : undefined;
+      if (name === undefined || !options.toolsets?.has(name)) {
+        sendError(
+          res,
+          404,
+          `Not Found: the MCP endpoint is ${path}${options.toolsets ? ` (or ${path}/<toolset>)` : ''}`,
+        );
+        return;
+      }
+      let selection = selections.get(name);
+      if (selection === undefined) {
+        selection = Object.freeze([name]);
+        selections.set(name, selection);
+      }
+      toolsetOfRequest.set(req, selection);
     }
     if (req.headers.origin !== undefined)
       for (const [name, value] of Object.entries(corsHeaders(req))) res.setHeader(name, value);

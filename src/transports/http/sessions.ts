@@ -26,6 +26,8 @@ import { SessionStreams, type StreamOptions } from './streams.js';
 export interface Session {
   readonly id: string;
   readonly connection: Connection;
+  /** The toolsets of the path it was created on (`<path>/<toolset>`); absent: the default endpoint. */
+  readonly toolsets?: readonly string[];
   /** Whose session it is: a principal's label (`token#1`, `key#0`, `oauth:<iss>#<sub>`) or `addr:<remote address>`. */
   readonly client: string;
   /** The version `initialize` negotiated; undefined until it answered. */
@@ -87,19 +89,20 @@ export class SessionStore {
   }
 
   /** A new session for `client`, evicting an idle one when a bound is reached, or the refusal. */
-  create(client: string): Session | Refusal {
+  create(client: string, toolsets?: readonly string[]): Session | Refusal {
     this.expire();
     if (this.countOf(client) >= this.limits.perClient && !this.evictIdle(client)) return 'client';
     if (this.sessions.size >= this.limits.max && !this.evictIdle(undefined)) return 'server';
     // 24 random bytes as base64url: 32 visible-ASCII characters, unguessable.
-    return this.add(randomBytes(24).toString('base64url'), client);
+    return this.add(randomBytes(24).toString('base64url'), client, toolsets);
   }
 
-  private add(id: string, client: string): Session {
+  private add(id: string, client: string, toolsets?: readonly string[]): Session {
     const shared = this.shared;
     const session: Session = {
       id,
       client,
+      ...(toolsets !== undefined && { toolsets }),
       version: undefined,
       streams: new SessionStreams(this.streamOptions, shared?.streamLog(id)),
       lastSeen: Date.now(),
@@ -113,9 +116,13 @@ export class SessionStore {
         },
         // Shared: the session's tasks are owned by the session, whichever replica serves it (a
         // digest of the id: the id itself, a bearer secret, is not written into task records).
-        shared === undefined
-          ? {}
-          : { outboundIdPrefix: shared.outboundIdPrefix(), taskOwner: `session:${sessionDigest(id)}` },
+        {
+          ...(toolsets !== undefined && { toolsets }),
+          ...(shared !== undefined && {
+            outboundIdPrefix: shared.outboundIdPrefix(),
+            taskOwner: `session:${sessionDigest(id)}`,
+          }),
+        },
       ),
     };
     this.sessions.set(id, session);

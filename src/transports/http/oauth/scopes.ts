@@ -4,6 +4,7 @@
  * before dispatch: the transport answers 403 `insufficient_scope` with all of them in one challenge.
  * Lists are filtered in the core through the route's Access: a caller sees only what it may use.
  */
+import type { MirrorTarget } from '../../../catalog/types.js';
 import type { Access } from '../../../protocol/server.js';
 import type { Principal } from './verifier.js';
 
@@ -90,6 +91,30 @@ function templateRegex(template: string): RegExp {
     templates.set(template, regex);
   }
   return regex;
+}
+
+/**
+ * The policy with the mirrored tools' scopes added (catalog/mirror.ts): a mirror needs what the
+ * resources or the prompt it serves need (a resource's URI, as in scopesOf, also those of the
+ * templates it matches), plus its own entry under `tools`, if any.
+ */
+export function withMirrorScopes(
+  policy: ScopePolicy,
+  mirrors: ReadonlyMap<string, MirrorTarget>,
+): ScopePolicy {
+  const tools: Record<string, readonly string[]> = { ...policy.tools };
+  let added = false;
+  for (const [name, target] of mirrors) {
+    const scopes = new Set(Object.hasOwn(tools, name) ? tools[name] : []);
+    for (const key of target.resources ?? [])
+      for (const s of scopesOf(policy, 'resources', key)) scopes.add(s);
+    if (target.prompt !== undefined)
+      for (const s of scopesOf(policy, 'prompts', target.prompt)) scopes.add(s);
+    if (scopes.size === 0) continue;
+    tools[name] = [...scopes].sort();
+    added = true;
+  }
+  return added ? { ...policy, tools } : policy;
 }
 
 /** The scopes of `needed` the principal lacks; none for a static credential (it has every right). */

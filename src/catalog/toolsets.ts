@@ -1,0 +1,166 @@
+/**
+ * Toolsets: named groups of a manifest's tools, resources and prompts (`toolsets:`), each served on
+ * its own HTTP path (`/mcp/<toolset>`) and selectable on stdio (`--toolset`). A client of a toolset
+ * sees a view of the catalog with only its members, so every list, read, call and completion, and
+ * every list_changed it hears, is about those alone.
+ *
+ * - Members are named by entry: a tool's name, a resource entry's name (all the URIs, templates and
+ *   live sets it serves), a prompt's name; `*` matches any run of characters. A name without `*`
+ *   that matches nothing is a manifest error. A mirrored tool (mirror.ts) belongs wherever its
+ *   resource or prompt does, and wherever its own name is listed.
+ * - `server.defaultToolset` makes the default endpoint (and stdio without `--toolset`) serve one
+ *   toolset; without it, the default serves everything.
+ * - A view is made once per catalog and selection, so its list pages are cached like the catalog's.
+ */
+import { type Problem, problems } from '../errors.js';
+import type { EntryPath } from '../kinds/contract/kinds.js';
+import { suggest } from '../util/suggest.js';
+import type { Catalog, CatalogTemplate, ToolsetMembers } from './types.js';
+
+/** `toolsets.<name>` as validated. */
+export interface ToolsetConfig {
+  readonly description?: string;
+  readonly tools?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly prompts?: readonly string[];
+  readonly scopes?: readonly string[];
+}
+
+/** What one resource entry serves: its URIs, uriTemplates, and indexes into the catalog's resourceLists. */
+export interface ResourceEntryMembers {
+  readonly uris: readonly string[];
+  readonly templates: readonly string[];
+  readonly lists: readonly number[];
+}
+
+/** What compile knows of each entry, to resolve the toolsets' names against. */
+export interface ToolsetInputs {
+  readonly tools: readonly string[];
+  /** Resource entry → what it compiled to. */
+  readonly resources: ReadonlyMap<string, ResourceEntryMembers>;
+  readonly prompts: readonly string[];
+  /** Mirror tool → the entry it mirrors. */
+  readonly mirrors: ReadonlyMap<
+    string,
+    { readonly section: 'resources' | 'prompts'; readonly entry: string }
+  >;
+}
+
+/** Resolves every toolset's names; reports those that name nothing, and an unknown default. */
+export function resolveToolsets(
+  configs: Readonly<Record<string, ToolsetConfig>>,
+  inputs: ToolsetInputs,
+  report: (path: EntryPath, problem: Problem) => void,
+): Map<string, ToolsetMembers> {
+  const resolved = new Map<string, ToolsetMembers>();
+  const resourceNames = [...inputs.resources.keys()];
+  for (const [name, config] of Object.entries(configs)) {
+    const pick = (section: 'tools' | 'resources' | 'prompts', known: readonly string[]): Set<string> => {
+      const chosen = new Set<string>();
+      (config[section] ?? []).forEach((pattern, i) => {
+        const test = matcher(pattern);
+        const found = known.filter(test);
+        if (found.length === 0 && !pattern.includes('*')) {
+          report(
+            ['toolsets', name, section, i],
+            problems.TOOLSET_UNKNOWN_MEMBER(section, pattern, known, suggest(pattern, known)),
+          );
+        }
+        for (const entry of found) chosen.add(entry);
+      });
+      return chosen;
+    };
+    const declaredTools = inputs.tools.filter((tool) => !inputs.mirrors.has(tool));
+    const tools = pick('tools', [...declaredTools, ...inputs.mirrors.keys()]);
+    const resourceEntries = pick('resources', resourceNames);
+    const prompts = pick('prompts', inputs.prompts);
+    for (const [tool, { section, entry }] of inputs.mirrors)
+      if ((section === 'resources' ? resourceEntries : prompts).has(entry)) tools.add(tool);
+    const uris = new Set<string>();
+    const templates = new Set<string>();
+    const lists = new Set<number>();
+    for (const entry of resourceEntries) {
+      const compiled = inputs.resources.get(entry);
+      for (const uri of compiled?.uris ?? []) uris.add(uri);
+      for (const template of compiled?.templates ?? []) templates.add(template);
+      for (const list of compiled?.lists ?? []) lists.add(list);
+    }
+    resolved.set(name, {
+      tools,
+      resources: uris,
+      templates,
+      lists,
+      prompts,
+      ...(config.scopes !== undefined && { scopes: config.scopes }),
+    });
+  }
+  return resolved;
+}
+
+/** `*` as any run of characters; everything else literal. */
+function matcher(pattern: string): (name: string) => boolean {
+  if (!pattern.includes('*')) return (name) => name === pattern;
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+  return (name) => regex.test(name);
+}
+
+/**
+ * The catalog as a client of these toolsets sees it (their union). No selection: the default
+ * toolset when the manifest names one, else the whole catalog. A toolset the catalog no longer has
+ * (a reload removed it) adds nothing.
+ */
+export function catalogView(catalog: Catalog, selection: readonly string[] | undefined): Catalog {
+  const names = selection ?? (catalog.defaultToolset === undefined ? undefined : [catalog.defaultToolset]);
+  if (names === undefined) return catalog;
+  const key = names.join('\n');
+  let views = VIEWS.get(catalog);
+  const cached = views?.get(key);
+  if (cached !== undefined) return cached;
+  const members = names.map((name) => catalog.toolsets?.get(name)).filter((m) => m !== undefined);
+  const has = (pick: (m: ToolsetMembers) => ReadonlySet<string | number>, key: string | number) =>
+    members.some((m) => pick(m).has(key));
+  const view: Catalog = {
+    ...catalog,
+    tools: new Map([...catalog.tools].filter(([name]) => has((m) => m.tools, name))),
+    resources: new Map([...catalog.resources].filter(([uri]) => has((m) => m.resources, uri))),
+    templates: catalog.templates.filter((t: CatalogTemplate) =>
+      has((m) => m.templates, t.descriptor.uriTemplate),
+    ),
+    prompts: new Map([...catalog.prompts].filter(([name]) => has((m) => m.prompts, name))),
+    ...viewLists(catalog, (i) => has((m) => m.lists, i)),
+    // The view is not the catalog's owner: disposing it is the catalog's own business.
+    dispose: () => Promise.resolve(),
+  };
+  views ??= new Map();
+  views.set(key, view);
+  VIEWS.set(catalog, views);
+  return view;
+}
+
+/** Whether either catalog has toolsets: then a client's view may change when the whole does not. */
+export function servesToolsets(before: Catalog, after: Catalog): boolean {
+  return (
+    before.toolsets !== undefined ||
+    after.toolsets !== undefined ||
+    before.defaultToolset !== undefined ||
+    after.defaultToolset !== undefined
+  );
+}
+
+/** The toolsets' required scopes, for an HTTP endpoint's requests. */
+export function toolsetScopes(catalog: Catalog, selection: readonly string[] | undefined): readonly string[] {
+  const names = selection ?? (catalog.defaultToolset === undefined ? [] : [catalog.defaultToolset]);
+  return [...new Set(names.flatMap((name) => catalog.toolsets?.get(name)?.scopes ?? []))];
+}
+
+const VIEWS = new WeakMap<Catalog, Map<string, Catalog>>();
+
+function viewLists(catalog: Catalog, keep: (index: number) => boolean): Pick<Catalog, 'resourceLists'> {
+  const lists = catalog.resourceLists?.filter((_list, i) => keep(i));
+  return { resourceLists: lists !== undefined && lists.length > 0 ? lists : undefined };
+}
