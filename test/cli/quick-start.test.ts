@@ -28,7 +28,7 @@ import { schemaFor } from '../protocol/mcp-schemas.js';
 const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
 const shellLines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n'));
 
-/** A clone's top level in a temp folder: the files the commands read, src/dist/node_modules linked. */
+/** A clone's top level in a temp folder: the files the commands read, dist/node_modules/schemas linked. */
 function cloneCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-run-clone-'));
   for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'mcp.yaml.example'])
@@ -55,7 +55,7 @@ describe('the quick start', () => {
     const command = line.replace(/#.*$/, '').trim();
     const dir = cloneCopy();
     dirs.push(dir);
-    symlinkSync(join(REPO, 'src'), join(dir, 'src'));
+    for (const linked of ['src', 'web']) symlinkSync(join(REPO, linked), join(dir, linked));
     const peer = new RawStdioPeer([], dir, ['sh', '-c', command]);
     const messages: Record<string, any>[] = [];
     try {
@@ -88,7 +88,7 @@ describe('the quick start', () => {
     assert.equal(check(REPO).status, 0, 'dist/ of this checkout is not fresh after its build');
     const dir = cloneCopy();
     dirs.push(dir);
-    cpSync(join(REPO, 'src'), join(dir, 'src'), { recursive: true });
+    for (const copied of ['src', 'web']) cpSync(join(REPO, copied), join(dir, copied), { recursive: true });
     const copied = check(dir);
     assert.equal(
       copied.status,
