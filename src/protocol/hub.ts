@@ -8,7 +8,7 @@
  *   tagged with the subscription id, on the listen request's own outlet.
  */
 
-import { notification } from './jsonrpc.js';
+import { notification, type ProtocolError } from './jsonrpc.js';
 import { passes } from './log-levels.js';
 import type { LegacySession } from './session.js';
 
@@ -29,10 +29,12 @@ const LEGACY_LIST_CHANGED: Readonly<Record<ListCategory, object>> = {
   resources: notification(LIST_CHANGED.resources),
 };
 
-/** A legacy connection's standing channel. */
+/** A legacy connection's standing channel (every connection registers as one). */
 export interface LegacyListener {
   readonly session: LegacySession;
   notify(message: object): void;
+  /** A drain's last step: answers its requests in flight with `error` (Connection.abandon). */
+  abandon(error: ProtocolError): number;
 }
 
 /** One open `subscriptions/listen` request, with the filter the server acknowledged. */
@@ -109,6 +111,13 @@ export class NotificationHub {
       if (connection.session.ready && threshold !== undefined && passes(level, threshold))
         connection.notify(message);
     }
+  }
+
+  /** A drain's last step on every connection; returns how many requests were answered. */
+  abandonAll(error: ProtocolError): number {
+    let answered = 0;
+    for (const connection of [...this.connections]) answered += connection.abandon(error);
+    return answered;
   }
 
   /** Graceful shutdown: every listen request gets its final result. */
