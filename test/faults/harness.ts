@@ -90,7 +90,9 @@ export async function stdioServer(
     stderr += chunk.toString('utf8');
   });
   const client = new Client({ name: 'faults', version: '1' });
-  await client.connect(transport);
+  await client.connect(transport).catch((err: Error) => {
+    throw new Error(`mcp-run did not start: ${err.message}\n${stderr}`);
+  });
   const pid = transport.pid;
   if (pid === null) throw new Error('the server has no pid');
   return { client, pid, stderr: () => stderr, close: () => client.close() };
