@@ -74,7 +74,10 @@ export async function startRelay(
       if (ended) return;
       ended = true;
       pairs.delete(pair);
-      for (const socket of [client, upstream]) (reset ? kill : socket.destroy.bind(socket))(socket);
+      for (const socket of [client, upstream]) {
+        if (reset) kill(socket);
+        else socket.destroy();
+      }
     };
     pair.end = end;
     client.on('close', () => end(false));
@@ -149,6 +152,9 @@ export async function startRelay(
   });
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('the relay has no port');
+  const cut = () => {
+    for (const pair of [...pairs]) pair.end(true);
+  };
   return {
     host: '127.0.0.1',
     port: address.port,
@@ -158,9 +164,7 @@ export async function startRelay(
     set fault(fault: Fault) {
       state.fault = fault;
     },
-    cut() {
-      for (const pair of [...pairs]) pair.end(true);
-    },
+    cut,
     get accepted() {
       return state.accepted;
     },
@@ -168,7 +172,7 @@ export async function startRelay(
       return pairs.size;
     },
     async close() {
-      this.cut();
+      cut();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
