@@ -96,6 +96,7 @@ function stream(prefix: string): { stop: () => Promise<Timed[]>; inFlight: Promi
 
 /** The figures every database case asserts: nothing silent, nothing failing once the server is back. */
 async function judge(
+  diagnostic: (message: string) => void,
   name: string,
   calls: { stop: () => Promise<Timed[]>; inFlight: Promise<Outcome[]> },
   backAt: number,
@@ -105,6 +106,10 @@ async function judge(
   await sleep(1000);
   const seen = await calls.stop();
   const inFlight = await calls.inFlight;
+  const errors = [...inFlight, ...seen.map((t) => t.outcome)].filter((o) => o.kind === 'error');
+  diagnostic(
+    `${name}: ${seen.length + inFlight.length} calls, ${errors.length} errors: ${[...new Set(errors.map((o) => (o.kind === 'error' ? o.text : '')))].join(' | ')}`,
+  );
   for (const o of inFlight) {
     assert.equal(o.kind, 'error', `${name}: a call in flight at the fault: ${JSON.stringify(o)}`);
     assert.ok(o.kind === 'error' && o.text.length > 20, `${name}: a clear message: ${JSON.stringify(o)}`);
@@ -125,20 +130,20 @@ async function judge(
 describe('a database restarted under a stream of calls', () => {
   it('PostgreSQL, really restarted: in-flight calls get an error, every call after succeeds', {
     skip: pgSkip,
-  }, async () => {
+  }, async (t) => {
     assert.equal((await call('pg_one')).kind, 'ok');
     // Twice: a restart that lands between two statements of a call is what once crashed the process.
     for (const n of [1, 2]) {
       const calls = stream('pg');
       await sleep(300);
       await pg!.restart();
-      await judge(`PostgreSQL restart ${n}`, calls, Date.now(), 'pg');
+      await judge((m) => t.diagnostic(m), `PostgreSQL restart ${n}`, calls, Date.now(), 'pg');
     }
   });
 
   it('MariaDB, every connection cut and new ones refused for a second: the same', {
     skip: mySkip,
-  }, async () => {
+  }, async (t) => {
     assert.equal((await call('my_one')).kind, 'ok');
     const calls = stream('my');
     await sleep(300);
@@ -146,6 +151,6 @@ describe('a database restarted under a stream of calls', () => {
     relay!.cut();
     await sleep(1000);
     relay!.fault = { kind: 'none' };
-    await judge('MariaDB cut', calls, Date.now(), 'my');
+    await judge((m) => t.diagnostic(m), 'MariaDB cut', calls, Date.now(), 'my');
   });
 });
