@@ -57,7 +57,7 @@ before(async () => {
   redis = await startOwnRedis({ persist: true });
   const state = `${redis.url}?prefix=faults`;
   replicas = await Promise.all([0, 1].map(() => startReplica(join(dir, 'mcp.yaml'), state, ['--no-watch'])));
-  balancer = await startHaproxy(replicas);
+  balancer = await startHaproxy(replicas, { fall: 3 });
 });
 
 after(async () => {
