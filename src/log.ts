@@ -49,12 +49,30 @@ export type LogThreshold = keyof typeof LEVELS;
 /** Shorter values are not redacted: replacing every "1" or "yes" in a log line would garble it. */
 const MIN_SECRET_LENGTH = 4;
 
+let stderrGuarded = false;
+
+/**
+ * A line to stderr. One that cannot be written (the disk the log file is on is full, the reader of
+ * the pipe went away) is lost alone: an unhandled 'error' on process.stderr would end the server.
+ */
+function writeStderr(line: string): void {
+  if (!stderrGuarded) {
+    stderrGuarded = true;
+    process.stderr.on('error', () => undefined);
+  }
+  try {
+    process.stderr.write(line);
+  } catch {
+    // Lost: there is nowhere left to say so.
+  }
+}
+
 export class StderrLogger implements Logger {
   private readonly secrets = new Set<string>();
 
   constructor(
     private threshold: LogThreshold = 'info',
-    private readonly write: (line: string) => void = (line) => process.stderr.write(line),
+    private readonly write: (line: string) => void = writeStderr,
     private readonly format: LogFormat = 'text',
   ) {
     if (format === 'json') fieldsShown = true;

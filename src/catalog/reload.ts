@@ -86,6 +86,9 @@ export class Reloader {
   /** Settles once the watchers exist (chokidar loaded); `start` begins it. */
   private watching: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Retries of a reload whose sources could not be opened (retryLater). */
+  private retries = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ReloaderOptions) {
     this.name = basename(options.file);
@@ -152,6 +155,7 @@ export class Reloader {
     this.closed = true;
     await this.watching;
     clearTimeout(this.timer);
+    clearTimeout(this.retryTimer);
     await this.watcher?.close();
     await this.linkWatcher?.close();
     await this.queue;
@@ -231,6 +235,11 @@ export class Reloader {
       // The previous catalog reads its files live, so their subscribers still need to hear of edits.
       for (const uri of updated) this.options.listener.resourceUpdated(uri);
       this.failing = true;
+      // Clients hear of the failure once, not on every retry.
+      const retry = this.retries > 0;
+      if (err instanceof ManifestError && onlySourcesDown(err)) this.retryLater(revision);
+      else this.retries = 0;
+      if (retry) return 'failed';
       const n = err instanceof ManifestError ? err.diagnostics.length : 1;
       this.options.listener.reloadFailed?.(
         `reload of ${this.name} failed with ${n} error${n === 1 ? '' : 's'}; still serving the previous version`,
@@ -243,6 +252,8 @@ export class Reloader {
       return 'superseded';
     }
 
+    this.retries = 0;
+    clearTimeout(this.retryTimer);
     const previous = ref.swap(next);
     const diff = diffCatalogs(previous, next);
     // With toolsets, a view can change while the whole does not (a toolset's names were edited):
@@ -267,6 +278,25 @@ export class Reloader {
     this.rewatch(previous, next);
     void this.retire(previous);
     return 'reloaded';
+  }
+
+  /**
+   * A reload that failed only because sources could not be opened (a database down, a host not
+   * answering) is tried again, 1 s after, then 2 s, 4 s… up to 30 s, until it succeeds: the edit is
+   * not lost, and its catalog swaps in once its sources connect. A newer edit, a manifest error or
+   * close() ends the retries.
+   */
+  private retryLater(revision: number): void {
+    const waitMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.retries++);
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      if (this.closed || revision !== this.revision) return;
+      void this.enqueue(new Set(), true);
+    }, waitMs);
+    this.retryTimer.unref();
+    this.options.log.info(
+      `reload of ${this.name}: a source could not be opened; trying again in ${waitMs} ms`,
+    );
   }
 
   /** The URIs whose file content really changed among the paths that fired. */
@@ -302,6 +332,15 @@ export class Reloader {
     await Promise.race([this.options.ref.idle(catalog), grace]);
     await catalog.dispose();
   }
+}
+
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30_000;
+
+/** Every error is a source that could not be opened: the manifest is fine, a dependency is down. */
+function onlySourcesDown(err: ManifestError): boolean {
+  const errors = err.diagnostics.filter((d) => d.severity !== 'warning');
+  return errors.length > 0 && errors.every((d) => d.code === 'SOURCE_OPEN_FAILED');
 }
 
 function describeError(err: unknown): string {

@@ -10,6 +10,7 @@ import type { CallerIdentity, LogLevel } from '../catalog/types.js';
 import type { Logger } from '../log.js';
 import type { TaskEngineOptions, TaskStore } from '../tasks/types.js';
 import type { CatalogChange, ListCategory } from './hub.js';
+import type { ProtocolError } from './jsonrpc.js';
 import type { Access } from './pagination.js';
 import type { HeaderReader } from './routing-headers.js';
 import type { LegacySession, Outlet } from './session.js';
@@ -139,6 +140,11 @@ export interface Connection {
    * `endTasks`: the owner is gone for good (a shared session's DELETE) even with `taskOwner`.
    */
   close(endTasks?: boolean): void;
+  /**
+   * A drain's last step (drain.ts): answers each request still in flight with `error`, then aborts
+   * it; returns how many there were.
+   */
+  abandon(error: ProtocolError): number;
 }
 
 export interface Protocol {
@@ -152,4 +158,6 @@ export interface Protocol {
   notifyLog(level: LogLevel, data: unknown): void;
   /** Graceful shutdown: ends listen subscriptions with their final result, aborts nothing else. */
   close(): void;
+  /** A drain's last step on every connection (Connection.abandon); returns how many were answered. */
+  abandon(error: ProtocolError): number;
 }

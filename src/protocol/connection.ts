@@ -140,6 +140,24 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     if (this.ownsTasksAlone || endTasks) void this.server.tasks.dropOwner(this.ownTasks).catch(() => {});
   }
 
+  /**
+   * The last step of a drain (drain.ts): every request still in flight is answered with `error`
+   * (its client hears that it was stopped, instead of an end of stream with no answer), then its
+   * work is aborted. A listen that stays open is left to `Protocol.close`, which ends it with its
+   * final result. Returns how many were answered.
+   */
+  abandon(error: ProtocolError): number {
+    let answered = 0;
+    for (const scope of this.inFlight.values()) {
+      if (!scope.live || scope.method === 'subscriptions/listen') continue;
+      scope.end();
+      scope.abort(error);
+      this.deliver(scope.outlet, errorResponse(scope.id, error), HttpStatus.Ok, undefined, scope.era);
+      answered++;
+    }
+    return answered;
+  }
+
   release(id: RequestId, scope: RequestScope): void {
     if (this.inFlight.get(id) === scope) this.inFlight.delete(id);
   }

@@ -11,7 +11,7 @@
 import { diffCatalogs } from '../catalog/diff.js';
 import { catalogView, servesToolsets } from '../catalog/toolsets.js';
 import type { Catalog } from '../catalog/types.js';
-import { notification } from './jsonrpc.js';
+import { notification, type ProtocolError } from './jsonrpc.js';
 import { passes } from './log-levels.js';
 import type { LegacySession } from './session.js';
 
@@ -38,12 +38,14 @@ export interface CatalogChange {
   readonly after: Catalog;
 }
 
-/** A legacy connection's standing channel. */
+/** A legacy connection's standing channel (every connection registers as one). */
 export interface LegacyListener {
   readonly session: LegacySession;
   /** The toolsets the connection is served (catalog/toolsets.ts); undefined: the default endpoint's. */
   readonly toolsets?: readonly string[] | undefined;
   notify(message: object): void;
+  /** A drain's last step: answers its requests in flight with `error` (Connection.abandon). */
+  abandon(error: ProtocolError): number;
 }
 
 /** One open `subscriptions/listen` request, with the filter the server acknowledged. */
@@ -143,6 +145,13 @@ export class NotificationHub {
       if (connection.session.ready && threshold !== undefined && passes(level, threshold))
         connection.notify(message);
     }
+  }
+
+  /** A drain's last step on every connection; returns how many requests were answered. */
+  abandonAll(error: ProtocolError): number {
+    let answered = 0;
+    for (const connection of [...this.connections]) answered += connection.abandon(error);
+    return answered;
   }
 
   /** Graceful shutdown: every listen request gets its final result. */

@@ -69,5 +69,6 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
       hub.endListens();
       void server.tasks.close();
     },
+    abandon: (error) => hub.abandonAll(error),
   };
 }

@@ -4,8 +4,9 @@
  *
  * Framing works on bytes, not strings, so a multi-byte character split across two chunks is never
  * decoded half. A line longer than the limit is skipped as it streams in (its bytes are never kept)
- * and answered with -32600; the transport keeps serving. On stdin EOF it waits (bounded) for the
- * requests in flight, closes the connection and resolves `closed`, so the CLI can exit.
+ * and answered with -32600; the transport keeps serving. On stdin EOF or close() it drains (drain.ts):
+ * the requests in flight get a bounded wait, and each one still running then is answered with an
+ * error; then it closes the connection and resolves `closed`, so the CLI can exit.
  *
  * Backpressure: a client that stops reading must not make results pile up in memory. While stdout
  * holds more than the high-water mark, stdin is paused and the lines already read wait in a queue;
@@ -13,11 +14,12 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../log.js';
-import { ErrorCode, errorResponse, isObject, ProtocolError } from '../protocol/jsonrpc.js';
+import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from '../protocol/jsonrpc.js';
 import { serializeMessage } from '../protocol/results.js';
 import type { Connection, Protocol } from '../protocol/server.js';
 import { LineFramer } from '../util/line-framer.js';
 import { settleWithin } from '../util/with-timeout.js';
+import { drain } from './drain.js';
 
 export interface StdioOptions {
   readonly log: Logger;
@@ -29,7 +31,7 @@ export interface StdioOptions {
   readonly toolsets?: readonly string[];
   /** Longest accepted line in bytes; default 16 MiB. */
   readonly maxLineBytes?: number;
-  /** How long EOF waits for requests in flight; default 5000 ms. */
+  /** How long EOF or close() waits for requests in flight before answering them with an error; default 5000 ms. */
   readonly drainTimeoutMs?: number;
   /**
    * Output bytes buffered (a client that stops reading) above which no new request is started until
@@ -144,6 +146,19 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   }
   output.on('drain', pump);
 
+  /** The drain ran out with lines still queued: each request among them is answered, not dropped. */
+  const refuseQueued = (error: ProtocolError): number => {
+    let answered = 0;
+    for (const message of queue.splice(0)) {
+      for (const request of Array.isArray(message) ? message : [message]) {
+        if (!isObject(request) || !isRequestId(request.id)) continue;
+        write(errorResponse(request.id, error));
+        answered++;
+      }
+    }
+    return answered;
+  };
+
   const framer = new LineFramer(maxLineBytes, enqueue, () => {
     log.warn(`dropped an input line longer than ${maxLineBytes} bytes`);
     write(errorResponse(null, oversize(maxLineBytes)));
@@ -164,8 +179,7 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
       idleWaiter = resolve;
     });
     pump();
-    await settleWithin(idle, drainTimeoutMs);
-    queue.length = 0;
+    await drain(idle, drainTimeoutMs, (error) => connection.abandon(error) + refuseQueued(error), log);
     output.off('drain', pump);
     connection.close();
     if (!outputBroken && output.writableNeedDrain) {

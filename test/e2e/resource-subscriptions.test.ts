@@ -5,7 +5,7 @@
  * acknowledgement lists only the URIs whose updates will be sent.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
@@ -14,7 +14,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LEGACY_VERSIONS } from '../../src/protocol/versions.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
+import { RawStdioPeer } from '../helpers/raw-stdio.js';
 import { ServerLog } from '../helpers/reload-harness.js';
 import { spawnHttpCli } from '../transports/http-harness.js';
 
@@ -166,6 +168,13 @@ describe('subscriptions/listen over stdio, SDK v2 client pinned to 2026-07-28', 
     await log.edit(file, manifest('changed'));
     await client.listResources();
     assert.deepEqual(updated, ['notes://inline']);
+    // A file and a directory's file changing on disk reach the listen stream too.
+    await log.edit(join(dir.dir, 'a.md'), 'A, one byte more');
+    await client.listResources();
+    assert.deepEqual(updated, ['notes://inline', 'notes://a']);
+    await log.edit(join(dir.dir, 'docs', 'x.md'), 'X, one byte more');
+    await client.listResources();
+    assert.deepEqual(updated, ['notes://inline', 'notes://a', 'docs://x.md']);
     await subscription.close();
   });
 });
@@ -211,6 +220,50 @@ describe('resource subscriptions over Streamable HTTP, SDK v1 client', () => {
         await client.close();
         await served.stop();
         dir.cleanup();
+      }
+    });
+  }
+});
+
+describe('a PNG beside the manifest, subscribed in each 2025 version over stdio (raw JSON-RPC)', () => {
+  for (const version of LEGACY_VERSIONS) {
+    test(`${version}: appending one byte sends resources/updated`, async () => {
+      const made = tempFiles({ 'mcp.yaml': 'resources:\n  logo: { kind: file, path: logo.png }\n' });
+      writeFileSync(
+        join(made.dir, 'logo.png'),
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      );
+      const peer = new RawStdioPeer([join(made.dir, 'mcp.yaml'), '--log-level', 'debug']);
+      try {
+        const init = await peer.request({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'png', version: '1' } },
+        });
+        assert.equal(init.result.protocolVersion, version);
+        peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        const listed = await peer.request({ jsonrpc: '2.0', id: 2, method: 'resources/list' });
+        const uri = listed.result.resources[0].uri as string;
+        assert.match(uri, /^file:\/\/.*logo\.png$/);
+        const subscribed = await peer.request({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'resources/subscribe',
+          params: { uri },
+        });
+        assert.deepEqual(subscribed.result, {});
+        const until = Date.now() + 10_000;
+        while (!peer.stderr.includes('watching')) {
+          assert.ok(Date.now() < until, `the watcher did not start:\n${peer.stderr}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        const updated = peer.next((m) => m.method === 'notifications/resources/updated');
+        appendFileSync(join(made.dir, 'logo.png'), Buffer.from([0]));
+        assert.deepEqual((await updated).params, { uri });
+      } finally {
+        peer.kill();
+        made.cleanup();
       }
     });
   }

@@ -74,7 +74,7 @@ test('stdio: SIGTERM answers the call in flight, then exits promptly', async () 
   }
 });
 
-test('stdio: SIGTERM with a call that outlasts the drain bound still exits, within the bound', async () => {
+test('stdio: SIGTERM with a call that outlasts the drain bound answers it with an error and exits within the bound', async () => {
   const files = tempFiles({
     'mcp.yaml':
       'tools:\n  stuck:\n    kind: shell\n    description: s\n    command: [sleep, "60"]\n    timeoutMs: 120000\n',
@@ -99,7 +99,16 @@ test('stdio: SIGTERM with a call that outlasts the drain bound still exits, with
     const [code] = await exited;
     const tookMs = Date.now() - termAt;
     assert.equal(code, 0);
-    // The drain waits 5 s, then the call is dropped: a 60 s sleep must not hold the exit. 15 s is generous.
+    // Not an end of stream with no answer: the drain answers the call it stopped.
+    const answer = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id?: number; error?: { code: number; message: string } })
+      .find((m) => m.id === 2);
+    assert.ok(answer, `the call in flight got no answer before exit; stdout:\n${stdout}`);
+    assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
+    assert.match(answer.error.message, /shutting down/);
+    // The drain waits 5 s, then the call is answered and stopped: a 60 s sleep must not hold the exit. 15 s is generous.
     assert.ok(tookMs < 15_000, `exit took ${tookMs} ms after SIGTERM`);
   } finally {
     files.cleanup();

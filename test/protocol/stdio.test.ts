@@ -139,7 +139,7 @@ describe('stdio transport', () => {
     assert.ok(ids.includes(7), 'the unterminated last line was served');
   });
 
-  it('on EOF gives up on stuck requests after the drain timeout and aborts them', async () => {
+  it('on EOF answers stuck requests with an error after the drain timeout, and aborts them', async () => {
     const wire = start({ drainTimeoutMs: 30 });
     wire.input.write(line(INIT));
     wire.input.write(line({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'slow' } }));
@@ -148,9 +148,8 @@ describe('stdio transport', () => {
     wire.input.end();
     await wire.transport.closed;
     assert.equal(wire.fixture.probe.slowAborted, 1);
-    assert.equal(
-      wire.messages().find((m) => m.id === 8),
-      undefined,
-    );
+    const answer = wire.messages().find((m) => m.id === 8);
+    assert.equal(answer?.error?.code, -32603, JSON.stringify(answer));
+    assert.match(answer?.error?.message ?? '', /shutting down.*within the 30 ms drain/);
   });
 });

@@ -128,8 +128,12 @@ export interface Balancer {
   stop(): Promise<void>;
 }
 
-/** HAProxy on a free port: round-robin over `replicas`, no stickiness, /healthz checks, redispatch. */
-export async function startHaproxy(replicas: readonly Replica[]): Promise<Balancer> {
+/**
+ * HAProxy on a free port: round-robin over `replicas`, no stickiness, /healthz checks, redispatch.
+ * `fall`: failed checks before a replica is taken out (1: at once; more rides out a slow check on a
+ * loaded machine, and redispatch covers a dead replica meanwhile).
+ */
+export async function startHaproxy(replicas: readonly Replica[], { fall = 1 } = {}): Promise<Balancer> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-run-haproxy-'));
   const port = await freePort();
   const cfg = join(dir, 'haproxy.cfg');
@@ -152,7 +156,7 @@ export async function startHaproxy(replicas: readonly Replica[]): Promise<Balanc
       'backend replicas',
       '  balance roundrobin',
       '  option httpchk GET /healthz',
-      ...replicas.map((r, i) => `  server r${i} 127.0.0.1:${r.port} check inter 300ms fall 1 rise 1`),
+      ...replicas.map((r, i) => `  server r${i} 127.0.0.1:${r.port} check inter 300ms fall ${fall} rise 1`),
       '',
     ].join('\n'),
   );

@@ -411,6 +411,103 @@ describe('OAuth resource server: the JWKS cannot be fetched', () => {
   });
 });
 
+describe('OAuth resource server: the authorization server is stopped', () => {
+  // A real issuer on 127.0.0.1 that serves its keys once, then stops: its port refuses connections.
+  let issuer: Issuer;
+  let s: Served;
+  let k1: Awaited<ReturnType<typeof keyPair>>;
+  let k2: Awaited<ReturnType<typeof keyPair>>;
+  const list = (token: string) =>
+    postModern(s.url, 1, 'tools/list', {}, { authorization: `Bearer ${token}` });
+  before(async () => {
+    issuer = await startIssuer();
+    k1 = await keyPair('k1');
+    k2 = await keyPair('k2');
+    issuer.published.push(k1.jwk);
+    s = await startHttp({ auth: { oauth: { issuer: issuer.url, jwksCooldownMs: 0, timeoutMs: 1000 } } });
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  /** Tokens no key could make valid, each with what the 401 should say. */
+  const hopeless = async (): Promise<[string, string, RegExp][]> => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: issuer.url, aud: s.url, scope: 'mcp' };
+    const hs = await new SignJWT({ ...claims, sub: 'eve' })
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .setExpirationTime(now + 300)
+      .sign(new TextEncoder().encode('a-shared-secret-of-thirty-two-bytes!'));
+    return [
+      ['alg none', `${b64({ alg: 'none' })}.${b64({ ...claims, exp: now + 300 })}.`, /algorithm/],
+      ['HS256', hs, /algorithm/],
+      ['malformed payload', `${b64({ alg: 'ES256', kid: 'k1' })}.bm90LWpzb24.c2ln`, /malformed/],
+      [
+        'another audience',
+        await sign(k1.privateKey, 'k1', { ...claims, aud: 'http://elsewhere/mcp' }),
+        /not meant/,
+      ],
+      [
+        'another issuer',
+        await sign(k1.privateKey, 'k1', { ...claims, iss: 'http://127.0.0.1:9' }),
+        /another issuer/,
+      ],
+      ['expired', await sign(k1.privateKey, 'k1', { ...claims, exp: now - 3600 }), /expired/],
+      ['not yet valid', await sign(k1.privateKey, 'k1', { ...claims, nbf: now + 3600 }), /not yet valid/],
+      [
+        'an unknown key, another audience',
+        await sign(k2.privateKey, 'k2', { ...claims, aud: 'x' }),
+        /not meant/,
+      ],
+    ];
+  };
+
+  it('before any key was fetched: 401 for a token that can never be valid, 503 only for one that might be', async () => {
+    await issuer.close();
+    for (const [what, token, said] of await hopeless()) {
+      const res = await list(token);
+      assert.equal(res.status, 401, `${what}: ${res.body}`);
+      assert.match(res.body, said, what);
+      assert.equal(challenge(res.headers['www-authenticate']).error, 'invalid_token', what);
+    }
+    const plausible = await sign(k1.privateKey, 'k1', { iss: issuer.url, aud: s.url, scope: 'mcp' });
+    const res = await list(plausible);
+    assert.equal(res.status, 503, res.body);
+  });
+});
+
+describe('OAuth resource server: the authorization server stops after serving its keys', () => {
+  let issuer: Issuer;
+  let s: Served;
+  let k1: Awaited<ReturnType<typeof keyPair>>;
+  let k2: Awaited<ReturnType<typeof keyPair>>;
+  const list = (token: string) =>
+    postModern(s.url, 1, 'tools/list', {}, { authorization: `Bearer ${token}` });
+  before(async () => {
+    issuer = await startIssuer();
+    k1 = await keyPair('k1');
+    k2 = await keyPair('k2');
+    issuer.published.push(k1.jwk);
+    s = await startHttp({ auth: { oauth: { issuer: issuer.url, jwksCooldownMs: 0, timeoutMs: 1000 } } });
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  it('the cached keys still admit a good token; a bad one gets 401; only an unknown key waits (503)', async () => {
+    const claims = { iss: issuer.url, aud: s.url, scope: 'mcp' };
+    assert.equal((await list(await sign(k1.privateKey, 'k1', claims))).status, 200);
+    await issuer.close();
+    assert.equal((await list(await sign(k1.privateKey, 'k1', claims))).status, 200, 'cached keys');
+    const expired = await sign(k1.privateKey, 'k1', { ...claims, exp: Math.floor(Date.now() / 1000) - 3600 });
+    assert.equal((await list(expired)).status, 401);
+    const forged = await sign(k2.privateKey, 'k1', claims);
+    assert.equal((await list(forged)).status, 401, 'a signature the cached key refutes');
+    const rotated = await sign(k2.privateKey, 'k2', claims);
+    assert.equal((await list(rotated)).status, 503, 'a new key needs the unreachable JWKS');
+  });
+});
+
 describe('server.auth in the manifest', () => {
   const validate = async (auth: string) => {
     const dir = await mkdtemp(join(tmpdir(), 'mcp-run-auth-'));

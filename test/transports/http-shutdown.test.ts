@@ -89,17 +89,30 @@ describe('graceful shutdown', () => {
     assert.equal(s.fixture.probe.slowAborted, 0);
   });
 
-  it('cuts a call that outlives the grace period, and still closes', async () => {
+  it('answers a call that outlives the grace period with an error, stops it, and still closes', async () => {
     const s = await startHttp();
     const id = await initSession(s.url);
-    const pending = post(
+    // One 2025 call and one 2026 call, both still running when the grace period runs out.
+    const legacy = post(
       s.url,
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } },
       sessionHeaders(id),
-    ).catch((err: Error) => err);
-    while (s.fixture.probe.releaseSlow.length === 0) await sleep(5);
+    );
+    while (s.fixture.probe.releaseSlow.length < 1) await sleep(5);
+    const modern = modernRequest(2, 'tools/call', { name: 'slow' });
+    const stateless = post(s.url, modern.message, modern.headers);
+    while (s.fixture.probe.releaseSlow.length < 2) await sleep(5);
     await s.close(50);
-    assert.equal(s.fixture.probe.slowAborted, 1, 'the session closed and aborted its call');
-    await pending;
+    assert.equal(s.fixture.probe.slowAborted, 2, 'the drain aborted both calls');
+    for (const [reply, wanted] of [
+      [await legacy, 1],
+      [await stateless, 2],
+    ] as const) {
+      assert.equal(reply.status, 200, reply.body);
+      const message = reply.body.startsWith('{') ? reply.json() : reply.events().at(-1);
+      assert.equal(message.id, wanted, reply.body);
+      assert.equal(message.error?.code, -32603, reply.body);
+      assert.match(message.error.message, /shutting down.*within the 50 ms drain/);
+    }
   });
 });

@@ -221,6 +221,8 @@ export interface HttpResponse {
   readonly body: Buffer;
   /** Attempts it took, 1 when nothing was retried. */
   readonly attempts: number;
+  /** Why a "try again" answer was not retried (its wait did not fit in the call's timeout), for the model. */
+  readonly retryNote?: string;
 }
 
 /**

@@ -16,7 +16,10 @@ export interface Attempt {
   readonly target: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
+  /** The call's timeout, for the message; the attempt itself ends at `deadline`. */
   readonly timeoutMs: number;
+  /** When the call's time is up (ms since the epoch): retries share one timeout (retry.ts). */
+  readonly deadline: number;
   readonly maxBytes: number;
   readonly signal: CallSignal;
 }
@@ -26,7 +29,10 @@ export type AttemptResult = Omit<HttpResponse, 'attempts'>;
 export async function attemptRequest(pool: Pool, a: Attempt): Promise<AttemptResult> {
   // undici takes any signal with 'abort' listeners: a CallAbort costs a tenth of an AbortController.
   const controller = new CallAbort();
-  const timer = setTimeout(() => controller.abort(new Error('timeout')), a.timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new Error('timeout')),
+    Math.max(0, a.deadline - Date.now()),
+  );
   const onCancel = () => controller.abort(new Error('cancelled'));
   a.signal.addEventListener('abort', onCancel, { once: true });
   try {

@@ -67,6 +67,7 @@ function statusError(res: HttpResponse, o: ShapeOptions): ToolResult {
   const retryAfter = res.headers['retry-after'];
   if (retryAfter) lines.push(`The API asks to wait (Retry-After: ${retryAfter}) before trying again.`);
   if (res.attempts > 1) lines.push(`Tried ${res.attempts} times.`);
+  if (res.retryNote !== undefined) lines.push(res.retryNote);
   return errorResult(lines.join('\n'));
 }
 

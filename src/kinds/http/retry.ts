@@ -2,7 +2,8 @@
  * When an HTTP request is tried again, and after how long. Only idempotent methods are retried (a
  * POST that reached the server may have had its effect), and only on answers that say "try again
  * later" (429, 502, 503, 504) or a connection reset. `Retry-After` is honoured, up to a cap: a
- * server asking for a longer wait gets no retry, and the result says how long it asked for.
+ * server asking for a longer wait gets no retry, and the result says how long it asked for. The
+ * call's timeout covers every attempt and wait: nothing is retried past it.
  */
 import type { CallSignal } from '../../util/call-signal.js';
 
@@ -13,8 +14,11 @@ export const MAX_RETRY_AFTER_MS = 10_000;
 const BASE_BACKOFF_MS = 200;
 
 /**
- * Runs `attempt` until it succeeds without a "try again" status, or `retries` retries are spent.
- * A connection reset is retried like a 503; any other failure is thrown at once.
+ * Runs `attempt` until it succeeds without a "try again" status, or `retries` retries are spent,
+ * all within `budgetMs`: the call's timeout bounds every attempt, wait and retry together. Each
+ * attempt gets the time left; a wait (a Retry-After or a backoff) that does not fit in it is not
+ * waited for, and the answer says why it was not retried (`retryNote`). A connection reset is
+ * retried like a 503; any other failure is thrown at once.
  */
 export async function withRetries<
   T extends { readonly status: number; readonly headers: Readonly<Record<string, string>> },
@@ -22,24 +26,34 @@ export async function withRetries<
   method: string,
   retries: number,
   signal: CallSignal,
-  attempt: () => Promise<T>,
-): Promise<T & { attempts: number }> {
+  budgetMs: number,
+  attempt: (deadline: number) => Promise<T>,
+): Promise<T & { attempts: number; retryNote?: string }> {
   const allowed = IDEMPOTENT_METHODS.has(method) ? retries : 0;
+  const deadline = Date.now() + budgetMs;
   for (let n = 1; ; n++) {
     let response: T;
     try {
-      response = await attempt();
+      response = await attempt(deadline);
     } catch (err) {
       if (n > allowed || !isConnectionReset(err)) throw err;
-      await sleep(backoffMs(n), signal);
+      const wait = backoffMs(n);
+      if (wait >= deadline - Date.now()) throw err;
+      await sleep(wait, signal);
       continue;
     }
     if (n <= allowed && RETRY_STATUSES.has(response.status)) {
-      const wait = parseRetryAfter(response.headers['retry-after']);
-      if (wait === undefined || wait <= MAX_RETRY_AFTER_MS) {
-        await sleep(wait ?? backoffMs(n), signal);
+      const asked = parseRetryAfter(response.headers['retry-after']);
+      const wait = asked ?? backoffMs(n);
+      const left = deadline - Date.now();
+      if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) return { ...response, attempts: n };
+      if (wait < left) {
+        await sleep(wait, signal);
         continue;
       }
+      const why = asked === undefined ? `a backoff of ${wait} ms` : `a wait of ${asked} ms (Retry-After)`;
+      const retryNote = `Not retried: ${why} does not fit in the ${Math.max(0, left)} ms left of this call's ${budgetMs} ms timeoutMs.`;
+      return { ...response, attempts: n, retryNote };
     }
     return { ...response, attempts: n };
   }

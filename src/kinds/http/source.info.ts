@@ -121,7 +121,8 @@ export const httpSourceInfo: KindInfo = {
         type: 'integer',
         minimum: 1,
         default: DEFAULT_HTTP_TIMEOUT_MS,
-        description: 'Time limit of one attempt, from sending to the last byte of the answer.',
+        description:
+          'Time limit of one call, from sending to the last byte of the answer, retries and their waits included.',
       },
       maxConcurrent: {
         type: 'integer',

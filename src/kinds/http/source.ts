@@ -6,7 +6,9 @@
  *
  * Retries: idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS) are retried `retries` times on 429,
  * 502, 503, 504 or a reset connection, after `Retry-After` when the API sends one (up to 10 s; a
- * longer wait is not retried) or an exponential backoff (200 ms, 400 ms, …) otherwise.
+ * longer wait is not retried) or an exponential backoff (200 ms, 400 ms, …) otherwise. The tool's
+ * timeoutMs bounds the whole call, retries and waits included: a wait that does not fit in the time
+ * left is not retried, and the result says so.
  *
  * @example
  * ```yaml
@@ -105,14 +107,16 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
           headers.authorization = `Bearer ${await tokens.token(request.identity, request.signal)}`;
         }
         const retries = request.retries ?? limits.retries;
+        const timeoutMs = request.timeoutMs ?? limits.timeoutMs;
         try {
-          const response = await withRetries(method, retries, request.signal, () =>
+          const response = await withRetries(method, retries, request.signal, timeoutMs, (deadline) =>
             attemptRequest(pool, {
               method,
               target,
               headers,
               ...(request.body !== undefined && { body: request.body }),
-              timeoutMs: request.timeoutMs ?? limits.timeoutMs,
+              timeoutMs,
+              deadline,
               maxBytes: limits.maxBytes,
               signal: request.signal,
             }),

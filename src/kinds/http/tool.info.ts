@@ -68,7 +68,7 @@ export const httpToolInfo: KindInfo = {
       timeoutMs: {
         type: 'integer',
         minimum: 1,
-        description: "Time limit of one attempt (default: the source's).",
+        description: "Time limit of one call, retries and their waits included (default: the source's).",
       },
       retries: {
         type: 'integer',

@@ -291,9 +291,21 @@ function stream(
     let skip = o.offset;
     let stopping: Promise<void> | undefined;
     let settled = false;
+    // mysql2 tells a connection reset (a server restart, a cut network) to the connection only,
+    // not to the command in flight, which would then wait for ever: the call fails at once instead.
+    const lost = (err?: { code?: string; message?: string }) =>
+      finish(
+        new Error(
+          `the connection to the database was lost during the query (${err?.code ?? err?.message ?? 'closed'}); try again`,
+        ),
+      );
+    core.once('error', lost);
+    core.once('end', lost);
     const finish = (err?: unknown) => {
       if (settled) return;
       settled = true;
+      core.off('error', lost);
+      core.off('end', lost);
       Promise.resolve(stopping).then(() => (err ? reject(err) : resolve(out)));
     };
     const cmd = core.execute({ sql: text, values: values.map(bindable), rowsAsArray: true });

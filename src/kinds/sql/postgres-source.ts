@@ -227,6 +227,10 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     }
     // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
     pool.on('error', (err) => ctx.log.warn(`source ${ctx.name}: ${redact(err.message)}`));
+    // A checked-out connection has no listener of the pool's: a server restart between two of a
+    // call's statements ("terminating connection due to administrator command") would crash the
+    // process. The call's next statement fails on it instead, and the connection is discarded.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     /** A pool connection; a pooler that refuses startup options gets connections without them. */
     const connect = async (): Promise<pg.PoolClient> => {
       try {

@@ -10,6 +10,7 @@
  *
  * Shutdown (`close(graceMs)`): stop accepting connections, answer 503 to requests on open ones, end
  * every listen stream with its final result, let requests in flight finish within the grace period,
+ * answer each one still running then with an error (the drain of ../drain.ts, shared with stdio),
  * then end the 2025 sessions and their GET streams and drop what is left.
  */
 import { randomUUID } from 'node:crypto';
@@ -24,6 +25,7 @@ import type { Protocol } from '../../protocol/server.js';
 import type { SharedState } from '../../state/shared.js';
 import { LiveSet } from '../../util/live-set.js';
 import { settleWithin } from '../../util/with-timeout.js';
+import { drain } from '../drain.js';
 import { Authenticator, type AuthOptions, type Principal } from './auth.js';
 import {
   accepts,
@@ -416,7 +418,8 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       // Answers still to come close their connection behind them, so keep-alive cannot hold it open.
       for (const res of responses) if (!res.headersSent) res.setHeader('Connection', 'close');
       protocol.close();
-      if (inFlight > 0) await settleWithin(new Promise<void>((resolve) => (drained = resolve)), graceMs);
+      const idle = inFlight === 0 ? undefined : new Promise<void>((resolve) => (drained = resolve));
+      await drain(idle ?? Promise.resolve(), graceMs, (error) => protocol.abandon(error), log);
       sessions.closeAll();
       // Let the last answers (and 503s queued behind them) flush before cutting what remains.
       await settleWithin(serverClosed, FLUSH_MS);

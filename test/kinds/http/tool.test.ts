@@ -74,6 +74,8 @@ const routes: [prefix: string, handler: Handler][] = [
   ['/api/v1/flaky-date', flaky(1, { 'retry-after': new Date(Date.now() - 60_000).toUTCString() })],
   ['/api/v1/flaky-long', flaky(5, { 'retry-after': '3600' })],
   ['/api/v1/flaky-plain', flaky(1, {})],
+  ['/api/v1/flaky-three', flaky(5, { 'retry-after': '3' })],
+  ['/api/v1/flaky-one', flaky(5, { 'retry-after': '1' })],
   ['/api/v1/always-busy', flaky(99, { 'retry-after': '0' })],
   [
     '/api/v1/reset-once',
@@ -498,6 +500,30 @@ describe('guards', () => {
     assert.equal(r.isError, true);
     assert.equal(upstream.hits('/api/v1/flaky-long').length, 1);
     assert.match(text(r), /Retry-After: 3600/);
+  });
+
+  test('timeoutMs bounds the whole call: a Retry-After beyond the time left is not waited for, and the result says so', async () => {
+    const started = Date.now();
+    const r = await call({ path: '/flaky-three', retries: 2, timeoutMs: 2000 });
+    const tookMs = Date.now() - started;
+    assert.equal(r.isError, true);
+    assert.equal(upstream.hits('/api/v1/flaky-three').length, 1);
+    assert.match(
+      text(r),
+      /Not retried: a wait of 3000 ms \(Retry-After\) does not fit in the \d+ ms left of this call's 2000 ms timeoutMs\./,
+    );
+    assert.ok(tookMs < 2000, `the call took ${tookMs} ms, past its 2000 ms timeoutMs`);
+  });
+
+  test('timeoutMs bounds the whole call: retries stop when the next wait does not fit', async () => {
+    const started = Date.now();
+    const r = await call({ path: '/flaky-one', retries: 3, timeoutMs: 1500 });
+    const tookMs = Date.now() - started;
+    assert.equal(r.isError, true);
+    // One wait of 1 s fits in 1.5 s; a second one would not.
+    assert.equal(upstream.hits('/api/v1/flaky-one').length, 2);
+    assert.match(text(r), /Tried 2 times\.\nNot retried: a wait of 1000 ms/);
+    assert.ok(tookMs < 1500 + 500, `the call took ${tookMs} ms, past its 1500 ms timeoutMs`);
   });
 
   test('POST is never retried', async () => {

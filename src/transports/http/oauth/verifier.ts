@@ -10,7 +10,9 @@
  *
  * Outcomes: a Principal; `invalid` (401, `error="invalid_token"`); or `unavailable` (503) when the
  * JWKS, the issuer's metadata or the introspection endpoint cannot be reached: a token that cannot be
- * checked is never accepted. Token values are never put into a message or a log line.
+ * checked is never accepted. A JWT that no key could make valid (its algorithm, issuer, audience or
+ * times) is refused with 401 before the keys are fetched, so an outage answers 503 only to tokens
+ * that might be good. Token values are never put into a message or a log line.
  */
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import type { CallerIdentity } from '../../../catalog/types.js';
@@ -97,11 +99,15 @@ export class TokenVerifier {
   }
 
   async verify(token: string): Promise<Verdict> {
-    const { decodeProtectedHeader, jwtVerify } = await loadJose();
+    const { decodeProtectedHeader, decodeJwt, jwtVerify } = await loadJose();
     if (!looksLikeJwt(token, decodeProtectedHeader)) {
       if (this.options.introspection !== undefined) return this.introspect(token, this.options.introspection);
       return invalid('the access token is not a JWT');
     }
+    // A token that could never pass is refused before the keys are asked for: with the
+    // authorization server down, only a token whose signature needs its keys waits for them (503).
+    const hopeless = this.hopeless(token, decodeProtectedHeader, decodeJwt);
+    if (hopeless !== undefined) return hopeless;
     let keys: KeySet;
     try {
       keys = await this.keySet();
@@ -120,6 +126,38 @@ export class TokenVerifier {
     } catch (err) {
       return classify(err);
     }
+  }
+
+  /**
+   * The 401 for a JWT that fails whatever the keys say: an algorithm not accepted (`none`, HMAC), a
+   * payload that is not a claims set, another issuer or audience, no `exp`, expired, not yet valid.
+   * The claims are unverified here, so they can only refuse, never admit: jwtVerify checks them
+   * again against the signature.
+   */
+  private hopeless(
+    token: string,
+    decodeProtectedHeader: typeof import('jose').decodeProtectedHeader,
+    decodeJwt: typeof import('jose').decodeJwt,
+  ): Verdict | undefined {
+    const { alg } = decodeProtectedHeader(token);
+    if (typeof alg !== 'string' || !this.algorithms.includes(alg))
+      return invalid(DESCRIPTIONS.ERR_JOSE_ALG_NOT_ALLOWED!);
+    let claims: JWTPayload;
+    try {
+      claims = decodeJwt(token);
+    } catch {
+      return invalid(DESCRIPTIONS.ERR_JWT_INVALID!);
+    }
+    if (claims.iss !== this.options.issuer) return invalid('the access token has another issuer');
+    const audiences = Array.isArray(claims.aud) ? claims.aud : claims.aud === undefined ? [] : [claims.aud];
+    if (!audiences.includes(this.audience)) return invalid('the access token is not meant for this resource');
+    const now = Math.floor(Date.now() / 1000);
+    const leeway = this.options.clockToleranceSec ?? 30;
+    if (typeof claims.exp !== 'number') return invalid('the access token\'s "exp" claim is not acceptable');
+    if (claims.exp + leeway <= now) return invalid(DESCRIPTIONS.ERR_JWT_EXPIRED!);
+    if (typeof claims.nbf === 'number' && claims.nbf - leeway > now)
+      return invalid('the access token is not yet valid');
+    return undefined;
   }
 
   private async keySet(): Promise<KeySet> {
