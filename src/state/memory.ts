@@ -3,7 +3,14 @@
  * single process (and for tests of what is built on the interface). Expiry is checked when a key is
  * read; pub/sub delivers asynchronously, as Redis does.
  */
-import { bounded, type IndexEntry, type LogBounds, type LogRead, type SharedState, StateError } from './shared.js';
+import {
+  bounded,
+  type IndexEntry,
+  type LogBounds,
+  type LogRead,
+  type SharedState,
+  StateError,
+} from './shared.js';
 
 interface Entry<T> {
   value: T;

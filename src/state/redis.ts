@@ -10,7 +10,14 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../log.js';
-import { bounded, type IndexEntry, type LogBounds, type LogRead, type SharedState, StateError } from './shared.js';
+import {
+  bounded,
+  type IndexEntry,
+  type LogBounds,
+  type LogRead,
+  type SharedState,
+  StateError,
+} from './shared.js';
 
 /** Longest one command waits before it fails. */
 const COMMAND_TIMEOUT_MS = 2000;
@@ -167,7 +174,8 @@ export class RedisState implements SharedState {
     const settle = (ok: boolean) => {
       this.pendingSubscribes--;
       if (!ok || gaps !== this.lostDelivery || this.subscriber.status !== 'ready') return;
-      if (!this.subscribed && gaps > 0) this.log.debug(`state: subscriptions at ${this.where} are live again`);
+      if (!this.subscribed && gaps > 0)
+        this.log.debug(`state: subscriptions at ${this.where} are live again`);
       this.subscribed = true;
     };
     this.subscriber.subscribe(...channels).then(

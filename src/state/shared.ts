@@ -81,7 +81,12 @@ export interface SharedState {
    * One round trip: the value of `key`, and when it exists, its time to live and that of `also`
    * extended and `index` touched (as indexTouch). Undefined when `key` does not exist.
    */
-  getAndTouch(key: string, also: readonly string[], index: IndexEntry, ttlMs: number): Promise<string | undefined>;
+  getAndTouch(
+    key: string,
+    also: readonly string[],
+    index: IndexEntry,
+    ttlMs: number,
+  ): Promise<string | undefined>;
   /**
    * One round trip: sets `key`, touches `index` (as indexTouch), and when given, publishes
    * `announce.message` on `announce.channel` after the write.

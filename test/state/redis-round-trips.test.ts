@@ -126,7 +126,7 @@ describe('Redis round trips of 2025-era requests with --state', { skip }, () => 
     for (let i = 0; i < calls; i++) {
       const answer = await call(i % 2 === 0 ? b.url : a.url, session, 'ping');
       assert.equal(answer.status, 200);
-      assert.deepEqual((answer.messages[0]?.result as { content: unknown }).content, [
+      assert.deepEqual((answer.messages[0]?.result as { content?: unknown } | undefined)?.content, [
         { type: 'text', text: 'pong' },
       ]);
     }
@@ -151,7 +151,10 @@ describe('Redis round trips of 2025-era requests with --state', { skip }, () => 
     assert.equal(set.status, 200);
     // a drops its cached copy when b's announcement arrives (it logs that at debug).
     await eventually(() => a.stderr().includes('changed on another replica'), 'the announcement on a');
-    assert.ok(!b.stderr().slice(mark).includes('changed on another replica'), 'b does not hear its own change');
+    assert.ok(
+      !b.stderr().slice(mark).includes('changed on another replica'),
+      'b does not hear its own change',
+    );
     relay.turns = 0;
     assert.equal((await call(a.url, session, 'ping')).status, 200);
     assert.equal(relay.turns, 1, 'a reads the changed record again, in one round trip');
@@ -179,7 +182,10 @@ describe('Redis round trips of 2025-era requests with --state', { skip }, () => 
   });
 
   test('DELETE on one replica ends the session on the other', async () => {
-    const ended = await fetch(b.url, { method: 'DELETE', headers: { ...HEADERS, 'mcp-session-id': session } });
+    const ended = await fetch(b.url, {
+      method: 'DELETE',
+      headers: { ...HEADERS, 'mcp-session-id': session },
+    });
     await ended.text();
     assert.equal(ended.status, 200);
     await eventually(async () => (await call(a.url, session, 'ping')).status === 404, 'a 404 on a');

@@ -166,7 +166,12 @@ export class SharedSessions {
     if (!SESSION_ID.test(id)) return undefined;
     const changes = this.changes;
     const gaps = this.state.gaps;
-    const text = await this.state.getAndTouch(`s:${id}`, [`g:${id}`], { key: 'sessions', member: id }, this.ttlMs);
+    const text = await this.state.getAndTouch(
+      `s:${id}`,
+      [`g:${id}`],
+      { key: 'sessions', member: id },
+      this.ttlMs,
+    );
     const record = text === undefined ? undefined : parseRecord(text);
     if (record === undefined) return undefined;
     return { record, copy: { current: this.changes === changes, gaps, refreshed: Date.now() } };
