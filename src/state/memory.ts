@@ -4,6 +4,7 @@
  * read; pub/sub delivers asynchronously, as Redis does.
  */
 import {
+  type Announcement,
   bounded,
   type IndexEntry,
   type LogBounds,
@@ -75,7 +76,7 @@ export class MemoryState implements SharedState {
     value: string,
     ttlMs: number,
     index: IndexEntry,
-    announce?: { readonly channel: string; readonly message: string },
+    announce?: Announcement,
   ): Promise<void> {
     await this.set(key, value, ttlMs);
     await this.indexTouch(index.key, index.member);

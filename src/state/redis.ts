@@ -11,6 +11,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../log.js';
 import {
+  type Announcement,
   bounded,
   type IndexEntry,
   type LogBounds,
@@ -257,7 +258,7 @@ export class RedisState implements SharedState {
     value: string,
     ttlMs: number,
     index: IndexEntry,
-    announce?: { readonly channel: string; readonly message: string },
+    announce?: Announcement,
   ): Promise<void> {
     bounded(`the value of ${key}`, value);
     if (announce !== undefined) bounded(`a message on ${announce.channel}`, announce.message);

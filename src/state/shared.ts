@@ -45,6 +45,12 @@ export interface IndexEntry {
   readonly member: string;
 }
 
+/** A message to publish after a write (SharedState.setAndTouch). */
+export interface Announcement {
+  readonly channel: string;
+  readonly message: string;
+}
+
 /** A store operation failed: the store is unreachable, or a value is beyond its bound. */
 export class StateError extends Error {
   constructor(message: string) {
@@ -96,7 +102,7 @@ export interface SharedState {
     value: string,
     ttlMs: number,
     index: IndexEntry,
-    announce?: { readonly channel: string; readonly message: string },
+    announce?: Announcement,
   ): Promise<void>;
   /** Sets `key` only when absent; true when this call set it (the caller won the claim). */
   claim(key: string, ttlMs: number): Promise<boolean>;
