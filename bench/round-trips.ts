@@ -5,60 +5,12 @@
  * is a flight of bytes from the client after the server has spoken. Pool connections are warm
  * (connected, statements prepared) before the calls that are counted. Not a test: a measurement.
  */
-import { connect, createServer, type Socket } from 'node:net';
 import type { OpenedSource, SqlCapability, SqlQueryOptions } from '../src/kinds/contract/kinds.js';
 import { mysqlSource } from '../src/kinds/sql/mysql-source.js';
 import { parseSqlParams } from '../src/kinds/sql/params.js';
 import { postgresSource } from '../src/kinds/sql/postgres-source.js';
+import { turnRelay } from '../test/helpers/turn-relay.js';
 import { testContext } from '../test/kinds/context.js';
-
-interface Relay {
-  readonly port: number;
-  turns: number;
-  close(): void;
-}
-
-/** A relay to `host:port` that counts client flights that follow a server answer. */
-async function relay(host: string, port: number): Promise<Relay> {
-  const sockets = new Set<Socket>();
-  const state = { turns: 0 };
-  const server = createServer((client) => {
-    let serverSpoke = true;
-    const upstream = connect(port, host);
-    sockets.add(client).add(upstream);
-    client.on('data', (chunk) => {
-      if (serverSpoke) state.turns++;
-      serverSpoke = false;
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      serverSpoke = true;
-      client.write(chunk);
-    });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', end).on('error', end);
-    upstream.on('close', end).on('error', end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return {
-    port: address.port,
-    get turns() {
-      return state.turns;
-    },
-    set turns(n: number) {
-      state.turns = n;
-    },
-    close() {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
-}
 
 const options = (): SqlQueryOptions => ({
   maxRows: 100,
@@ -68,7 +20,7 @@ const options = (): SqlQueryOptions => ({
 
 async function count(label: string, url: string, kind: typeof postgresSource | typeof mysqlSource) {
   const target = new URL(url);
-  const r = await relay(target.hostname, Number(target.port));
+  const r = await turnRelay(target.hostname, Number(target.port));
   target.hostname = '127.0.0.1';
   target.port = String(r.port);
   const ctx = testContext({ baseDir: process.cwd(), name: 'db' });

@@ -86,8 +86,11 @@ export function cpuMsOf(pid: number | undefined): number | undefined {
   return childrenOf(pid).reduce((sum, child) => sum + (cpuMsOf(child) ?? 0), own);
 }
 
-/** CPU ms of every process whose command is `name` (PostgreSQL's backends: `postgres`); Linux only. */
-export function cpuMsOfCommand(name: string): number | undefined {
+/**
+ * CPU ms of every process whose command is `name` (PostgreSQL's backends: `postgres`), and when
+ * `only` is given whose command line holds it (a backend's title names its database); Linux only.
+ */
+export function cpuMsOfCommand(name: string, only?: string): number | undefined {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
@@ -97,7 +100,9 @@ export function cpuMsOfCommand(name: string): number | undefined {
   let sum = 0;
   for (const pid of pids) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) sum += ownCpuMs(Number(pid)) ?? 0;
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== name) continue;
+      if (only !== undefined && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(only)) continue;
+      sum += ownCpuMs(Number(pid)) ?? 0;
     } catch {
       // gone meanwhile
     }

@@ -26,7 +26,7 @@ import { benchServer, mcpRun, type ServerProcess, startAll, stopAll } from '../l
 import { fmt, ratio, times } from '../lib/stats.js';
 import type { BenchOptions, Scenario, Table } from '../lib/types.js';
 
-type Server = 'mcp-run' | 'SDK v2' | 'SDK v1' | 'bare';
+type Server = 'mcp-run' | 'SDK v2' | 'SDK v1' | 'bare' | 'bare, same bytes';
 
 interface Row {
   readonly server: Server;
@@ -85,7 +85,7 @@ const caption = (what: string, connections: number, options: BenchOptions) =>
 async function capturedResult(target: Target): Promise<string> {
   const text = await probe(target);
   if (!text.startsWith(RESPONSE_HEAD) || !text.endsWith('}')) {
-    throw new Error(`tools/list answered an unexpected body: ${text.slice(0, 200)}`);
+    throw new Error(`${target.url} answered an unexpected body: ${text.slice(0, 200)}`);
   }
   return text.slice(RESPONSE_HEAD.length, -1);
 }
@@ -95,7 +95,7 @@ export const httpScenario: Scenario = {
   title: 'HTTP `tools/call` and `tools/list` throughput and latency',
 
   async run(options: BenchOptions, work: string) {
-    const callConnections = options.smoke ? [32] : [1, 32, 256];
+    const callConnections = options.smoke ? [1, 32] : [1, 32, 256];
     const listConnections = options.smoke ? [32] : [1, 32];
     const listManifest = writeManifest(work, 'listed.yaml', manyToolsText(LISTED_TOOLS));
     const servers: Record<string, ServerProcess> = await startAll({
@@ -157,6 +157,34 @@ export const httpScenario: Scenario = {
         },
       ];
 
+      // The ceiling of a call: a bare server per era answering the result bytes mcp-run answered.
+      const callModern = callRows[0]!.target;
+      const callLegacy = callRows[1]!.target;
+      const bareCall = async (era: Era, target: Target) => {
+        const file = join(work, `tools-call-${era}.json`);
+        writeFileSync(file, await capturedResult(target));
+        return benchServer('bare-http.mjs', ['--result', file]);
+      };
+      Object.assign(
+        servers,
+        await startAll({
+          bareCallModern: await bareCall('modern', callModern),
+          bareCallLegacy: await bareCall('legacy', callLegacy),
+        }),
+      );
+      callRows.push(
+        {
+          server: 'bare, same bytes',
+          era: 'modern',
+          target: { ...callModern, url: servers.bareCallModern!.url },
+        },
+        {
+          server: 'bare, same bytes',
+          era: 'legacy',
+          target: { ...callLegacy, url: servers.bareCallLegacy!.url },
+        },
+      );
+
       // tools/list: mcp-run's answer per era is captured once and handed to a bare server of its own.
       const listed = (text: string) =>
         text.includes('"result"') && text.includes(`"tool_${LISTED_TOOLS - 1}"`);
@@ -203,6 +231,7 @@ export const httpScenario: Scenario = {
       const tables: Table[] = [];
       const callVsSdk: [string, number][] = [];
       const callVsBare: [string, number][] = [];
+      const callVsSameBytes: [string, number][] = [];
       for (const level of callLevels) {
         const m = level.rounds.map((r) => medians(r));
         const find = finder(callRows, m);
@@ -239,6 +268,8 @@ export const httpScenario: Scenario = {
           const ours = find('mcp-run', era).rps;
           callVsSdk.push([`${era} ${level.connections}c`, ratio(ours, find('SDK v2', era).rps)]);
           callVsBare.push([`${era} ${level.connections}c`, ratio(ours, bare.rps)]);
+          if (level.connections === 1)
+            callVsSameBytes.push([`${era} 1c`, ratio(ours, find('bare, same bytes', era).rps)]);
         }
       }
       const listVsBare: [string, number][] = [];
@@ -282,7 +313,7 @@ export const httpScenario: Scenario = {
         name: this.name,
         title: this.title,
         setup: [
-          '`tools/call`: tool `ping`, no arguments, answers the text "pong" (mcp-run: a `content` tool; SDKs: `registerTool` with a canned result). The bare echo answers the same result.',
+          '`tools/call`: tool `ping`, no arguments, answers the text "pong" (mcp-run: a `content` tool; SDKs: `registerTool` with a canned result). The bare echo answers the same result; `bare, same bytes` is a bare node:http server per era answering the result bytes mcp-run answered the call of its era with (captured once), after the request’s id.',
           `\`tools/list\`: ${LISTED_TOOLS} \`content\` tools with one string argument each (bench/lib/fixtures.ts \`manyToolsText\`), one page. mcp-run's answer is captured once per era and handed to a bare node:http server of its own, which answers each request with those result bytes after the request's id: both send the same bytes.`,
           'Modern era: every POST carries the `_meta` envelope and the `MCP-Protocol-Version`, `Mcp-Method` (and for calls `Mcp-Name`) headers. Legacy era: `initialize` once, then every POST on that session (mcp-run mints one session that all connections share; the stateless SDK servers mint none).',
           'SDK v2: `createMcpHandler(factory)` (a new `McpServer` per request) behind a node:http ↔ fetch adapter that passes `parsedBody`; its 2025 traffic goes through the default stateless legacy fallback, which answers with an SSE stream. SDK v1: a new `McpServer` + `StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })` per POST, on node:http.',
@@ -297,7 +328,20 @@ export const httpScenario: Scenario = {
             (v) => v >= 0.5,
             times,
           ),
-          goal('HTTP `tools/call` vs the v2 SDK server', '≥ 8×', callVsSdk, (v) => v >= 8, times),
+          goal(
+            'HTTP `tools/call` at 1 connection vs the bare node:http ceiling serving the same bytes',
+            '≥ 0.9×',
+            callVsSameBytes,
+            (v) => v >= 0.9,
+            times,
+          ),
+          goal(
+            'HTTP `tools/call` at 32 and 256 connections vs the v2 SDK server',
+            '≥ 8×',
+            callVsSdk.filter(([label]) => !label.endsWith(' 1c')),
+            (v) => v >= 8,
+            times,
+          ),
           goal('HTTP `tools/call` vs the bare node:http echo', '≥ 0.5×', callVsBare, (v) => v >= 0.5, times),
           goal(
             'RSS under HTTP load (mcp-run, peak)',

@@ -6,7 +6,7 @@
  * takes the session up from Redis. Needs HAProxy and a Redis (MCP_RUN_TEST_REDIS_URL, else
  * redis://127.0.0.1:6379); each run uses a key prefix of its own.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,11 +15,43 @@ import { cheapManifest } from '../lib/fixtures.js';
 import { goal } from '../lib/goals.js';
 import { cannon, interleave, medians, probe, type Target, type Throughput } from '../lib/load.js';
 import { type Era, ID_SLOT, legacyHttpSession, modernHeaders, toolCall } from '../lib/mcp.js';
-import { mcpRun, ServerProcess, stopAll } from '../lib/proc.js';
-import { fmt, ratio, times } from '../lib/stats.js';
+import { cpuMsOf, mcpRun, ServerProcess, stopAll } from '../lib/proc.js';
+import { fmt, median, ratio, times } from '../lib/stats.js';
 import type { BenchOptions, Scenario } from '../lib/types.js';
 
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
+const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/sbin/redis-server', '/usr/local/bin/redis-server'].find(
+  (p) => existsSync(p),
+);
+
+/** A redis-server of the scenario's own (no persistence): its command counts are the replicas' only. */
+async function ownRedis(): Promise<{ url: string; port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    REDIS_SERVER as string,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; ; i++) {
+    try {
+      if (execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).includes('PONG'))
+        break;
+    } catch {
+      // not up yet
+    }
+    if (i > 200 || child.exitCode !== null) throw new Error('redis-server did not start');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return { url: `redis://127.0.0.1:${port}`, port, child };
+}
+
+/** Commands Redis has run so far (INFO commandstats), the INFO calls themselves left out. */
+function redisCommands(port: number): number {
+  const text = execFileSync('redis-cli', ['-p', String(port), 'info', 'commandstats'], { encoding: 'utf8' });
+  let sum = 0;
+  for (const m of text.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm)) if (m[1] !== 'info') sum += Number(m[2]);
+  return sum;
+}
 
 async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -70,6 +102,15 @@ async function haproxy(
   return { url, child };
 }
 
+interface Costed extends Throughput {
+  /** CPU the setup used during the round, in cores. */
+  readonly cores: number;
+  readonly perCore: number;
+}
+
+const sumCpu = (pids: readonly (number | undefined)[]): number =>
+  pids.reduce((sum: number, pid) => sum + (cpuMsOf(pid) ?? 0), 0);
+
 interface Setup {
   readonly label: string;
   readonly replicas: number;
@@ -88,14 +129,16 @@ export const replicasScenario: Scenario = {
 
   async run(options: BenchOptions, work: string) {
     if (HAPROXY === undefined) throw new Error('HAProxy is not installed (apt-get install -y haproxy)');
-    const redis = new URL(process.env.MCP_RUN_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+    // Our own Redis when redis-server is here (the command counts are then ours alone).
+    const own = REDIS_SERVER === undefined ? undefined : await ownRedis();
+    const redis = new URL(own?.url ?? process.env.MCP_RUN_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
     redis.searchParams.set('prefix', `bench-${process.pid}-${Date.now().toString(36)}`);
     const manifest = cheapManifest(work);
     const connections = 32;
     const servers: Record<string, ServerProcess> = {};
     const balancers: ChildProcess[] = [];
     try {
-      const rows: { setup: Setup; era: Era; target: Target }[] = [];
+      const rows: { setup: Setup; era: Era; target: Target; pids: () => (number | undefined)[] }[] = [];
       for (const [s, setup] of SETUPS.entries()) {
         const urls: string[] = [];
         for (let i = 0; i < setup.replicas; i++) {
@@ -112,6 +155,15 @@ export const replicasScenario: Scenario = {
         }
         const lb = await haproxy(work, `lb${s}`, urls);
         balancers.push(lb.child);
+        const procs = Object.entries(servers)
+          .filter(([key]) => key.startsWith(`${s}-`))
+          .map(([, proc]) => proc);
+        // What serving costs: the replicas, their balancer, and (with --state) our Redis.
+        const pids = () => [
+          ...procs.map((proc) => proc.child.pid),
+          lb.child.pid,
+          ...(setup.shared ? [own?.child.pid] : []),
+        ];
         rows.push({
           setup,
           era: 'modern',
@@ -120,6 +172,7 @@ export const replicasScenario: Scenario = {
             headers: modernHeaders('tools/call', 'ping'),
             body: JSON.stringify(toolCall('modern', ID_SLOT, 'ping')),
           },
+          pids,
         });
         rows.push({
           setup,
@@ -129,50 +182,116 @@ export const replicasScenario: Scenario = {
             headers: await legacyHttpSession(lb.url),
             body: JSON.stringify(toolCall('legacy', ID_SLOT, 'ping')),
           },
+          pids,
         });
       }
       for (const row of rows) await probe(row.target);
-      const rounds: Throughput[][] = await interleave(
+      const rounds: Costed[][] = await interleave(
         rows.map((row) => ({
           label: `${row.setup.label} ${row.era}`,
-          measure: (seconds: number) =>
-            cannon(row.target, connections, seconds, options.smoke ? connections * 2 : undefined),
+          measure: async (seconds: number): Promise<Costed> => {
+            const cpu0 = sumCpu(row.pids());
+            const t0 = performance.now();
+            const r = await cannon(
+              row.target,
+              connections,
+              seconds,
+              options.smoke ? connections * 2 : undefined,
+            );
+            const elapsed = (performance.now() - t0) / 1000;
+            const cores = (sumCpu(row.pids()) - cpu0) / 1000 / elapsed;
+            return { ...r, cores, perCore: cores > 0 ? r.rps / cores : Number.NaN };
+          },
         })),
         { rounds: options.rounds, seconds: options.duration, warmup: options.warmup },
         (line) => console.error(`  replicas: ${line}`),
       );
-      const m = rounds.map((r) => medians(r));
+      const m = rounds.map((r) => ({
+        ...medians(r),
+        cores: median(r.map((x) => x.cores)),
+        perCore: median(r.map((x) => x.perCore)),
+      }));
+      // Redis commands per 2025 call on the 3-replica setup, sequential (one in flight), counted
+      // by Redis itself: every command the replicas sent while the calls ran.
+      const counted = rows.find((r) => r.setup.replicas === 3 && r.era === 'legacy');
+      let commandsPerCall = Number.NaN;
+      const countedCalls = options.smoke ? 30 : 300;
+      if (own !== undefined && counted !== undefined) {
+        const before = redisCommands(own.port);
+        for (let i = 0; i < countedCalls; i++) {
+          const res = await fetch(counted.target.url, {
+            method: 'POST',
+            headers: counted.target.headers,
+            body: counted.target.body.replaceAll(ID_SLOT, String(i + 1)),
+          });
+          const text = await res.text();
+          if (res.status !== 200 || !text.includes('pong'))
+            throw new Error(`call ${i}: ${res.status} ${text}`);
+        }
+        commandsPerCall = (redisCommands(own.port) - before) / countedCalls;
+      }
       const find = (label: string, era: Era) =>
         m[rows.findIndex((r) => r.setup.label === label && r.era === era)]!;
       const scale: [string, number][] = (['modern', 'legacy'] as const).map((era) => [
         era,
         ratio(find('3 replicas, --state', era).rps, find('1 replica, --state', era).rps),
       ]);
+      const perCore: [string, number][] = (['modern', 'legacy'] as const).map((era) => [
+        era,
+        ratio(find('3 replicas, --state', era).perCore, find('1 replica, --state', era).perCore),
+      ]);
       return {
         name: this.name,
         title: this.title,
         setup: [
           'Tool: `ping` (a `content` tool answering "pong"). Every setup is reached through its own HAProxy (round-robin, no stickiness, keep-alive to the clients); the replicas are `mcp-run --http` processes.',
-          '2026-07-28: stateless POSTs with the `_meta` envelope. 2025-11-25: one session (`initialize` through the balancer), every POST on it; with `--state` each replica takes the session up from Redis and refreshes it per request.',
+          '2026-07-28: stateless POSTs with the `_meta` envelope. 2025-11-25: one session (`initialize` through the balancer), every POST on it; with `--state` each replica takes the session up from Redis once, then serves it from its copy of the record (read again when another replica announces a change, and at most every 10 s).',
           `Load: autocannon, ${connections} connections, unique JSON-RPC id per request, every answer checked. All processes (load generator, HAProxy, Redis, replicas) share this machine's cores, so 3 replicas cannot show more than the spare cores allow.`,
+          '`cores` is the CPU the setup used during the round (user + system of its replicas, its HAProxy and, with --state, Redis; from /proc), in cores; `req/s per core` divides the throughput by it: what the setup serves per core it uses, which the load of the machine moves far less than req/s.',
+          `Redis commands per call: ${countedCalls} sequential 2025 \`tools/call\`s on one session through the 3-replica HAProxy, counted by Redis (\`INFO commandstats\` before and after; the scenario runs a redis-server of its own, so nothing else is counted). Each replica serves a session it holds from its copy of the record; a take-up or a refresh (at most every 10 s per replica) is one script.`,
         ],
         tables: [
           {
             caption: `${connections} connections (median of ${options.rounds} rounds of ${options.duration} s)`,
-            columns: ['setup', 'era', 'req/s', 'p50 ms', 'p99 ms', 'failed'],
+            columns: ['setup', 'era', 'req/s', 'p50 ms', 'p99 ms', 'cores', 'req/s per core', 'failed'],
             rows: rows.map((row, i) => {
               const x = m[i]!;
-              return [row.setup.label, row.era, fmt(x.rps), fmt(x.p50), fmt(x.p99), x.failed];
+              return [
+                row.setup.label,
+                row.era,
+                fmt(x.rps),
+                fmt(x.p50),
+                fmt(x.p99),
+                fmt(x.cores),
+                fmt(x.perCore),
+                x.failed,
+              ];
             }),
           },
         ],
         goals: [
+          {
+            ...goal(
+              '3 replicas vs 1 (both with --state)',
+              '≥ 1× (no loss from sharing)',
+              scale,
+              (v) => v >= 1,
+              times,
+            ),
+            // Per core used beside it: the machine's load moves it far less than req/s.
+            measured: scale
+              .map(
+                ([era, v], i) =>
+                  `${era}: ${times(v)} (per core used: ${times(perCore[i]?.[1] ?? Number.NaN)})`,
+              )
+              .join('; '),
+          },
           goal(
-            '3 replicas vs 1 (both with --state)',
-            '≥ 1× (no loss from sharing)',
-            scale,
-            (v) => v >= 1,
-            times,
+            'Redis commands per 2025 tools/call through HAProxy, 3 replicas',
+            '≤ 1',
+            [['', commandsPerCall]],
+            (v) => v <= 1,
+            (v) => v.toFixed(3),
           ),
         ],
         raw: { rows: rows.map((r) => ({ setup: r.setup.label, era: r.era })), rounds },
@@ -180,6 +299,7 @@ export const replicasScenario: Scenario = {
     } finally {
       for (const child of balancers) child.kill('SIGTERM');
       await stopAll(servers);
+      own?.child.kill('SIGKILL');
     }
   },
 };

@@ -74,6 +74,8 @@ interface Pair {
   readonly bare?: ServerProcess;
   /** The command of the database's own processes (PostgreSQL's backends), whose CPU is counted too. */
   readonly db?: string;
+  /** Only the database's processes whose command line holds this (PostgreSQL: the database name). */
+  readonly dbOnly?: string;
 }
 
 /** A round's throughput, and what one request cost in CPU: the server's (all its threads and worker processes), and the database's. */
@@ -82,16 +84,13 @@ interface Costed extends Throughput {
   readonly dbCpuUs: number;
 }
 
-async function costed(
-  pid: number | undefined,
-  db: string | undefined,
-  load: () => Promise<Throughput>,
-): Promise<Costed> {
-  const [server0, db0] = [cpuMsOf(pid), db ? cpuMsOfCommand(db) : undefined];
+async function costed(pid: number | undefined, pair: Pair, load: () => Promise<Throughput>): Promise<Costed> {
+  const db = pair.db;
+  const [server0, db0] = [cpuMsOf(pid), db ? cpuMsOfCommand(db, pair.dbOnly) : undefined];
   const t0 = performance.now();
   const r = await load();
   const seconds = (performance.now() - t0) / 1000;
-  const [server1, db1] = [cpuMsOf(pid), db ? cpuMsOfCommand(db) : undefined];
+  const [server1, db1] = [cpuMsOf(pid), db ? cpuMsOfCommand(db, pair.dbOnly) : undefined];
   const perCall = (a: number | undefined, b: number | undefined) =>
     a === undefined || b === undefined || r.rps <= 0 ? Number.NaN : ((b - a) * 1000) / (r.rps * seconds);
   return { ...r, cpuUs: perCall(server0, server1), dbCpuUs: perCall(db0, db1) };
@@ -105,6 +104,7 @@ async function startPair(
   tools: SqlToolSpec[],
   options: BenchOptions,
   table?: string,
+  database?: string,
 ): Promise<Pair> {
   const manifest = mcpRunManifest(work, `${tag}.yaml`, source, tools);
   const config = writeManifest(work, `${tag}-tools.yaml`, toolboxYaml(source, tools));
@@ -123,7 +123,7 @@ async function startPair(
       mcpRun: started.mcpRun!,
       toolbox,
       ...(started.bare && { bare: started.bare }),
-      ...(source.kind === 'postgres' && { db: 'postgres' }),
+      ...(source.kind === 'postgres' && { db: 'postgres', ...(database && { dbOnly: ` ${database} ` }) }),
     };
   } catch (err) {
     await stopAll(started);
@@ -180,7 +180,7 @@ async function compare(
       targets.map((t) => ({
         label: `${t.label}, ${what}, ${c} conn`,
         measure: (s: number) =>
-          costed(t.pid, pair.db, () => cannon(t.target, c, s, options.smoke ? c * 20 : undefined)),
+          costed(t.pid, pair, () => cannon(t.target, c, s, options.smoke ? c * 20 : undefined)),
       })),
       { rounds: options.rounds, seconds: options.duration, warmup: options.warmup },
       (line) => console.error(`  toolbox: ${line}`),
@@ -234,28 +234,83 @@ async function compare(
   };
 }
 
-/** A schema with `items` (1,000 rows) in the bench's PostgreSQL, and how to drop it. */
-async function postgresItems(url: string): Promise<{ table: string; drop: () => Promise<void> }> {
-  const schema = `mcp_run_bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+const LOCK_FUNCTIONS = `pg_advisory_lock(bigint), pg_advisory_lock(integer, integer),
+  pg_advisory_lock_shared(bigint), pg_advisory_lock_shared(integer, integer),
+  pg_try_advisory_lock(bigint), pg_try_advisory_lock(integer, integer),
+  pg_try_advisory_lock_shared(bigint), pg_try_advisory_lock_shared(integer, integer)`;
+
+/**
+ * `items` (1,000 rows) in a database of the bench's own, read by a role of its own that cannot take
+ * session advisory locks there (as docs/kinds-sql.md advises), so that every server's backends are
+ * the only ones of that database (their CPU is counted alone) and mcp-run's reads skip the unlock.
+ * A login that may not create databases gets a schema in its own database instead, read as itself.
+ */
+async function postgresItems(
+  url: string,
+): Promise<{ url: string; table: string; database: string; note: string; drop: () => Promise<void> }> {
+  const tag = `mcp_run_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const fill = async (client: pg.Client, table: string) => {
+    await client.query(
+      `CREATE TABLE ${table} (id integer PRIMARY KEY, name text NOT NULL, price double precision NOT NULL)`,
+    );
+    await client.query(
+      `INSERT INTO ${table} SELECT i, 'item number ' || i, round(i * 137.5) / 100 FROM generate_series(1, 1000) i`,
+    );
+  };
   try {
-    await client.query(`CREATE SCHEMA ${schema}`);
-    await client.query(
-      `CREATE TABLE ${schema}.items (id integer PRIMARY KEY, name text NOT NULL, price double precision NOT NULL)`,
-    );
-    await client.query(
-      `INSERT INTO ${schema}.items SELECT i, 'item number ' || i, round(i * 137.5) / 100 FROM generate_series(1, 1000) i`,
-    );
-  } finally {
-    await client.end();
+    await admin.query(`CREATE DATABASE ${tag}`);
+  } catch {
+    try {
+      await admin.query(`CREATE SCHEMA ${tag}`);
+      await fill(admin, `${tag}.items`);
+      const database = (await admin.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db;
+      return {
+        url,
+        table: `${tag}.items`,
+        database,
+        note: 'PostgreSQL: a schema of the bench’s own, read as the URL’s login (it may not create databases); `postgres CPU µs/call` counts every backend of that database.',
+        async drop() {
+          const c = new pg.Client({ connectionString: url });
+          await c.connect();
+          await c.query(`DROP SCHEMA ${tag} CASCADE`).finally(() => c.end());
+        },
+      };
+    } finally {
+      await admin.end();
+    }
   }
+  const inDb = new URL(url);
+  inDb.pathname = `/${tag}`;
+  const setup = new pg.Client({ connectionString: inDb.toString() });
+  await setup.connect();
+  try {
+    await admin.query(`CREATE ROLE ${tag} LOGIN`);
+    await fill(setup, 'items');
+    await setup.query(`GRANT SELECT ON items TO ${tag}`);
+    await setup.query(`REVOKE EXECUTE ON FUNCTION ${LOCK_FUNCTIONS} FROM PUBLIC`);
+  } finally {
+    await setup.end();
+    await admin.end();
+  }
+  const asRole = new URL(inDb);
+  asRole.username = tag;
+  asRole.password = '';
   return {
-    table: `${schema}.items`,
+    url: asRole.toString(),
+    table: 'items',
+    database: tag,
+    note: `PostgreSQL: a database of the bench’s own (\`${tag}\`), read by a role of its own (every server uses it) that may execute none of the session advisory lock functions there (revoked from PUBLIC, as docs/kinds-sql.md advises): mcp-run’s reads then skip \`pg_advisory_unlock_all()\` (BEGIN READ ONLY, the statement, ROLLBACK). \`postgres CPU µs/call\` counts the backends of that database only.`,
     async drop() {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`).finally(() => c.end());
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${tag} WITH (FORCE)`);
+        await c.query(`DROP ROLE IF EXISTS ${tag}`);
+      } finally {
+        await c.end();
+      }
     },
   };
 }
@@ -289,13 +344,24 @@ export const toolboxScenario: Scenario = {
     const verifyList = (body: string) => answered(body) && body.includes('"item_9"');
 
     const { db } = sqlFixture(work);
-    const engines: { label: string; source: ToolboxSource; table: string; drop?: () => Promise<void> }[] = [
-      { label: 'SQLite', source: { kind: 'sqlite', path: db }, table: 'items' },
-    ];
+    const engines: {
+      label: string;
+      source: ToolboxSource;
+      table: string;
+      database?: string;
+      drop?: () => Promise<void>;
+    }[] = [{ label: 'SQLite', source: { kind: 'sqlite', path: db }, table: 'items' }];
     const pgUrl = process.env.MCP_RUN_BENCH_POSTGRES_URL ?? process.env.MCP_RUN_TEST_POSTGRES_URL;
     if (pgUrl) {
       const items = await postgresItems(pgUrl);
-      engines.push({ label: 'PostgreSQL', source: { kind: 'postgres', url: pgUrl }, ...items });
+      notes.push(items.note);
+      engines.push({
+        label: 'PostgreSQL',
+        source: { kind: 'postgres', url: items.url },
+        table: items.table,
+        database: items.database,
+        drop: items.drop,
+      });
     } else
       notes.push(
         'PostgreSQL rows skipped: MCP_RUN_BENCH_POSTGRES_URL (or MCP_RUN_TEST_POSTGRES_URL) is not set.',
@@ -311,6 +377,7 @@ export const toolboxScenario: Scenario = {
           itemTools(10, engine.table),
           options,
           engine.table,
+          engine.database,
         );
         try {
           const calls = await compare(
@@ -347,7 +414,7 @@ export const toolboxScenario: Scenario = {
             );
           }
         } finally {
-          const { db: _, ...processes } = pair;
+          const { db: _, dbOnly: __, ...processes } = pair;
           await stopAll(processes);
         }
       }
@@ -449,8 +516,8 @@ export const toolboxScenario: Scenario = {
         "Toolbox speaks the 2025 protocol statelessly (no session); mcp-run is measured on a 2025 session and on the 2026 path. Default pools on both sides (mcp-run 5 connections to PostgreSQL, Toolbox pgxpool's default).",
         "Ratios are mcp-run ÷ Toolbox (throughput; for walks, Toolbox's walk time ÷ mcp-run's), taken per interleaved round, then the median with the range over rounds: > 1 is mcp-run ahead.",
         'Every answer is checked (the row, or `item_9` in the list); walks check that every tool was seen. RSS is read from /proc of each serving process after its walks.',
-        "`server CPU µs/call` is the user + system CPU the server used during the round (all its threads, and its worker processes: mcp-run's SQLite readers), divided by the requests it answered; `postgres CPU µs/call` is that of every `postgres` process on the machine (the backends serving the round). Read from /proc at 10 ms resolution. CPU per call moves far less with the machine's noise than requests/s does: it shows what each server spends, where the ratio only shows who got the cores.",
-        "Round trips of one one-row read, counted by `npx tsx bench/round-trips.ts` through a TCP relay: PostgreSQL 1 (BEGIN READ ONLY, SET LOCALs, the statement, pg_advisory_unlock_all(), ROLLBACK behind one Sync; 6 before: BEGIN+SETs, DECLARE, FETCH 1, FETCH 4, ROLLBACK, DISCARD ALL), MySQL/MariaDB 3 (SET TRANSACTION READ ONLY, EXECUTE, DO RELEASE_ALL_LOCKS(); 5 before). (Toolbox's own were not counted.)",
+        "`server CPU µs/call` is the user + system CPU the server used during the round (all its threads, and its worker processes: mcp-run's SQLite readers), divided by the requests it answered; `postgres CPU µs/call` is that of the `postgres` backends of the bench's database (every `postgres` process when the bench could not make a database of its own). Read from /proc at 10 ms resolution. CPU per call moves far less with the machine's noise than requests/s does: it shows what each server spends, where the ratio only shows who got the cores.",
+        "Round trips of one one-row read, counted by `npx tsx bench/round-trips.ts` through a TCP relay: PostgreSQL 1 (BEGIN READ ONLY, the statement, pg_advisory_unlock_all() unless the role cannot lock, ROLLBACK behind one Sync, the settings step too where the connection did not start with them; `npx tsx bench/pg-cost.ts` counts the statements and the backend's CPU per call beside the bare driver's; 6 before: BEGIN+SETs, DECLARE, FETCH 1, FETCH 4, ROLLBACK, DISCARD ALL), MySQL/MariaDB 3 (SET TRANSACTION READ ONLY, EXECUTE, DO RELEASE_ALL_LOCKS(); 5 before). (Toolbox's own were not counted.)",
         "`bare node:http + driver (ceiling)` is bench/servers/bare-sql.mjs: node:http, JSON.parse, the same query through the same driver (better-sqlite3 in the server's own process; pg, a pool of 5, one named statement) and JSON.stringify, with no MCP, no read-only transaction, no time limit and no worker process. It is what node reaches here with no server work at all: where it is below Toolbox, ≥ 1.0× cannot be met by any node server on this machine.",
         ...ceilings.map(
           ([engine, rs]) =>

@@ -75,7 +75,11 @@ export class Reloader {
   /** The manifest's folder, when the manifest is reached through symlinks in it. */
   private linkWatcher: FSWatcher | undefined;
   private revision = 0;
-  private lastText: string | undefined;
+  /**
+   * A digest of the manifest and included texts the catalog was built from (the texts themselves
+   * are not kept: an imported manifest is megabytes).
+   */
+  private lastDigest: string | undefined;
   private readonly fileHashes = new Map<string, string>();
   private pending = { paths: new Set<string>(), structural: false };
   private timer: NodeJS.Timeout | undefined;
@@ -101,9 +105,12 @@ export class Reloader {
    * before they report is caught up with then: it is not lost in the gap.
    */
   start(text: string, after: Promise<unknown> = Promise.resolve()): void {
-    this.lastText = text + includedTexts(this.options.ref.current, readFileSync);
+    const included = includedTexts(this.options.ref.current, readFileSync);
     this.watching = after
-      .then(() => (this.closed ? undefined : import('chokidar')))
+      .then(() => {
+        this.lastDigest ??= textDigest(text, included);
+        return this.closed ? undefined : import('chokidar');
+      })
       .then(
         (chokidar) => {
           if (chokidar && !this.closed) this.watch(chokidar.watch);
@@ -139,7 +146,10 @@ export class Reloader {
   private async catchUp(): Promise<void> {
     const { file, ref } = this.options;
     const text = await readFileAsync(file, 'utf8').catch(() => undefined);
-    if (text !== undefined && text + includedTexts(ref.current, readFileSync) !== this.lastText) {
+    if (
+      text !== undefined &&
+      textDigest(text, includedTexts(ref.current, readFileSync)) !== this.lastDigest
+    ) {
       this.onEvent('change', file);
     }
   }
@@ -209,10 +219,10 @@ export class Reloader {
     const updated = await this.changedResourceFiles(paths, ref.current);
     // The included files are part of the manifest: an edit to one is an edit to it. A rotated secret
     // file changes no text the comparison sees: it rebuilds whenever it fires.
-    const whole = text + includedTexts(ref.current, readFileSync);
+    const whole = textDigest(text, includedTexts(ref.current, readFileSync));
     const rotated = [...paths].some((path) => ref.current.secretFiles?.has(path));
-    if (!force && !rotated && whole === this.lastText && updated.length === 0) return 'unchanged';
-    this.lastText = whole;
+    if (!force && !rotated && whole === this.lastDigest && updated.length === 0) return 'unchanged';
+    this.lastDigest = whole;
 
     let next: Catalog;
     try {
@@ -356,6 +366,10 @@ function inlineChanges(previous: Catalog, next: Catalog): string[] {
   }
   return uris;
 }
+
+/** What the comparison of two loads sees: the manifest's text and its included files'. */
+const textDigest = (text: string, included: string): string =>
+  nodeCrypto().createHash('sha256').update(text).update(included).digest('base64url');
 
 /** The included files' paths and texts, one string to compare (a missing file reads as missing). */
 function includedTexts(catalog: Catalog, read: (file: string, encoding: 'utf8') => string): string {

@@ -65,14 +65,42 @@ export function createSchemaCompiler(): (schema: JsonSchema, checked?: 'meta-che
  * One object for schemas with the same JSON text, for the life of one compile: generated and
  * repetitive manifests give many tools the same arguments (10,000 tools with one `q: string` were
  * 10,000 copies of the schema, each with its validator). Served and validated exactly as before.
+ *
+ * Equal structure is found without writing any schema out: each object or array gets a number for
+ * its structure, its key the entries with nested objects by their numbers (hash-consing), and an
+ * object met again (the shared definitions an import reuses under many tools' `$defs`) is looked up,
+ * not walked. Work and memory go with the distinct nodes, not with the text each tool's schema
+ * would expand to (an imported description's output schemas reach hundreds of definitions each).
  */
 export function internSchemas(): (schema: JsonSchema) => JsonSchema {
-  const seen = new Map<string, JsonSchema>();
+  const numbers = new WeakMap<object, number>();
+  const byKey = new Map<string, number>();
+  const firsts = new Map<number, JsonSchema>();
+  const part = (value: unknown): string =>
+    value !== null && typeof value === 'object' ? `#${numberOf(value)}` : String(JSON.stringify(value));
+  const numberOf = (node: object): number => {
+    const known = numbers.get(node);
+    if (known !== undefined) return known;
+    let key: string;
+    if (Array.isArray(node)) key = `[${node.map(part).join(',')}]`;
+    else {
+      key = '{';
+      for (const k of Object.keys(node))
+        key += `${JSON.stringify(k)}:${part((node as Record<string, unknown>)[k])},`;
+    }
+    let n = byKey.get(key);
+    if (n === undefined) {
+      n = byKey.size;
+      byKey.set(key, n);
+    }
+    numbers.set(node, n);
+    return n;
+  };
   return (schema) => {
-    const key = JSON.stringify(schema);
-    const first = seen.get(key);
+    const n = numberOf(schema);
+    const first = firsts.get(n);
     if (first !== undefined) return first;
-    seen.set(key, schema);
+    firsts.set(n, schema);
     return schema;
   };
 }

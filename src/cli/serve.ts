@@ -139,7 +139,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   }
   const ops: Ops = { sources, ...(metrics && { metrics }), ...(place && { place }), ...(state && { state }) };
   let catalog: Catalog;
-  let text: string;
+  let text: string | undefined;
   try {
     ({ catalog, text } = await loadCatalog(file, registry, log));
   } catch (err) {
@@ -197,7 +197,9 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     : undefined;
   /** Watching starts with serving; on stdio, once the first answer is out (or soon without one). */
   const watch = (after?: Promise<unknown>) => {
-    reloader?.start(text, after);
+    // The text is the reloader's to keep (as a digest): this closure lives as long as the server.
+    if (text !== undefined) reloader?.start(text, after);
+    text = undefined;
     void reloader?.ready().then(() => log.debug(`watching ${file} and the files it names for changes`));
   };
   process.on('SIGHUP', () => void reloader?.reload());

@@ -29,7 +29,7 @@ export interface YamlFinding extends Finding {
 
 export function parseYaml(text: string): Parsed {
   const fast = fastParse(text);
-  if (fast) return { source: new SourceMap(text), data: fast.data, errors: [] };
+  if (fast) return { source: new SourceMap(text), data: ownStrings(fast.data), errors: [] };
   const { LineCounter, parseDocument } = yamlLib();
   const lines = new LineCounter();
   // prettyErrors off: the message stays one sentence; the code frame is ours. Duplicate keys are
@@ -52,7 +52,7 @@ export function parseYaml(text: string): Parsed {
   const errors = withoutFollowOns(found, lines);
   if (errors.length) return { source, errors };
   try {
-    return { source, data: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {}, errors };
+    return { source, data: ownStrings(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {}), errors };
   } catch (e) {
     const reason =
       e instanceof ReferenceError && /alias count/i.test(e.message)
@@ -110,6 +110,33 @@ function withoutFollowOns(found: readonly YamlError[], lines: LineCounter): Yaml
     problem: problems.MANIFEST_YAML(e.reason, hints.get(e)),
     offset: e.offset,
   }));
+}
+
+/**
+ * The data with every string value a copy of its own. Parsers cut scalars out of the text, and V8
+ * keeps a cut (a sliced string, 13 characters or more) pointing into the whole text: one title kept
+ * by the catalog kept the whole manifest (megabytes for an imported description) for the life of
+ * the server. A copy holds only its own characters.
+ */
+function ownStrings<T>(data: T): T {
+  const seen = new Set<object>();
+  const own = (value: unknown): unknown => {
+    if (typeof value === 'string') return value.length < 13 ? value : ` ${value}`.slice(1);
+    if (value === null || typeof value !== 'object' || seen.has(value)) return value;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) value[i] = own(value[i]);
+    } else {
+      const record = value as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const v = record[key];
+        if (typeof v === 'string' ? v.length >= 13 : v !== null && typeof v === 'object')
+          record[key] = own(v);
+      }
+    }
+    return value;
+  };
+  return own(data) as T;
 }
 
 /** The offset of every key that repeats an earlier key of the same mapping, in one pass per mapping. */

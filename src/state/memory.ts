@@ -3,7 +3,15 @@
  * single process (and for tests of what is built on the interface). Expiry is checked when a key is
  * read; pub/sub delivers asynchronously, as Redis does.
  */
-import { bounded, type LogBounds, type LogRead, type SharedState, StateError } from './shared.js';
+import {
+  type Announcement,
+  bounded,
+  type IndexEntry,
+  type LogBounds,
+  type LogRead,
+  type SharedState,
+  StateError,
+} from './shared.js';
 
 interface Entry<T> {
   value: T;
@@ -23,6 +31,8 @@ export class MemoryState implements SharedState {
   readonly where = 'memory';
   readonly healthy = true;
   readonly fault = undefined;
+  readonly delivering = true;
+  readonly gaps = 0;
   private readonly values = new Map<string, Entry<string>>();
   private readonly indexes = new Map<string, Map<string, number>>();
   private readonly logs = new Map<string, Entry<Log>>();
@@ -48,6 +58,29 @@ export class MemoryState implements SharedState {
       const entry = live(this.values, key);
       if (entry !== undefined) entry.expires = Date.now() + ttlMs;
     }
+  }
+  async getAndTouch(
+    key: string,
+    also: readonly string[],
+    index: IndexEntry,
+    ttlMs: number,
+  ): Promise<string | undefined> {
+    const value = await this.get(key);
+    if (value === undefined) return undefined;
+    await this.touch([key, ...also], ttlMs);
+    await this.indexTouch(index.key, index.member);
+    return value;
+  }
+  async setAndTouch(
+    key: string,
+    value: string,
+    ttlMs: number,
+    index: IndexEntry,
+    announce?: Announcement,
+  ): Promise<void> {
+    await this.set(key, value, ttlMs);
+    await this.indexTouch(index.key, index.member);
+    if (announce !== undefined) await this.publish(announce.channel, announce.message);
   }
   async claim(key: string, ttlMs: number): Promise<boolean> {
     if (live(this.values, key) !== undefined) return false;

@@ -10,7 +10,15 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../log.js';
-import { bounded, type LogBounds, type LogRead, type SharedState, StateError } from './shared.js';
+import {
+  type Announcement,
+  bounded,
+  type IndexEntry,
+  type LogBounds,
+  type LogRead,
+  type SharedState,
+  StateError,
+} from './shared.js';
 
 /** Longest one command waits before it fails. */
 const COMMAND_TIMEOUT_MS = 2000;
@@ -35,7 +43,18 @@ redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return seq
 `;
 
+/** KEYS: the value, the keys to extend with it, the index (last). ARGV: ttl, score, member. */
+const GET_AND_TOUCH = `
+local value = redis.call('GET', KEYS[1])
+if not value then return false end
+for i = 1, #KEYS - 1 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+redis.call('ZADD', KEYS[#KEYS], ARGV[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[#KEYS], ARGV[1])
+return value
+`;
+
 interface AppendCommand {
+  getAndTouch(keys: number, ...args: (string | number)[]): Promise<string | null>;
   logAppend(
     list: string,
     meta: string,
@@ -68,17 +87,24 @@ export class RedisState implements SharedState {
   readonly kind = 'redis';
   readonly where: string;
   private readonly prefix: string;
+  private readonly log: Logger;
   private readonly client: Redis & AppendCommand;
   private readonly subscriber: Redis;
   private readonly handlers = new Map<string, ((message: string) => void)[]>();
   private readonly listeners: ((healthy: boolean, fault: string | undefined) => void)[] = [];
   private lastFault: string | undefined = 'not connected yet';
   private closing = false;
+  /** The subscriber's SUBSCRIBE of every channel was confirmed on its current connection. */
+  private subscribed = false;
+  private lostDelivery = 0;
+  /** SUBSCRIBEs not confirmed yet: a channel among them may miss messages. */
+  private pendingSubscribes = 0;
 
   constructor(url: string, log: Logger) {
     const parsed = parseStateUrl(url);
     this.where = parsed.where;
     this.prefix = parsed.prefix;
+    this.log = log;
     const options: RedisOptions = {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -89,6 +115,7 @@ export class RedisState implements SharedState {
     };
     this.client = new Redis(parsed.url, options) as Redis & AppendCommand;
     this.client.defineCommand('logAppend', { numberOfKeys: 2, lua: APPEND });
+    this.client.defineCommand('getAndTouch', { lua: GET_AND_TOUCH });
     // The subscriber queues its SUBSCRIBE until connected, and resubscribes after a reconnect.
     this.subscriber = new Redis(parsed.url, {
       ...options,
@@ -99,6 +126,14 @@ export class RedisState implements SharedState {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
     });
     this.subscriber.on('error', () => {});
+    // Messages published while the subscriber is away are lost: each loss counts as a gap, and
+    // delivery counts as live again once the channels are subscribed on the new connection (ioredis
+    // resubscribes too; a second SUBSCRIBE of a channel is harmless, and this one is confirmed).
+    this.subscriber.on('close', () => {
+      this.subscribed = false;
+      this.lostDelivery++;
+    });
+    this.subscriber.on('ready', () => this.confirmSubscriptions());
     this.client.on('ready', () => this.health(undefined));
     this.client.on('error', (err: Error) => this.health(err.message || err.name));
     this.client.on('close', () => this.health(this.lastFault ?? 'the connection closed'));
@@ -125,6 +160,36 @@ export class RedisState implements SharedState {
       ),
     ]);
     return reached.every(Boolean);
+  }
+
+  private confirmSubscriptions(): void {
+    const channels = [...this.handlers.keys()];
+    if (channels.length === 0) return;
+    this.confirm(channels);
+  }
+
+  /** SUBSCRIBE, counted as pending until Redis confirms it on the connection it was sent on. */
+  private confirm(channels: string[]): void {
+    const gaps = this.lostDelivery;
+    this.pendingSubscribes++;
+    const settle = (ok: boolean) => {
+      this.pendingSubscribes--;
+      if (!ok || gaps !== this.lostDelivery || this.subscriber.status !== 'ready') return;
+      if (!this.subscribed && gaps > 0)
+        this.log.debug(`state: subscriptions at ${this.where} are live again`);
+      this.subscribed = true;
+    };
+    this.subscriber.subscribe(...channels).then(
+      () => settle(true),
+      () => settle(false),
+    );
+  }
+
+  get delivering(): boolean {
+    return this.subscribed && this.pendingSubscribes === 0 && this.subscriber.status === 'ready';
+  }
+  get gaps(): number {
+    return this.lostDelivery;
   }
 
   get healthy(): boolean {
@@ -175,6 +240,37 @@ export class RedisState implements SharedState {
     const multi = this.client.multi();
     for (const key of keys) multi.pexpire(this.k(key), ttlMs);
     await this.run('PEXPIRE', () => multi.exec());
+  }
+  async getAndTouch(
+    key: string,
+    also: readonly string[],
+    index: IndexEntry,
+    ttlMs: number,
+  ): Promise<string | undefined> {
+    const keys = [key, ...also, index.key].map((k) => this.k(k));
+    const value = await this.run('GET', () =>
+      this.client.getAndTouch(keys.length, ...keys, ttlMs, Date.now(), index.member),
+    );
+    return value ?? undefined;
+  }
+  async setAndTouch(
+    key: string,
+    value: string,
+    ttlMs: number,
+    index: IndexEntry,
+    announce?: Announcement,
+  ): Promise<void> {
+    bounded(`the value of ${key}`, value);
+    if (announce !== undefined) bounded(`a message on ${announce.channel}`, announce.message);
+    const multi = this.client
+      .multi()
+      .set(this.k(key), value, 'PX', ttlMs)
+      .zadd(this.k(index.key), Date.now(), index.member)
+      .pexpire(this.k(index.key), ttlMs);
+    if (announce !== undefined) multi.publish(this.k(announce.channel), announce.message);
+    const replies = await this.run('SET', () => multi.exec());
+    const failed = replies?.find(([err]) => err !== null)?.[0];
+    if (failed) throw new StateError(`Redis at ${this.where}: SET failed: ${failed.message}`);
   }
   async claim(key: string, ttlMs: number): Promise<boolean> {
     return (await this.run('SET NX', () => this.client.set(this.k(key), '1', 'PX', ttlMs, 'NX'))) === 'OK';
@@ -246,7 +342,7 @@ export class RedisState implements SharedState {
     const known = this.handlers.get(full);
     this.handlers.set(full, [...(known ?? []), handler]);
     // Not awaited: while Redis is away the SUBSCRIBE waits in the subscriber's queue.
-    if (known === undefined) void this.subscriber.subscribe(full).catch(() => {});
+    if (known === undefined) this.confirm([full]);
   }
 
   async close(): Promise<void> {

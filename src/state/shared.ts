@@ -39,6 +39,18 @@ export interface LogRead {
 /** Largest value (a record, a log item, a message) a store accepts. */
 export const MAX_VALUE_BYTES = 8 * 1024 * 1024;
 
+/** A member of a time-ordered index (SharedState.indexTouch). */
+export interface IndexEntry {
+  readonly key: string;
+  readonly member: string;
+}
+
+/** A message to publish after a write (SharedState.setAndTouch). */
+export interface Announcement {
+  readonly channel: string;
+  readonly message: string;
+}
+
 /** A store operation failed: the store is unreachable, or a value is beyond its bound. */
 export class StateError extends Error {
   constructor(message: string) {
@@ -57,12 +69,41 @@ export interface SharedState {
   readonly fault: string | undefined;
   /** Called on every change of `healthy`. */
   onHealth(listener: (healthy: boolean, fault: string | undefined) => void): void;
+  /**
+   * Whether messages published now reach this process's subscriptions. While false, or after
+   * `gaps` moved, a message may have been missed: what a subscription keeps up to date (a cache
+   * invalidated by messages) must be read again from the store.
+   */
+  readonly delivering: boolean;
+  /** How many times delivery stopped so far (subscriptions lost their connection). */
+  readonly gaps: number;
 
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
   del(keys: readonly string[]): Promise<void>;
   /** Extends the time to live of the keys that exist. */
   touch(keys: readonly string[], ttlMs: number): Promise<void>;
+  /**
+   * One round trip: the value of `key`, and when it exists, its time to live and that of `also`
+   * extended and `index` touched (as indexTouch). Undefined when `key` does not exist.
+   */
+  getAndTouch(
+    key: string,
+    also: readonly string[],
+    index: IndexEntry,
+    ttlMs: number,
+  ): Promise<string | undefined>;
+  /**
+   * One round trip: sets `key`, touches `index` (as indexTouch), and when given, publishes
+   * `announce.message` on `announce.channel` after the write.
+   */
+  setAndTouch(
+    key: string,
+    value: string,
+    ttlMs: number,
+    index: IndexEntry,
+    announce?: Announcement,
+  ): Promise<void>;
   /** Sets `key` only when absent; true when this call set it (the caller won the claim). */
   claim(key: string, ttlMs: number): Promise<boolean>;
 

@@ -13,9 +13,11 @@ import { CLI } from '../helpers/demo.js';
 
 export const REDIS_URL = process.env.MCP_RUN_TEST_REDIS_URL;
 export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
-const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/sbin/redis-server', '/usr/local/bin/redis-server'].find(
-  (p) => existsSync(p),
-);
+export const REDIS_SERVER = [
+  '/usr/bin/redis-server',
+  '/usr/sbin/redis-server',
+  '/usr/local/bin/redis-server',
+].find((p) => existsSync(p));
 
 /** Why the replica tests cannot run here, or undefined. */
 export function skipReason(needs: { haproxy?: boolean; redisServer?: boolean } = {}): string | undefined {

@@ -95,6 +95,29 @@ for (const [name, skip, open] of implementations) {
       }
       assert.ok(got.length > 0);
       assert.ok(got.every((m) => /^m\d+$/.test(m)));
+      assert.equal(s.delivering, true, 'a confirmed subscription delivers');
+      assert.equal(s.gaps, 0);
+    });
+
+    test('setAndTouch writes, indexes and announces; getAndTouch reads and indexes only what exists', async () => {
+      const s = await make();
+      const got: string[] = [];
+      await s.subscribe('news', (m) => got.push(m));
+      for (let i = 0; !s.delivering && i < 100; i++) await new Promise((r) => setTimeout(r, 20));
+      const index = { key: 'byUse', member: 'r1' };
+      await s.setAndTouch('r1', 'record', 60_000, index, { channel: 'news', message: 'r1 changed' });
+      await s.setAndTouch('quiet', 'record', 60_000, { key: 'byUse', member: 'quiet' });
+      assert.equal(await s.get('r1'), 'record');
+      assert.deepEqual((await s.indexRecent('byUse', 60_000)).sort(), ['quiet', 'r1']);
+      await s.set('g1', 'stream', 1000);
+      assert.equal(await s.getAndTouch('r1', ['g1'], { key: 'used', member: 'r1' }, 60_000), 'record');
+      assert.equal(await s.getAndTouch('gone', ['g1'], { key: 'used', member: 'gone' }, 60_000), undefined);
+      assert.deepEqual(await s.indexRecent('used', 60_000), ['r1'], 'an absent key is not indexed');
+      await new Promise((r) => setTimeout(r, 1100));
+      assert.equal(await s.get('g1'), 'stream', 'the other key was extended with it');
+      for (let i = 0; got.length === 0 && i < 100; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(got, ['r1 changed'], 'one announcement, for the write that asked for it');
+      await assert.rejects(s.setAndTouch('huge', 'x'.repeat(MAX_VALUE_BYTES + 1), 60_000, index), StateError);
     });
   });
 }

@@ -33,7 +33,9 @@
  * read-only (superuser, pg_read_server_files, …) gets no `sql-query` tool unless the source says
  * `allowPrivilegedRole: true`. No advisory lock or setting outlives its call: a read-only call ends
  * in ROLLBACK, which undoes every SET and set_config of its transaction (session-level ones too),
- * after `pg_advisory_unlock_all()`; any other call resets its connection (`DISCARD ALL`, whose
+ * after `pg_advisory_unlock_all()` (left out when the role can take no session-level lock: it can
+ * execute no advisory lock function, no SECURITY DEFINER function and no extension's C function,
+ * checked when the source opens); any other call resets its connection (`DISCARD ALL`, whose
  * RESET ALL goes back to the values the connection started with) before it goes back to the pool.
  * A call that fails closes its connection.
  */
@@ -58,6 +60,7 @@ import {
   markPrivileged,
   POSTGRES_DANGEROUS_ROLES,
   POSTGRES_GUARDED_FUNCTIONS,
+  POSTGRES_LOCKLESS_QUERY,
   POSTGRES_ROLE_QUERY,
   type PostgresRoleRow,
   postgresReasons,
@@ -149,6 +152,11 @@ interface Session {
    */
   readonly preset: { readonly timeoutMs: number; readonly connections: WeakSet<object> } | undefined;
   readonly statements: PreparedStatements;
+  /**
+   * What ends a pipelined read: ROLLBACK, after `pg_advisory_unlock_all()` unless the role can take
+   * no session-level lock (privilege.ts POSTGRES_LOCKLESS_QUERY, checked when the source opened).
+   */
+  readonly end: readonly string[];
 }
 
 export const postgresSource: SourceKind<PostgresConfig> = {
@@ -248,6 +256,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     const asRole = config.role ? `SET LOCAL ROLE ${driver.escapeIdentifier(config.role)}` : undefined;
     let schemas: readonly string[];
     let roleRow: PostgresRoleRow | undefined;
+    let lockless = false;
     try {
       const client = await connect();
       try {
@@ -271,6 +280,8 @@ export const postgresSource: SourceKind<PostgresConfig> = {
             POSTGRES_GUARDED_FUNCTIONS,
           ])
         ).rows[0];
+        lockless =
+          (await client.query<{ lockless: boolean }>(POSTGRES_LOCKLESS_QUERY)).rows[0]?.lockless === true;
         await client.query('ROLLBACK');
         client.release();
       } catch (err) {
@@ -295,6 +306,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       },
       preset,
       statements: new PreparedStatements(MAX_PREPARED),
+      end: lockless ? ['ROLLBACK'] : ['SELECT pg_advisory_unlock_all()', 'ROLLBACK'],
     };
 
     const cancel = async (pid: number) => {
@@ -470,7 +482,7 @@ async function pipelined(
           step(session.limits.text, [String(Math.trunc(o.timeoutMs)), ...session.limits.values]),
         ],
     statement: step(text, values),
-    after: [step('SELECT pg_advisory_unlock_all()'), step('ROLLBACK')],
+    after: session.end.map((text) => step(text)),
     limit: o.maxRows + 1,
     types: session.types,
     prepared,

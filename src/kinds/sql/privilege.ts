@@ -166,3 +166,23 @@ export function privilegedRoleRefusal(
     hint: `connect as a role that can only read${others}; or, to accept the risk, set allowPrivilegedRole: true on the source. A least-privilege role (replace app, public and the password):\n${LEAST_PRIVILEGE_SQL[role.dialect]}`,
   };
 }
+
+/**
+ * One row, `lockless`: true when the effective role can take no session-level lock that would
+ * outlive a transaction, so a read-only call need not end with `pg_advisory_unlock_all()` (ROLLBACK
+ * releases the transaction-level ones). It must be able to execute none of the session-level
+ * advisory lock functions, no SECURITY DEFINER function (which runs with its owner's rights, and
+ * whose locks are the session's), and no C function an extension added (which may lock without
+ * asking). A superuser executes everything. Checked when the source opens (each reload opens it
+ * again): a later GRANT takes effect at the next.
+ */
+export const POSTGRES_LOCKLESS_QUERY = `SELECT NOT EXISTS (
+  SELECT 1 FROM pg_proc p
+  WHERE ((p.pronamespace = 'pg_catalog'::regnamespace
+          AND p.proname IN ('pg_advisory_lock', 'pg_advisory_lock_shared',
+                            'pg_try_advisory_lock', 'pg_try_advisory_lock_shared'))
+         OR p.prosecdef
+         OR (p.oid >= 16384 AND p.prolang IN (SELECT l.oid FROM pg_language l
+                                              WHERE l.lanname IN ('c', 'internal'))))
+    AND has_function_privilege(current_user, p.oid, 'EXECUTE')
+) AS lockless`;

@@ -186,6 +186,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     shared,
   );
   await shared?.start({
+    stale: (id) => sessions.invalidate(id),
     poke: (id, stream, seq) => sessions.local(id)?.streams.poke(stream, seq),
     deliver: (id, message) => void sessions.local(id)?.connection.receive(message),
     ended: (id) => sessions.drop(id),

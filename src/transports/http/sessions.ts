@@ -20,7 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../log.js';
 import type { Connection, Protocol } from '../../protocol/server.js';
 import type { Principal } from './auth.js';
-import type { SessionRecord, SharedSessions } from './shared-sessions.js';
+import type { RecordCopy, SessionRecord, SharedSessions } from './shared-sessions.js';
 import { SessionStreams, type StreamOptions } from './streams.js';
 
 export interface Session {
@@ -39,8 +39,8 @@ export interface Session {
   busy: number;
   /** Shared (`--state`): the record as last loaded or saved, to save only what changed. */
   saved?: string;
-  /** Shared: when this replica last refreshed the session's expiry in the store. */
-  refreshed?: number;
+  /** Shared: what this replica knows of its copy of the record (whether it can serve from it). */
+  copy?: RecordCopy;
 }
 
 export interface SessionLimits {
@@ -53,9 +53,6 @@ export interface SessionLimits {
   /** Open sessions at most for one client. */
   readonly perClient: number;
 }
-
-/** How often a replica refreshes the expiry of a session whose record did not change. */
-const REFRESH_MS = 10_000;
 
 /** Why `create` refused: the client is at its share, or the server is full. */
 export type Refusal = 'client' | 'server';
@@ -136,14 +133,20 @@ export class SessionStore {
   }
 
   /**
-   * Shared (`--state`): the session with this id, loaded from the store (a session another replica
-   * opened is taken up here), its state refreshed from the record; undefined when it is unknown.
-   * Throws StateError when the store is unreachable.
+   * Shared (`--state`): the session with this id: the one held here while its copy of the record is
+   * current (no round trip), else loaded from the store (a session another replica opened is taken
+   * up here) with its state refreshed from the record; undefined when it is unknown. Throws
+   * StateError when the store is unreachable.
    */
   async fetch(id: string): Promise<Session | undefined> {
     const shared = this.shared as SharedSessions;
-    const record = await shared.load(id);
-    if (record === undefined) {
+    const held = this.sessions.get(id);
+    if (held?.copy !== undefined && shared.holds(held.copy)) {
+      this.touch(held);
+      return held;
+    }
+    const loaded = await shared.load(id);
+    if (loaded === undefined) {
       this.drop(id);
       return undefined;
     }
@@ -151,29 +154,37 @@ export class SessionStore {
     if (session === undefined) {
       this.expire();
       if (this.sessions.size >= this.limits.max) this.evictIdle(undefined);
-      session = this.add(id, record.client);
+      session = this.add(id, loaded.record.client);
       this.log.debug(`http: session ${shortId(id)} taken up from the shared state`);
     }
-    restore(session, record);
+    restore(session, loaded.record);
+    session.copy = loaded.copy;
     this.touch(session);
     return session;
   }
 
-  /** Shared: writes the session's record back (only when it changed) and refreshes its expiry. */
+  /** Shared: another replica changed this session's record; the copy held here is read again. */
+  invalidate(id: string): void {
+    const copy = this.sessions.get(id)?.copy;
+    if (copy === undefined) return;
+    copy.current = false;
+    this.log.debug(`http: session ${shortId(id)} changed on another replica`);
+  }
+
+  /**
+   * Shared: writes the session's record back when it changed (the other replicas holding it are
+   * told), in one round trip; an unchanged record costs none (its expiry is refreshed by `fetch`).
+   */
   async save(session: Session): Promise<void> {
     const shared = this.shared;
     if (shared === undefined) return;
     const record = shared.recordOf(session.client, session.connection.session);
     if (record === undefined) return;
     const text = JSON.stringify(record);
-    const changed = text !== session.saved;
-    // An unchanged record's expiry is refreshed at most every REFRESH_MS from one replica: a
-    // request then costs one read of the store, not three round trips.
-    const now = Date.now();
-    if (!changed && now - (session.refreshed ?? 0) < Math.min(REFRESH_MS, shared.ttlMs / 10)) return;
-    await shared.save(session.id, record, changed);
+    if (text === session.saved) return;
+    // A session never written yet (initialize) is held nowhere else: nothing to announce.
+    session.copy = await shared.save(session.id, record, session.saved !== undefined);
     session.saved = text;
-    session.refreshed = now;
   }
 
   /** The live session with this id (and marks it used), or undefined. */

@@ -13,8 +13,18 @@
  *   `Last-Event-ID` on another replica replays what was missed, and any replica carries it on;
  * - `sessions`: the index of sessions by last use, for fan-out; `c:<event>`: fan-out claims.
  *
- * One channel, `events`, carries: `ev` (a stream has new events: the replica carrying it reads
- * them), `reply` (a client's answer to a server→client request of another replica: that replica
+ * Each replica keeps the records of the sessions it holds (sessions.ts) and serves their requests
+ * without asking the store while its copy is current: a replica that changes a record writes it and
+ * announces the change (`rec`) in the same round trip, and the others drop their copy; while the
+ * subscription is down (or after it was), copies are read again. A copy is also read again, with the
+ * session's expiry refreshed, at most every `refreshMs`, which bounds how long a session ended or
+ * expired elsewhere can go unnoticed should an announcement be lost. A change reaches the other
+ * replicas when its announcement does (sub-millisecond on one network, as with Redis client-side
+ * caching): a request that a client sends to another replica within that window may be served at
+ * the record before the change (a log level, subscriptions).
+ *
+ * One channel, `events`, carries: `rec` (a record changed), `ev` (a stream has new events: the
+ * replica carrying it reads them), `reply` (a client's answer to a server→client request of another replica: that replica
  * settles it), `cancel` (notifications/cancelled for a request running elsewhere), `end` (DELETE).
  *
  * Fan-out, exactly once per session: every replica reloads the same manifest and sees the same
@@ -55,6 +65,7 @@ export interface SessionRecord {
 }
 
 type Event =
+  | { t: 'rec'; s: string; r: string }
   | { t: 'ev'; s: string; k: string; q: number }
   | { t: 'reply'; to: string; s: string; m: object }
   | { t: 'cancel'; s: string; m: object }
@@ -62,6 +73,8 @@ type Event =
 
 /** What a replica does with events about sessions it holds (SessionStore). */
 export interface SharedHandlers {
+  /** Another replica changed the record of this session: a copy held here is out of date. */
+  stale(sessionId: string): void;
   poke(sessionId: string, stream: string, seq: number): void;
   deliver(sessionId: string, message: object): void;
   ended(sessionId: string): void;
@@ -70,9 +83,25 @@ export interface SharedHandlers {
 const tag = (): string =>
   [...randomBytes(5)].map((b) => '0123456789abcdefghijklmnopqrstuvwxyz'[b % 36]).join('');
 
+/** How often a replica reads again (and refreshes the expiry of) a session record it serves from its copy. */
+const REFRESH_MS = 10_000;
+
+/** What a replica knows of its copy of a session record (sessions.ts Session). */
+export interface RecordCopy {
+  /** The copy was current when read or written, and no change was announced since. */
+  current: boolean;
+  /** The store's delivery gaps when the copy was read or written. */
+  gaps: number;
+  /** When the copy was read or written (and the session's expiry refreshed). */
+  refreshed: number;
+}
+
 export class SharedSessions {
   /** This replica, in server→client request ids and the X-Mcp-Run-Replica header. */
   readonly replica = tag();
+  /** Changes announced by other replicas so far: a read that overlaps one is not taken as current. */
+  private changes = 0;
+  readonly refreshMs: number;
 
   constructor(
     readonly state: SharedState,
@@ -80,7 +109,9 @@ export class SharedSessions {
     readonly ttlMs: number,
     private readonly limits: ReplayLimits,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.refreshMs = Math.min(REFRESH_MS, ttlMs / 10);
+  }
 
   async start(handlers: SharedHandlers): Promise<void> {
     await this.state.subscribe(CHANNEL, (raw) => {
@@ -90,7 +121,11 @@ export class SharedSessions {
       } catch {
         return;
       }
-      if (event.t === 'ev') handlers.poke(event.s, event.k, event.q);
+      if (event.t === 'rec') {
+        if (event.r === this.replica) return;
+        this.changes++;
+        handlers.stale(event.s);
+      } else if (event.t === 'ev') handlers.poke(event.s, event.k, event.q);
       else if (event.t === 'reply') {
         if (event.to === this.replica) handlers.deliver(event.s, event.m);
       } else if (event.t === 'cancel') handlers.deliver(event.s, event.m);
@@ -111,25 +146,59 @@ export class SharedSessions {
     };
   }
 
-  /** Loads a record; undefined when the session is unknown (ended, or expired). Throws StateError. */
-  async load(id: string): Promise<SessionRecord | undefined> {
-    if (!SESSION_ID.test(id)) return undefined;
-    const text = await this.state.get(`s:${id}`);
-    if (text === undefined) return undefined;
-    try {
-      return JSON.parse(text) as SessionRecord;
-    } catch {
-      return undefined;
-    }
+  /** Whether a copy held here can serve a request without asking the store. */
+  holds(copy: RecordCopy, now = Date.now()): boolean {
+    const state = this.state;
+    return (
+      copy.current &&
+      copy.gaps === state.gaps &&
+      state.delivering &&
+      state.healthy &&
+      now - copy.refreshed < this.refreshMs
+    );
   }
 
-  /** Writes a record (when `changed`) and refreshes the session's time to live everywhere. */
-  async save(id: string, record: SessionRecord, changed: boolean): Promise<void> {
-    if (changed) {
-      const text = bounded(`the record of session ${id.slice(0, 6)}…`, JSON.stringify(record), RECORD_BYTES);
-      await this.state.set(`s:${id}`, text, this.ttlMs);
-    } else await this.state.touch([`s:${id}`, `g:${id}`], this.ttlMs);
-    await this.state.indexTouch('sessions', id, this.ttlMs);
+  /**
+   * Loads a record and refreshes the session's expiry, in one round trip; undefined when the session
+   * is unknown (ended, or expired). Throws StateError. `copy` says what the read is worth as a copy.
+   */
+  async load(id: string): Promise<{ record: SessionRecord; copy: RecordCopy } | undefined> {
+    if (!SESSION_ID.test(id)) return undefined;
+    const changes = this.changes;
+    const gaps = this.state.gaps;
+    const text = await this.state.getAndTouch(
+      `s:${id}`,
+      [`g:${id}`],
+      { key: 'sessions', member: id },
+      this.ttlMs,
+    );
+    const record = text === undefined ? undefined : parseRecord(text);
+    if (record === undefined) return undefined;
+    return { record, copy: { current: this.changes === changes, gaps, refreshed: Date.now() } };
+  }
+
+  /** A record as the store holds it, without refreshing it (fan-out). */
+  private async peek(id: string): Promise<SessionRecord | undefined> {
+    const text = await this.state.get(`s:${id}`);
+    return text === undefined ? undefined : parseRecord(text);
+  }
+
+  /**
+   * Writes a changed record and refreshes the session's expiry, in one round trip; `announce`: the
+   * other replicas may hold a copy, and are told to drop it. Resolves with the copy it leaves here.
+   */
+  async save(id: string, record: SessionRecord, announce: boolean): Promise<RecordCopy> {
+    const text = bounded(`the record of session ${id.slice(0, 6)}…`, JSON.stringify(record), RECORD_BYTES);
+    const gaps = this.state.gaps;
+    const event: Event = { t: 'rec', s: id, r: this.replica };
+    await this.state.setAndTouch(
+      `s:${id}`,
+      text,
+      this.ttlMs,
+      { key: 'sessions', member: id },
+      announce ? { channel: CHANNEL, message: JSON.stringify(event) } : undefined,
+    );
+    return { current: true, gaps, refreshed: Date.now() };
   }
 
   /** DELETE: the session ends on every replica. */
@@ -226,7 +295,7 @@ export class SharedSessions {
       const bounds = { items: this.limits.events, bytes: this.limits.bytes, ttlMs: this.ttlMs };
       for (const id of await this.state.indexRecent('sessions', this.ttlMs)) {
         try {
-          const record = await this.load(id);
+          const record = await this.peek(id);
           const stream = record && wants(record) ? await this.state.get(`g:${id}`) : undefined;
           if (stream === undefined) continue;
           let last = 0;
@@ -245,6 +314,14 @@ export class SharedSessions {
 
   private publish(event: Event): Promise<void> {
     return this.state.publish(CHANNEL, JSON.stringify(event));
+  }
+}
+
+function parseRecord(text: string): SessionRecord | undefined {
+  try {
+    return JSON.parse(text) as SessionRecord;
+  } catch {
+    return undefined;
   }
 }
 
