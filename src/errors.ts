@@ -264,6 +264,11 @@ export const problems = {
     message: `${quote(file)} exists; not writing over it`,
     hint: 'add --merge to update it and keep your edits, or --force to replace it',
   }),
+  RELOAD_BREAKING_CHANGE: (summary: string): Problem => ({
+    code: 'RELOAD_BREAKING_CHANGE',
+    message: `the edit breaks the contract for clients (${summary}); reload.refuseBreaking keeps the previous version serving`,
+    hint: 'make the change additive (a new optional field, a new tool beside the old one), or set reload.refuseBreaking: false for this edit',
+  }),
 } as const;
 
 export type ErrorCode = keyof typeof problems;

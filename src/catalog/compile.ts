@@ -277,6 +277,7 @@ async function compileWith(
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     ...(manifest.includes?.length && { includes: manifest.includes }),
+    ...(data.reload && { reload: data.reload }),
     dispose: async () => {
       disposed ??= disposeAll(sources, log);
       await disposed;

@@ -16,7 +16,7 @@ import type {
   ToolDescriptor,
   ToolResult,
 } from '../kinds/contract/types.js';
-import type { ServerAuthSection } from '../manifest/types.js';
+import type { ReloadSection, ServerAuthSection } from '../manifest/types.js';
 import type { Interaction } from '../steps/interaction.js';
 import type { TaskSettings } from '../tasks/types.js';
 
@@ -131,6 +131,8 @@ export interface Catalog {
   readonly secretFiles?: ReadonlySet<string>;
   /** The files the manifest includes (`include:`): an edit to one reloads like an edit to it. */
   readonly includes?: readonly string[];
+  /** `reload:`: how the reloader treats the edit that made this catalog. */
+  readonly reload?: ReloadSection;
   /** Releases what compiling opened (database handles, pools). Idempotent. */
   dispose(): Promise<void>;
 }

@@ -67,6 +67,10 @@ const configCommand = lazy(
   () => import('./client-config.js'),
   (m) => m.configCommand,
 );
+const diffCommand = lazy(
+  () => import('./diff.js'),
+  (m) => m.diffCommand,
+);
 const importOpenApiCommand = lazy(
   () => import('./import.js'),
   (m) => m.importOpenApiCommand,
@@ -311,6 +315,44 @@ Examples:
       '\nExit codes: 0 success; 1 no such prompt, a required argument missing, or the manifest has errors; 2 bad usage.\n\nExample:\n  $ mcp-run prompt summarize_customer --arg email=ada@example.com -m shop.yaml',
     )
     .action(withManifestOption(promptCommand));
+
+  program
+    .command('diff')
+    .description(
+      'compare two manifests, or a manifest and a running server (a URL), by what clients see: every change classed breaking, additive or changed',
+    )
+    .argument('<old>', 'the manifest before, or the http(s) URL of a running server')
+    .argument('<new>', 'the manifest after, or a URL')
+    .option('--json', 'print the changes as JSON for machines, each with its class')
+    .addOption(
+      new Option('--fail-on <level>', 'exit 1 when there is a change at this level').choices([
+        'breaking',
+        'any',
+      ]),
+    )
+    .option(
+      '--header <line>',
+      'a header for a URL side, e.g. "Authorization: Bearer …" (repeatable)',
+      collect,
+      [],
+    )
+    .addHelpText(
+      'after',
+      `
+Breaking: a tool, resource or prompt removed or renamed; an input field removed or made required, a
+narrower type, enum or bound, a changed default; an output field removed, a wider output type or
+enum; a tool losing readOnlyHint or gaining destructiveHint. Additive: the opposite ones. Changed:
+descriptions and titles. (docs/contract.md has every rule.) Both manifests compile as when serving.
+When NEW says \`reload: { refuseBreaking: true }\`, a breaking change fails as its server would refuse it.
+
+Exit codes: 0 no change at the --fail-on level (without it: no breaking change NEW refuses); 1 a change at that level, or a breaking change NEW refuses (RELOAD_BREAKING_CHANGE); 2 bad usage; 3 a side cannot be read (a manifest with errors, a server that does not answer).
+
+Examples:
+  $ git show main:mcp.yaml > /tmp/old.yaml && mcp-run diff /tmp/old.yaml mcp.yaml --fail-on breaking
+  $ mcp-run diff http://127.0.0.1:3000/mcp mcp.yaml --json
+  $ mcp-run diff https://mcp.example.com/mcp mcp.yaml --header "Authorization: Bearer $TOKEN"`,
+    )
+    .action(diffCommand);
 
   program
     .command('config')
