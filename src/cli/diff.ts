@@ -69,7 +69,9 @@ export async function diffCommand(before: string, after: string, options: DiffOp
     process.stderr.write(`${formatDiagnostic({ ...problem, file: after })}\n`);
   }
   const failing =
-    options.failOn === 'any' ? changes.length > 0 : (options.failOn === 'breaking' || refuseBreaking) && breaking;
+    options.failOn === 'any'
+      ? changes.length > 0
+      : (options.failOn === 'breaking' || refuseBreaking) && breaking;
   if (failing) process.exitCode = 1;
 }
 
@@ -78,7 +80,8 @@ async function contractFrom(
   log: StderrLogger,
   headers: Readonly<Record<string, string>>,
 ): Promise<{ contract: Contract; refuseBreaking: boolean }> {
-  if (/^https?:\/\//i.test(side)) return { contract: await remoteContract(side, headers), refuseBreaking: false };
+  if (/^https?:\/\//i.test(side))
+    return { contract: await remoteContract(side, headers), refuseBreaking: false };
   const { catalog } = await loadCatalog(side, builtinKinds(), log);
   try {
     return { contract: contractOf(catalog), refuseBreaking: catalog.reload?.refuseBreaking === true };
