@@ -15,8 +15,8 @@ import type { Problem } from '../errors.js';
 import { problems } from '../errors.js';
 import type { EntryPath } from '../kinds/contract/kinds.js';
 import type { CallerIdentity } from '../kinds/contract/types.js';
+import type { Validator } from '../manifest/user-schemas.js';
 import { isObject } from '../util/is-object.js';
-import type { Validator } from './schemas.js';
 import type { JsonSchema } from './types.js';
 
 export interface ClaimBinding {

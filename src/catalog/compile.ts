@@ -32,13 +32,13 @@ import {
   type EntrySection,
   type LoadedManifest,
 } from '../manifest/types.js';
+import { createSchemaCompiler, internSchemas } from '../manifest/user-schemas.js';
 import { entrySteps, withStepInputs } from '../steps/entry.js';
-import { guardPrompt } from '../steps/prompt.js';
 import type { StepsConfig } from '../steps/schema.js';
 import { claimInputs, refuseVerbatimClaims } from './claims.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
-import { createSchemaCompiler, internSchemas } from './schemas.js';
+import { guardPrompt } from './prompt.js';
 import { wrapTool } from './tool.js';
 import type {
   Catalog,

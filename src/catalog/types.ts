@@ -88,7 +88,7 @@ export interface CatalogPrompt {
   readonly descriptor: PromptDescriptor;
   /**
    * Throws InvalidRequestParams for a missing required argument. `interaction` is how the client
-   * answers the prompt's `ask` forms (see guard-prompt.ts); kinds themselves never use it.
+   * answers the prompt's `ask` forms (see catalog/prompt.ts); kinds themselves never use it.
    */
   get(
     args: Readonly<Record<string, string>>,
