@@ -222,6 +222,11 @@ export const problems = {
     message: `not an OpenAPI document mcp-run can import: ${reason}`,
     hint: 'the document needs `openapi: 3.x.y` (or `swagger: "2.0"`) at the top and a `paths:` map',
   }),
+  OPENAPI_OVERLAY_INVALID: (reason: string): Problem => ({
+    code: 'OPENAPI_OVERLAY_INVALID',
+    message: `not an Overlay 1.0 document mcp-run can apply: ${reason}`,
+    hint: 'an overlay has `overlay: 1.0.0`, `info:` and `actions:`, each with a JSONPath `target` and an `update` or `remove: true`',
+  }),
   OPENAPI_REF: (ref: string, reason: string): Problem => ({
     code: 'OPENAPI_REF',
     message: `cannot resolve $ref ${quote(ref)}: ${reason}`,

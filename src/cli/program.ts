@@ -454,15 +454,26 @@ Examples:
     .option('--no-output-schema', "leave out the tools' output schemas (the largest part of a big API)")
     .option('--inline-schemas', 'inline the schemas at every use instead of writing them once under schemas:')
     .option('--split', 'with -o FILE: the tools one file per tag (tools/<tag>.yaml), included by FILE')
+    .option(
+      '--overlay <file>',
+      'an OpenAPI Overlay 1.0 document applied to the description first (repeatable; recorded for --update)',
+      collect,
+      [],
+    )
+    .option(
+      '--update <manifest>',
+      're-import into this manifest, keeping your edits (renamed and removed tools, descriptions, output shaping), and print what changed for clients',
+    )
     .addHelpText(
       'after',
       `
-Exit codes: 0 done; 1 the document cannot be read or imported, nothing in it can be imported, the output exists (use --merge or --force), or what was written is larger than the 4 MiB load limit; 2 bad usage (unknown --tags or --operations, --merge without -o, --split without -o or with --merge).
+Exit codes: 0 done; 1 the document cannot be read or imported (or an overlay applied), nothing in it can be imported, the output exists (use --update, --merge or --force), the --update manifest does not exist, or what was written is larger than the 4 MiB load limit; 2 bad usage (unknown --tags or --operations, --merge without -o, --split without -o or with --merge, --update with -o, --merge, --force or --split).
 
 Examples:
   $ mcp-run import openapi petstore.yaml > mcp.yaml
   $ mcp-run import openapi api.json --tags pets,store --name petstore -o mcp.yaml
-  $ mcp-run import openapi api.json -o mcp.yaml --merge      after the API changed; keeps your edits
+  $ mcp-run import openapi api.json --update mcp.yaml       after the API changed; keeps your edits, prints the contract diff
+  $ mcp-run import openapi api.json --overlay fixes.yaml -o mcp.yaml   Overlay 1.0 edits applied first
   $ mcp-run import openapi github.json --split -o github.yaml one file per tag under tools/`,
     )
     .action(importOpenApiCommand);
