@@ -47,6 +47,22 @@ module.exports = {
       to: { path: '^src/kinds/', pathNot: '^src/kinds/(contract/|shared/template|registry)' },
     },
     {
+      name: 'steps-stay-below-the-catalog',
+      severity: 'error',
+      comment:
+        'The catalog builds on the steps (it wraps tools and prompts with them), so the steps never import the catalog: what both need lives lower (manifest/, kinds/contract/, util/).',
+      from: { path: '^src/steps/' },
+      to: { path: '^src/catalog/' },
+    },
+    {
+      name: 'only-the-registry-names-a-family',
+      severity: 'error',
+      comment:
+        "Outside src/kinds/, a kind family is named only by the registry's list (kinds/builtin.ts): the OpenAPI importer, the CLI and the rest reach a family's helpers through a lower room (util/, kinds/shared/ for families), never its internals.",
+      from: { path: '^src/', pathNot: '^src/kinds/' },
+      to: { path: '^src/kinds/(?!contract/|shared/)[^/]+/' },
+    },
+    {
       name: 'protocol-knows-no-yaml',
       severity: 'error',
       comment: 'The protocol and the transports know nothing of the manifest side.',

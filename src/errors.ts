@@ -250,6 +250,11 @@ export const problems = {
     message: `not an OpenAPI document mcp-run can import: ${reason}`,
     hint: 'the document needs `openapi: 3.x.y` (or `swagger: "2.0"`) at the top and a `paths:` map',
   }),
+  OPENAPI_OVERLAY_INVALID: (reason: string): Problem => ({
+    code: 'OPENAPI_OVERLAY_INVALID',
+    message: `not an Overlay 1.0 document mcp-run can apply: ${reason}`,
+    hint: 'an overlay has `overlay: 1.0.0`, `info:` and `actions:`, each with a JSONPath `target` and an `update` or `remove: true`',
+  }),
   OPENAPI_REF: (ref: string, reason: string): Problem => ({
     code: 'OPENAPI_REF',
     message: `cannot resolve $ref ${quote(ref)}: ${reason}`,
@@ -291,6 +296,11 @@ export const problems = {
     code: 'IMPORT_OUTPUT_EXISTS',
     message: `${quote(file)} exists; not writing over it`,
     hint: 'add --merge to update it and keep your edits, or --force to replace it',
+  }),
+  RELOAD_BREAKING_CHANGE: (summary: string): Problem => ({
+    code: 'RELOAD_BREAKING_CHANGE',
+    message: `the edit breaks the contract for clients (${summary}); reload.refuseBreaking keeps the previous version serving`,
+    hint: 'make the change additive (a new optional field, a new tool beside the old one), or set reload.refuseBreaking: false for this edit',
   }),
 } as const;
 

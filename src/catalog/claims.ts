@@ -16,8 +16,8 @@ import type { Problem } from '../errors.js';
 import { problems } from '../errors.js';
 import type { EntryPath } from '../kinds/contract/kinds.js';
 import { type CallerIdentity, InvalidRequestParams } from '../kinds/contract/types.js';
+import type { Validator } from '../manifest/user-schemas.js';
 import { isObject } from '../util/is-object.js';
-import type { Validator } from './schemas.js';
 import type { CatalogPrompt, JsonSchema } from './types.js';
 
 export interface ClaimBinding {

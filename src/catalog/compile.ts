@@ -32,8 +32,8 @@ import {
   type EntrySection,
   type LoadedManifest,
 } from '../manifest/types.js';
+import { createSchemaCompiler, internSchemas } from '../manifest/user-schemas.js';
 import { entrySteps, withStepInputs } from '../steps/entry.js';
-import { guardPrompt } from '../steps/prompt.js';
 import type { StepsConfig } from '../steps/schema.js';
 import { suggest } from '../util/suggest.js';
 import {
@@ -46,7 +46,7 @@ import {
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
-import { createSchemaCompiler, internSchemas } from './schemas.js';
+import { guardPrompt } from './prompt.js';
 import { wrapTool } from './tool.js';
 import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
 import type {
@@ -356,6 +356,7 @@ async function compileWith(
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     ...(manifest.includes?.length && { includes: manifest.includes }),
+    ...(data.reload && { reload: data.reload }),
     dispose: async () => {
       disposed ??= disposeAll(sources, log);
       await disposed;

@@ -8,6 +8,8 @@
  *   (its `version`) differs between the two catalogs.
  * - Reloads run one at a time; a reload that finishes after a newer edit arrived is dropped, so the
  *   newest edit always wins.
+ * - Every reload classifies its changes as `mcp-run diff` does (src/catalog/diff.ts) and says so;
+ *   with `reload: { refuseBreaking: true }` a breaking edit is refused like a failed one.
  * - A failed reload keeps the last good catalog serving and logs every error with file:line:col, in
  *   one pass as validate does (structure and compile errors together);
  *   an unexpected exception (not a ManifestError) is logged too, with the manifest's path, never
@@ -22,7 +24,7 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 // Types only: chokidar loads when watching starts, while the first requests are being answered.
 import type { FSWatcher } from 'chokidar';
-import { type Diagnostic, ManifestError } from '../errors.js';
+import { type Diagnostic, formatDiagnostic, ManifestError, problems } from '../errors.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { StderrLogger } from '../log.js';
 import { loadManifestText } from '../manifest/load.js';
@@ -30,7 +32,7 @@ import { ops } from '../ops/hooks.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { readFileAsync } from '../util/read-file.js';
 import { compileCatalog } from './compile.js';
-import { describeDiff, diffCatalogs } from './diff.js';
+import { compareContracts, contractOf, describeDiff, diffCatalogs, summarizeContract } from './diff.js';
 import { servesToolsets } from './toolsets.js';
 
 const ALL_CATEGORIES: ReadonlySet<ListCategory> = new Set(['tools', 'prompts', 'resources']);
@@ -65,7 +67,8 @@ export interface ReloaderOptions {
   readonly disposeGraceMs?: number;
 }
 
-export type ReloadOutcome = 'reloaded' | 'unchanged' | 'failed' | 'superseded';
+/** `refused`: the edit built, but breaks the contract and the manifest says `reload.refuseBreaking`. */
+export type ReloadOutcome = 'reloaded' | 'unchanged' | 'failed' | 'refused' | 'superseded';
 
 /** Events that add or remove files change what a folder resource lists. */
 const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
@@ -193,7 +196,7 @@ export class Reloader {
     // Counted for metrics: 'reloaded' and 'unchanged' are good reloads; a superseded one is neither.
     run.then(
       (outcome) => {
-        if (outcome === 'failed') ops.reload('failed');
+        if (outcome === 'failed' || outcome === 'refused') ops.reload('failed');
         else if (outcome !== 'superseded') ops.reload('ok');
       },
       () => ops.reload('failed'),
@@ -264,6 +267,26 @@ export class Reloader {
 
     this.retries = 0;
     clearTimeout(this.retryTimer);
+
+    // The same classification as `mcp-run diff`, on what clients see of the two versions.
+    const contract = compareContracts(contractOf(ref.current), contractOf(next));
+    const breaking = contract.some((c) => c.class === 'breaking');
+    if (breaking && next.reload?.refuseBreaking) {
+      await next.dispose();
+      const summary = summarizeContract(contract);
+      const diagnostic = { ...problems.RELOAD_BREAKING_CHANGE(summary), file };
+      log.error(
+        `reload of ${this.name} refused; still serving the previous version\n${formatDiagnostic(diagnostic)}`,
+      );
+      for (const uri of updated) this.options.listener.resourceUpdated(uri);
+      this.failing = true;
+      this.options.listener.reloadFailed?.(
+        `reload of ${this.name} refused: ${summary}; still serving the previous version`,
+        [diagnostic],
+      );
+      return 'refused';
+    }
+
     const previous = ref.swap(next);
     const diff = diffCatalogs(previous, next);
     // With toolsets, a view can change while the whole does not (a toolset's names were edited):
@@ -281,7 +304,8 @@ export class Reloader {
     const quiet = diff.size === 0 && !touched && !this.failing;
     const recovered = this.failing ? ' (the errors are fixed)' : '';
     this.failing = false;
-    const summary = `${describeDiff(diff)}${touched}${recovered}`;
+    const classified = contract.length > 0 ? ` (${summarizeContract(contract)})` : '';
+    const summary = `${describeDiff(diff)}${classified}${touched}${recovered}`;
     log[quiet ? 'debug' : 'info'](`reloaded ${this.name}: ${summary}`);
     if (!quiet) this.options.listener.reloaded?.(summary);
 

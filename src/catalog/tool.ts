@@ -11,6 +11,7 @@
 import type { CompiledTool } from '../kinds/contract/kinds.js';
 import { errorResult } from '../kinds/contract/results.js';
 import { type Logger, withLogFields } from '../log.js';
+import type { Validator } from '../manifest/user-schemas.js';
 import { type CallObservation, type CallOutcome, ops } from '../ops/hooks.js';
 import {
   InputRequired,
@@ -23,7 +24,6 @@ import { NO_INTERACTION, runTool } from '../steps/run.js';
 import { isObject } from '../util/is-object.js';
 import { acquire, type Cancellable, QUEUE_WAIT_MS, Slots, tryAcquire } from '../util/slots.js';
 import { bindClaims, type ClaimBinding, claimOverride } from './claims.js';
-import type { Validator } from './schemas.js';
 import type {
   CatalogTool,
   JsonSchema,

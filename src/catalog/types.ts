@@ -18,7 +18,7 @@ import type {
   ToolDescriptor,
   ToolResult,
 } from '../kinds/contract/types.js';
-import type { ServerAuthSection } from '../manifest/types.js';
+import type { ReloadSection, ServerAuthSection } from '../manifest/types.js';
 import type { Interaction } from '../steps/interaction.js';
 import type { TaskSettings } from '../tasks/types.js';
 
@@ -99,7 +99,7 @@ export interface CatalogPrompt {
   readonly argumentHints?: Readonly<Record<string, ArgumentHint>>;
   /**
    * Throws InvalidRequestParams for a missing required argument. `caller` is who asks (kinds
-   * themselves never see it): how the client answers the prompt's `ask` forms (steps/prompt.ts),
+   * themselves never see it): how the client answers the prompt's `ask` forms (catalog/prompt.ts),
    * and the verified identity its claim-bound arguments come from (claims.ts).
    */
   get(
@@ -173,6 +173,8 @@ export interface Catalog {
   readonly secretFiles?: ReadonlySet<string>;
   /** The files the manifest includes (`include:`): an edit to one reloads like an edit to it. */
   readonly includes?: readonly string[];
+  /** `reload:`: how the reloader treats the edit that made this catalog. */
+  readonly reload?: ReloadSection;
   /** Releases what compiling opened (database handles, pools). Idempotent. */
   dispose(): Promise<void>;
 }

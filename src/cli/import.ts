@@ -13,7 +13,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
-import { formatDiagnostic, problems } from '../errors.js';
+import { type Contract, compareContracts, contractOf } from '../catalog/diff.js';
+import { loadCatalog } from '../catalog/load.js';
+import { formatDiagnostic, ManifestError, problems } from '../errors.js';
+import { builtinKinds } from '../kinds/builtin.js';
+import { StderrLogger } from '../log.js';
 import { MAX_MANIFEST_BYTES } from '../manifest/load.js';
 import { type HeaderInfo, renderManifest, renderPart, toText } from '../openapi/document.js';
 import { type Generated, generate, type ImportOptions } from '../openapi/generate.js';
@@ -26,6 +30,8 @@ import {
   sidecarOf,
   sidecarPath,
 } from '../openapi/merge.js';
+import { applyOverlay } from '../openapi/overlay.js';
+import { formatChanges } from './diff.js';
 
 const SCHEMA = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
 
@@ -40,9 +46,25 @@ export interface ImportCommandOptions {
   readonly outputSchema?: boolean;
   readonly inlineSchemas?: boolean;
   readonly split?: boolean;
+  /** `--overlay FILE` (repeatable): Overlay 1.0 documents applied to the description first. */
+  readonly overlay?: readonly string[];
+  /** `--update FILE`: merge into FILE as `-o FILE --merge` does, and print the contract diff. */
+  readonly update?: string;
 }
 
-export function importOpenApiCommand(spec: string, options: ImportCommandOptions): void {
+export async function importOpenApiCommand(spec: string, given: ImportCommandOptions): Promise<void> {
+  if (
+    given.update !== undefined &&
+    (given.output !== undefined || given.merge || given.force || given.split)
+  ) {
+    process.stderr.write(
+      'mcp-run: --update FILE is the manifest to update: leave out -o, --merge, --force and --split\n',
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const options: ImportCommandOptions =
+    given.update === undefined ? given : { ...given, output: given.update, merge: true };
   if (options.merge && !options.output) {
     process.stderr.write('mcp-run: --merge updates a manifest: name it with -o FILE\n');
     process.exitCode = 2;
@@ -56,7 +78,8 @@ export function importOpenApiCommand(spec: string, options: ImportCommandOptions
     return;
   }
   try {
-    run(spec, options);
+    if (options.update !== undefined) await update(spec, options, options.update);
+    else run(spec, options);
   } catch (err) {
     if (!(err instanceof ImportError)) throw err;
     process.stderr.write(`${formatDiagnostic({ ...err.problem, file: err.file ?? spec })}\n`);
@@ -71,7 +94,7 @@ function run(spec: string, options: ImportCommandOptions): void {
     throw new ImportError(problems.IMPORT_OUTPUT_EXISTS(options.output!), 1, options.output);
   }
   const previous = exists && options.merge ? readSidecar(output) : undefined;
-  const chosen: Sidecar['options'] = {
+  const chosen: { -readonly [K in keyof Sidecar['options']]: Sidecar['options'][K] } = {
     ...pick('tags', list(options.tags) ?? previous?.options.tags),
     ...pick('operations', list(options.operations) ?? previous?.options.operations),
     ...pick('name', options.name ?? previous?.options.name),
@@ -86,7 +109,18 @@ function run(spec: string, options: ImportCommandOptions): void {
         undefined,
     ),
   };
-  const gen = generate(loadSpec(spec), chosen as ImportOptions);
+  const folder = output === undefined ? process.cwd() : dirname(output);
+  // Overlays given now, or those of the last import (recorded relative to the manifest's folder).
+  const overlays = options.overlay?.length
+    ? options.overlay.map((o) => resolve(o))
+    : (previous?.options.overlays ?? []).map((o) => resolve(folder, o));
+  if (overlays.length > 0) chosen.overlays = overlays.map((o) => relative(folder, o) || o);
+  const overlayWarnings: string[] = [];
+  const loaded = loadSpec(spec, (doc) => {
+    for (const overlay of overlays) overlayWarnings.push(...applyOverlay(doc, overlay).warnings);
+  });
+  for (const warning of overlayWarnings) process.stderr.write(`mcp-run: warning: ${warning}\n`);
+  const gen = generate(loaded, chosen as ImportOptions);
   for (const warning of gen.warnings) process.stderr.write(`mcp-run: warning: ${warning}\n`);
   if (gen.tools.length === 0) throw new ImportError(problems.IMPORT_NOTHING(gen.skipped.length), 1);
   if (gen.nameDerived) {
@@ -96,7 +130,6 @@ function run(spec: string, options: ImportCommandOptions): void {
     );
   }
 
-  const folder = output === undefined ? process.cwd() : dirname(output);
   const specLabel = relative(folder, resolve(spec)) || spec;
   if (output === undefined) {
     const text = toText(renderManifest(gen, header(folder, specLabel, options)));
@@ -194,6 +227,50 @@ function mergeFile(output: string, shown: string, previous: Sidecar | undefined,
   process.stdout.write(`Merged into ${shown}: tools ${parts.join(', ')}.\n`);
 }
 
+/**
+ * `--update FILE`: the merge of `-o FILE --merge` (src/openapi/merge.ts), then what changed for
+ * clients, as `mcp-run diff` prints it, between the manifest before and after.
+ */
+async function update(spec: string, options: ImportCommandOptions, file: string): Promise<void> {
+  if (!existsSync(file)) throw new ImportError(problems.MANIFEST_READ(file, 'no such file'), 1, file);
+  const before = await contractOrReason(file);
+  run(spec, options);
+  if (process.exitCode) return;
+  const after = await contractOrReason(file);
+  if (typeof before === 'string' || typeof after === 'string') {
+    process.stdout.write(`No contract diff: ${typeof before === 'string' ? before : after}\n`);
+    return;
+  }
+  process.stdout.write(`\nWhat changed for clients:\n${formatChanges(compareContracts(before, after))}`);
+}
+
+/**
+ * The manifest's contract; a variable that is not set (an imported manifest names its token as one,
+ * and it changes nothing clients see) gets a stand-in value. When it does not compile: why.
+ */
+async function contractOrReason(file: string): Promise<Contract | string> {
+  const log = new StderrLogger('silent');
+  let env: NodeJS.ProcessEnv = process.env;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const { catalog } = await loadCatalog(file, builtinKinds(), log, env);
+      try {
+        return contractOf(catalog);
+      } finally {
+        await catalog.dispose();
+      }
+    } catch (err) {
+      if (!(err instanceof ManifestError)) throw err;
+      const unset = err.diagnostics.map((d) =>
+        d.code === 'ENV_MISSING' ? /variable (\S+) is/.exec(d.message)?.[1] : undefined,
+      );
+      if (unset.some((name) => name === undefined)) break;
+      env = { ...process.env, ...Object.fromEntries(unset.map((name) => [name, 'unset'])) };
+    }
+  }
+  return `${file} does not compile (mcp-run validate ${file} says why)`;
+}
+
 function header(folder: string, specLabel: string, options: ImportCommandOptions): HeaderInfo {
   const args = ['mcp-run import openapi', specLabel];
   if (options.tags) args.push('--tags', options.tags);
@@ -202,6 +279,7 @@ function header(folder: string, specLabel: string, options: ImportCommandOptions
   if (options.outputSchema === false) args.push('--no-output-schema');
   if (options.inlineSchemas) args.push('--inline-schemas');
   if (options.split) args.push('--split');
+  for (const overlay of options.overlay ?? []) args.push('--overlay', relative(folder, resolve(overlay)));
   if (options.output) args.push('-o', relative(folder, resolve(options.output)));
   return {
     schemaLine: `yaml-language-server: $schema=${relative(folder, SCHEMA)}`,

@@ -71,6 +71,10 @@ const configCommand = lazy(
   () => import('./client-config.js'),
   (m) => m.configCommand,
 );
+const diffCommand = lazy(
+  () => import('./diff.js'),
+  (m) => m.diffCommand,
+);
 const importOpenApiCommand = lazy(
   () => import('./import.js'),
   (m) => m.importOpenApiCommand,
@@ -367,6 +371,44 @@ Examples:
     .action(withManifestOption(promptCommand));
 
   program
+    .command('diff')
+    .description(
+      'compare two manifests, or a manifest and a running server (a URL), by what clients see: every change classed breaking, additive or changed',
+    )
+    .argument('<old>', 'the manifest before, or the http(s) URL of a running server')
+    .argument('<new>', 'the manifest after, or a URL')
+    .option('--json', 'print the changes as JSON for machines, each with its class')
+    .addOption(
+      new Option('--fail-on <level>', 'exit 1 when there is a change at this level').choices([
+        'breaking',
+        'any',
+      ]),
+    )
+    .option(
+      '--header <line>',
+      'a header for a URL side, e.g. "Authorization: Bearer …" (repeatable)',
+      collect,
+      [],
+    )
+    .addHelpText(
+      'after',
+      `
+Breaking: a tool, resource or prompt removed or renamed; an input field removed or made required, a
+narrower type, enum or bound, a changed default; an output field removed, a wider output type or
+enum; a tool losing readOnlyHint or gaining destructiveHint. Additive: the opposite ones. Changed:
+descriptions and titles. (docs/contract.md has every rule.) Both manifests compile as when serving.
+When NEW says \`reload: { refuseBreaking: true }\`, a breaking change fails as its server would refuse it.
+
+Exit codes: 0 no change at the --fail-on level (without it: no breaking change NEW refuses); 1 a change at that level, or a breaking change NEW refuses (RELOAD_BREAKING_CHANGE); 2 bad usage; 3 a side cannot be read (a manifest with errors, a server that does not answer).
+
+Examples:
+  $ git show main:mcp.yaml > /tmp/old.yaml && mcp-run diff /tmp/old.yaml mcp.yaml --fail-on breaking
+  $ mcp-run diff http://127.0.0.1:3000/mcp mcp.yaml --json
+  $ mcp-run diff https://mcp.example.com/mcp mcp.yaml --header "Authorization: Bearer $TOKEN"`,
+    )
+    .action(diffCommand);
+
+  program
     .command('config')
     .description("print a desktop or IDE client's config for this server: absolute paths, ready to paste")
     .argument('[manifest]', 'the manifest the client should serve (default mcp.yaml)')
@@ -469,15 +511,26 @@ Examples:
     .option('--no-output-schema', "leave out the tools' output schemas (the largest part of a big API)")
     .option('--inline-schemas', 'inline the schemas at every use instead of writing them once under schemas:')
     .option('--split', 'with -o FILE: the tools one file per tag (tools/<tag>.yaml), included by FILE')
+    .option(
+      '--overlay <file>',
+      'an OpenAPI Overlay 1.0 document applied to the description first (repeatable; recorded for --update)',
+      collect,
+      [],
+    )
+    .option(
+      '--update <manifest>',
+      're-import into this manifest, keeping your edits (renamed and removed tools, descriptions, output shaping), and print what changed for clients',
+    )
     .addHelpText(
       'after',
       `
-Exit codes: 0 done; 1 the document cannot be read or imported, nothing in it can be imported, the output exists (use --merge or --force), or what was written is larger than the 4 MiB load limit; 2 bad usage (unknown --tags or --operations, --merge without -o, --split without -o or with --merge).
+Exit codes: 0 done; 1 the document cannot be read or imported (or an overlay applied), nothing in it can be imported, the output exists (use --update, --merge or --force), the --update manifest does not exist, or what was written is larger than the 4 MiB load limit; 2 bad usage (unknown --tags or --operations, --merge without -o, --split without -o or with --merge, --update with -o, --merge, --force or --split).
 
 Examples:
   $ mcp-run import openapi petstore.yaml > mcp.yaml
   $ mcp-run import openapi api.json --tags pets,store --name petstore -o mcp.yaml
-  $ mcp-run import openapi api.json -o mcp.yaml --merge      after the API changed; keeps your edits
+  $ mcp-run import openapi api.json --update mcp.yaml       after the API changed; keeps your edits, prints the contract diff
+  $ mcp-run import openapi api.json --overlay fixes.yaml -o mcp.yaml   Overlay 1.0 edits applied first
   $ mcp-run import openapi github.json --split -o github.yaml one file per tag under tools/`,
     )
     .action(importOpenApiCommand);

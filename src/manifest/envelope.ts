@@ -240,6 +240,20 @@ const SCHEMAS_SCHEMA = {
   additionalProperties: { type: ['object', 'boolean'] },
 } as const;
 
+const RELOAD_SCHEMA = {
+  type: ['object', 'null'],
+  description: 'How hot reload treats an edit of this manifest (docs/contract.md).',
+  properties: {
+    refuseBreaking: {
+      type: 'boolean',
+      default: false,
+      description:
+        'Refuse an edit that breaks the contract for clients (a tool removed or renamed, an input field made required, a narrower type…): keep serving the last good version and log why, as an error. Additive and description-only edits go through.',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
 /** One test case (docs/testing.md): the same shape as in a `tests/*.yaml` file; `mcp-run test` runs them. */
 const TEST_CASE_SCHEMA = {
   type: 'object',
@@ -313,6 +327,7 @@ export function envelopeSchema(kindOptional: (section: EntrySection) => boolean 
       server: SERVER_SCHEMA,
       include: INCLUDE_SCHEMA,
       schemas: SCHEMAS_SCHEMA,
+      reload: RELOAD_SCHEMA,
       ...sections,
       toolsets: TOOLSETS_SCHEMA,
       tests: TESTS_SCHEMA,

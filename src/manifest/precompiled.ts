@@ -20,7 +20,7 @@ export const MANIFEST_AJV_OPTIONS = { allErrors: true, strict: false, verbose: t
 /** The meta-schema check of a tool's `input:` properties and `outputSchema` (property-schemas.ts). */
 export const META_CHECK_OPTIONS = MANIFEST_AJV_OPTIONS;
 /**
- * User schemas at run time (catalog/schemas.ts). useDefaults fills declared defaults into the
+ * User schemas at run time (user-schemas.ts). useDefaults fills declared defaults into the
  * arguments; strict off because user schemas may carry annotations ajv does not know.
  */
 export const USER_SCHEMA_OPTIONS = {

@@ -16,11 +16,11 @@ export function renderReference(schema: Schema): string {
     '',
     String(schema.description ?? ''),
     '',
-    'A manifest has up to seven top-level sections. `server` describes the server; `sources`, `tools`,',
+    'A manifest has up to eight top-level sections. `server` describes the server; `sources`, `tools`,',
     '`resources` and `prompts` map names to entries, and each entry picks its implementation with',
     '`kind`. Beside them, `include` merges other manifest files in, `schemas` names JSON Schemas that',
-    'tools share (both below the sections, and in manifest-files.md), and `tests` lists test cases for',
-    '`mcp-run test`. Any string value may',
+    'tools share (both below the sections, and in manifest-files.md), `reload` says how hot reload',
+    'treats an edit (contract.md), and `tests` lists test cases for `mcp-run test`. Any string value may',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own ${env:…} syntax, as text
     'use `${env:NAME}` or `${env:NAME:-default}`, or `${file:/run/secrets/name}` for the content of a',
     'file (a Docker or Kubernetes secret, watched for rotation); values taken from the environment or a',
@@ -50,6 +50,8 @@ export function renderReference(schema: Schema): string {
     const described = schema.properties?.[extra]?.description;
     if (described) out.push(`## ${extra}`, '', String(described), '');
   }
+  const reload = schema.properties?.reload;
+  if (reload) out.push('## reload', '', String(reload.description ?? ''), '', ...fieldTable(reload), '');
   const tests = schema.properties?.tests;
   if (tests) {
     out.push('## tests', '', String(tests.description ?? ''), '', 'Each case:', '');

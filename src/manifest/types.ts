@@ -86,6 +86,13 @@ export interface ManifestData {
   readonly include?: readonly string[];
   /** Test cases for `mcp-run test` (src/testing/cases.ts reads them); serving ignores them. */
   readonly tests?: readonly unknown[];
+  /** How hot reload treats an edit (src/catalog/reload.ts). */
+  readonly reload?: ReloadSection;
+}
+
+export interface ReloadSection {
+  /** Keep serving the last good catalog when an edit breaks the contract (docs/contract.md). */
+  readonly refuseBreaking?: boolean;
 }
 
 /**

@@ -5,7 +5,7 @@
  * picks (which is what lets a later `--merge` recognise it).
  */
 import { problems } from '../errors.js';
-import { parsePathTemplate } from '../kinds/http/path.js';
+import { parsePathTemplate } from '../util/http-path.js';
 import { suggest } from '../util/suggest.js';
 import { ImportError, isObj, type Obj, type Spec } from './load.js';
 import { envPrefix, serverName, shortApiName, sourceName, toolBaseName, UniqueNames } from './naming.js';

@@ -69,10 +69,12 @@ export function readDocument(path: string): unknown {
   }
 }
 
-export function loadSpec(path: string): Spec {
+/** Reads and checks the description; `edit` changes it first (the overlays, openapi/overlay.ts). */
+export function loadSpec(path: string, edit?: (doc: Obj) => void): Spec {
   const file = resolve(path);
   const doc = readDocument(file);
   if (!isObj(doc)) throw new ImportError(problems.OPENAPI_INVALID('the document is not a mapping'));
+  edit?.(doc);
   const openapi = doc.openapi;
   const swagger = doc.swagger;
   let major: 2 | 3;

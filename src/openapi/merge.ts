@@ -11,7 +11,8 @@
  * - it was never generated → a new field or a new operation → it is added.
  *
  * A tool whose operation left the document goes only if it is exactly as generated; an edited one
- * stays, with a warning. Edits go through the yaml Document API, so comments, order and formatting
+ * stays, with a warning. A tool the user renamed (the generated name gone, a name the import never
+ * wrote calling the same method and path) is the same tool: it is merged under its new name. Edits go through the yaml Document API, so comments, order and formatting
  * of everything the merge does not change are kept as they were.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -33,6 +34,8 @@ export interface Sidecar {
     readonly name?: string;
     readonly outputSchema?: boolean;
     readonly inlineSchemas?: boolean;
+    /** The overlays applied, relative to the manifest's folder. */
+    readonly overlays?: string[];
   };
   readonly server: Obj;
   readonly sources: Record<string, Obj>;
@@ -143,9 +146,13 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
       ),
     },
   ];
+  const renamed = renames(doc, previous?.tools ?? {}, new Set(gen.tools.map((t) => t.name)));
   for (const { section, base, next } of sections) {
-    for (const [name, entry] of next) {
-      const had = Object.hasOwn(base, name);
+    // The manifest's name of a generated entry: a renamed tool's new one.
+    const at = (name: string) => (section === 'tools' ? (renamed.get(name) ?? name) : name);
+    for (const [generated, entry] of next) {
+      const name = at(generated);
+      const had = Object.hasOwn(base, generated);
       if (!doc.hasIn([section, name])) {
         if (!had) {
           addEntry(doc, section, entry.pair());
@@ -154,12 +161,19 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
         }
         continue; // generated before and deleted since: the user's choice stands
       }
-      const changed = mergeValue(doc, [section, name], had ? base[name] : ABSENT, entry.config, conflicts);
+      const changed = mergeValue(
+        doc,
+        [section, name],
+        had ? base[generated] : ABSENT,
+        entry.config,
+        conflicts,
+      );
       report.changed ||= changed;
       if (changed && section === 'tools') report.updated.push(name);
     }
-    for (const [name, config] of Object.entries(base)) {
-      if (next.has(name) || !doc.hasIn([section, name])) continue;
+    for (const [generated, config] of Object.entries(base)) {
+      const name = at(generated);
+      if (next.has(generated) || !doc.hasIn([section, name])) continue;
       if (equal(read(doc, [section, name]), config)) {
         doc.deleteIn([section, name]);
         report.changed = true;
@@ -175,6 +189,37 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
     report.warnings.push(`${path} keeps your edit; the document changed it too (re-check it)`);
   }
   return report;
+}
+
+/**
+ * Generated tool name → the name the user gave it: a generated tool missing from the manifest, and a
+ * tool there that no import wrote (neither last time nor now) with the same method and path. Only
+ * a one-to-one match counts: two candidates leave the tool as deleted.
+ */
+function renames(
+  doc: Document,
+  base: Record<string, Obj>,
+  generatedNow: ReadonlySet<string>,
+): Map<string, string> {
+  const tools = doc.getIn(['tools']);
+  const names = isNode(tools) ? Object.keys((tools.toJS(doc) as Obj | null) ?? {}) : [];
+  const operation = (config: unknown) =>
+    isObj(config) && typeof config.method === 'string' && typeof config.path === 'string'
+      ? `${config.method.toUpperCase()} ${config.path}`
+      : undefined;
+  const written = names.filter((n) => !Object.hasOwn(base, n) && !generatedNow.has(n));
+  const byOperation = new Map<string, string[]>();
+  for (const name of written) {
+    const op = operation(read(doc, ['tools', name]));
+    if (op !== undefined) byOperation.set(op, [...(byOperation.get(op) ?? []), name]);
+  }
+  const out = new Map<string, string>();
+  for (const [name, config] of Object.entries(base)) {
+    if (doc.hasIn(['tools', name])) continue;
+    const candidates = byOperation.get(operation(config) ?? '') ?? [];
+    if (candidates.length === 1) out.set(name, candidates[0] as string);
+  }
+  return out;
 }
 
 /** Merges one value; true when the manifest changed. */

@@ -7,7 +7,7 @@
  * object, as the http tool wraps such answers. Annotations are left to the http kind, which
  * derives them from the method.
  */
-import { CLIENT_OWNED_HEADERS } from '../kinds/http/headers.js';
+import { CLIENT_OWNED_HEADERS } from '../util/http-headers.js';
 import { isObj, type Obj } from './load.js';
 import { argumentName, UniqueNames } from './naming.js';
 import type { Operation, Parameter } from './operations.js';

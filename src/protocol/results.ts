@@ -2,6 +2,7 @@
  * What results say about the server: capabilities, serverInfo, and the 2026-07-28 decoration
  * (resultType, ttlMs + cacheScope, `_meta` serverInfo) added to every modern result in one place.
  */
+import { contractHash } from '../catalog/diff.js';
 import type { Catalog } from '../catalog/types.js';
 import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from './jsonrpc.js';
 import { Meta } from './versions.js';
@@ -25,6 +26,8 @@ interface ServerIdentity {
   readonly info: object;
   /** `_meta` of every modern result. */
   readonly meta: Readonly<Record<string, unknown>>;
+  /** `_meta` of the initialize result: the contract hash. */
+  readonly legacyMeta: Readonly<Record<string, unknown>>;
 }
 
 const identities = new WeakMap<Catalog, ServerIdentity>();
@@ -34,13 +37,19 @@ function identity(catalog: Catalog): ServerIdentity {
   if (found === undefined) {
     const { name, version, title } = catalog.server;
     const info = title === undefined ? { name, version } : { name, version, title };
-    found = { info, meta: { [Meta.serverInfo]: info } };
+    const contract = contractHash(catalog);
+    found = {
+      info,
+      meta: { [Meta.serverInfo]: info, [Meta.contract]: contract },
+      legacyMeta: { [Meta.contract]: contract },
+    };
     identities.set(catalog, found);
   }
   return found;
 }
 
 export const serverInfo = (catalog: Catalog): object => identity(catalog).info;
+export const initializeMeta = (catalog: Catalog): object => identity(catalog).legacyMeta;
 
 /**
  * Wraps an era-neutral result for a 2026 request. `ttlMs` is given for cacheable methods only.

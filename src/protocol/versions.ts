@@ -26,4 +26,11 @@ export const Meta = {
   logLevel: 'io.modelcontextprotocol/logLevel',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+  /**
+   * Ours, beside serverInfo: the contract hash (docs/contract.md). `Implementation` (serverInfo)
+   * has no `_meta` in any version and the SDKs' parsers drop keys they do not know from it, while
+   * every result's `_meta` takes any key: so the hash goes there, on the initialize result and on
+   * every 2026 result.
+   */
+  contract: 'mcp-run/contract',
 } as const;

@@ -4,10 +4,10 @@
  * manifest loads, and a validator for the answers that fills in declared defaults.
  */
 
-import { createSchemaCompiler, type Validator } from '../catalog/schemas.js';
 import { problems } from '../errors.js';
 import type { EntryPath, KindContext } from '../kinds/contract/kinds.js';
 import type { JsonSchema } from '../kinds/contract/types.js';
+import { createSchemaCompiler, type Validator } from '../manifest/user-schemas.js';
 import type { FieldConfig } from './schema.js';
 
 export interface CompiledForm {

@@ -2,6 +2,8 @@
  * Test harness: a protocol over the fixture catalog, and clients that record every message the
  * server sends them. Requests resolve with their response once `receive` has resolved.
  */
+
+import { contractHash } from '../../src/catalog/diff.js';
 import type { Logger } from '../../src/kinds/contract/kinds.js';
 import type { Connection, Protocol, ReceiveOutcome, RequestRoute } from '../../src/protocol/server.js';
 import { createProtocol } from '../../src/protocol/server.js';
@@ -16,6 +18,13 @@ export const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 export const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 export const SUB_ID = 'io.modelcontextprotocol/subscriptionId';
 export const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+export const CONTRACT = 'mcp-run/contract';
+
+/** What every 2026 result's `_meta` says of the fixture server: its serverInfo and contract hash. */
+export const FIXTURE_META = {
+  [SERVER_INFO]: { name: 'fixture', version: '1.2.3', title: 'Fixture Server' },
+  [CONTRACT]: contractHash(makeFixture().catalog),
+};
 
 export interface CapturedLogger extends Logger {
   readonly lines: string[];

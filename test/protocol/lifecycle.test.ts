@@ -1,7 +1,7 @@
 /** Era handling: legacy initialize and batches, 2026 discover, envelope checks, removed methods. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CAPS, type Json, MODERN, modern, PV, SERVER_INFO, setup } from './harness.js';
+import { CAPS, FIXTURE_META, type Json, MODERN, modern, PV, setup } from './harness.js';
 
 const SUPPORTED = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
@@ -150,7 +150,7 @@ describe('2026-07-28 era', () => {
       instructions: 'Use the tools.',
       ttlMs: 60000,
       cacheScope: 'public',
-      _meta: { [SERVER_INFO]: { name: 'fixture', version: '1.2.3', title: 'Fixture Server' } },
+      _meta: FIXTURE_META,
     });
   });
 

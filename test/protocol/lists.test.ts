@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { CatalogRef } from '../../src/catalog/types.js';
 import { createProtocol } from '../../src/protocol/server.js';
 import { makeCatalog } from './catalog-fixture.js';
-import { captureLogger, modern, SERVER_INFO, setup, TestClient } from './harness.js';
+import { captureLogger, FIXTURE_META, modern, setup, TestClient } from './harness.js';
 
 async function collect(client: TestClient, method: string, key: string, wrap: (p: object) => object) {
   const names: string[] = [];
@@ -61,9 +61,7 @@ describe('list methods', () => {
       assert.equal(page.resultType, 'complete');
       assert.equal(page.ttlMs, 3600000);
       assert.equal(page.cacheScope, 'public');
-      assert.deepEqual(page._meta, {
-        [SERVER_INFO]: { name: 'fixture', version: '1.2.3', title: 'Fixture Server' },
-      });
+      assert.deepEqual(page._meta, FIXTURE_META);
     }
   });
 

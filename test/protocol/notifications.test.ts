@@ -1,7 +1,7 @@
 /** Change notifications: legacy list_changed and resource subscriptions, 2026 listen streams. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { modern, SERVER_INFO, SUB_ID, setup, type TestClient } from './harness.js';
+import { FIXTURE_META, modern, SUB_ID, setup, type TestClient } from './harness.js';
 
 const ALL = new Set(['tools', 'prompts', 'resources'] as const);
 
@@ -165,10 +165,7 @@ describe('subscriptions/listen', () => {
       id: 'L',
       result: {
         resultType: 'complete',
-        _meta: {
-          [SERVER_INFO]: { name: 'fixture', version: '1.2.3', title: 'Fixture Server' },
-          [SUB_ID]: 'L',
-        },
+        _meta: { ...FIXTURE_META, [SUB_ID]: 'L' },
       },
     });
     protocol.notifyListChanged(ALL);

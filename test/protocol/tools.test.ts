@@ -1,7 +1,7 @@
 /** tools/call: results per era, progress and log gating, cancellation. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LOG_LEVEL, modern, SERVER_INFO, setup, type TestClient, tick } from './harness.js';
+import { FIXTURE_META, LOG_LEVEL, modern, setup, type TestClient, tick } from './harness.js';
 
 async function ready(version = '2025-11-25'): Promise<TestClient> {
   const client = setup().client();
@@ -35,7 +35,7 @@ describe('tools/call results', () => {
       resultType: 'complete',
       content: [{ type: 'text', text: '{"sum":2}' }],
       structuredContent: { sum: 2 },
-      _meta: { [SERVER_INFO]: { name: 'fixture', version: '1.2.3', title: 'Fixture Server' } },
+      _meta: FIXTURE_META,
     });
   });
 });

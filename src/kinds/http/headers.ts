@@ -4,6 +4,7 @@
  * decide where and how the request is framed are not settable, and a request path has no query,
  * fragment or dot segment.
  */
+import { CLIENT_OWNED_HEADERS } from '../../util/http-headers.js';
 import type { JsonSchema } from '../contract/types.js';
 
 /** RFC 9110 token characters. */
@@ -15,19 +16,6 @@ export const headerNameSchema: JsonSchema = {
   pattern: TOKEN,
   description: "A header name (letters, digits and !#$%&'*+.^_`|~-).",
 };
-
-/** Headers the HTTP client owns: letting a value set them would change the target or the framing. */
-export const CLIENT_OWNED_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-]);
 
 /** [name, reason] for each header that may not be sent; empty when all are fine. */
 export function checkHeaders(headers: Readonly<Record<string, string>>): [string, string][] {

@@ -25,6 +25,7 @@
  */
 
 import { problems } from '../../errors.js';
+import { parsePathTemplate } from '../../util/http-path.js';
 import { isObject } from '../../util/is-object.js';
 import { suggest } from '../../util/suggest.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
@@ -36,7 +37,6 @@ import { compileDataTemplate } from './data-template.js';
 import { CONTENT_TYPES, encodeBody, impliedAnnotations, pickArgs, queryPairs, scalar } from './encode.js';
 import { checkHeaders } from './headers.js';
 import { compilePick, type Pick } from './json-pick.js';
-import { parsePathTemplate } from './path.js';
 import { responseResult } from './result.js';
 import { httpToolInfo } from './tool.info.js';
 

@@ -6,7 +6,7 @@ import type { MethodSpec } from '../context.js';
 import { invalidParams, isObject } from '../jsonrpc.js';
 import { DEFAULT_SESSION_LOG_LEVEL } from '../log-levels.js';
 import type { RequestScope } from '../request-scope.js';
-import { serverInfo } from '../results.js';
+import { initializeMeta, serverInfo } from '../results.js';
 import { LEGACY_TASKS_CAPABILITY, TASKS_EXTENSION, TASKS_VERSION } from '../tasks-wire.js';
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SUPPORTED_VERSIONS } from '../versions.js';
 
@@ -30,6 +30,7 @@ function initialize(scope: RequestScope): object {
         ? { ...scope.server.capabilities, tasks: LEGACY_TASKS_CAPABILITY }
         : scope.server.capabilities,
     serverInfo: serverInfo(catalog),
+    _meta: initializeMeta(catalog),
   };
   if (catalog.server.instructions !== undefined) result.instructions = catalog.server.instructions;
   return result;

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkHeaders, checkRequestPath, isLoopbackHost } from '../../../src/kinds/http/headers.js';
-import { PathValueError, parsePathTemplate } from '../../../src/kinds/http/path.js';
 import { backoffMs, parseRetryAfter } from '../../../src/kinds/http/retry.js';
 import { ABSENT, compileTree, evaluateTree } from '../../../src/kinds/shared/value-tree.js';
+import { PathValueError, parsePathTemplate } from '../../../src/util/http-path.js';
 import { testContext } from '../context.js';
 
 test('path templates encode every value as one segment', () => {

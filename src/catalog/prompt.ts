@@ -7,10 +7,10 @@
  * with an error that says so (a prompt has no "cancelled" result to return).
  */
 
-import type { CatalogPrompt } from '../catalog/types.js';
 import { InvalidRequestParams } from '../kinds/contract/types.js';
-import type { StepPlan } from './plan.js';
-import { NO_INTERACTION, runBefore } from './run.js';
+import type { StepPlan } from '../steps/plan.js';
+import { NO_INTERACTION, runBefore } from '../steps/run.js';
+import type { CatalogPrompt } from './types.js';
 
 export function guardPrompt(prompt: CatalogPrompt, steps: StepPlan): CatalogPrompt {
   const hidden = new Set(Object.keys(steps.inputs));

@@ -1,5 +1,5 @@
 /**
- * Path templates of `http` tools: `/repos/{owner}/{repo}/issues/{number}`. Each `{name}` is an
+ * Path templates of `http` tools (and the OpenAPI importer's check that a path becomes one): `/repos/{owner}/{repo}/issues/{number}`. Each `{name}` is an
  * argument, percent-encoded with encodeURIComponent, so a value can never add a segment, start a
  * query or fragment, or name another host: `/`, `?`, `#`, `%` and `@` all arrive encoded. Values
  * that would make a whole segment `.` or `..` are refused, so a value cannot climb either.

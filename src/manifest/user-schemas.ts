@@ -1,5 +1,6 @@
 /**
- * JSON Schema validation of tool arguments and structured results.
+ * JSON Schema validation of tool arguments, structured results and form answers: the catalog and
+ * the steps use it, so it lives below both.
  * MCP's default dialect is 2020-12, so user schemas are compiled with ajv's 2020 build.
  *
  * A schema is checked against the meta-schema when the manifest loads (so a malformed one is a
@@ -7,8 +8,8 @@
  * front was the largest cost of start-up and of each reload, and of memory with many tools.
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { newAjv2020, precompiledMeta, USER_SCHEMA_OPTIONS } from '../manifest/precompiled.js';
-import type { JsonSchema } from './types.js';
+import type { JsonSchema } from '../kinds/contract/types.js';
+import { newAjv2020, precompiledMeta, USER_SCHEMA_OPTIONS } from './precompiled.js';
 
 export type Validator = (value: unknown) => string | undefined;
 

@@ -1,0 +1,72 @@
+/**
+ * The contract hash: the same for manifests that differ in formatting, comments, key order, field
+ * order and entry order; different when anything a client sees changes, a description included.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { contractHash } from '../../src/catalog/diff.js';
+import { loadCatalog } from '../../src/catalog/load.js';
+import { builtinKinds } from '../../src/kinds/builtin.js';
+import { StderrLogger } from '../../src/log.js';
+import { tempFiles } from '../helpers/demo.js';
+
+const files = tempFiles({});
+after(() => files.cleanup());
+
+async function hashOf(text: string): Promise<string> {
+  const file = join(files.dir, 'mcp.yaml');
+  writeFileSync(file, text);
+  const { catalog } = await loadCatalog(file, builtinKinds(), new StderrLogger('silent'));
+  try {
+    return contractHash(catalog);
+  } finally {
+    await catalog.dispose();
+  }
+}
+
+const BASE = `tools:
+  a:
+    kind: shell
+    description: First.
+    command: [echo, "{{x}}", "{{y}}"]
+    input:
+      x: { type: string, maxLength: 5 }
+      y: { type: integer, required: false }
+  b:
+    kind: shell
+    description: Second.
+    command: [echo, b]
+prompts:
+  p: { description: A prompt., messages: [{ text: hi }] }
+`;
+
+const REWRITTEN = `# the same contract, written otherwise
+prompts:
+  p:
+    messages: [{ text: hi }]
+    description: "A prompt."
+tools:
+  b: { command: [echo, b], kind: shell, description: Second. }
+  a:
+    input:
+      y: { required: false, type: integer }
+      x: { maxLength: 5, type: string }
+    command: [echo, "{{x}}", "{{y}}"]
+    kind: shell
+    description: First.
+`;
+
+test('formatting, comments, key, field and entry order leave the hash as it is', async () => {
+  const hash = await hashOf(BASE);
+  assert.match(hash, /^[0-9a-f]{16}$/);
+  assert.equal(await hashOf(REWRITTEN), hash);
+});
+
+test('a change a client sees changes the hash, a description too', async () => {
+  const hash = await hashOf(BASE);
+  assert.notEqual(await hashOf(BASE.replace('maxLength: 5', 'maxLength: 6')), hash);
+  assert.notEqual(await hashOf(BASE.replace('description: Second.', 'description: Second!')), hash);
+  assert.notEqual(await hashOf(BASE.replace('  b:\n', '  c:\n')), hash);
+});
