@@ -280,7 +280,10 @@ export const postgresSource: SourceKind<PostgresConfig> = {
             POSTGRES_GUARDED_FUNCTIONS,
           ])
         ).rows[0];
+        // With `role:` the check would judge the read role, while a statement can reach the login's
+        // own rights (set_config('role', 'none', true) inside query_to_xml's text): the unlock stays.
         lockless =
+          config.role === undefined &&
           (await client.query<{ lockless: boolean }>(POSTGRES_LOCKLESS_QUERY)).rows[0]?.lockless === true;
         await client.query('ROLLBACK');
         client.release();

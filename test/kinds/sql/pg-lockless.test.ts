@@ -51,10 +51,14 @@ const urlOf = (base: string, user?: string) => {
   return url.toString();
 };
 
-async function open(user?: string): Promise<SqlCapability> {
+async function open(user?: string, readRole?: string): Promise<SqlCapability> {
   const ctx = testContext({ baseDir: tmpdir(), name: 'db' });
   const source = await postgresSource.open(
-    { url: urlOf(proxy.url, user), poolSize: 1 } as PostgresConfig,
+    {
+      url: urlOf(proxy.url, user),
+      poolSize: 1,
+      ...(readRole !== undefined && { role: readRole }),
+    } as PostgresConfig,
     ctx,
   );
   assert.ok(source, JSON.stringify(ctx.errors));
@@ -110,6 +114,7 @@ before(async () => {
     'CREATE FUNCTION lock_as_caller() RETURNS void LANGUAGE sql AS $$ SELECT pg_advisory_lock(42) $$',
   );
   await inDb.query(`GRANT EXECUTE ON FUNCTION take_lock() TO ${DEFINER}`);
+  await admin.query(`GRANT ${NOLOCK} TO ${LOCKER}`);
   proxy = await pgProxy(PG_URL as string, 'pass');
 });
 
@@ -146,6 +151,16 @@ describe('pg_advisory_unlock_all() only where a lock can outlive the call', { sk
     assert.equal(await statementsPerCall(sql), 4);
     await sql.query(parseSqlParams('SELECT take_lock()'), [], options());
     assert.equal(await locksHeld(), 0);
+  });
+
+  test('a login that can lock keeps the unlock under a `role:` that cannot', async () => {
+    // A statement can step back from the read role to the login's own rights inside a string
+    // that query_to_xml runs, where the classifier sees no function name.
+    const sql = await open(LOCKER, NOLOCK);
+    const back = "query_to_xml('select set_config(''role'', ''none'', true)', true, false, '')";
+    const lock = "query_to_xml('select lock_as_caller()', true, false, '')";
+    await sql.query(parseSqlParams(`SELECT ${back}, ${lock}`), [], options());
+    assert.equal(await locksHeld(), 0, 'the lock outlived the call');
   });
 
   test('a superuser keeps the unlock', async () => {
