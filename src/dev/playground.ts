@@ -78,8 +78,14 @@ export class Playground {
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('Method Not Allowed\n');
       return true;
     }
-    if (served === undefined) this.stream(res);
-    else this.file(res, served.file, served.type);
+    if (served !== undefined) this.file(res, served.file, served.type);
+    else if (!isLoopbackPeer(req.socket.remoteAddress)) {
+      // The stream names the manifest's path and shows its code frames, before and beside any auth
+      // the endpoint asks for: it goes to this machine only.
+      res
+        .writeHead(403, { 'Content-Type': 'text/plain' })
+        .end('Forbidden: the dev event stream is served to this machine (loopback) only\n');
+    } else this.stream(res);
     return true;
   };
 
@@ -169,3 +175,8 @@ export class Playground {
 }
 
 const event = (name: string, data: unknown): string => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/** Whether a peer's address is this machine's (127.0.0.0/8 or ::1, IPv4-mapped or not). */
+export function isLoopbackPeer(address: string | undefined): boolean {
+  return address === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(address ?? '');
+}

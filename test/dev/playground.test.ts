@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { isLoopbackPeer } from '../../src/dev/playground.js';
 import {
   BROWSER_SKIP,
   type Browser,
@@ -566,5 +567,21 @@ describe('mcp-run dev: what is served, and to whom', () => {
     } finally {
       copy.cleanup();
     }
+  });
+});
+
+describe('the dev event stream', () => {
+  test('is answered to loopback peers only: it names the manifest and shows its code frames', () => {
+    for (const address of ['127.0.0.1', '127.3.4.5', '::1', '::ffff:127.0.0.1'])
+      assert.equal(isLoopbackPeer(address), true, address);
+    for (const address of [
+      '10.0.0.7',
+      '192.168.1.2',
+      '::ffff:10.0.0.7',
+      'fe80::1',
+      '127.0.0.1.evil',
+      undefined,
+    ])
+      assert.equal(isLoopbackPeer(address), false, String(address));
   });
 });
