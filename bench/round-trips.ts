@@ -7,9 +7,9 @@
  */
 import { connect, createServer, type Socket } from 'node:net';
 import type { OpenedSource, SqlCapability, SqlQueryOptions } from '../src/kinds/contract/kinds.js';
-import { mysqlSource } from '../src/kinds/sql/mysql-source.js';
+import { mysqlSource } from '../src/kinds/sql/mysql/source.js';
 import { parseSqlParams } from '../src/kinds/sql/params.js';
-import { postgresSource } from '../src/kinds/sql/postgres-source.js';
+import { postgresSource } from '../src/kinds/sql/postgres/source.js';
 import { testContext } from '../test/kinds/context.js';
 
 interface Relay {

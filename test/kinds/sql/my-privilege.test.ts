@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
 import type { ToolResult } from '../../../src/catalog/types.js';
 import type { OpenedSource, SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { type MysqlConfig, mysqlSource } from '../../../src/kinds/sql/mysql-source.js';
+import { type MysqlConfig, mysqlSource } from '../../../src/kinds/sql/mysql/source.js';
 import { LEAST_PRIVILEGE_SQL } from '../../../src/kinds/sql/privilege.js';
 import { sqlQueryTool } from '../../../src/kinds/sql/query-tool.js';
 import { MYSQL_SKIP, MYSQL_URL, runSql } from '../../helpers/databases.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, test } from 'node:test';
 import type { SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { type MysqlConfig, mysqlSource } from '../../../src/kinds/sql/mysql-source.js';
+import { type MysqlConfig, mysqlSource } from '../../../src/kinds/sql/mysql/source.js';
 import {
   CUSTOMERS,
   createDatabase,

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { ToolResult } from '../../../src/catalog/types.js';
 import type { OpenedSource, SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { type PostgresConfig, postgresSource } from '../../../src/kinds/sql/postgres-source.js';
+import { type PostgresConfig, postgresSource } from '../../../src/kinds/sql/postgres/source.js';
 import { LEAST_PRIVILEGE_SQL } from '../../../src/kinds/sql/privilege.js';
 import { sqlQueryTool } from '../../../src/kinds/sql/query-tool.js';
 import { PG_SKIP, PG_URL, runSql } from '../../helpers/databases.js';

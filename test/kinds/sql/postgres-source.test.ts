@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { after, before, test } from 'node:test';
 import type { SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { type PostgresConfig, postgresSource } from '../../../src/kinds/sql/postgres-source.js';
+import { type PostgresConfig, postgresSource } from '../../../src/kinds/sql/postgres/source.js';
 import {
   CUSTOMERS,
   createDatabase,

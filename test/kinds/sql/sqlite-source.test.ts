@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { OpenedSource, SqlCapability } from '../../../src/kinds/contract/kinds.js';
 import { parseSqlParams } from '../../../src/kinds/sql/params.js';
-import { type SqliteConfig, sqliteSource } from '../../../src/kinds/sql/sqlite-source.js';
+import { type SqliteConfig, sqliteSource } from '../../../src/kinds/sql/sqlite/source.js';
 import { tempDir, testContext } from '../context.js';
 
 const SEED = `

@@ -28,16 +28,14 @@
  */
 import type { Connection as CoreConnection } from 'mysql2';
 import type mysql from 'mysql2/promise';
-import { problems } from '../../errors.js';
-import type { CallSignal } from '../../util/call-signal.js';
-import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
-import { verdicts } from './classify.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
-import { quoteBackticked } from './identifiers.js';
-import { mysqlSchemaReader } from './introspect-mysql.js';
-import { mysqlSourceInfo } from './mysql-source.info.js';
-import { renderSql } from './params.js';
-import { markPrivileged, mysqlReasons } from './privilege.js';
+import { problems } from '../../../errors.js';
+import type { CallSignal } from '../../../util/call-signal.js';
+import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../../contract/kinds.js';
+import { verdicts } from '../classify.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
+import { quoteBackticked } from '../identifiers.js';
+import { renderSql } from '../params.js';
+import { markPrivileged, mysqlReasons } from '../privilege.js';
 import {
   CANCELLED_MESSAGE,
   RowBudget,
@@ -45,8 +43,10 @@ import {
   redactor,
   rowObjects,
   uniqueColumns,
-} from './result.js';
-import { QueryWatch, urlSecrets } from './watch.js';
+} from '../result.js';
+import { QueryWatch, urlSecrets } from '../watch.js';
+import { mysqlSchemaReader } from './schema.js';
+import { mysqlSourceInfo } from './source.info.js';
 
 export interface MysqlConfig {
   readonly url: string;

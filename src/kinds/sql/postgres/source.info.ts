@@ -4,9 +4,9 @@
  * never loads that code (../builtin.ts). The kind itself: ./postgres-source.ts.
  */
 
-import type { KindInfo } from '../contract/kinds.js';
-import { maxBytesSchema } from './defaults.js';
-import { networkSourceSchema } from './source-schema.js';
+import type { KindInfo } from '../../contract/kinds.js';
+import { maxBytesSchema } from '../defaults.js';
+import { networkSourceSchema } from '../source-schema.js';
 
 export const postgresSourceInfo: KindInfo = {
   kind: 'postgres',

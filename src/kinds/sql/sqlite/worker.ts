@@ -28,10 +28,10 @@
  */
 import { readSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { LineFramer } from '../../util/line-framer.js';
-import { sqliteSchemaReader } from './introspect-sqlite.js';
-import { READ_ONLY_SOURCE_REFUSAL, timeoutMessage, uniqueColumns, valueBytes } from './result.js';
-import { ANSWER_FD, bindValue, packRow, REQUEST_FD, WORKER_ARG } from './sqlite-wire.js';
+import { LineFramer } from '../../../util/line-framer.js';
+import { READ_ONLY_SOURCE_REFUSAL, timeoutMessage, uniqueColumns, valueBytes } from '../result.js';
+import { sqliteSchemaReader } from './schema.js';
+import { ANSWER_FD, bindValue, packRow, REQUEST_FD, WORKER_ARG } from './wire.js';
 
 export interface WorkerInit {
   readonly op: 'init';

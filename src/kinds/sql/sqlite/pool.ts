@@ -26,12 +26,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { BUILD_ROOT } from '../../util/build-root.js';
-import type { CallSignal } from '../../util/call-signal.js';
-import { LineFramer } from '../../util/line-framer.js';
-import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
-import { ANSWER_FD, REQUEST_FD, WORKER_ARG } from './sqlite-wire.js';
-import type { WorkerInit, WorkerRequest, WorkerResponse } from './sqlite-worker.js';
+import { BUILD_ROOT } from '../../../util/build-root.js';
+import type { CallSignal } from '../../../util/call-signal.js';
+import { LineFramer } from '../../../util/line-framer.js';
+import { CANCELLED_MESSAGE, timeoutMessage } from '../result.js';
+import { ANSWER_FD, REQUEST_FD, WORKER_ARG } from './wire.js';
+import type { WorkerInit, WorkerRequest, WorkerResponse } from './worker.js';
 
 /** A request without its id (the pool numbers them). */
 type Job = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -74,11 +74,11 @@ let exitHook = false;
 function workerEntry(): { path: string; execArgv: string[] } {
   if (import.meta.url.endsWith('.ts')) {
     return {
-      path: fileURLToPath(new URL('kinds/sql/sqlite-worker.ts', BUILD_ROOT)),
+      path: fileURLToPath(new URL('kinds/sql/sqlite/worker.ts', BUILD_ROOT)),
       execArgv: ['--import', import.meta.resolve('tsx')],
     };
   }
-  return { path: fileURLToPath(new URL('kinds/sql/sqlite-worker.js', BUILD_ROOT)), execArgv: [] };
+  return { path: fileURLToPath(new URL('kinds/sql/sqlite/worker.js', BUILD_ROOT)), execArgv: [] };
 }
 
 export class SqlitePool {

@@ -32,7 +32,7 @@
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { problems } from '../../errors.js';
+import { problems } from '../../../errors.js';
 import type {
   OpenedSource,
   SourceKind,
@@ -40,16 +40,16 @@ import type {
   SqlQueryOptions,
   SqlResult,
   SqlStatement,
-} from '../contract/kinds.js';
-import { verdicts } from './classify.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
-import { quoteDoubled } from './identifiers.js';
-import { renderSql } from './params.js';
-import { CANCELLED_MESSAGE, readOnlyRefusal, rowObjects, uniqueColumns } from './result.js';
-import { SqlitePool } from './sqlite-pool.js';
-import { sqliteSourceInfo } from './sqlite-source.info.js';
-import { packValue, unpackValue } from './sqlite-wire.js';
-import type { WorkerInit, WorkerQueryResult } from './sqlite-worker.js';
+} from '../../contract/kinds.js';
+import { verdicts } from '../classify.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
+import { quoteDoubled } from '../identifiers.js';
+import { renderSql } from '../params.js';
+import { CANCELLED_MESSAGE, readOnlyRefusal, rowObjects, uniqueColumns } from '../result.js';
+import { SqlitePool } from './pool.js';
+import { sqliteSourceInfo } from './source.info.js';
+import { packValue, unpackValue } from './wire.js';
+import type { WorkerInit, WorkerQueryResult } from './worker.js';
 
 export interface SqliteConfig {
   readonly path: string;

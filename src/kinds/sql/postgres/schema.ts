@@ -3,9 +3,9 @@
  * what it hides: row estimates from `reltuples`, index definitions, comments). Only the source's
  * schemas are read; names in them are unqualified when the source exposes one schema.
  */
-import type { CallSignal } from '../../util/call-signal.js';
-import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../contract/kinds.js';
-import { byName } from './schema-text.js';
+import type { CallSignal } from '../../../util/call-signal.js';
+import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../../contract/kinds.js';
+import { byName } from '../schema-text.js';
 
 /** Runs one catalog query (bound values only) and returns its rows. */
 export type CatalogQuery = (

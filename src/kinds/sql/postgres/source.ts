@@ -38,22 +38,12 @@
  * A call that fails closes its connection.
  */
 import type pg from 'pg';
-import { problems } from '../../errors.js';
-import type { CallSignal } from '../../util/call-signal.js';
-import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
-import { verdicts } from './classify.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
-import { postgresSchemaReader } from './introspect-postgres.js';
-import { renderSql } from './params.js';
-import { PgPipeline, type PipelineStep, PreparedStatements } from './pg-pipeline.js';
-import {
-  inForceQuery,
-  mergeOptions,
-  refusesOptions,
-  type StartupSettings,
-  startupOptions,
-} from './pg-startup.js';
-import { postgresSourceInfo } from './postgres-source.info.js';
+import { problems } from '../../../errors.js';
+import type { CallSignal } from '../../../util/call-signal.js';
+import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../../contract/kinds.js';
+import { verdicts } from '../classify.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
+import { renderSql } from '../params.js';
 import {
   markPrivileged,
   POSTGRES_DANGEROUS_ROLES,
@@ -61,7 +51,7 @@ import {
   POSTGRES_ROLE_QUERY,
   type PostgresRoleRow,
   postgresReasons,
-} from './privilege.js';
+} from '../privilege.js';
 import {
   CANCELLED_MESSAGE,
   RowBudget,
@@ -70,8 +60,18 @@ import {
   rowObjects,
   uniqueColumns,
   valueBytes,
-} from './result.js';
-import { QueryWatch, urlSecrets } from './watch.js';
+} from '../result.js';
+import { QueryWatch, urlSecrets } from '../watch.js';
+import { PgPipeline, type PipelineStep, PreparedStatements } from './pipeline.js';
+import { postgresSchemaReader } from './schema.js';
+import { postgresSourceInfo } from './source.info.js';
+import {
+  inForceQuery,
+  mergeOptions,
+  refusesOptions,
+  type StartupSettings,
+  startupOptions,
+} from './startup.js';
 
 export interface PostgresConfig {
   readonly url: string;

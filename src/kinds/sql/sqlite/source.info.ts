@@ -4,8 +4,8 @@
  * never loads that code (../builtin.ts). The kind itself: ./sqlite-source.ts.
  */
 
-import type { KindInfo } from '../contract/kinds.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
+import type { KindInfo } from '../../contract/kinds.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
 
 export const sqliteSourceInfo: KindInfo = {
   kind: 'sqlite',
