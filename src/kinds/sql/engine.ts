@@ -43,6 +43,13 @@ export function catalogRun(maxBytes: number, timeoutMs: number, signal: CallSign
   };
 }
 
+/** Runs one read of the catalog with bound values and returns its rows (each engine's schema reader). */
+export type CatalogQuery = (
+  text: string,
+  values: readonly unknown[],
+  signal: CallSignal,
+) => Promise<readonly Record<string, unknown>[]>;
+
 export interface SqlEngine {
   readonly dialect: string;
   /** The placeholder of the `index`-th bound value (0-based) in the engine's syntax: `$1`, `?`. */

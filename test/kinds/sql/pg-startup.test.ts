@@ -1,5 +1,5 @@
 /**
- * The session defaults a `postgres` source sends as startup `options` (pg-startup.ts), on a real
+ * The session defaults a `postgres` source sends as startup `options` (src/kinds/sql/postgres/startup.ts), on a real
  * PostgreSQL (MCP_RUN_TEST_POSTGRES_URL): a read-only call at the defaults runs without the
  * set_config step, yet the server still stops it at the timeout, nothing a call sets outlives it
  * (ROLLBACK, DISCARD ALL), and a connection whose options were dropped or refused (a pooler, through

@@ -4,7 +4,7 @@
  */
 import type { CallSignal } from '../../../util/call-signal.js';
 import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../../contract/kinds.js';
-import type { CatalogQuery } from '../postgres/schema.js';
+import type { CatalogQuery } from '../engine.js';
 import { byName } from '../schema-text.js';
 
 const TABLES = `

@@ -5,14 +5,8 @@
  */
 import type { CallSignal } from '../../../util/call-signal.js';
 import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../../contract/kinds.js';
+import type { CatalogQuery } from '../engine.js';
 import { byName } from '../schema-text.js';
-
-/** Runs one catalog query (bound values only) and returns its rows. */
-export type CatalogQuery = (
-  text: string,
-  values: readonly unknown[],
-  signal: CallSignal,
-) => Promise<readonly Record<string, unknown>[]>;
 
 const TABLES = `
 SELECT n.nspname AS schema, c.relname AS name, c.oid::int8 AS oid,

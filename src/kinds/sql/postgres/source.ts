@@ -4,7 +4,7 @@
  * Every call runs in its own transaction (`BEGIN READ ONLY` unless the call may write) under its
  * statement_timeout, so the server itself stops a slow query; a client that cancels, or a server
  * that does not answer in time, gets a `pg_cancel_backend` from a separate connection.
- * A read-only row set from its first row is one round trip (pg-pipeline.ts): BEGIN READ ONLY, the
+ * A read-only row set from its first row is one round trip (pipeline.ts): BEGIN READ ONLY, the
  * settings, the statement (its portal hands over at most maxRows + 1 rows), the release of any
  * session advisory lock and the ROLLBACK go behind one Sync, each prepared once per connection (a
  * named statement, so the server does not parse and plan it on every call). Other calls (writes,
@@ -13,7 +13,7 @@
  *
  * Each pool connection starts with the source's defaults (statement_timeout = timeoutMs,
  * standard_conforming_strings on, the declared schemas as search path) in its `options` startup
- * parameter, after the URL's own (pg-startup.ts), and is checked once that they are in force. On
+ * parameter, after the URL's own (startup.ts), and is checked once that they are in force. On
  * such a connection a read whose timeout is the default skips the settings step: the session
  * already holds them, and nothing a call sets outlives it (below). A tool with its own timeoutMs, a
  * source with `role:` (SET ROLE is checked by the server on each call), and a connection whose
@@ -97,7 +97,7 @@ const INT8 = 20;
 const UNREADABLE_FACTOR = 4;
 /** Rows fetched at most per FETCH; the budget makes batches of big rows far smaller. */
 const MAX_BATCH = 1000;
-/** Statements one connection keeps prepared at most (pipelined reads, pg-pipeline.ts). */
+/** Statements one connection keeps prepared at most (pipelined reads, pipeline.ts). */
 const MAX_PREPARED = 100;
 /** statement_timeout's largest value; a longer timeoutMs is set (and refused) on each call. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -144,7 +144,7 @@ interface Session {
    */
   readonly limits: { readonly text: string; readonly values: readonly string[] };
   /**
-   * The source's defaults, when its connections carry them from their start (pg-startup.ts): a
+   * The source's defaults, when its connections carry them from their start (startup.ts): a
    * call with this timeout on one of `connections` (checked when it connected) skips `limits`.
    */
   readonly preset: { readonly timeoutMs: number; readonly connections: WeakSet<object> } | undefined;
@@ -173,7 +173,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     // Declared schemas are also where unqualified names resolve, as the schema resources show them.
     const schemaPath = config.schemas?.map((s) => driver.escapeIdentifier(s)).join(', ');
     // The source's session settings besides its timeout: in each connection's startup options
-    // (pg-startup.ts), and in a call's settings step where that step is needed.
+    // (startup.ts), and in a call's settings step where that step is needed.
     const sessionSettings: [string, string][] = [['standard_conforming_strings', 'on']];
     if (schemaPath !== undefined) sessionSettings.push(['search_path', schemaPath]);
     // The defaults each connection starts with. Not with a role: SET ROLE stays a step of every
@@ -432,7 +432,7 @@ function opening(session: Session, o: Run): string[] {
 }
 
 /**
- * A read-only row set from its first row, in one round trip (pg-pipeline.ts). Rows are kept as
+ * A read-only row set from its first row, in one round trip (pipeline.ts). Rows are kept as
  * they arrive, under the byte budget; once the budget has cut the result, the connection is closed
  * under the rows still coming if they pass the budget again (what crosses the network stays
  * bounded by about twice the budget, plus the one-row guard of `guardSocket`).

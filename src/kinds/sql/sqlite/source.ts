@@ -6,7 +6,7 @@
  * prepared statement (`sqlite3_stmt_readonly`).
  *
  * better-sqlite3 is synchronous and cannot be interrupted, so queries and schema reads run in worker
- * processes (sqlite-pool.ts, sqlite-worker.ts), at most two per file and one connection each, started
+ * processes (pool.ts, worker.ts), at most two per file and one connection each, started
  * on the first query. The server's event loop never waits on SQLite: it answers `ping` while a query
  * runs, and a query past its timeout (or a cancelled call) is ended by killing its worker. A
  * `:memory:` database lives inside one worker, so such a source has exactly one; what was written to
@@ -268,7 +268,7 @@ function openedSource(
 
 /**
  * Booleans as 1/0, objects as JSON text, bigints and bytes tagged for the channel (the worker binds
- * a safe integer as SQLite INTEGER: sqlite-wire.ts).
+ * a safe integer as SQLite INTEGER: wire.ts).
  */
 function bindable(value: unknown): unknown {
   if (value === undefined || value === null) return null;

@@ -1,5 +1,5 @@
 /**
- * The SQLite worker: a child process (started by sqlite-pool.ts) holding one better-sqlite3
+ * The SQLite worker: a child process (started by pool.ts) holding one better-sqlite3
  * connection. It answers one request at a time over its own channel (fd 3 in, fd 4 out); the
  * server's event loop never waits on SQLite, and a query that must be stopped is stopped by killing
  * this process.
@@ -10,7 +10,7 @@
  * SQLite's journal makes that safe for the database file.
  *
  * The channel is newline-delimited JSON (JSON text never holds a raw newline): requests on fd 3,
- * answers on fd 4, two sockets the pool made for this process (one each way: sqlite-wire.ts says
+ * answers on fd 4, two sockets the pool made for this process (one each way: wire.ts says
  * why), read and written with blocking calls. The worker has nothing else to wait for, so it sleeps
  * in `read` and wakes straight into the next batch, without a turn of an event loop or node's IPC
  * machinery on either side (half the round trip of `process.send`). The first line is the
