@@ -4,11 +4,11 @@
  * the same way (the text rendered with the engine's placeholders, the read-only classifier, the
  * source's limits) written once in `engineCapability`.
  *
- * DuckDB (./duckdb/) is the first engine written this way; SQLite, PostgreSQL and MySQL still build
- * their capability themselves and can move behind this interface, each into a folder of its own.
+ * Each engine is a folder of its own (./sqlite/, ./duckdb/, …) that imports only this family root,
+ * never another engine (.dependency-cruiser.cjs). SQLite and DuckDB are behind this interface.
  */
 import type { CallSignal } from '../../util/call-signal.js';
-import type { SqlCapability, SqlResult, SqlSchemaReader } from '../contract/kinds.js';
+import type { SqlCapability, SqlResult, SqlSchemaReader, SqlStatement } from '../contract/kinds.js';
 import { verdicts } from './classify.js';
 import { renderSql } from './params.js';
 import { readOnlyRefusal } from './result.js';
@@ -71,12 +71,21 @@ export interface EngineLimits {
 /** The `sql` capability of an engine: the tools ask for it and never learn which engine it is. */
 export function engineCapability(engine: SqlEngine, limits: EngineLimits): SqlCapability {
   const verdictOf = verdicts(engine.dialect);
+  // The engine's text of a statement, made once per statement object (the manifest's are reused).
+  const texts = new WeakMap<SqlStatement, string>();
   return {
     dialect: engine.dialect,
     readOnly: limits.readOnly,
     defaults: { maxRows: limits.maxRows, timeoutMs: limits.timeoutMs },
     query(statement, values, options) {
-      const text = renderSql(statement, (index, name) => engine.placeholder(index, name));
+      if (values.length !== statement.params.length) {
+        return Promise.reject(new Error(`expected ${statement.params.length} values, got ${values.length}`));
+      }
+      let text = texts.get(statement);
+      if (text === undefined) {
+        text = renderSql(statement, (index, name) => engine.placeholder(index, name));
+        texts.set(statement, text);
+      }
       const readsOnly = limits.readOnly || options.readOnly === true;
       const verdict = verdictOf(text);
       if (readsOnly && !verdict.read) {
