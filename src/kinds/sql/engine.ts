@@ -5,7 +5,7 @@
  * source's limits) written once in `engineCapability`.
  *
  * Each engine is a folder of its own (./sqlite/, ./duckdb/, …) that imports only this family root,
- * never another engine (.dependency-cruiser.cjs). SQLite and DuckDB are behind this interface.
+ * never another engine (.dependency-cruiser.cjs).
  */
 import type { CallSignal } from '../../util/call-signal.js';
 import type { SqlCapability, SqlResult, SqlSchemaReader, SqlStatement } from '../contract/kinds.js';
@@ -17,6 +17,8 @@ import { readOnlyRefusal } from './result.js';
 export interface EngineRun {
   /** Only reads may run (the classifier has already said the text is one read). */
   readonly readOnly: boolean;
+  /** The classifier read the text as a read that returns rows (SELECT, VALUES, …, not SHOW or EXPLAIN). */
+  readonly rowSet: boolean;
   readonly maxRows: number;
   /** The byte budget (RowBudget), counted as rows arrive, before a row is kept. */
   readonly maxBytes: number;
@@ -30,11 +32,12 @@ export interface EngineRun {
 
 /**
  * The limits of a read of the catalog (names and types, for the schema resources and tools): many
- * rows, and the budget of a whole catalog. (The PostgreSQL and MySQL sources still write these out.)
+ * rows, and the budget of a whole catalog.
  */
 export function catalogRun(maxBytes: number, timeoutMs: number, signal: CallSignal): EngineRun {
   return {
     readOnly: true,
+    rowSet: true,
     maxRows: 100_000,
     maxBytes: Math.max(maxBytes, 64 * 1024 * 1024),
     timeoutMs,
@@ -93,6 +96,7 @@ export function engineCapability(engine: SqlEngine, limits: EngineLimits): SqlCa
       }
       return engine.run(text, values, {
         readOnly: readsOnly,
+        rowSet: verdict.read && verdict.rowSet,
         maxRows: options.maxRows,
         maxBytes: limits.maxBytes,
         timeoutMs: options.timeoutMs,

@@ -39,11 +39,9 @@
  */
 import type pg from 'pg';
 import { problems } from '../../../errors.js';
-import type { CallSignal } from '../../../util/call-signal.js';
-import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../../contract/kinds.js';
-import { verdicts } from '../classify.js';
+import type { OpenedSource, SourceKind, SqlResult } from '../../contract/kinds.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
-import { renderSql } from '../params.js';
+import { catalogRun, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import {
   markPrivileged,
   POSTGRES_DANGEROUS_ROLES,
@@ -52,15 +50,7 @@ import {
   type PostgresRoleRow,
   postgresReasons,
 } from '../privilege.js';
-import {
-  CANCELLED_MESSAGE,
-  RowBudget,
-  readOnlyRefusal,
-  redactor,
-  rowObjects,
-  uniqueColumns,
-  valueBytes,
-} from '../result.js';
+import { CANCELLED_MESSAGE, RowBudget, redactor, rowObjects, uniqueColumns, valueBytes } from '../result.js';
 import { QueryWatch, urlSecrets } from '../watch.js';
 import { PgPipeline, type PipelineStep, PreparedStatements } from './pipeline.js';
 import { postgresSchemaReader } from './schema.js';
@@ -112,15 +102,8 @@ const typeParsers = (driver: typeof pg): pg.CustomTypesConfig => ({
   }) as pg.CustomTypesConfig['getTypeParser'],
 });
 
-interface Run {
-  readonly readOnly: boolean;
-  readonly rowSet: boolean;
-  readonly maxRows: number;
-  readonly maxBytes: number;
-  readonly timeoutMs: number;
-  readonly offset: number;
-  readonly signal: CallSignal;
-}
+/** One call's limits: the engine interface's (the name kept short for the functions below). */
+type Run = EngineRun;
 
 /** A call's outcome, and whether its connection can go back to the pool. */
 interface Done {
@@ -356,42 +339,23 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       return run(text, values, o, false);
     };
 
-    const verdictOf = verdicts('postgres');
-    const sql: SqlCapability = {
+    const engine: SqlEngine = {
       dialect: 'postgres',
-      readOnly,
-      defaults: { maxRows: config.maxRows ?? DEFAULT_MAX_ROWS, timeoutMs },
-      async query(statement, values, options) {
-        const text = renderSql(statement, (i) => `$${i + 1}`);
-        const readsOnly = readOnly || options.readOnly === true;
-        const verdict = verdictOf(text);
-        if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'postgres'));
-        // One shape for every call's Run (a spread of the caller's options costs more than the read).
-        return run(text, values, {
-          readOnly: readsOnly,
-          rowSet: verdict.read && verdict.rowSet,
-          maxRows: options.maxRows,
-          maxBytes,
-          timeoutMs: options.timeoutMs,
-          offset: options.offset ?? 0,
-          signal: options.signal,
-        });
-      },
+      placeholder: (i) => `$${i + 1}`,
       quoteIdentifier: driver.escapeIdentifier,
-      schema: postgresSchemaReader(async (text, values, signal) => {
-        const result = await run(text, values, {
-          readOnly: true,
-          rowSet: true,
-          maxRows: 100_000,
-          // The schema's rows are names and types; its budget is that of the whole catalog.
-          maxBytes: Math.max(maxBytes, 64 * 1024 * 1024),
-          timeoutMs,
-          offset: 0,
-          signal,
-        });
-        return result.rows;
-      }, schemas),
+      run: (text, values, o) => run(text, values, o),
+      schema: postgresSchemaReader(
+        async (text, values, signal) =>
+          (await run(text, values, catalogRun(maxBytes, timeoutMs, signal))).rows,
+        schemas,
+      ),
     };
+    const sql = engineCapability(engine, {
+      readOnly,
+      maxRows: config.maxRows ?? DEFAULT_MAX_ROWS,
+      timeoutMs,
+      maxBytes,
+    });
     if (roleRow) {
       const reasons = postgresReasons(roleRow);
       const allowed = config.allowPrivilegedRole === true;
