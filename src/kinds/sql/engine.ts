@@ -53,6 +53,16 @@ export type CatalogQuery = (
   signal: CallSignal,
 ) => Promise<readonly Record<string, unknown>[]>;
 
+/** The catalog query of a schema reader: `run` under the limits of a catalog read (catalogRun). */
+export function catalogQuery(
+  run: (text: string, values: readonly unknown[], limits: EngineRun) => Promise<SqlResult>,
+  maxBytes: number,
+  timeoutMs: number,
+): CatalogQuery {
+  return async (text, values, signal) =>
+    (await run(text, values, catalogRun(maxBytes, timeoutMs, signal))).rows;
+}
+
 export interface SqlEngine {
   readonly dialect: string;
   /** The placeholder of the `index`-th bound value (0-based) in the engine's syntax: `$1`, `?`. */

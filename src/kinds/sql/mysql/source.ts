@@ -31,7 +31,7 @@ import type mysql from 'mysql2/promise';
 import { problems } from '../../../errors.js';
 import type { OpenedSource, SourceKind, SqlResult } from '../../contract/kinds.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
-import { catalogRun, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
+import { catalogQuery, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import { quoteBackticked } from '../identifiers.js';
 import { markPrivileged, mysqlReasons } from '../privilege.js';
 import { CANCELLED_MESSAGE, RowBudget, redactor, rowObjects, uniqueColumns } from '../result.js';
@@ -164,11 +164,8 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
       dialect: 'mysql',
       placeholder: () => '?',
       quoteIdentifier: quoteBackticked,
-      run: (text, values, o) => run(text, values, o),
-      schema: mysqlSchemaReader(
-        async (text, values, signal) =>
-          (await run(text, values, catalogRun(maxBytes, timeoutMs, signal))).rows,
-      ),
+      run,
+      schema: mysqlSchemaReader(catalogQuery(run, maxBytes, timeoutMs)),
     };
     const sql = engineCapability(engine, {
       readOnly,

@@ -41,7 +41,7 @@ import type pg from 'pg';
 import { problems } from '../../../errors.js';
 import type { OpenedSource, SourceKind, SqlResult } from '../../contract/kinds.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
-import { catalogRun, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
+import { catalogQuery, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import {
   markPrivileged,
   POSTGRES_DANGEROUS_ROLES,
@@ -343,12 +343,8 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       dialect: 'postgres',
       placeholder: (i) => `$${i + 1}`,
       quoteIdentifier: driver.escapeIdentifier,
-      run: (text, values, o) => run(text, values, o),
-      schema: postgresSchemaReader(
-        async (text, values, signal) =>
-          (await run(text, values, catalogRun(maxBytes, timeoutMs, signal))).rows,
-        schemas,
-      ),
+      run,
+      schema: postgresSchemaReader(catalogQuery(run, maxBytes, timeoutMs), schemas),
     };
     const sql = engineCapability(engine, {
       readOnly,
