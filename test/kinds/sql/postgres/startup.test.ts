@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import type { SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { type PostgresConfig, postgresSource } from '../../../src/kinds/sql/postgres/source.js';
-import { escapeOption, mergeOptions, startupOptions } from '../../../src/kinds/sql/postgres/startup.js';
-import { createDatabase, PG_SKIP, runSql, type TestDatabase, until } from '../../helpers/databases.js';
-import { type OptionsMode, type PgProxy, pgProxy } from '../../helpers/pg-proxy.js';
-import { testContext } from '../context.js';
+import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
+import { type PostgresConfig, postgresSource } from '../../../../src/kinds/sql/postgres/source.js';
+import { escapeOption, mergeOptions, startupOptions } from '../../../../src/kinds/sql/postgres/startup.js';
+import { createDatabase, PG_SKIP, runSql, type TestDatabase, until } from '../../../helpers/databases.js';
+import { type OptionsMode, type PgProxy, pgProxy } from '../../../helpers/pg-proxy.js';
+import { testContext } from '../../context.js';
 
 const skip = PG_SKIP;
 let db: TestDatabase;
