@@ -32,6 +32,22 @@ module.exports = {
       to: { path: '^src/kinds/(?!contract/|shared/)[^/]+/', pathNot: '^src/kinds/$1/' },
     },
     {
+      name: 'sql-engines-stay-apart',
+      severity: 'error',
+      comment:
+        'An SQL engine (a folder of kinds/sql/) uses another only through the family root: what two engines need is written there once.',
+      from: { path: '^src/kinds/sql/([^/]+)/' },
+      to: { path: '^src/kinds/sql/[^/]+/', pathNot: '^src/kinds/sql/$1/' },
+    },
+    {
+      name: 'sql-root-knows-no-engine',
+      severity: 'error',
+      comment:
+        'The tools, resources and helpers at the root of kinds/sql/ serve every engine through the sql capability, so they import none (builtin.ts names the engines).',
+      from: { path: '^src/kinds/sql/[^/]+$' },
+      to: { path: '^src/kinds/sql/[^/]+/' },
+    },
+    {
       name: 'shared-and-contract-know-no-family',
       severity: 'error',
       comment: 'kinds/shared and kinds/contract serve every family, so they import none.',

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { OpenedSource, SqlCapability, SqlQueryOptions } from '../src/kinds/contract/kinds.js';
 import { parseSqlParams } from '../src/kinds/sql/params.js';
-import { postgresSource } from '../src/kinds/sql/postgres-source.js';
+import { postgresSource } from '../src/kinds/sql/postgres/source.js';
 import { pgProxy } from '../test/helpers/pg-proxy.js';
 import { testContext } from '../test/kinds/context.js';
 import { median } from './lib/stats.js';

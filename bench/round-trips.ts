@@ -6,9 +6,9 @@
  * (connected, statements prepared) before the calls that are counted. Not a test: a measurement.
  */
 import type { OpenedSource, SqlCapability, SqlQueryOptions } from '../src/kinds/contract/kinds.js';
-import { mysqlSource } from '../src/kinds/sql/mysql-source.js';
+import { mysqlSource } from '../src/kinds/sql/mysql/source.js';
 import { parseSqlParams } from '../src/kinds/sql/params.js';
-import { postgresSource } from '../src/kinds/sql/postgres-source.js';
+import { postgresSource } from '../src/kinds/sql/postgres/source.js';
 import { turnRelay } from '../test/helpers/turn-relay.js';
 import { testContext } from '../test/kinds/context.js';
 

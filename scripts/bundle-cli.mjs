@@ -58,7 +58,7 @@ await build({
     ].join('\n'),
   },
   define: { 'import.meta.url': '__mcpRunUrl' },
-  // sqlite-pool.ts calls import.meta.resolve only when it runs from src/ (a .ts URL), never here.
+  // sqlite/pool.ts calls import.meta.resolve only when it runs from src/ (a .ts URL), never here.
   logOverride: { 'empty-import-meta': 'silent' },
   plugins: [
     {

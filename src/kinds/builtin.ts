@@ -20,13 +20,13 @@ import { shellToolInfo } from './shell/tool.info.js';
 import { sqlDescribeTableToolInfo } from './sql/describe-table-tool.info.js';
 import { duckdbSourceInfo } from './sql/duckdb/source.info.js';
 import { sqlListTablesToolInfo } from './sql/list-tables-tool.info.js';
-import { mysqlSourceInfo } from './sql/mysql-source.info.js';
-import { postgresSourceInfo } from './sql/postgres-source.info.js';
+import { mysqlSourceInfo } from './sql/mysql/source.info.js';
+import { postgresSourceInfo } from './sql/postgres/source.info.js';
 import { sqlQueryToolInfo } from './sql/query-tool.info.js';
 import { sqlSchemaResourceInfo } from './sql/schema-resource.info.js';
 import { sqlResourceInfo } from './sql/sql-resource.info.js';
 import { sqlToolInfo } from './sql/sql-tool.info.js';
-import { sqliteSourceInfo } from './sql/sqlite-source.info.js';
+import { sqliteSourceInfo } from './sql/sqlite/source.info.js';
 
 export function builtinKinds(): KindRegistry {
   return new KindRegistry({
@@ -34,13 +34,13 @@ export function builtinKinds(): KindRegistry {
     resources: { ...LINT_FIELDS, ...MIRROR_FIELDS },
     prompts: { ask: ASK_SCHEMA, ...LINT_FIELDS, ...MIRROR_FIELDS },
   })
-    .register('sources', sqliteSourceInfo, async () => (await import('./sql/sqlite-source.js')).sqliteSource)
+    .register('sources', sqliteSourceInfo, async () => (await import('./sql/sqlite/source.js')).sqliteSource)
     .register(
       'sources',
       postgresSourceInfo,
-      async () => (await import('./sql/postgres-source.js')).postgresSource,
+      async () => (await import('./sql/postgres/source.js')).postgresSource,
     )
-    .register('sources', mysqlSourceInfo, async () => (await import('./sql/mysql-source.js')).mysqlSource)
+    .register('sources', mysqlSourceInfo, async () => (await import('./sql/mysql/source.js')).mysqlSource)
     .register('sources', duckdbSourceInfo, async () => (await import('./sql/duckdb/source.js')).duckdbSource)
     .register('sources', httpSourceInfo, async () => (await import('./http/source.js')).httpSource)
     .register('tools', sqlToolInfo, async () => (await import('./sql/sql-tool.js')).sqlTool)

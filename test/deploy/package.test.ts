@@ -52,7 +52,7 @@ describe('the package a user installs', () => {
       'dist/cli/main.js',
       'dist/cli/mcp-run.cjs',
       'dist/index.js',
-      'dist/kinds/sql/sqlite-worker.js',
+      'dist/kinds/sql/sqlite/worker.js',
       'dist/manifest/precompiled/envelope.cjs',
       'schemas/manifest.schema.json',
       'mcp.yaml.example',

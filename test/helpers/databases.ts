@@ -12,10 +12,10 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type { OpenedSource, SqlCapability, SqlQueryOptions } from '../../src/kinds/contract/kinds.js';
-import { mysqlSource } from '../../src/kinds/sql/mysql-source.js';
+import { mysqlSource } from '../../src/kinds/sql/mysql/source.js';
 import { parseSqlParams } from '../../src/kinds/sql/params.js';
-import { postgresSource } from '../../src/kinds/sql/postgres-source.js';
-import { sqliteSource } from '../../src/kinds/sql/sqlite-source.js';
+import { postgresSource } from '../../src/kinds/sql/postgres/source.js';
+import { sqliteSource } from '../../src/kinds/sql/sqlite/source.js';
 import { testContext } from '../kinds/context.js';
 
 export const PG_URL = process.env.MCP_RUN_TEST_POSTGRES_URL;

@@ -17,7 +17,7 @@ export function uniqueColumns(names: readonly string[]): string[] {
 
 /**
  * Rows from arrays of values, keyed by the unique column names; `decode` first turns a value as the
- * driver gave it into the driver's value (sqlite-wire.ts for SQLite).
+ * driver gave it into the driver's value (sqlite/wire.ts for SQLite).
  */
 export function rowObjects(
   columns: readonly string[],

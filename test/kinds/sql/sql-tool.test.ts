@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import type { ToolResult } from '../../../src/catalog/types.js';
 import type { SourceCapabilities, ToolCommon } from '../../../src/kinds/contract/kinds.js';
 import { type SqlToolConfig, sqlTool } from '../../../src/kinds/sql/sql-tool.js';
-import { sqliteSource } from '../../../src/kinds/sql/sqlite-source.js';
+import { sqliteSource } from '../../../src/kinds/sql/sqlite/source.js';
 import { callContext, tempDir, testContext } from '../context.js';
 
 const SEED = `

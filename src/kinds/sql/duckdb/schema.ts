@@ -12,14 +12,8 @@ import type {
   SqlTableDetail,
   SqlTableSummary,
 } from '../../contract/kinds.js';
+import type { CatalogQuery } from '../engine.js';
 import type { DeclaredFiles } from './files.js';
-
-/** Runs one read of the catalog with bound values and returns its rows. */
-export type CatalogQuery = (
-  text: string,
-  values: readonly unknown[],
-  signal: CallSignal,
-) => Promise<readonly Record<string, unknown>[]>;
 
 const TABLES = `SELECT schema_name AS schema, table_name AS name, 'table' AS type, column_count AS columns,
     estimated_size AS rows, comment

@@ -33,7 +33,7 @@ import type { DuckDBConnection, DuckDBInstance, DuckDBResult } from '@duckdb/nod
 import { problems } from '../../../errors.js';
 import type { KindContext, OpenedSource, SourceKind, SqlResult } from '../../contract/kinds.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
-import { catalogRun, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
+import { catalogQuery, catalogRun, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import { quoteDoubled } from '../identifiers.js';
 import { CANCELLED_MESSAGE, RowBudget, rowObjects, uniqueColumns } from '../result.js';
 import { QueryWatch } from '../watch.js';
@@ -177,10 +177,7 @@ export async function openDuckdb(
     placeholder: (index) => `$${index + 1}`,
     quoteIdentifier: quoteDoubled,
     run,
-    schema: duckdbSchemaReader(
-      async (text, values, signal) => (await run(text, values, catalogRun(maxBytes, timeoutMs, signal))).rows,
-      allowed.entries,
-    ),
+    schema: duckdbSchemaReader(catalogQuery(run, maxBytes, timeoutMs), allowed.entries),
   };
   const sql = engineCapability(engine, {
     readOnly: true,

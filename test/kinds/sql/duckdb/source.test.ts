@@ -83,6 +83,7 @@ function runSql(
 const raw = (engine: SqlEngine, text: string, extra: Partial<EngineRun> = {}) =>
   engine.run(abs(text), [], {
     readOnly: false,
+    rowSet: true,
     maxRows: 10,
     maxBytes: 1 << 20,
     timeoutMs: 4000,

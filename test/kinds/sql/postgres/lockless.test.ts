@@ -14,12 +14,12 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import type { OpenedSource, SqlCapability, SqlQueryOptions } from '../../../src/kinds/contract/kinds.js';
-import { parseSqlParams } from '../../../src/kinds/sql/params.js';
-import { type PostgresConfig, postgresSource } from '../../../src/kinds/sql/postgres-source.js';
-import { PG_SKIP, PG_URL } from '../../helpers/databases.js';
-import { type PgProxy, pgProxy } from '../../helpers/pg-proxy.js';
-import { testContext } from '../context.js';
+import type { OpenedSource, SqlCapability, SqlQueryOptions } from '../../../../src/kinds/contract/kinds.js';
+import { parseSqlParams } from '../../../../src/kinds/sql/params.js';
+import { type PostgresConfig, postgresSource } from '../../../../src/kinds/sql/postgres/source.js';
+import { PG_SKIP, PG_URL } from '../../../helpers/databases.js';
+import { type PgProxy, pgProxy } from '../../../helpers/pg-proxy.js';
+import { testContext } from '../../context.js';
 
 const skip = PG_SKIP;
 const id = randomBytes(4).toString('hex');

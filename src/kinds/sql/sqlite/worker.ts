@@ -1,5 +1,5 @@
 /**
- * The SQLite worker: a child process (started by sqlite-pool.ts) holding one better-sqlite3
+ * The SQLite worker: a child process (started by pool.ts) holding one better-sqlite3
  * connection. It answers one request at a time over its own channel (fd 3 in, fd 4 out); the
  * server's event loop never waits on SQLite, and a query that must be stopped is stopped by killing
  * this process.
@@ -10,7 +10,7 @@
  * SQLite's journal makes that safe for the database file.
  *
  * The channel is newline-delimited JSON (JSON text never holds a raw newline): requests on fd 3,
- * answers on fd 4, two sockets the pool made for this process (one each way: sqlite-wire.ts says
+ * answers on fd 4, two sockets the pool made for this process (one each way: wire.ts says
  * why), read and written with blocking calls. The worker has nothing else to wait for, so it sleeps
  * in `read` and wakes straight into the next batch, without a turn of an event loop or node's IPC
  * machinery on either side (half the round trip of `process.send`). The first line is the
@@ -28,10 +28,10 @@
  */
 import { readSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { LineFramer } from '../../util/line-framer.js';
-import { sqliteSchemaReader } from './introspect-sqlite.js';
-import { READ_ONLY_SOURCE_REFUSAL, timeoutMessage, uniqueColumns, valueBytes } from './result.js';
-import { ANSWER_FD, bindValue, packRow, REQUEST_FD, WORKER_ARG } from './sqlite-wire.js';
+import { LineFramer } from '../../../util/line-framer.js';
+import { READ_ONLY_SOURCE_REFUSAL, timeoutMessage, uniqueColumns, valueBytes } from '../result.js';
+import { sqliteSchemaReader } from './schema.js';
+import { ANSWER_FD, bindValue, packRow, REQUEST_FD, WORKER_ARG } from './wire.js';
 
 export interface WorkerInit {
   readonly op: 'init';

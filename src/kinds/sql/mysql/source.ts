@@ -28,25 +28,16 @@
  */
 import type { Connection as CoreConnection } from 'mysql2';
 import type mysql from 'mysql2/promise';
-import { problems } from '../../errors.js';
-import type { CallSignal } from '../../util/call-signal.js';
-import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
-import { verdicts } from './classify.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
-import { quoteBackticked } from './identifiers.js';
-import { mysqlSchemaReader } from './introspect-mysql.js';
-import { mysqlSourceInfo } from './mysql-source.info.js';
-import { renderSql } from './params.js';
-import { markPrivileged, mysqlReasons } from './privilege.js';
-import {
-  CANCELLED_MESSAGE,
-  RowBudget,
-  readOnlyRefusal,
-  redactor,
-  rowObjects,
-  uniqueColumns,
-} from './result.js';
-import { QueryWatch, urlSecrets } from './watch.js';
+import { problems } from '../../../errors.js';
+import type { OpenedSource, SourceKind, SqlResult } from '../../contract/kinds.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
+import { catalogQuery, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
+import { quoteBackticked } from '../identifiers.js';
+import { markPrivileged, mysqlReasons } from '../privilege.js';
+import { CANCELLED_MESSAGE, RowBudget, redactor, rowObjects, uniqueColumns } from '../result.js';
+import { QueryWatch, urlSecrets } from '../watch.js';
+import { mysqlSchemaReader } from './schema.js';
+import { mysqlSourceInfo } from './source.info.js';
 
 export interface MysqlConfig {
   readonly url: string;
@@ -64,14 +55,8 @@ const ER_QUERY_INTERRUPTED = 1317;
 /** The session limit (serverLimit's text) each open connection was last given; a write forgets it. */
 const applied = new WeakMap<object, string>();
 
-interface Run {
-  readonly readOnly: boolean;
-  readonly maxRows: number;
-  readonly maxBytes: number;
-  readonly timeoutMs: number;
-  readonly offset: number;
-  readonly signal: CallSignal;
-}
+/** One call's limits: the engine interface's (the name kept short for the functions below). */
+type Run = EngineRun;
 
 export const mysqlSource: SourceKind<MysqlConfig> = {
   ...mysqlSourceInfo,
@@ -175,32 +160,19 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
       }
     };
 
-    const verdictOf = verdicts('mysql');
-    const sql: SqlCapability = {
+    const engine: SqlEngine = {
       dialect: 'mysql',
-      readOnly,
-      defaults: { maxRows: config.maxRows ?? DEFAULT_MAX_ROWS, timeoutMs },
-      async query(statement, values, options) {
-        const text = renderSql(statement, () => '?');
-        const readsOnly = readOnly || options.readOnly === true;
-        const verdict = verdictOf(text);
-        if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'mysql'));
-        return run(text, values, { ...options, maxBytes, readOnly: readsOnly, offset: options.offset ?? 0 });
-      },
+      placeholder: () => '?',
       quoteIdentifier: quoteBackticked,
-      schema: mysqlSchemaReader(async (text, values, signal) => {
-        const result = await run(text, values, {
-          readOnly: true,
-          maxRows: 100_000,
-          // The schema's rows are names and types; its budget is that of the whole catalog.
-          maxBytes: Math.max(maxBytes, 64 * 1024 * 1024),
-          timeoutMs,
-          offset: 0,
-          signal,
-        });
-        return result.rows;
-      }),
+      run,
+      schema: mysqlSchemaReader(catalogQuery(run, maxBytes, timeoutMs)),
     };
+    const sql = engineCapability(engine, {
+      readOnly,
+      maxRows: config.maxRows ?? DEFAULT_MAX_ROWS,
+      timeoutMs,
+      maxBytes,
+    });
     const allowed = config.allowPrivilegedRole === true;
     markPrivileged(sql, { role: account, reasons, allowed, dialect: 'mysql' });
     if (reasons.length > 0 && allowed) {

@@ -1,6 +1,6 @@
 /**
  * How SQL values cross the channel between the server and its SQLite workers: the channel carries
- * newline-delimited JSON (sqlite-worker.ts), and
+ * newline-delimited JSON (worker.ts), and
  * the two values JSON cannot hold are tagged: a bigint as `{ $i: "<digits>" }`, bytes as
  * `{ $b: "<base64>" }`. No other object is a bound value (objects are bound as JSON text) or a
  * SQLite value, so a tagged object is never ambiguous.
@@ -41,7 +41,7 @@ export function packRow(row: unknown[]): unknown[] {
   return row;
 }
 
-/** The argument the pool starts sqlite-worker.js with (imported for its types, it does nothing). */
+/** The argument the pool starts worker.js with (imported for its types, it does nothing). */
 export const WORKER_ARG = '--sqlite-worker';
 /**
  * The worker's ends of its channel, one socket each way: requests come in on `stdio[3]`, answers go

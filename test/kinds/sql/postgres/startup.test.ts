@@ -1,5 +1,5 @@
 /**
- * The session defaults a `postgres` source sends as startup `options` (pg-startup.ts), on a real
+ * The session defaults a `postgres` source sends as startup `options` (src/kinds/sql/postgres/startup.ts), on a real
  * PostgreSQL (MCP_RUN_TEST_POSTGRES_URL): a read-only call at the defaults runs without the
  * set_config step, yet the server still stops it at the timeout, nothing a call sets outlives it
  * (ROLLBACK, DISCARD ALL), and a connection whose options were dropped or refused (a pooler, through
@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import type { SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { escapeOption, mergeOptions, startupOptions } from '../../../src/kinds/sql/pg-startup.js';
-import { type PostgresConfig, postgresSource } from '../../../src/kinds/sql/postgres-source.js';
-import { createDatabase, PG_SKIP, runSql, type TestDatabase, until } from '../../helpers/databases.js';
-import { type OptionsMode, type PgProxy, pgProxy } from '../../helpers/pg-proxy.js';
-import { testContext } from '../context.js';
+import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
+import { type PostgresConfig, postgresSource } from '../../../../src/kinds/sql/postgres/source.js';
+import { escapeOption, mergeOptions, startupOptions } from '../../../../src/kinds/sql/postgres/startup.js';
+import { createDatabase, PG_SKIP, runSql, type TestDatabase, until } from '../../../helpers/databases.js';
+import { type OptionsMode, type PgProxy, pgProxy } from '../../../helpers/pg-proxy.js';
+import { testContext } from '../../context.js';
 
 const skip = PG_SKIP;
 let db: TestDatabase;

@@ -10,11 +10,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { OpenedSource, SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { parseSqlParams } from '../../../src/kinds/sql/params.js';
-import type { SqlitePool } from '../../../src/kinds/sql/sqlite-pool.js';
-import { type SqliteConfig, sqliteSource } from '../../../src/kinds/sql/sqlite-source.js';
-import { tempDir, testContext } from '../context.js';
+import type { OpenedSource, SqlCapability } from '../../../../src/kinds/contract/kinds.js';
+import { parseSqlParams } from '../../../../src/kinds/sql/params.js';
+import type { SqlitePool } from '../../../../src/kinds/sql/sqlite/pool.js';
+import { type SqliteConfig, sqliteSource } from '../../../../src/kinds/sql/sqlite/source.js';
+import { tempDir, testContext } from '../../context.js';
 
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
 const SEED = 'CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3);';
@@ -277,8 +277,8 @@ test('a worker does not outlive a server that is killed outright', async () => {
   const dir = tempDir();
   writeFileSync(join(dir, 'seed.sql'), SEED);
   const script = `
-    import { sqliteSource } from ${JSON.stringify(new URL('../../../src/kinds/sql/sqlite-source.ts', import.meta.url).href)};
-    import { parseSqlParams } from ${JSON.stringify(new URL('../../../src/kinds/sql/params.ts', import.meta.url).href)};
+    import { sqliteSource } from ${JSON.stringify(new URL('../../../../src/kinds/sql/sqlite/source.ts', import.meta.url).href)};
+    import { parseSqlParams } from ${JSON.stringify(new URL('../../../../src/kinds/sql/params.ts', import.meta.url).href)};
     const ctx = { name: 'db', baseDir: ${JSON.stringify(dir)}, error: (at, p) => { throw new Error(p.message); },
       log: { debug() {}, info() {}, warn() {}, error() {} } };
     const opened = await sqliteSource.open({ path: 'db.sqlite', seed: 'seed.sql' }, ctx);

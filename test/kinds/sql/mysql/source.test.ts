@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, test } from 'node:test';
-import type { SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { type MysqlConfig, mysqlSource } from '../../../src/kinds/sql/mysql-source.js';
+import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
+import { type MysqlConfig, mysqlSource } from '../../../../src/kinds/sql/mysql/source.js';
 import {
   CUSTOMERS,
   createDatabase,
@@ -17,8 +17,8 @@ import {
   runSql,
   type TestDatabase,
   until,
-} from '../../helpers/databases.js';
-import { testContext } from '../context.js';
+} from '../../../helpers/databases.js';
+import { testContext } from '../../context.js';
 
 const skip = MYSQL_SKIP;
 let db: TestDatabase;

@@ -1,5 +1,5 @@
 /**
- * A small pool of SQLite worker processes (sqlite-worker.ts), one connection each, started on the
+ * A small pool of SQLite worker processes (worker.ts), one connection each, started on the
  * first request. A request waits for a free worker; its time limit counts from when it was asked.
  * When the limit passes or the caller's signal aborts, the worker running it is killed (SIGKILL:
  * better-sqlite3 cannot interrupt a statement) and the next request starts a fresh one, so a runaway
@@ -16,22 +16,22 @@
  * go back to the front of the queue, to run alone, so no read is cut off twice.
  *
  * Each worker talks over a channel of its own, a socket each way (`stdio[3]` for requests, `stdio[4]`
- * for answers: sqlite-wire.ts says why two), newline-delimited JSON written with one write and split
- * with one scan (sqlite-worker.ts): node's IPC channel (`process.send`) costs about twice the round
+ * for answers: wire.ts says why two), newline-delimited JSON written with one write and split
+ * with one scan (worker.ts): node's IPC channel (`process.send`) costs about twice the round
  * trip for the same bytes.
  *
- * Workers run the compiled `sqlite-worker.js` beside this file; when this file runs from src/ under
- * tsx (the tests), `sqlite-worker.ts` with tsx's loader.
+ * Workers run the compiled `worker.js` beside this file; when this file runs from src/ under
+ * tsx (the tests), `worker.ts` with tsx's loader.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { BUILD_ROOT } from '../../util/build-root.js';
-import type { CallSignal } from '../../util/call-signal.js';
-import { LineFramer } from '../../util/line-framer.js';
-import { CANCELLED_MESSAGE, timeoutMessage } from './result.js';
-import { ANSWER_FD, REQUEST_FD, WORKER_ARG } from './sqlite-wire.js';
-import type { WorkerInit, WorkerRequest, WorkerResponse } from './sqlite-worker.js';
+import { BUILD_ROOT } from '../../../util/build-root.js';
+import type { CallSignal } from '../../../util/call-signal.js';
+import { LineFramer } from '../../../util/line-framer.js';
+import { CANCELLED_MESSAGE, timeoutMessage } from '../result.js';
+import { ANSWER_FD, REQUEST_FD, WORKER_ARG } from './wire.js';
+import type { WorkerInit, WorkerRequest, WorkerResponse } from './worker.js';
 
 /** A request without its id (the pool numbers them). */
 type Job = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
@@ -74,11 +74,11 @@ let exitHook = false;
 function workerEntry(): { path: string; execArgv: string[] } {
   if (import.meta.url.endsWith('.ts')) {
     return {
-      path: fileURLToPath(new URL('kinds/sql/sqlite-worker.ts', BUILD_ROOT)),
+      path: fileURLToPath(new URL('kinds/sql/sqlite/worker.ts', BUILD_ROOT)),
       execArgv: ['--import', import.meta.resolve('tsx')],
     };
   }
-  return { path: fileURLToPath(new URL('kinds/sql/sqlite-worker.js', BUILD_ROOT)), execArgv: [] };
+  return { path: fileURLToPath(new URL('kinds/sql/sqlite/worker.js', BUILD_ROOT)), execArgv: [] };
 }
 
 export class SqlitePool {

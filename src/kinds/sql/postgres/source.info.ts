@@ -1,12 +1,12 @@
 /**
  * Source kind `postgres`: what validation, the manifest schema and the docs need (its name,
  * description and fields), without the code that opens it, so a manifest that does not use it
- * never loads that code (../builtin.ts). The kind itself: ./postgres-source.ts.
+ * never loads that code (../../builtin.ts). The kind itself: ./source.ts.
  */
 
-import type { KindInfo } from '../contract/kinds.js';
-import { maxBytesSchema } from './defaults.js';
-import { networkSourceSchema } from './source-schema.js';
+import type { KindInfo } from '../../contract/kinds.js';
+import { maxBytesSchema } from '../defaults.js';
+import { networkSourceSchema } from '../source-schema.js';
 
 export const postgresSourceInfo: KindInfo = {
   kind: 'postgres',

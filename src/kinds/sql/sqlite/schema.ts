@@ -4,8 +4,8 @@
  * ran, and a count on one machine's file is cheap next to a network round trip.
  */
 import type Database from 'better-sqlite3';
-import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../contract/kinds.js';
-import { quoteDoubled } from './identifiers.js';
+import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../../contract/kinds.js';
+import { quoteDoubled } from '../identifiers.js';
 
 interface TableRow {
   name: string;

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { after, before, test } from 'node:test';
-import type { SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { type PostgresConfig, postgresSource } from '../../../src/kinds/sql/postgres-source.js';
+import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
+import { type PostgresConfig, postgresSource } from '../../../../src/kinds/sql/postgres/source.js';
 import {
   CUSTOMERS,
   createDatabase,
@@ -18,8 +18,8 @@ import {
   runSql,
   type TestDatabase,
   until,
-} from '../../helpers/databases.js';
-import { testContext } from '../context.js';
+} from '../../../helpers/databases.js';
+import { testContext } from '../../context.js';
 
 const skip = PG_SKIP;
 let db: TestDatabase;

@@ -2,10 +2,10 @@
  * The live schema of a MySQL or MariaDB database (the one the URL names), from information_schema.
  * Row counts are `TABLE_ROWS`: exact for MyISAM and Aria, an estimate for InnoDB.
  */
-import type { CallSignal } from '../../util/call-signal.js';
-import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../contract/kinds.js';
-import type { CatalogQuery } from './introspect-postgres.js';
-import { byName } from './schema-text.js';
+import type { CallSignal } from '../../../util/call-signal.js';
+import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../../contract/kinds.js';
+import type { CatalogQuery } from '../engine.js';
+import { byName } from '../schema-text.js';
 
 const TABLES = `
 SELECT t.TABLE_NAME AS name, t.TABLE_TYPE AS type, t.TABLE_ROWS AS estimate, t.TABLE_COMMENT AS comment,

@@ -6,7 +6,7 @@
  * prepared statement (`sqlite3_stmt_readonly`).
  *
  * better-sqlite3 is synchronous and cannot be interrupted, so queries and schema reads run in worker
- * processes (sqlite-pool.ts, sqlite-worker.ts), at most two per file and one connection each, started
+ * processes (pool.ts, worker.ts), at most two per file and one connection each, started
  * on the first query. The server's event loop never waits on SQLite: it answers `ping` while a query
  * runs, and a query past its timeout (or a cancelled call) is ended by killing its worker. A
  * `:memory:` database lives inside one worker, so such a source has exactly one; what was written to
@@ -32,24 +32,17 @@
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { problems } from '../../errors.js';
-import type {
-  OpenedSource,
-  SourceKind,
-  SqlCapability,
-  SqlQueryOptions,
-  SqlResult,
-  SqlStatement,
-} from '../contract/kinds.js';
-import { verdicts } from './classify.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
-import { quoteDoubled } from './identifiers.js';
-import { renderSql } from './params.js';
-import { CANCELLED_MESSAGE, readOnlyRefusal, rowObjects, uniqueColumns } from './result.js';
-import { SqlitePool } from './sqlite-pool.js';
-import { sqliteSourceInfo } from './sqlite-source.info.js';
-import { packValue, unpackValue } from './sqlite-wire.js';
-import type { WorkerInit, WorkerQueryResult } from './sqlite-worker.js';
+import { problems } from '../../../errors.js';
+import type { OpenedSource, SourceKind, SqlCapability, SqlStatement } from '../../contract/kinds.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
+import { engineCapability, type SqlEngine } from '../engine.js';
+import { quoteDoubled } from '../identifiers.js';
+import { renderSql } from '../params.js';
+import { rowObjects, uniqueColumns } from '../result.js';
+import { SqlitePool } from './pool.js';
+import { sqliteSourceInfo } from './source.info.js';
+import { packValue, unpackValue } from './wire.js';
+import type { WorkerInit, WorkerQueryResult } from './worker.js';
 
 export interface SqliteConfig {
   readonly path: string;
@@ -178,12 +171,46 @@ function openedSource(
     return stmt;
   };
 
-  const verdictOf = verdicts('sqlite', MAX_PREPARED);
+  const engine: SqlEngine = {
+    dialect: 'sqlite',
+    placeholder: () => '?',
+    quoteIdentifier: quoteDoubled,
+    async run(text, values, run) {
+      const result = await pool.run<WorkerQueryResult>(
+        {
+          op: 'query',
+          text,
+          values: values.map(bindable),
+          readsOnly: run.readOnly,
+          maxRows: run.maxRows,
+          maxBytes: run.maxBytes,
+          offset: run.offset,
+          deadline: Date.now() + run.timeoutMs,
+          timeoutMs: run.timeoutMs,
+        },
+        run.timeoutMs,
+        run.signal,
+      );
+      if (result.changes !== undefined) {
+        return { columns: [], rows: [], truncated: false, changes: result.changes };
+      }
+      return {
+        columns: result.columns,
+        rows: rowObjects(result.columns, result.rows as unknown[][], unpackValue),
+        truncated: result.truncated,
+        ...(result.cutByBytes && {
+          note: `The rows were cut at ${result.rows.length} because the next row would pass the source's byte budget (maxBytes: ${run.maxBytes}); select fewer or smaller columns, e.g. length(col) or substr(col, 1, 200) instead of a big value.`,
+        }),
+      };
+    },
+    schema: {
+      tables: (signal) => pool.run({ op: 'tables' }, defaults.timeoutMs, signal),
+      describe: (name, signal) => pool.run({ op: 'describe', name }, defaults.timeoutMs, signal),
+    },
+  };
 
   const sql: SqlCapability & { readonly pool: SqlitePool } = {
-    dialect: 'sqlite',
-    readOnly,
-    defaults,
+    ...engineCapability(engine, { readOnly, maxBytes, ...defaults }),
     pool,
     check(statement) {
       try {
@@ -199,53 +226,6 @@ function openedSource(
       const columns = stmt.columns();
       const names = uniqueColumns(columns.map((c) => c.name));
       return columns.map((c, i) => ({ name: names[i]!, ...(c.type !== null && { type: c.type }) }));
-    },
-    async query(
-      statement: SqlStatement,
-      values: readonly unknown[],
-      options: SqlQueryOptions,
-    ): Promise<SqlResult> {
-      if (values.length !== statement.params.length) {
-        throw new Error(`expected ${statement.params.length} values, got ${values.length}`);
-      }
-      if (options.signal.aborted) throw new Error(CANCELLED_MESSAGE);
-      const text = sqliteText(statement);
-      const readsOnly = readOnly || options.readOnly === true;
-      if (readsOnly) {
-        const verdict = verdictOf(text);
-        if (!verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'sqlite'));
-      }
-      const result = await pool.run<WorkerQueryResult>(
-        {
-          op: 'query',
-          text,
-          values: values.map(bindable),
-          readsOnly,
-          maxRows: options.maxRows,
-          maxBytes,
-          offset: options.offset ?? 0,
-          deadline: Date.now() + options.timeoutMs,
-          timeoutMs: options.timeoutMs,
-        },
-        options.timeoutMs,
-        options.signal,
-      );
-      if (result.changes !== undefined) {
-        return { columns: [], rows: [], truncated: false, changes: result.changes };
-      }
-      return {
-        columns: result.columns,
-        rows: rowObjects(result.columns, result.rows as unknown[][], unpackValue),
-        truncated: result.truncated,
-        ...(result.cutByBytes && {
-          note: `The rows were cut at ${result.rows.length} because the next row would pass the source's byte budget (maxBytes: ${maxBytes}); select fewer or smaller columns, e.g. length(col) or substr(col, 1, 200) instead of a big value.`,
-        }),
-      };
-    },
-    quoteIdentifier: quoteDoubled,
-    schema: {
-      tables: (signal) => pool.run({ op: 'tables' }, defaults.timeoutMs, signal),
-      describe: (name, signal) => pool.run({ op: 'describe', name }, defaults.timeoutMs, signal),
     },
   };
 
@@ -268,7 +248,7 @@ function openedSource(
 
 /**
  * Booleans as 1/0, objects as JSON text, bigints and bytes tagged for the channel (the worker binds
- * a safe integer as SQLite INTEGER: sqlite-wire.ts).
+ * a safe integer as SQLite INTEGER: wire.ts).
  */
 function bindable(value: unknown): unknown {
   if (value === undefined || value === null) return null;

@@ -3,16 +3,10 @@
  * what it hides: row estimates from `reltuples`, index definitions, comments). Only the source's
  * schemas are read; names in them are unqualified when the source exposes one schema.
  */
-import type { CallSignal } from '../../util/call-signal.js';
-import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../contract/kinds.js';
-import { byName } from './schema-text.js';
-
-/** Runs one catalog query (bound values only) and returns its rows. */
-export type CatalogQuery = (
-  text: string,
-  values: readonly unknown[],
-  signal: CallSignal,
-) => Promise<readonly Record<string, unknown>[]>;
+import type { CallSignal } from '../../../util/call-signal.js';
+import type { SqlIndex, SqlSchemaReader, SqlTableDetail, SqlTableSummary } from '../../contract/kinds.js';
+import type { CatalogQuery } from '../engine.js';
+import { byName } from '../schema-text.js';
 
 const TABLES = `
 SELECT n.nspname AS schema, c.relname AS name, c.oid::int8 AS oid,

@@ -4,7 +4,7 @@
  * Every call runs in its own transaction (`BEGIN READ ONLY` unless the call may write) under its
  * statement_timeout, so the server itself stops a slow query; a client that cancels, or a server
  * that does not answer in time, gets a `pg_cancel_backend` from a separate connection.
- * A read-only row set from its first row is one round trip (pg-pipeline.ts): BEGIN READ ONLY, the
+ * A read-only row set from its first row is one round trip (pipeline.ts): BEGIN READ ONLY, the
  * settings, the statement (its portal hands over at most maxRows + 1 rows), the release of any
  * session advisory lock and the ROLLBACK go behind one Sync, each prepared once per connection (a
  * named statement, so the server does not parse and plan it on every call). Other calls (writes,
@@ -13,7 +13,7 @@
  *
  * Each pool connection starts with the source's defaults (statement_timeout = timeoutMs,
  * standard_conforming_strings on, the declared schemas as search path) in its `options` startup
- * parameter, after the URL's own (pg-startup.ts), and is checked once that they are in force. On
+ * parameter, after the URL's own (startup.ts), and is checked once that they are in force. On
  * such a connection a read whose timeout is the default skips the settings step: the session
  * already holds them, and nothing a call sets outlives it (below). A tool with its own timeoutMs, a
  * source with `role:` (SET ROLE is checked by the server on each call), and a connection whose
@@ -40,22 +40,10 @@
  * A call that fails closes its connection.
  */
 import type pg from 'pg';
-import { problems } from '../../errors.js';
-import type { CallSignal } from '../../util/call-signal.js';
-import type { OpenedSource, SourceKind, SqlCapability, SqlResult } from '../contract/kinds.js';
-import { verdicts } from './classify.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
-import { postgresSchemaReader } from './introspect-postgres.js';
-import { renderSql } from './params.js';
-import { PgPipeline, type PipelineStep, PreparedStatements } from './pg-pipeline.js';
-import {
-  inForceQuery,
-  mergeOptions,
-  refusesOptions,
-  type StartupSettings,
-  startupOptions,
-} from './pg-startup.js';
-import { postgresSourceInfo } from './postgres-source.info.js';
+import { problems } from '../../../errors.js';
+import type { OpenedSource, SourceKind, SqlResult } from '../../contract/kinds.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
+import { catalogQuery, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import {
   markPrivileged,
   POSTGRES_DANGEROUS_ROLES,
@@ -64,17 +52,19 @@ import {
   POSTGRES_ROLE_QUERY,
   type PostgresRoleRow,
   postgresReasons,
-} from './privilege.js';
+} from '../privilege.js';
+import { CANCELLED_MESSAGE, RowBudget, redactor, rowObjects, uniqueColumns, valueBytes } from '../result.js';
+import { QueryWatch, urlSecrets } from '../watch.js';
+import { PgPipeline, type PipelineStep, PreparedStatements } from './pipeline.js';
+import { postgresSchemaReader } from './schema.js';
+import { postgresSourceInfo } from './source.info.js';
 import {
-  CANCELLED_MESSAGE,
-  RowBudget,
-  readOnlyRefusal,
-  redactor,
-  rowObjects,
-  uniqueColumns,
-  valueBytes,
-} from './result.js';
-import { QueryWatch, urlSecrets } from './watch.js';
+  inForceQuery,
+  mergeOptions,
+  refusesOptions,
+  type StartupSettings,
+  startupOptions,
+} from './startup.js';
 
 export interface PostgresConfig {
   readonly url: string;
@@ -100,7 +90,7 @@ const INT8 = 20;
 const UNREADABLE_FACTOR = 4;
 /** Rows fetched at most per FETCH; the budget makes batches of big rows far smaller. */
 const MAX_BATCH = 1000;
-/** Statements one connection keeps prepared at most (pipelined reads, pg-pipeline.ts). */
+/** Statements one connection keeps prepared at most (pipelined reads, pipeline.ts). */
 const MAX_PREPARED = 100;
 /** statement_timeout's largest value; a longer timeoutMs is set (and refused) on each call. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -115,15 +105,8 @@ const typeParsers = (driver: typeof pg): pg.CustomTypesConfig => ({
   }) as pg.CustomTypesConfig['getTypeParser'],
 });
 
-interface Run {
-  readonly readOnly: boolean;
-  readonly rowSet: boolean;
-  readonly maxRows: number;
-  readonly maxBytes: number;
-  readonly timeoutMs: number;
-  readonly offset: number;
-  readonly signal: CallSignal;
-}
+/** One call's limits: the engine interface's (the name kept short for the functions below). */
+type Run = EngineRun;
 
 /** A call's outcome, and whether its connection can go back to the pool. */
 interface Done {
@@ -147,7 +130,7 @@ interface Session {
    */
   readonly limits: { readonly text: string; readonly values: readonly string[] };
   /**
-   * The source's defaults, when its connections carry them from their start (pg-startup.ts): a
+   * The source's defaults, when its connections carry them from their start (startup.ts): a
    * call with this timeout on one of `connections` (checked when it connected) skips `limits`.
    */
   readonly preset: { readonly timeoutMs: number; readonly connections: WeakSet<object> } | undefined;
@@ -181,7 +164,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     // Declared schemas are also where unqualified names resolve, as the schema resources show them.
     const schemaPath = config.schemas?.map((s) => driver.escapeIdentifier(s)).join(', ');
     // The source's session settings besides its timeout: in each connection's startup options
-    // (pg-startup.ts), and in a call's settings step where that step is needed.
+    // (startup.ts), and in a call's settings step where that step is needed.
     const sessionSettings: [string, string][] = [['standard_conforming_strings', 'on']];
     if (schemaPath !== undefined) sessionSettings.push(['search_path', schemaPath]);
     // The defaults each connection starts with. Not with a role: SET ROLE stays a step of every
@@ -375,42 +358,19 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       return run(text, values, o, false);
     };
 
-    const verdictOf = verdicts('postgres');
-    const sql: SqlCapability = {
+    const engine: SqlEngine = {
       dialect: 'postgres',
-      readOnly,
-      defaults: { maxRows: config.maxRows ?? DEFAULT_MAX_ROWS, timeoutMs },
-      async query(statement, values, options) {
-        const text = renderSql(statement, (i) => `$${i + 1}`);
-        const readsOnly = readOnly || options.readOnly === true;
-        const verdict = verdictOf(text);
-        if (readsOnly && !verdict.read) throw new Error(readOnlyRefusal(verdict, readOnly, 'postgres'));
-        // One shape for every call's Run (a spread of the caller's options costs more than the read).
-        return run(text, values, {
-          readOnly: readsOnly,
-          rowSet: verdict.read && verdict.rowSet,
-          maxRows: options.maxRows,
-          maxBytes,
-          timeoutMs: options.timeoutMs,
-          offset: options.offset ?? 0,
-          signal: options.signal,
-        });
-      },
+      placeholder: (i) => `$${i + 1}`,
       quoteIdentifier: driver.escapeIdentifier,
-      schema: postgresSchemaReader(async (text, values, signal) => {
-        const result = await run(text, values, {
-          readOnly: true,
-          rowSet: true,
-          maxRows: 100_000,
-          // The schema's rows are names and types; its budget is that of the whole catalog.
-          maxBytes: Math.max(maxBytes, 64 * 1024 * 1024),
-          timeoutMs,
-          offset: 0,
-          signal,
-        });
-        return result.rows;
-      }, schemas),
+      run,
+      schema: postgresSchemaReader(catalogQuery(run, maxBytes, timeoutMs), schemas),
     };
+    const sql = engineCapability(engine, {
+      readOnly,
+      maxRows: config.maxRows ?? DEFAULT_MAX_ROWS,
+      timeoutMs,
+      maxBytes,
+    });
     if (roleRow) {
       const reasons = postgresReasons(roleRow);
       const allowed = config.allowPrivilegedRole === true;
@@ -451,7 +411,7 @@ function opening(session: Session, o: Run): string[] {
 }
 
 /**
- * A read-only row set from its first row, in one round trip (pg-pipeline.ts). Rows are kept as
+ * A read-only row set from its first row, in one round trip (pipeline.ts). Rows are kept as
  * they arrive, under the byte budget; once the budget has cut the result, the connection is closed
  * under the rows still coming if they pass the budget again (what crosses the network stays
  * bounded by about twice the budget, plus the one-row guard of `guardSocket`).

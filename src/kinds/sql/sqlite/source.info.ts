@@ -1,11 +1,11 @@
 /**
  * Source kind `sqlite`: what validation, the manifest schema and the docs need (its name,
  * description and fields), without the code that opens it, so a manifest that does not use it
- * never loads that code (../builtin.ts). The kind itself: ./sqlite-source.ts.
+ * never loads that code (../../builtin.ts). The kind itself: ./source.ts.
  */
 
-import type { KindInfo } from '../contract/kinds.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from './defaults.js';
+import type { KindInfo } from '../../contract/kinds.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
 
 export const sqliteSourceInfo: KindInfo = {
   kind: 'sqlite',

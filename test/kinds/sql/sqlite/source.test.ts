@@ -3,10 +3,10 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { OpenedSource, SqlCapability } from '../../../src/kinds/contract/kinds.js';
-import { parseSqlParams } from '../../../src/kinds/sql/params.js';
-import { type SqliteConfig, sqliteSource } from '../../../src/kinds/sql/sqlite-source.js';
-import { tempDir, testContext } from '../context.js';
+import type { OpenedSource, SqlCapability } from '../../../../src/kinds/contract/kinds.js';
+import { parseSqlParams } from '../../../../src/kinds/sql/params.js';
+import { type SqliteConfig, sqliteSource } from '../../../../src/kinds/sql/sqlite/source.js';
+import { tempDir, testContext } from '../../context.js';
 
 const SEED = `
 CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, flag INTEGER, data TEXT);

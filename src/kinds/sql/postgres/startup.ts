@@ -1,7 +1,7 @@
 /**
  * A PostgreSQL source's session defaults (statement_timeout, standard_conforming_strings, the
  * search path) as the `options` startup parameter of each pool connection, so that a read-only call
- * whose limits are those defaults needs no `set_config` step (postgres-source.ts).
+ * whose limits are those defaults needs no `set_config` step (source.ts).
  *
  * The options are a convenience, never trusted blindly: a pooler may drop them (PgBouncer with
  * `ignore_startup_parameters = options`) or refuse them (`unsupported startup parameter`), so each
