@@ -40,6 +40,8 @@ function packageOf(specifier) {
 for (const file of readdirSync(OUT)) if (file.startsWith('chunk-')) rmSync(join(OUT, file));
 
 await build({
+  // Module names in the bundle are relative to the checkout, whatever folder the build ran from.
+  absWorkingDir: ROOT,
   entryPoints: [join(ROOT, 'src/cli/run.ts')],
   outfile: BUNDLE,
   bundle: true,
