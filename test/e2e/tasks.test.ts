@@ -492,6 +492,20 @@ describe('tasks over HTTP, across clients and callers', () => {
   });
 });
 
+/** One 2026 request with the tasks extension and a bearer token; its (last) answer. */
+async function taskRequest(
+  url: string,
+  token: string,
+  id: number,
+  method: string,
+  params: Json,
+): Promise<Json> {
+  const { message, headers } = modernRequest(id, method, params, { [CAPS]: WITH_TASKS });
+  if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
+  const res = await post(url, message, { ...headers, authorization: `Bearer ${token}` });
+  return res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
+}
+
 describe('tasks with credentials and limits (HTTP)', () => {
   let served: ServedCli;
   before(async () => {
@@ -503,12 +517,8 @@ describe('tasks with credentials and limits (HTTP)', () => {
     await served.stop();
   });
 
-  const call = async (token: string, id: number, method: string, params: Json) => {
-    const { message, headers } = modernRequest(id, method, params, { [CAPS]: WITH_TASKS });
-    if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
-    const res = await post(served.url, message, { ...headers, authorization: `Bearer ${token}` });
-    return res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
-  };
+  const call = (token: string, id: number, method: string, params: Json) =>
+    taskRequest(served.url, token, id, method, params);
 
   test("2026: another caller's task id is not found, for get, update and cancel", async () => {
     const created = await call('alice-token-0123456789', 1, 'tools/call', {
@@ -573,12 +583,8 @@ describe('tasks are bound to the toolset they were started on (HTTP, same token)
     sets.cleanup();
   });
 
-  const call = async (path: string, id: number, method: string, params: Json) => {
-    const { message, headers } = modernRequest(id, method, params, { [CAPS]: WITH_TASKS });
-    if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
-    const res = await post(`${served.url}${path}`, message, { ...headers, authorization: `Bearer ${TOKEN}` });
-    return res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
-  };
+  const call = (path: string, id: number, method: string, params: Json) =>
+    taskRequest(`${served.url}${path}`, TOKEN, id, method, params);
 
   test('2026: a task of /billing is not found on /support or the default endpoint', async () => {
     const created = await call('/billing', 1, 'tools/call', {
