@@ -7,7 +7,8 @@
  * - Members are named by entry: a tool's name, a resource entry's name (all the URIs, templates and
  *   live sets it serves), a prompt's name; `*` matches any run of characters. A name without `*`
  *   that matches nothing is a manifest error. A mirrored tool (mirror.ts) belongs wherever its
- *   resource or prompt does, and wherever its own name is listed.
+ *   resource or prompt does, and wherever its own name is listed exactly: a `*` under `tools:`
+ *   matches declared tools only, or `tools: ['*']` would take in another toolset's resources.
  * - `server.defaultToolset` makes the default endpoint (and stdio without `--toolset`) serve one
  *   toolset; without it, the default serves everything.
  * - A view is made once per catalog and selection, so its list pages are cached like the catalog's.
@@ -55,15 +56,21 @@ export function resolveToolsets(
   const resolved = new Map<string, ToolsetMembers>();
   const resourceNames = [...inputs.resources.keys()];
   for (const [name, config] of Object.entries(configs)) {
-    const pick = (section: 'tools' | 'resources' | 'prompts', known: readonly string[]): Set<string> => {
+    /** `exact`: names only a name without `*` may pick (a mirror's: a wildcard would widen its scopes). */
+    const pick = (
+      section: 'tools' | 'resources' | 'prompts',
+      known: readonly string[],
+      exact: readonly string[] = [],
+    ): Set<string> => {
       const chosen = new Set<string>();
       (config[section] ?? []).forEach((pattern, i) => {
         const test = matcher(pattern);
-        const found = known.filter(test);
+        const found = pattern.includes('*') ? known.filter(test) : [...known, ...exact].filter(test);
         if (found.length === 0 && !pattern.includes('*')) {
+          const names = [...known, ...exact];
           report(
             ['toolsets', name, section, i],
-            problems.TOOLSET_UNKNOWN_MEMBER(section, pattern, known, suggest(pattern, known)),
+            problems.TOOLSET_UNKNOWN_MEMBER(section, pattern, names, suggest(pattern, names)),
           );
         }
         for (const entry of found) chosen.add(entry);
@@ -71,7 +78,7 @@ export function resolveToolsets(
       return chosen;
     };
     const declaredTools = inputs.tools.filter((tool) => !inputs.mirrors.has(tool));
-    const tools = pick('tools', [...declaredTools, ...inputs.mirrors.keys()]);
+    const tools = pick('tools', declaredTools, [...inputs.mirrors.keys()]);
     const resourceEntries = pick('resources', resourceNames);
     const prompts = pick('prompts', inputs.prompts);
     for (const [tool, { section, entry }] of inputs.mirrors)

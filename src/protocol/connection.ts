@@ -289,7 +289,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     const scope = new RequestScope(this, id, method, params, era, classified.envelope, outlet, {
       access: route?.access,
       identity: route?.identity,
-      taskOwner: this.taskOwner(route, era),
+      taskOwner: this.taskOwner(route, era, route?.toolsets ?? this.toolsets),
       toolsets: route?.toolsets ?? this.toolsets,
     });
     this.inFlight.set(id, scope);
@@ -322,12 +322,19 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
   /**
    * Whose tasks a request sees: the authenticated caller; else this connection (stdio, a 2025
    * session: another session's ids are unknown to it); else, for 2026 HTTP without auth where every
-   * request is on its own, one shared owner whose tasks only their unguessable ids open.
+   * request is on its own, one shared owner whose tasks only their unguessable ids open. A caller's
+   * or the shared owner's tasks are also bound to the toolsets they were started on: the same token
+   * on /mcp/support must not read a task of /mcp/billing, whose scopes it may lack.
    */
-  private taskOwner(route: RequestRoute | undefined, era: Era): string {
-    if (route?.caller !== undefined) return `caller:${route.caller}`;
+  private taskOwner(
+    route: RequestRoute | undefined,
+    era: Era,
+    toolsets: readonly string[] | undefined,
+  ): string {
+    const on = toolsets === undefined ? '' : ` toolsets:${JSON.stringify(toolsets)}`;
+    if (route?.caller !== undefined) return `caller:${route.caller}${on}`;
     if (era === 'legacy' || route === undefined) return this.ownTasks;
-    return 'anonymous';
+    return `anonymous${on}`;
   }
 
   private onNotification(method: string, params: unknown, standing: boolean): void {

@@ -8,7 +8,7 @@ import { ManifestError } from '../../src/errors.js';
 import { builtinKinds } from '../../src/kinds/builtin.js';
 import { StderrLogger } from '../../src/log.js';
 import { loadManifest } from '../../src/manifest/load.js';
-import { withMirrorScopes } from '../../src/transports/http/oauth/scopes.js';
+import { scopesNeeded, withMirrorScopes } from '../../src/transports/http/oauth/scopes.js';
 import { callContext, tempDir } from '../kinds/context.js';
 
 // A 1x1 PNG.
@@ -189,5 +189,21 @@ prompts:
       read_logo: ['img'],
       read_greeting: ['greet'],
     });
+  });
+
+  test("a template's mirror needs the scopes of every policy URI under the template, as resources/read of it would", async () => {
+    const catalog = await catalogOf(MANIFEST);
+    const policy = withMirrorScopes(
+      { resources: { 'greet://fr/alice': ['hr'], 'greet://en/x/y': ['other'] } },
+      catalog.mirrors!,
+    );
+    const read = { method: 'resources/read', params: { uri: 'greet://fr/alice' } };
+    const call = {
+      method: 'tools/call',
+      params: { name: 'read_greeting', arguments: { lang: 'fr', name: 'alice' } },
+    };
+    assert.deepEqual(scopesNeeded(read, policy), ['hr']);
+    // At least what the read needs; a URI the template cannot match adds nothing.
+    assert.deepEqual(scopesNeeded(call, policy), ['hr']);
   });
 });

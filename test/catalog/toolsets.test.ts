@@ -63,4 +63,22 @@ describe('toolsets', () => {
     const everything = await catalogOf(MANIFEST.replace('server: { defaultToolset: docs }', ''));
     assert.equal(catalogView(everything, undefined), everything);
   });
+
+  test('a wildcard under tools: matches declared tools only; a mirror joins by its entry or its exact name', async () => {
+    const catalog = await catalogOf(`
+server: { mirror: true }
+toolsets:
+  billing: { resources: [invoices], scopes: [billing] }
+  support: { tools: ["*"], resources: [faq] }
+  named: { tools: [read_invoices] }
+tools:
+  ticket: { kind: content, content: [{ text: t }] }
+resources:
+  invoices: { kind: text, uri: "db://invoices", text: owed }
+  faq: { kind: text, uri: "docs://faq", text: ask }
+`);
+    assert.deepEqual([...catalogView(catalog, ['support']).tools.keys()], ['ticket', 'read_faq']);
+    assert.deepEqual([...catalogView(catalog, ['billing']).tools.keys()], ['read_invoices']);
+    assert.deepEqual([...catalogView(catalog, ['named']).tools.keys()], ['read_invoices']);
+  });
 });

@@ -492,6 +492,20 @@ describe('tasks over HTTP, across clients and callers', () => {
   });
 });
 
+/** One 2026 request with the tasks extension and a bearer token; its (last) answer. */
+async function taskRequest(
+  url: string,
+  token: string,
+  id: number,
+  method: string,
+  params: Json,
+): Promise<Json> {
+  const { message, headers } = modernRequest(id, method, params, { [CAPS]: WITH_TASKS });
+  if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
+  const res = await post(url, message, { ...headers, authorization: `Bearer ${token}` });
+  return res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
+}
+
 describe('tasks with credentials and limits (HTTP)', () => {
   let served: ServedCli;
   before(async () => {
@@ -503,12 +517,8 @@ describe('tasks with credentials and limits (HTTP)', () => {
     await served.stop();
   });
 
-  const call = async (token: string, id: number, method: string, params: Json) => {
-    const { message, headers } = modernRequest(id, method, params, { [CAPS]: WITH_TASKS });
-    if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
-    const res = await post(served.url, message, { ...headers, authorization: `Bearer ${token}` });
-    return res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
-  };
+  const call = (token: string, id: number, method: string, params: Json) =>
+    taskRequest(served.url, token, id, method, params);
 
   test("2026: another caller's task id is not found, for get, update and cancel", async () => {
     const created = await call('alice-token-0123456789', 1, 'tools/call', {
@@ -551,6 +561,75 @@ describe('tasks with credentials and limits (HTTP)', () => {
       arguments: { seconds: 0, tag: 'ok' },
     });
     assert.equal(alice.result.resultType, 'task', 'another caller still gets tasks');
+  });
+});
+
+describe('tasks are bound to the toolset they were started on (HTTP, same token)', () => {
+  const TOKEN = 'alice-token-0123456789';
+  const sets = tempFiles({
+    'mcp.yaml': `${MANIFEST}toolsets:\n  billing: { tools: [slow] }\n  support: { tools: [quick] }\n`,
+  });
+  let served: ServedCli;
+  before(async () => {
+    served = await spawnHttpCli(
+      [join(sets.dir, 'mcp.yaml'), '--no-watch', '--auth-token-env', 'TASK_TOKENS'],
+      {
+        env: { ...process.env, TASK_TOKENS: TOKEN },
+      },
+    );
+  });
+  after(async () => {
+    await served.stop();
+    sets.cleanup();
+  });
+
+  const call = (path: string, id: number, method: string, params: Json) =>
+    taskRequest(`${served.url}${path}`, TOKEN, id, method, params);
+
+  test('2026: a task of /billing is not found on /support or the default endpoint', async () => {
+    const created = await call('/billing', 1, 'tools/call', {
+      name: 'slow',
+      arguments: { seconds: 30, tag: `t-${randomUUID()}` },
+    });
+    const taskId = created.result.taskId;
+    assert.equal(typeof taskId, 'string', JSON.stringify(created));
+    for (const path of ['/support', ''])
+      for (const [method, extra] of [
+        ['tasks/get', {}],
+        ['tasks/update', { inputResponses: {} }],
+        ['tasks/cancel', {}],
+      ] as const) {
+        const refused = await call(path, 2, method, { taskId, ...extra });
+        assert.equal(refused.error?.code, -32602, `${method} on ${path || '/'}`);
+      }
+    const mine = await call('/billing', 3, 'tasks/get', { taskId });
+    assert.equal(mine.result.status, 'working', 'untouched on its own toolset');
+    await call('/billing', 4, 'tasks/cancel', { taskId });
+  });
+
+  test('2025-11-25: a task of /billing is unknown to a session on /support with the same token', async () => {
+    const problems: string[] = [];
+    const auth = { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } };
+    const owner = await v1Client(new V1HttpTransport(new URL(`${served.url}/billing`), auth), problems);
+    const other = await v1Client(new V1HttpTransport(new URL(`${served.url}/support`), auth), problems);
+    const created = await owner.request(
+      { method: 'tools/call', params: { name: 'slow', arguments: { seconds: 0, tag: 'billing' }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const id = created.task.taskId;
+    await assert.rejects(other.experimental.tasks.getTask(id), (err: Json) => err.code === -32602);
+    await assert.rejects(
+      other.experimental.tasks.getTaskResult(id, CallToolResultSchema),
+      (err: Json) => err.code === -32602,
+    );
+    await assert.rejects(other.experimental.tasks.cancelTask(id), (err: Json) => err.code === -32602);
+    assert.equal((await other.experimental.tasks.listTasks()).tasks.length, 0);
+    assert.equal((await owner.experimental.tasks.listTasks()).tasks.length, 1);
+    const result = await owner.experimental.tasks.getTaskResult(id, CallToolResultSchema);
+    assert.equal((result.content[0] as Json).text.trim(), 'done billing');
+    await owner.close();
+    await other.close();
+    assert.deepEqual(problems, []);
   });
 });
 

@@ -96,7 +96,8 @@ function templateRegex(template: string): RegExp {
 /**
  * The policy with the mirrored tools' scopes added (catalog/mirror.ts): a mirror needs what the
  * resources or the prompt it serves need (a resource's URI, as in scopesOf, also those of the
- * templates it matches), plus its own entry under `tools`, if any.
+ * templates it matches; a template, also those of every policy URI it matches, since the mirror may
+ * read any of them), plus its own entry under `tools`, if any.
  */
 export function withMirrorScopes(
   policy: ScopePolicy,
@@ -106,8 +107,14 @@ export function withMirrorScopes(
   let added = false;
   for (const [name, target] of mirrors) {
     const scopes = new Set(Object.hasOwn(tools, name) ? tools[name] : []);
-    for (const key of target.resources ?? [])
+    for (const key of target.resources ?? []) {
       for (const s of scopesOf(policy, 'resources', key)) scopes.add(s);
+      // A template mirror reads any URI the template matches, so it needs the scopes of every
+      // policy URI under it: at least what resources/read of the URI it resolves would need.
+      if (key.includes('{'))
+        for (const [uri, needed] of Object.entries(policy.resources ?? {}))
+          if (templateRegex(key).test(uri)) for (const s of needed) scopes.add(s);
+    }
     if (target.prompt !== undefined)
       for (const s of scopesOf(policy, 'prompts', target.prompt)) scopes.add(s);
     if (scopes.size === 0) continue;
