@@ -186,8 +186,15 @@ function compareNode(run: Run, a0: unknown, b0: unknown, path: string): void {
 }
 
 function compareResolved(run: Run, a: Node, b: Node, path: string): void {
+  if (unionOf(a) && unionOf(b)) {
+    // Both unions: the alternatives, then the keywords beside them (`type`, `properties`, …),
+    // which apply to every alternative, as a schema of their own.
+    compareUnions(run, a, b, path);
+    compareResolved(run, withoutUnion(a), withoutUnion(b), path);
+    return;
+  }
   if (unionOf(a) || unionOf(b)) {
-    // The keywords beside the alternatives are compared inside them (a plain schema is one).
+    // A plain schema against a union: it is one alternative, compared with theirs.
     compareUnions(run, a, b, path);
     compareWords(run, a, b, path);
     return;
@@ -240,6 +247,11 @@ function compareWords(run: Run, a: Node, b: Node, path: string): void {
 }
 
 const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+/** The node without the union `unionOf` reads (a second one, `oneOf` beside `anyOf`, stays). */
+function withoutUnion(node: Node): Node {
+  const { [Array.isArray(node.anyOf) ? 'anyOf' : 'oneOf']: _union, ...rest } = node;
+  return rest;
+}
 const unionOf = (node: Node): unknown[] | undefined =>
   Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
 
@@ -292,11 +304,15 @@ function compareObjects(run: Run, a: Node, b: Node, path: string): void {
     const effect = run.side === 'output' ? 'additive' : required ? 'breaking' : 'additive';
     report(run, join(path, key), effect, required ? 'added (required)' : 'added (optional)');
   }
+  // A key in `required` counts whether or not `properties` names it (only a field added or
+  // removed here is already reported): required on input refuses callers that leave it out;
+  // on output, a key no longer required is no longer promised.
   for (const key of rb) {
-    if (!ra.has(key) && key in pa) report(run, join(path, key), 'narrower', 'became required');
+    if (!ra.has(key) && (key in pa || !(key in pb)))
+      report(run, join(path, key), 'narrower', 'became required');
   }
   for (const key of ra) {
-    if (!rb.has(key) && key in pb) report(run, join(path, key), 'wider', 'became optional');
+    if (!rb.has(key) && (key in pb || !(key in pa))) report(run, join(path, key), 'wider', 'became optional');
   }
   const [xa, xb] = [a.additionalProperties, b.additionalProperties];
   if (canonical(xa) === canonical(xb)) return;

@@ -283,6 +283,51 @@ const rows: Row[] = [
     says: 'gained the alternative',
     path: 'id',
   },
+  {
+    rule: 'beside a oneOf: a field removed',
+    before: { ...obj({ id: S, email: S }), oneOf: [{ required: ['id'] }, { required: ['email'] }] },
+    after: { ...obj({ id: S }), oneOf: [{ required: ['id'] }, { required: ['email'] }] },
+    input: 'breaking',
+    output: 'breaking',
+    says: 'removed',
+    path: 'email',
+  },
+  {
+    rule: 'beside an anyOf: a field changes type',
+    before: { ...obj({ id: S }), anyOf: [{ required: ['id'] }, { minProperties: 2 }] },
+    after: { ...obj({ id: { type: 'integer' } }), anyOf: [{ required: ['id'] }, { minProperties: 2 }] },
+    input: 'breaking',
+    output: 'breaking',
+    says: 'type changed',
+    path: 'id',
+  },
+  {
+    rule: 'beside a oneOf: an enum loses a value',
+    before: { ...obj({ mode: { enum: ['x', 'y'] } }), oneOf: [{ required: ['mode'] }, { maxProperties: 0 }] },
+    after: { ...obj({ mode: { enum: ['x'] } }), oneOf: [{ required: ['mode'] }, { maxProperties: 0 }] },
+    input: 'breaking',
+    output: 'additive',
+    says: 'enum lost "y"',
+    path: 'mode',
+  },
+  {
+    rule: 'a required key with no properties entry',
+    before: obj({ a: S }),
+    after: obj({ a: S }, ['b']),
+    input: 'breaking',
+    output: 'additive',
+    says: 'became required',
+    path: 'b',
+  },
+  {
+    rule: 'a required key with no properties entry dropped',
+    before: obj({ a: S }, ['b']),
+    after: obj({ a: S }),
+    input: 'additive',
+    output: 'breaking',
+    says: 'became optional',
+    path: 'b',
+  },
 ];
 
 describe('schema classification', () => {
@@ -327,6 +372,30 @@ describe('schema classification', () => {
       type: 'object',
     };
     assert.deepEqual(compareSchemas(a, b, 'input'), []);
+  });
+
+  it('the keywords beside a union are compared as well as its alternatives', () => {
+    // The reviewer's case: a field removed, another retyped and an enum value dropped, all beside
+    // a oneOf that stays as it was.
+    const before = {
+      type: 'object',
+      properties: { id: S, email: S, mode: { enum: ['x', 'y'] } },
+      oneOf: [{ required: ['id'] }, { required: ['email'] }],
+    };
+    const after = {
+      type: 'object',
+      properties: { id: { type: 'integer' }, mode: { enum: ['x'] } },
+      oneOf: [{ required: ['id'] }, { required: ['email'] }],
+    };
+    const findings = compareSchemas(before, after, 'input');
+    assert.deepEqual(
+      findings.map((f) => [f.path, f.class]),
+      [
+        ['id', 'breaking'],
+        ['email', 'breaking'],
+        ['mode', 'breaking'],
+      ],
+    );
   });
 
   it('a recursive $ref is walked once and still compared', () => {
