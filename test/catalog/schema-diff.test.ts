@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { type Contract, compareContracts } from '../../src/catalog/diff.js';
 import { compareSchemas, type SchemaSide } from '../../src/catalog/schema-diff.js';
 
 const obj = (properties: object, required: string[] = []) => ({
@@ -408,4 +409,41 @@ describe('schema classification', () => {
     assert.equal(findings[0]?.path, 'value');
     assert.equal(findings[0]?.class, 'breaking');
   });
+});
+
+describe('tool execution.taskSupport', () => {
+  const tool = (taskSupport?: 'forbidden' | 'optional' | 'required'): Contract => ({
+    tools: [
+      {
+        name: 't',
+        description: 'T.',
+        inputSchema: { type: 'object' },
+        ...(taskSupport && { execution: { taskSupport } }),
+      },
+    ],
+    resources: [],
+    templates: [],
+    prompts: [],
+  });
+  // Breaking when some caller's way of calling stops working: to required (a call without a
+  // task is refused) or to forbidden (a call as a task is refused); to optional is additive.
+  const rows = [
+    ['forbidden', 'optional', 'additive'],
+    ['forbidden', 'required', 'breaking'],
+    ['optional', 'required', 'breaking'],
+    ['required', 'optional', 'additive'],
+    ['optional', 'forbidden', 'breaking'],
+    ['required', 'forbidden', 'breaking'],
+    [undefined, 'required', 'breaking'],
+    ['optional', undefined, 'breaking'],
+  ] as const;
+  for (const [from, to, cls] of rows) {
+    it(`${from ?? 'absent'} to ${to ?? 'absent'} is ${cls}`, () => {
+      const changes = compareContracts(tool(from), tool(to));
+      assert.deepEqual(
+        changes.map((c) => [c.part, c.class]),
+        [['execution.taskSupport', cls]],
+      );
+    });
+  }
 });
