@@ -186,15 +186,16 @@ function compareNode(run: Run, a0: unknown, b0: unknown, path: string): void {
 }
 
 function compareResolved(run: Run, a: Node, b: Node, path: string): void {
-  if (unionOf(a) && unionOf(b)) {
-    // Both unions: the alternatives, then the keywords beside them (`type`, `properties`, …),
-    // which apply to every alternative, as a schema of their own.
-    compareUnions(run, a, b, path);
-    compareResolved(run, withoutUnion(a), withoutUnion(b), path);
+  const [ua, ub] = [unionOf(a) !== undefined, unionOf(b) !== undefined];
+  if ((ua && ub) || (ua && besideUnion(a)) || (ub && besideUnion(b))) {
+    // The keywords beside a union (`type`, `properties`, …) apply to every alternative: they are
+    // compared as a schema of their own, then the alternatives (a plain schema's: anything).
+    compareUnions(run, ua ? a : ANYTHING, ub ? b : ANYTHING, path);
+    compareResolved(run, ua ? withoutUnion(a) : a, ub ? withoutUnion(b) : b, path);
     return;
   }
-  if (unionOf(a) || unionOf(b)) {
-    // A plain schema against a union: it is one alternative, compared with theirs.
+  if (ua || ub) {
+    // A plain schema against a bare union: it is one alternative, compared with theirs.
     compareUnions(run, a, b, path);
     compareWords(run, a, b, path);
     return;
@@ -247,6 +248,25 @@ function compareWords(run: Run, a: Node, b: Node, path: string): void {
 }
 
 const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const ANYTHING: Node = { anyOf: [{}] };
+/** Keywords that constrain nothing: a union beside only these is a bare union. */
+const INERT = new Set([
+  'description',
+  'title',
+  'default',
+  'examples',
+  '$comment',
+  '$defs',
+  'definitions',
+  '$schema',
+  '$id',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+]);
+const besideUnion = (node: Node): boolean =>
+  Object.keys(withoutUnion(node)).some((k) => !INERT.has(k) && !k.startsWith('x-'));
+
 /** The node without the union `unionOf` reads (a second one, `oneOf` beside `anyOf`, stays). */
 function withoutUnion(node: Node): Node {
   const { [Array.isArray(node.anyOf) ? 'anyOf' : 'oneOf']: _union, ...rest } = node;

@@ -399,6 +399,21 @@ describe('schema classification', () => {
     );
   });
 
+  it('a union with keywords beside it against a plain schema compares those keywords too', () => {
+    // The oneOf goes and `email` with it: an output that no longer has `email` breaks its readers
+    // (it used to be read as the plain schema against each alternative, all additive).
+    const before = { ...obj({ id: S, email: S }), oneOf: [{ required: ['id'] }, { required: ['email'] }] };
+    const after = obj({ id: S }, ['id']);
+    for (const [x, y] of [
+      [before, after],
+      [after, before],
+    ]) {
+      const findings = compareSchemas(x, y, 'output');
+      const email = findings.find((f) => f.path === 'email');
+      assert.equal(email?.class, x === before ? 'breaking' : 'additive', JSON.stringify(findings));
+    }
+  });
+
   it('a recursive $ref is walked once and still compared', () => {
     const tree = (leaf: object) => ({
       $ref: '#/$defs/Node',
