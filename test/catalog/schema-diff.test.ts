@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Contract, compareContracts } from '../../src/catalog/diff.js';
 import { compareSchemas, type SchemaSide } from '../../src/catalog/schema-diff.js';
+import type { ToolDescriptor } from '../../src/catalog/types.js';
 
 const obj = (properties: object, required: string[] = []) => ({
   type: 'object',
@@ -433,7 +434,8 @@ describe('tool execution.taskSupport', () => {
         name: 't',
         description: 'T.',
         inputSchema: { type: 'object' },
-        ...(taskSupport && { execution: { taskSupport } }),
+        // Our descriptors leave `forbidden` out; a running server's list (mcp-run diff URL) may say it.
+        ...(taskSupport && { execution: { taskSupport } as ToolDescriptor['execution'] }),
       },
     ],
     resources: [],
