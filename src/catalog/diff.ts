@@ -401,8 +401,9 @@ function compareTools(a: ToolDescriptor, b: ToolDescriptor, emit: Emit): void {
     emit('changed', 'annotations.title', 'changed');
   const [ta, tb] = [a.execution?.taskSupport ?? 'forbidden', b.execution?.taskSupport ?? 'forbidden'];
   if (ta !== tb) {
-    // Required means a client without tasks can no longer call it.
-    emit(tb === 'required' ? 'breaking' : 'additive', 'execution.taskSupport', `changed from ${ta} to ${tb}`);
+    // Required refuses a client without tasks, forbidden one that calls it as a task; only a move
+    // to optional leaves every caller's way of calling it working.
+    emit(tb === 'optional' ? 'additive' : 'breaking', 'execution.taskSupport', `changed from ${ta} to ${tb}`);
   }
 }
 

@@ -186,8 +186,16 @@ function compareNode(run: Run, a0: unknown, b0: unknown, path: string): void {
 }
 
 function compareResolved(run: Run, a: Node, b: Node, path: string): void {
-  if (unionOf(a) || unionOf(b)) {
-    // The keywords beside the alternatives are compared inside them (a plain schema is one).
+  const [ua, ub] = [unionOf(a) !== undefined, unionOf(b) !== undefined];
+  if ((ua && ub) || (ua && besideUnion(a)) || (ub && besideUnion(b))) {
+    // The keywords beside a union (`type`, `properties`, …) apply to every alternative: they are
+    // compared as a schema of their own, then the alternatives (a plain schema's: anything).
+    compareUnions(run, ua ? a : ANYTHING, ub ? b : ANYTHING, path);
+    compareResolved(run, ua ? withoutUnion(a) : a, ub ? withoutUnion(b) : b, path);
+    return;
+  }
+  if (ua || ub) {
+    // A plain schema against a bare union: it is one alternative, compared with theirs.
     compareUnions(run, a, b, path);
     compareWords(run, a, b, path);
     return;
@@ -240,6 +248,30 @@ function compareWords(run: Run, a: Node, b: Node, path: string): void {
 }
 
 const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const ANYTHING: Node = { anyOf: [{}] };
+/** Keywords that constrain nothing: a union beside only these is a bare union. */
+const INERT = new Set([
+  'description',
+  'title',
+  'default',
+  'examples',
+  '$comment',
+  '$defs',
+  'definitions',
+  '$schema',
+  '$id',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+]);
+const besideUnion = (node: Node): boolean =>
+  Object.keys(withoutUnion(node)).some((k) => !INERT.has(k) && !k.startsWith('x-'));
+
+/** The node without the union `unionOf` reads (a second one, `oneOf` beside `anyOf`, stays). */
+function withoutUnion(node: Node): Node {
+  const { [Array.isArray(node.anyOf) ? 'anyOf' : 'oneOf']: _union, ...rest } = node;
+  return rest;
+}
 const unionOf = (node: Node): unknown[] | undefined =>
   Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
 
@@ -292,11 +324,15 @@ function compareObjects(run: Run, a: Node, b: Node, path: string): void {
     const effect = run.side === 'output' ? 'additive' : required ? 'breaking' : 'additive';
     report(run, join(path, key), effect, required ? 'added (required)' : 'added (optional)');
   }
+  // A key in `required` counts whether or not `properties` names it (only a field added or
+  // removed here is already reported): required on input refuses callers that leave it out;
+  // on output, a key no longer required is no longer promised.
   for (const key of rb) {
-    if (!ra.has(key) && key in pa) report(run, join(path, key), 'narrower', 'became required');
+    if (!ra.has(key) && (key in pa || !(key in pb)))
+      report(run, join(path, key), 'narrower', 'became required');
   }
   for (const key of ra) {
-    if (!rb.has(key) && key in pb) report(run, join(path, key), 'wider', 'became optional');
+    if (!rb.has(key) && (key in pb || !(key in pa))) report(run, join(path, key), 'wider', 'became optional');
   }
   const [xa, xb] = [a.additionalProperties, b.additionalProperties];
   if (canonical(xa) === canonical(xb)) return;

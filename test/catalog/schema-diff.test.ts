@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { type Contract, compareContracts } from '../../src/catalog/diff.js';
 import { compareSchemas, type SchemaSide } from '../../src/catalog/schema-diff.js';
+import type { ToolDescriptor } from '../../src/catalog/types.js';
 
 const obj = (properties: object, required: string[] = []) => ({
   type: 'object',
@@ -283,6 +285,51 @@ const rows: Row[] = [
     says: 'gained the alternative',
     path: 'id',
   },
+  {
+    rule: 'beside a oneOf: a field removed',
+    before: { ...obj({ id: S, email: S }), oneOf: [{ required: ['id'] }, { required: ['email'] }] },
+    after: { ...obj({ id: S }), oneOf: [{ required: ['id'] }, { required: ['email'] }] },
+    input: 'breaking',
+    output: 'breaking',
+    says: 'removed',
+    path: 'email',
+  },
+  {
+    rule: 'beside an anyOf: a field changes type',
+    before: { ...obj({ id: S }), anyOf: [{ required: ['id'] }, { minProperties: 2 }] },
+    after: { ...obj({ id: { type: 'integer' } }), anyOf: [{ required: ['id'] }, { minProperties: 2 }] },
+    input: 'breaking',
+    output: 'breaking',
+    says: 'type changed',
+    path: 'id',
+  },
+  {
+    rule: 'beside a oneOf: an enum loses a value',
+    before: { ...obj({ mode: { enum: ['x', 'y'] } }), oneOf: [{ required: ['mode'] }, { maxProperties: 0 }] },
+    after: { ...obj({ mode: { enum: ['x'] } }), oneOf: [{ required: ['mode'] }, { maxProperties: 0 }] },
+    input: 'breaking',
+    output: 'additive',
+    says: 'enum lost "y"',
+    path: 'mode',
+  },
+  {
+    rule: 'a required key with no properties entry',
+    before: obj({ a: S }),
+    after: obj({ a: S }, ['b']),
+    input: 'breaking',
+    output: 'additive',
+    says: 'became required',
+    path: 'b',
+  },
+  {
+    rule: 'a required key with no properties entry dropped',
+    before: obj({ a: S }, ['b']),
+    after: obj({ a: S }),
+    input: 'additive',
+    output: 'breaking',
+    says: 'became optional',
+    path: 'b',
+  },
 ];
 
 describe('schema classification', () => {
@@ -329,6 +376,45 @@ describe('schema classification', () => {
     assert.deepEqual(compareSchemas(a, b, 'input'), []);
   });
 
+  it('the keywords beside a union are compared as well as its alternatives', () => {
+    // The reviewer's case: a field removed, another retyped and an enum value dropped, all beside
+    // a oneOf that stays as it was.
+    const before = {
+      type: 'object',
+      properties: { id: S, email: S, mode: { enum: ['x', 'y'] } },
+      oneOf: [{ required: ['id'] }, { required: ['email'] }],
+    };
+    const after = {
+      type: 'object',
+      properties: { id: { type: 'integer' }, mode: { enum: ['x'] } },
+      oneOf: [{ required: ['id'] }, { required: ['email'] }],
+    };
+    const findings = compareSchemas(before, after, 'input');
+    assert.deepEqual(
+      findings.map((f) => [f.path, f.class]),
+      [
+        ['id', 'breaking'],
+        ['email', 'breaking'],
+        ['mode', 'breaking'],
+      ],
+    );
+  });
+
+  it('a union with keywords beside it against a plain schema compares those keywords too', () => {
+    // The oneOf goes and `email` with it: an output that no longer has `email` breaks its readers
+    // (it used to be read as the plain schema against each alternative, all additive).
+    const before = { ...obj({ id: S, email: S }), oneOf: [{ required: ['id'] }, { required: ['email'] }] };
+    const after = obj({ id: S }, ['id']);
+    for (const [x, y] of [
+      [before, after],
+      [after, before],
+    ]) {
+      const findings = compareSchemas(x, y, 'output');
+      const email = findings.find((f) => f.path === 'email');
+      assert.equal(email?.class, x === before ? 'breaking' : 'additive', JSON.stringify(findings));
+    }
+  });
+
   it('a recursive $ref is walked once and still compared', () => {
     const tree = (leaf: object) => ({
       $ref: '#/$defs/Node',
@@ -339,4 +425,42 @@ describe('schema classification', () => {
     assert.equal(findings[0]?.path, 'value');
     assert.equal(findings[0]?.class, 'breaking');
   });
+});
+
+describe('tool execution.taskSupport', () => {
+  const tool = (taskSupport?: 'forbidden' | 'optional' | 'required'): Contract => ({
+    tools: [
+      {
+        name: 't',
+        description: 'T.',
+        inputSchema: { type: 'object' },
+        // Our descriptors leave `forbidden` out; a running server's list (mcp-run diff URL) may say it.
+        ...(taskSupport && { execution: { taskSupport } as ToolDescriptor['execution'] }),
+      },
+    ],
+    resources: [],
+    templates: [],
+    prompts: [],
+  });
+  // Breaking when some caller's way of calling stops working: to required (a call without a
+  // task is refused) or to forbidden (a call as a task is refused); to optional is additive.
+  const rows = [
+    ['forbidden', 'optional', 'additive'],
+    ['forbidden', 'required', 'breaking'],
+    ['optional', 'required', 'breaking'],
+    ['required', 'optional', 'additive'],
+    ['optional', 'forbidden', 'breaking'],
+    ['required', 'forbidden', 'breaking'],
+    [undefined, 'required', 'breaking'],
+    ['optional', undefined, 'breaking'],
+  ] as const;
+  for (const [from, to, cls] of rows) {
+    it(`${from ?? 'absent'} to ${to ?? 'absent'} is ${cls}`, () => {
+      const changes = compareContracts(tool(from), tool(to));
+      assert.deepEqual(
+        changes.map((c) => [c.part, c.class]),
+        [['execution.taskSupport', cls]],
+      );
+    });
+  }
 });
