@@ -12,8 +12,12 @@
  *
  * A tool whose operation left the document goes only if it is exactly as generated; an edited one
  * stays, with a warning. A tool the user renamed (the generated name gone, a name the import never
- * wrote calling the same method and path) is the same tool: it is merged under its new name. Edits go through the yaml Document API, so comments, order and formatting
- * of everything the merge does not change are kept as they were.
+ * wrote calling the same method and path) is the same tool: it is merged under its new name. So is
+ * an operation the document renamed (a new operationId, the same method and path): it is merged
+ * into the tool it made last time, which keeps its name, with a warning. A tool the user deleted
+ * stays deleted; a warning says so when the document changed it since. Edits go through the yaml
+ * Document API, so comments, order and formatting of everything the merge does not change are kept
+ * as they were.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -124,6 +128,14 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
   }
   report.changed = mergeValue(doc, ['server'], previous ? previous.server : ABSENT, gen.server, conflicts);
 
+  // A tool whose operation the document now names differently (same method and path, a new
+  // operationId) is the same tool: it is merged under the name it has, not added twice.
+  const moved = movedOperations(previous?.tools ?? {}, gen.tools);
+  for (const [generated, was] of moved) {
+    report.warnings.push(
+      `tools.${was}: the document renamed its operation (${operation(previous?.tools[was])}): kept as ${was}, updated from the new operation (a new import would name it ${generated})`,
+    );
+  }
   const sections = [
     {
       section: 'sources',
@@ -133,7 +145,12 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
     {
       section: 'tools',
       base: previous?.tools ?? {},
-      next: new Map(gen.tools.map((t) => [t.name, { config: t.config, pair: () => toolPair(doc, t) }])),
+      next: new Map(
+        gen.tools.map((t) => [
+          moved.get(t.name) ?? t.name,
+          { config: t.config, pair: () => toolPair(doc, t) },
+        ]),
+      ),
     },
     {
       section: 'schemas',
@@ -158,6 +175,12 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
           addEntry(doc, section, entry.pair());
           report.changed = true;
           if (section === 'tools') report.added.push(name);
+        } else if (section === 'tools' && !equal(base[generated], entry.config)) {
+          // Deleted since, and the operation changed upstream: the deletion stands, but the author
+          // chose it for the old operation, so say what they are not getting.
+          report.warnings.push(
+            `tools.${name}: you removed it, and the document changed its operation (${operation(entry.config)}) since: still removed (import without --update to see the new one)`,
+          );
         }
         continue; // generated before and deleted since: the user's choice stands
       }
@@ -203,10 +226,6 @@ function renames(
 ): Map<string, string> {
   const tools = doc.getIn(['tools']);
   const names = isNode(tools) ? Object.keys((tools.toJS(doc) as Obj | null) ?? {}) : [];
-  const operation = (config: unknown) =>
-    isObj(config) && typeof config.method === 'string' && typeof config.path === 'string'
-      ? `${config.method.toUpperCase()} ${config.path}`
-      : undefined;
   const written = names.filter((n) => !Object.hasOwn(base, n) && !generatedNow.has(n));
   const byOperation = new Map<string, string[]>();
   for (const name of written) {
@@ -218,6 +237,37 @@ function renames(
     if (doc.hasIn(['tools', name])) continue;
     const candidates = byOperation.get(operation(config) ?? '') ?? [];
     if (candidates.length === 1) out.set(name, candidates[0] as string);
+  }
+  return out;
+}
+
+/** A tool's `METHOD /path`, what stays when an operation's id (and so the tool's name) changes. */
+function operation(config: unknown): string | undefined {
+  return isObj(config) && typeof config.method === 'string' && typeof config.path === 'string'
+    ? `${config.method.toUpperCase()} ${config.path}`
+    : undefined;
+}
+
+/**
+ * Generated tool name now → its name last time, for an operation the document renamed: a new name
+ * the last import did not write and an old name it no longer writes, with the same method and path
+ * (one to one only).
+ */
+function movedOperations(base: Record<string, Obj>, tools: Generated['tools']): Map<string, string> {
+  const now = new Set(tools.map((t) => t.name));
+  const gone = new Map<string, string[]>();
+  for (const [name, config] of Object.entries(base)) {
+    const op = operation(config);
+    if (!now.has(name) && op !== undefined) gone.set(op, [...(gone.get(op) ?? []), name]);
+  }
+  const fresh = tools.filter((t) => !Object.hasOwn(base, t.name));
+  const out = new Map<string, string>();
+  for (const tool of fresh) {
+    const op = operation(tool.config);
+    const was = gone.get(op ?? '') ?? [];
+    if (was.length === 1 && fresh.filter((t) => operation(t.config) === op).length === 1) {
+      out.set(tool.name, was[0] as string);
+    }
   }
   return out;
 }
