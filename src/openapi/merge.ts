@@ -163,6 +163,7 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
       ),
     },
   ];
+  let used: Set<string> | undefined;
   const renamed = renames(doc, previous?.tools ?? {}, new Set(gen.tools.map((t) => t.name)));
   for (const { section, base, next } of sections) {
     // The manifest's name of a generated entry: a renamed tool's new one.
@@ -197,7 +198,22 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
     for (const [generated, config] of Object.entries(base)) {
       const name = at(generated);
       if (next.has(generated) || !doc.hasIn([section, name])) continue;
+      // Computed once, after the tools: deleting an unused schema leaves the others' use alone.
+      if (section === 'schemas') used ??= usedSchemas(doc);
+      if (section === 'schemas' && used?.has(name)) {
+        // A tool the merge kept (an edited one whose operation is gone, or the user's own) still
+        // points at it: deleting it would leave a manifest that does not load.
+        report.warnings.push(
+          `schemas.${name} is no longer generated from the document, but the manifest still references it: kept`,
+        );
+        continue;
+      }
       if (equal(read(doc, [section, name]), config)) {
+        if (section === 'tools' && name !== generated) {
+          report.warnings.push(
+            `tools.${name} (${generated} as imported, renamed by you): its operation (${operation(config)}) is gone from the document: removed`,
+          );
+        }
         doc.deleteIn([section, name]);
         report.changed = true;
         if (section === 'tools') report.removed.push(name);
@@ -239,6 +255,34 @@ function renames(
     if (candidates.length === 1) out.set(name, candidates[0] as string);
   }
   return out;
+}
+
+/**
+ * The shared schemas the manifest references outside `schemas:`, and those they reference in turn
+ * (`$ref: '#/schemas/Name'`, a JSON pointer: `~1` is `/`, `~0` is `~`).
+ */
+function usedSchemas(doc: Document): Set<string> {
+  const all = (doc.toJS() as Obj | null) ?? {};
+  const schemas = isObj(all.schemas) ? all.schemas : {};
+  const refs = (value: unknown, into: string[]): string[] => {
+    if (Array.isArray(value)) for (const v of value) refs(v, into);
+    else if (isObj(value)) {
+      for (const [key, v] of Object.entries(value)) {
+        if (key === '$ref' && typeof v === 'string' && v.startsWith('#/schemas/')) {
+          into.push(v.slice('#/schemas/'.length).split('/')[0]!.replace(/~1/g, '/').replace(/~0/g, '~'));
+        } else refs(v, into);
+      }
+    }
+    return into;
+  };
+  const used = new Set<string>();
+  const pending = refs({ ...all, schemas: undefined }, []);
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (used.has(name)) continue;
+    used.add(name);
+    pending.push(...refs(schemas[name], []));
+  }
+  return used;
 }
 
 /** A tool's `METHOD /path`, what stays when an operation's id (and so the tool's name) changes. */

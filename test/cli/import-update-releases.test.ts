@@ -138,4 +138,75 @@ describe('import openapi --update across two Petstore releases', () => {
     assert.match(again.stdout, /What changed for clients:\nno contract change/);
     assert.deepEqual(parse(readFileSync(file('ids.yaml'), 'utf8')), manifest);
   });
+
+  it('drops the shared schemas a release stops using, unless a kept tool still uses them', () => {
+    // A release that withdraws both GETs (the only users of the Pets and Pet schemas).
+    writeFileSync(
+      file('withdraw.yaml'),
+      `overlay: 1.0.0
+info: { title: Withdraw the GETs, version: 1.0.0 }
+actions:
+  - target: "$.paths['/pets'].get"
+    remove: true
+  - target: "$.paths['/pets/{petId}']"
+    remove: true
+`,
+    );
+    for (const name of ['kept.yaml', 'plain.yaml']) {
+      assert.equal(cli('import', 'openapi', 'petstore-new.yaml', '-o', name).code, 0);
+    }
+    // In one, the author edited list_pets (so it stays, and needs Pets and Pet) and renamed
+    // show_pet_by_id (an operation that goes: it goes, and they are told).
+    edit('kept.yaml', (doc) => {
+      doc.setIn(['tools', 'list_pets', 'description'], 'Every pet, a page at a time.');
+      const show = doc.getIn(['tools', 'show_pet_by_id']);
+      doc.deleteIn(['tools', 'show_pet_by_id']);
+      doc.setIn(['tools', 'get_pet'], show);
+    });
+
+    const kept = cli(
+      'import',
+      'openapi',
+      'petstore-new.yaml',
+      '--overlay',
+      'withdraw.yaml',
+      '--update',
+      'kept.yaml',
+    );
+    assert.equal(kept.code, 0, kept.stderr);
+    const manifest: Json = parse(readFileSync(file('kept.yaml'), 'utf8'));
+    assert.deepEqual(Object.keys(manifest.tools), ['list_pets', 'create_pets']);
+    assert.deepEqual(Object.keys(manifest.schemas), ['Pets', 'Pet']);
+    assert.match(
+      kept.stderr,
+      /warning: tools\.list_pets is no longer generated from the document, but you edited it: kept/,
+    );
+    assert.match(
+      kept.stderr,
+      /warning: tools\.get_pet \(show_pet_by_id as imported, renamed by you\): its operation \(GET \/pets\/\{petId\}\) is gone from the document: removed/,
+    );
+    assert.match(
+      kept.stderr,
+      /warning: schemas\.Pets is no longer generated from the document, but the manifest still references it: kept/,
+    );
+    assert.ok(kept.stdout.includes('breaking  tool `get_pet` removed\n'), kept.stdout);
+    assert.equal(cli('validate', 'kept.yaml').code, 0);
+
+    // In the other, nothing uses them any more: they go with the tools.
+    const plain = cli(
+      'import',
+      'openapi',
+      'petstore-new.yaml',
+      '--overlay',
+      'withdraw.yaml',
+      '--update',
+      'plain.yaml',
+    );
+    assert.equal(plain.code, 0, plain.stderr);
+    const bare: Json = parse(readFileSync(file('plain.yaml'), 'utf8'));
+    assert.deepEqual(Object.keys(bare.tools), ['create_pets']);
+    assert.deepEqual(bare.schemas ?? {}, {});
+    assert.doesNotMatch(plain.stderr, /schemas\.\w+ is no longer generated/);
+    assert.equal(cli('validate', 'plain.yaml').code, 0);
+  });
 });
