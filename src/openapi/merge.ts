@@ -164,7 +164,10 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
     },
   ];
   let used: Set<string> | undefined;
-  const renamed = renames(doc, previous?.tools ?? {}, new Set(gen.tools.map((t) => t.name)));
+  // The names the import writes now, an operation that moved counting under its old name: a tool
+  // the user named as upstream now does is still the user's rename.
+  const writtenNow = new Set(gen.tools.map((t) => moved.get(t.name) ?? t.name));
+  const renamed = renames(doc, previous?.tools ?? {}, writtenNow);
   for (const { section, base, next } of sections) {
     // The manifest's name of a generated entry: a renamed tool's new one.
     const at = (name: string) => (section === 'tools' ? (renamed.get(name) ?? name) : name);

@@ -139,6 +139,32 @@ describe('import openapi --update across two Petstore releases', () => {
     assert.deepEqual(parse(readFileSync(file('ids.yaml'), 'utf8')), manifest);
   });
 
+  it('follows a tool the author renamed to the name the upstream operation now gives', () => {
+    assert.equal(cli('import', 'openapi', 'petstore-old.yaml', '-o', 'same.yaml').code, 0);
+    edit('same.yaml', (doc) => {
+      const show = doc.getIn(['tools', 'show_pet_by_id']);
+      doc.deleteIn(['tools', 'show_pet_by_id']);
+      doc.setIn(['tools', 'get_pet'], show);
+      doc.setIn(['tools', 'get_pet', 'description'], 'One pet, by its id.');
+    });
+    // The API's authors picked the author's name too: showPetById became getPet (tool get_pet).
+    const renamed = readFileSync(file('petstore-new.yaml'), 'utf8').replace(
+      'operationId: showPetById',
+      'operationId: getPet',
+    );
+    writeFileSync(file('petstore-same.yaml'), renamed);
+    const run = cli('import', 'openapi', 'petstore-same.yaml', '--update', 'same.yaml');
+    assert.equal(run.code, 0, run.stderr);
+    const manifest: Json = parse(readFileSync(file('same.yaml'), 'utf8'));
+    assert.deepEqual(Object.keys(manifest.tools), ['list_pets', 'create_pets', 'get_pet']);
+    assert.equal(manifest.tools.get_pet.description, 'One pet, by its id.');
+    assert.deepEqual(manifest.tools.get_pet.outputSchema, { type: 'object', $ref: '#/schemas/Pet' });
+    assert.doesNotMatch(run.stderr, /you removed it/);
+    const again = cli('import', 'openapi', 'petstore-same.yaml', '--update', 'same.yaml');
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(parse(readFileSync(file('same.yaml'), 'utf8')), manifest);
+  });
+
   it('drops the shared schemas a release stops using, unless a kept tool still uses them', () => {
     // A release that withdraws both GETs (the only users of the Pets and Pet schemas).
     writeFileSync(
