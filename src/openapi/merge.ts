@@ -21,7 +21,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type Document, isNode } from 'yaml';
+import { type Document, isMap, isNode } from 'yaml';
 import { addEntry, schemaPair, sourcePair, styled, toolPair } from './document.js';
 import type { Generated } from './generate.js';
 import { isObj, type Obj } from './load.js';
@@ -227,6 +227,9 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
       }
     }
   }
+  // The last shared schema removed: an empty `schemas:` (and its comment) would only puzzle.
+  const schemas = doc.get('schemas', true);
+  if (report.changed && isMap(schemas) && schemas.items.length === 0) doc.delete('schemas');
   for (const path of conflicts) {
     report.warnings.push(`${path} keeps your edit; the document changed it too (re-check it)`);
   }
