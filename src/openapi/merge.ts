@@ -12,12 +12,16 @@
  *
  * A tool whose operation left the document goes only if it is exactly as generated; an edited one
  * stays, with a warning. A tool the user renamed (the generated name gone, a name the import never
- * wrote calling the same method and path) is the same tool: it is merged under its new name. Edits go through the yaml Document API, so comments, order and formatting
- * of everything the merge does not change are kept as they were.
+ * wrote calling the same method and path) is the same tool: it is merged under its new name. So is
+ * an operation the document renamed (a new operationId, the same method and path): it is merged
+ * into the tool it made last time, which keeps its name, with a warning. A tool the user deleted
+ * stays deleted; a warning says so when the document changed it since. Edits go through the yaml
+ * Document API, so comments, order and formatting of everything the merge does not change are kept
+ * as they were.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type Document, isNode } from 'yaml';
+import { type Document, isMap, isNode } from 'yaml';
 import { addEntry, schemaPair, sourcePair, styled, toolPair } from './document.js';
 import type { Generated } from './generate.js';
 import { isObj, type Obj } from './load.js';
@@ -124,6 +128,14 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
   }
   report.changed = mergeValue(doc, ['server'], previous ? previous.server : ABSENT, gen.server, conflicts);
 
+  // A tool whose operation the document now names differently (same method and path, a new
+  // operationId) is the same tool: it is merged under the name it has, not added twice.
+  const moved = movedOperations(previous?.tools ?? {}, gen.tools);
+  for (const [generated, was] of moved) {
+    report.warnings.push(
+      `tools.${was}: the document renamed its operation (${operation(previous?.tools[was])}): kept as ${was}, updated from the new operation (a new import would name it ${generated})`,
+    );
+  }
   const sections = [
     {
       section: 'sources',
@@ -133,7 +145,12 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
     {
       section: 'tools',
       base: previous?.tools ?? {},
-      next: new Map(gen.tools.map((t) => [t.name, { config: t.config, pair: () => toolPair(doc, t) }])),
+      next: new Map(
+        gen.tools.map((t) => [
+          moved.get(t.name) ?? t.name,
+          { config: t.config, pair: () => toolPair(doc, t) },
+        ]),
+      ),
     },
     {
       section: 'schemas',
@@ -146,7 +163,11 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
       ),
     },
   ];
-  const renamed = renames(doc, previous?.tools ?? {}, new Set(gen.tools.map((t) => t.name)));
+  let used: Set<string> | undefined;
+  // The names the import writes now, an operation that moved counting under its old name: a tool
+  // the user named as upstream now does is still the user's rename.
+  const writtenNow = new Set(gen.tools.map((t) => moved.get(t.name) ?? t.name));
+  const renamed = renames(doc, previous?.tools ?? {}, writtenNow);
   for (const { section, base, next } of sections) {
     // The manifest's name of a generated entry: a renamed tool's new one.
     const at = (name: string) => (section === 'tools' ? (renamed.get(name) ?? name) : name);
@@ -158,6 +179,12 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
           addEntry(doc, section, entry.pair());
           report.changed = true;
           if (section === 'tools') report.added.push(name);
+        } else if (section === 'tools' && !equal(base[generated], entry.config)) {
+          // Deleted since, and the operation changed upstream: the deletion stands, but the author
+          // chose it for the old operation, so say what they are not getting.
+          report.warnings.push(
+            `tools.${name}: you removed it, and the document changed its operation (${operation(entry.config)}) since: still removed (import without --update to see the new one)`,
+          );
         }
         continue; // generated before and deleted since: the user's choice stands
       }
@@ -174,7 +201,22 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
     for (const [generated, config] of Object.entries(base)) {
       const name = at(generated);
       if (next.has(generated) || !doc.hasIn([section, name])) continue;
+      // Computed once, after the tools: deleting an unused schema leaves the others' use alone.
+      if (section === 'schemas') used ??= usedSchemas(doc);
+      if (section === 'schemas' && used?.has(name)) {
+        // A tool the merge kept (an edited one whose operation is gone, or the user's own) still
+        // points at it: deleting it would leave a manifest that does not load.
+        report.warnings.push(
+          `schemas.${name} is no longer generated from the document, but the manifest still references it: kept`,
+        );
+        continue;
+      }
       if (equal(read(doc, [section, name]), config)) {
+        if (section === 'tools' && name !== generated) {
+          report.warnings.push(
+            `tools.${name} (${generated} as imported, renamed by you): its operation (${operation(config)}) is gone from the document: removed`,
+          );
+        }
         doc.deleteIn([section, name]);
         report.changed = true;
         if (section === 'tools') report.removed.push(name);
@@ -185,6 +227,9 @@ export function mergeInto(doc: Document, previous: Sidecar | undefined, gen: Gen
       }
     }
   }
+  // The last shared schema removed: an empty `schemas:` (and its comment) would only puzzle.
+  const schemas = doc.get('schemas', true);
+  if (report.changed && isMap(schemas) && schemas.items.length === 0) doc.delete('schemas');
   for (const path of conflicts) {
     report.warnings.push(`${path} keeps your edit; the document changed it too (re-check it)`);
   }
@@ -203,10 +248,6 @@ function renames(
 ): Map<string, string> {
   const tools = doc.getIn(['tools']);
   const names = isNode(tools) ? Object.keys((tools.toJS(doc) as Obj | null) ?? {}) : [];
-  const operation = (config: unknown) =>
-    isObj(config) && typeof config.method === 'string' && typeof config.path === 'string'
-      ? `${config.method.toUpperCase()} ${config.path}`
-      : undefined;
   const written = names.filter((n) => !Object.hasOwn(base, n) && !generatedNow.has(n));
   const byOperation = new Map<string, string[]>();
   for (const name of written) {
@@ -218,6 +259,65 @@ function renames(
     if (doc.hasIn(['tools', name])) continue;
     const candidates = byOperation.get(operation(config) ?? '') ?? [];
     if (candidates.length === 1) out.set(name, candidates[0] as string);
+  }
+  return out;
+}
+
+/**
+ * The shared schemas the manifest references outside `schemas:`, and those they reference in turn
+ * (`$ref: '#/schemas/Name'`, a JSON pointer: `~1` is `/`, `~0` is `~`).
+ */
+function usedSchemas(doc: Document): Set<string> {
+  const all = (doc.toJS() as Obj | null) ?? {};
+  const schemas = isObj(all.schemas) ? all.schemas : {};
+  const refs = (value: unknown, into: string[]): string[] => {
+    if (Array.isArray(value)) for (const v of value) refs(v, into);
+    else if (isObj(value)) {
+      for (const [key, v] of Object.entries(value)) {
+        if (key === '$ref' && typeof v === 'string' && v.startsWith('#/schemas/')) {
+          into.push(v.slice('#/schemas/'.length).split('/')[0]!.replace(/~1/g, '/').replace(/~0/g, '~'));
+        } else refs(v, into);
+      }
+    }
+    return into;
+  };
+  const used = new Set<string>();
+  const pending = refs({ ...all, schemas: undefined }, []);
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (used.has(name)) continue;
+    used.add(name);
+    pending.push(...refs(schemas[name], []));
+  }
+  return used;
+}
+
+/** A tool's `METHOD /path`, what stays when an operation's id (and so the tool's name) changes. */
+function operation(config: unknown): string | undefined {
+  return isObj(config) && typeof config.method === 'string' && typeof config.path === 'string'
+    ? `${config.method.toUpperCase()} ${config.path}`
+    : undefined;
+}
+
+/**
+ * Generated tool name now → its name last time, for an operation the document renamed: a new name
+ * the last import did not write and an old name it no longer writes, with the same method and path
+ * (one to one only).
+ */
+function movedOperations(base: Record<string, Obj>, tools: Generated['tools']): Map<string, string> {
+  const now = new Set(tools.map((t) => t.name));
+  const gone = new Map<string, string[]>();
+  for (const [name, config] of Object.entries(base)) {
+    const op = operation(config);
+    if (!now.has(name) && op !== undefined) gone.set(op, [...(gone.get(op) ?? []), name]);
+  }
+  const fresh = tools.filter((t) => !Object.hasOwn(base, t.name));
+  const out = new Map<string, string>();
+  for (const tool of fresh) {
+    const op = operation(tool.config);
+    const was = gone.get(op ?? '') ?? [];
+    if (was.length === 1 && fresh.filter((t) => operation(t.config) === op).length === 1) {
+      out.set(tool.name, was[0] as string);
+    }
   }
   return out;
 }
