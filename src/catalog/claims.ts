@@ -286,7 +286,7 @@ export function claimTemplate(template: CatalogTemplate, bindings: readonly Clai
 }
 
 /** The variable names of a URI template (`{owner}`, `{+path}`, `{?q,page}`). */
-function templateNames(uriTemplate: string): Set<string> {
+export function templateNames(uriTemplate: string): Set<string> {
   const names = new Set<string>();
   for (const [, body] of uriTemplate.matchAll(/\{([^}]*)\}/g))
     for (const part of (body ?? '').replace(/^[+#./;?&]/, '').split(','))

@@ -44,6 +44,7 @@ import {
   claimTemplate,
   claimVariables,
   refuseVerbatimClaims,
+  templateNames,
 } from './claims.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
@@ -262,6 +263,16 @@ async function compileWith(
       raw && claims.bindings.length > 0
         ? { ...raw, templates: raw.templates.map((t) => claimTemplate(t, claims.bindings)) }
         : raw;
+    // A bound variable no template of the entry has would bind nothing: an error, as some kinds say too.
+    for (const { name: variable, claim } of raw ? claims.bindings : [])
+      if (!raw?.templates.some((t) => templateNames(t.descriptor.uriTemplate).has(variable)))
+        report(
+          ['resources', name, 'variables', variable, 'fromClaim'],
+          problems.MANIFEST_INVALID_VALUE(
+            `variable "${variable}" comes from the "${claim}" claim, but the uri has no {${variable}}`,
+            `put {${variable}} in the uri template, or remove the variable`,
+          ),
+        );
     served.set(name, {
       uris: (compiled?.resources ?? []).map((r) => r.descriptor.uri),
       templates: (compiled?.templates ?? []).map((t) => t.descriptor.uriTemplate),

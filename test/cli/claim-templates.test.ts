@@ -30,6 +30,26 @@ const files = tempFiles({
   'other/mcp.yaml': manifest(true, 'bob%40example.test'),
   'noauth/mcp.yaml': manifest(false, 'ada%40example.test'),
   'complete/mcp.yaml': manifest(true, 'ada%40example.test', ', complete: [bob@example.test]'),
+  'unbound-sql/mcp.yaml': `
+server:
+  name: notes
+  auth: { issuer: "https://issuer.example.test" }
+sources:
+  db: { kind: sqlite, path: ":memory:" }
+resources:
+  notes:
+    kind: sql
+    source: db
+    uri: "notes://{owner}/recent"
+    sql: SELECT :owner AS o
+    variables:
+      owner: { fromClaim: email }
+      team: { fromClaim: team }
+`,
+  'unbound/mcp.yaml': manifest(true, 'ada%40example.test').replace(
+    '      owner: { fromClaim: email }',
+    '      owner: { fromClaim: email }\n      team: { fromClaim: team }',
+  ),
 });
 after(() => files.cleanup());
 
@@ -59,5 +79,14 @@ describe('fromClaim on template variables, from the CLI', () => {
     const run = runCli(['validate', join(files.dir, 'complete/mcp.yaml')]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /comes from the "email" claim: no client chooses it/);
+  });
+
+  test('a bound variable the uri does not have is an error, not a variable served unbound', () => {
+    const run = runCli(['validate', join(files.dir, 'unbound/mcp.yaml')]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /resources\.notes\.variables\.team\n.*"team" is not a variable of/);
+    const sql = runCli(['validate', join(files.dir, 'unbound-sql/mcp.yaml')]);
+    assert.equal(sql.code, 1, sql.stdout);
+    assert.match(sql.stderr, /variable "team" comes from the "team" claim, but the uri has no \{team\}/);
   });
 });
