@@ -15,10 +15,10 @@
 import type { Problem } from '../errors.js';
 import { problems } from '../errors.js';
 import type { EntryPath } from '../kinds/contract/kinds.js';
-import { type CallerIdentity, InvalidRequestParams } from '../kinds/contract/types.js';
+import { type CallerIdentity, InvalidRequestParams, ResourceNotFound } from '../kinds/contract/types.js';
 import type { Validator } from '../manifest/user-schemas.js';
 import { isObject } from '../util/is-object.js';
-import type { CatalogPrompt, JsonSchema } from './types.js';
+import type { CatalogPrompt, CatalogTemplate, JsonSchema } from './types.js';
 
 export interface ClaimBinding {
   /** The argument's name. */
@@ -212,9 +212,91 @@ export function claimPrompt(prompt: CatalogPrompt, bindings: readonly ClaimBindi
   };
 }
 
+/**
+ * A resource entry's claim-bound template variables (`fromClaim` under `variables:`): the variables
+ * as the kind sees them (`fromClaim` removed) and the bindings. A variable is text, so a claim's
+ * number or boolean is compared as its text.
+ */
+export function claimVariables(
+  variables: Readonly<Record<string, object>> | undefined,
+  at: EntryPath,
+  report: (path: EntryPath, problem: Problem) => void,
+): {
+  readonly kindVariables: Record<string, object> | undefined;
+  readonly bindings: readonly ClaimBinding[];
+} {
+  const { kindArguments, bindings } = claimArguments(variables, at, report);
+  return { kindVariables: kindArguments, bindings };
+}
+
+/**
+ * A template whose variables include claim-bound ones, as clients see it. The URI template is listed
+ * unchanged (a client must still write the whole URI), but a read is bound: the URI's value for each
+ * bound variable must equal the caller's claim, and any other value is not found, exactly as a URI
+ * no one serves, so a caller learns nothing of what other callers' URIs hold or whether they exist.
+ * Without a verified identity (or the claim) the read is refused, saying why. Completion offers
+ * nothing for a bound variable, and completes the others with the bound ones set from the caller
+ * (a client's context cannot set them), or offers nothing without an identity.
+ */
+export function claimTemplate(template: CatalogTemplate, bindings: readonly ClaimBinding[]): CatalogTemplate {
+  const names = templateNames(template.descriptor.uriTemplate);
+  const own = bindings.filter((b) => names.has(b.name));
+  if (own.length === 0) return template;
+  const bound = new Set(own.map((b) => b.name));
+  const what = `Resource template ${template.descriptor.uriTemplate}`;
+  const hints = template.argumentHints;
+  const shown = hints && Object.fromEntries(Object.entries(hints).filter(([name]) => !bound.has(name)));
+  const fill = (context: Readonly<Record<string, string>>, identity: CallerIdentity | undefined) => {
+    const values: Record<string, unknown> = { ...context };
+    const refusal = bindClaims(what, own, values, identity);
+    return { values, refusal };
+  };
+  return {
+    descriptor: template.descriptor,
+    ...(shown !== undefined && Object.keys(shown).length > 0 && { argumentHints: shown }),
+    callerBound: true,
+    boundVariables: [...bound],
+    bindVariables(given, identity) {
+      const override = claimOverride(what, own, given);
+      if (override !== undefined) return override;
+      const { values, refusal } = fill(given, identity);
+      if (refusal !== undefined) return refusal;
+      const filled: Record<string, string> = {};
+      for (const [name, value] of Object.entries(values))
+        Object.defineProperty(filled, name, { value: String(value), enumerable: true });
+      return filled;
+    },
+    match: (uri) => template.match(uri),
+    async read(uri, vars, signal, identity) {
+      const { values, refusal } = fill({}, identity);
+      if (refusal !== undefined) throw new InvalidRequestParams(refusal);
+      // Another caller's URI is not found, the same answer as a URI nobody serves.
+      if (own.some((b) => vars[b.name] !== String(values[b.name]))) throw new ResourceNotFound(uri);
+      return template.read(uri, vars, signal, identity);
+    },
+    async complete(variable, prefix, context, identity) {
+      if (bound.has(variable)) return [];
+      const { values, refusal } = fill({}, identity);
+      if (refusal !== undefined) return [];
+      const mine: Record<string, string> = { ...context };
+      for (const { name } of own) mine[name] = String(values[name]);
+      return template.complete(variable, prefix, mine, identity);
+    },
+  };
+}
+
+/** The variable names of a URI template (`{owner}`, `{+path}`, `{?q,page}`). */
+export function templateNames(uriTemplate: string): Set<string> {
+  const names = new Set<string>();
+  for (const [, body] of uriTemplate.matchAll(/\{([^}]*)\}/g))
+    for (const part of (body ?? '').replace(/^[+#./;?&]/, '').split(','))
+      names.add(part.replace(/[*]$|:\d+$/, '').trim());
+  return names;
+}
+
 /** The warning for claim-bound values in a manifest without `server.auth`: nothing can supply them. */
 export function claimsWithoutAuth(
-  what: 'input' | 'argument',
+  what: 'input' | 'argument' | 'variable',
   bindings: readonly ClaimBinding[],
   so: string,
 ): string {

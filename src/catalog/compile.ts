@@ -41,7 +41,10 @@ import {
   claimInputs,
   claimPrompt,
   claimsWithoutAuth,
+  claimTemplate,
+  claimVariables,
   refuseVerbatimClaims,
+  templateNames,
 } from './claims.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
@@ -248,7 +251,28 @@ async function compileWith(
   const served = new Map<string, ResourceEntryMembers>();
   for (const [name, cfg] of entries('resources')) {
     const kind = kinds.resources.get(cfg.kind);
-    const compiled = await guard('resources', name, () => kind?.compile(cfg, scope.entry('resources', name)));
+    const ctx = scope.entry('resources', name);
+    // Claim-bound template variables (`fromClaim`): the kind sees plain variables; reads are bound (claims.ts).
+    const declared = (cfg as { variables?: Record<string, object> }).variables;
+    const claims = claimVariables(declared, ['resources', name, 'variables'], report);
+    if (claims.bindings.length > 0 && data.server?.auth === undefined)
+      ctx.log.warn(claimsWithoutAuth('variable', claims.bindings, 'every read of this template is refused'));
+    const kindConfig = claims.bindings.length > 0 ? { ...cfg, variables: claims.kindVariables } : cfg;
+    const raw = await guard('resources', name, () => kind?.compile(kindConfig, ctx));
+    const compiled =
+      raw && claims.bindings.length > 0
+        ? { ...raw, templates: raw.templates.map((t) => claimTemplate(t, claims.bindings)) }
+        : raw;
+    // A bound variable no template of the entry has would bind nothing: an error, as some kinds say too.
+    for (const { name: variable, claim } of raw ? claims.bindings : [])
+      if (!raw?.templates.some((t) => templateNames(t.descriptor.uriTemplate).has(variable)))
+        report(
+          ['resources', name, 'variables', variable, 'fromClaim'],
+          problems.MANIFEST_INVALID_VALUE(
+            `variable "${variable}" comes from the "${claim}" claim, but the uri has no {${variable}}`,
+            `put {${variable}} in the uri template, or remove the variable`,
+          ),
+        );
     served.set(name, {
       uris: (compiled?.resources ?? []).map((r) => r.descriptor.uri),
       templates: (compiled?.templates ?? []).map((t) => t.descriptor.uriTemplate),

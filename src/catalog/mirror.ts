@@ -170,7 +170,9 @@ export function resourceMirror(
   }
   if (template !== undefined) {
     const { uriTemplate, description } = template.descriptor;
-    const variables = templateVariables(uriTemplate);
+    // Claim-bound variables (claims.ts) are filled from the caller: the model never sees them.
+    const bound = new Set(template.boundVariables ?? []);
+    const variables = templateVariables(uriTemplate).filter((v) => !bound.has(v.name));
     const properties: Record<string, JsonSchema> = {};
     for (const { name } of variables)
       define(properties, name, stringSchema(ownHint(template.argumentHints, name)));
@@ -183,11 +185,14 @@ export function resourceMirror(
       ),
       compiled: {
         async run(args, ctx) {
-          const uri = expand(uriTemplate, args as Readonly<Record<string, string>>);
+          const given = args as Readonly<Record<string, string>>;
+          const refusal = template.bindVariables?.(given, ctx.identity);
+          if (typeof refusal === 'string') return errorResult(refusal);
+          const uri = expand(uriTemplate, refusal ?? given);
           const vars = template.match(uri);
           if (vars === undefined)
             return errorResult(`These values do not make a URI of ${uriTemplate} (${uri}).`);
-          return asToolResult(uri, template.read(uri, vars, abortSignalOf(ctx.signal)));
+          return asToolResult(uri, template.read(uri, vars, abortSignalOf(ctx.signal), ctx.identity));
         },
       },
     };
@@ -219,7 +224,7 @@ export function resourceMirror(
         if (resource !== undefined) return asToolResult(uri, resource.read(signal));
         for (const t of templates) {
           const vars = t.match(uri);
-          if (vars !== undefined) return asToolResult(uri, t.read(uri, vars, signal));
+          if (vars !== undefined) return asToolResult(uri, t.read(uri, vars, signal, ctx.identity));
         }
         return errorResult(`Resource not found: ${uri}. This tool reads ${listed}.`);
       },

@@ -96,6 +96,7 @@ export function resolveToolsets(
       tools,
       resources: uris,
       templates,
+      resourceEntries,
       lists,
       prompts,
       ...(config.scopes !== undefined && { scopes: config.scopes }),
@@ -147,6 +148,18 @@ export function catalogView(catalog: Catalog, selection: readonly string[] | und
   views.set(key, view);
   VIEWS.set(catalog, views);
   return view;
+}
+
+/**
+ * Why a selection (`--toolset`, repeatable) cannot be served from this catalog: the first name it
+ * has no toolset for, with the toolsets it has; undefined when every name is known.
+ */
+export function unknownToolset(catalog: Catalog, names: readonly string[]): Problem | undefined {
+  const known = [...(catalog.toolsets?.keys() ?? [])];
+  const missing = names.find((name) => !catalog.toolsets?.has(name));
+  return missing === undefined
+    ? undefined
+    : problems.TOOLSET_UNKNOWN(missing, known, suggest(missing, known));
 }
 
 /** Whether either catalog has toolsets: then a client's view may change when the whole does not. */

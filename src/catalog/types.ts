@@ -131,6 +131,8 @@ export interface ToolsetMembers {
   readonly tools: ReadonlySet<string>;
   readonly resources: ReadonlySet<string>;
   readonly templates: ReadonlySet<string>;
+  /** The resource entries (manifest names) the URIs, templates and lists above come from. */
+  readonly resourceEntries: ReadonlySet<string>;
   /** Indexes into the catalog's resourceLists. */
   readonly lists: ReadonlySet<number>;
   readonly prompts: ReadonlySet<string>;

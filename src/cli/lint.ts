@@ -4,21 +4,45 @@
  * Exit codes: 0 clean or warnings only, 1 an error-level finding or a manifest with errors.
  */
 import { compileCatalog } from '../catalog/compile.js';
+import { catalogView } from '../catalog/toolsets.js';
+import type { Catalog } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
-import { lintCatalog } from '../lint/lint.js';
+import { type LintScope, lintCatalog } from '../lint/lint.js';
 import { formatReport } from '../lint/report.js';
 import { StderrLogger } from '../log.js';
 import { loadManifest } from '../manifest/load.js';
+import { toolsetFault } from './toolset-arg.js';
 
-export async function lintCommand(file: string, options: { json?: boolean }): Promise<void> {
+/**
+ * `--toolset` (repeatable): lint what a client of those toolsets sees, their tools' token cost
+ * included, as `list --toolset` shows it.
+ */
+export async function lintCommand(
+  file: string,
+  options: { json?: boolean; toolset?: readonly string[] },
+): Promise<void> {
   const registry = builtinKinds();
   const log = new StderrLogger('warn');
   try {
     const manifest = await loadManifest(file, registry);
     log.addSecrets(manifest.secrets);
     const catalog = await compileCatalog(manifest, registry, log);
-    const report = lintCatalog(manifest, catalog);
+    const fault = toolsetFault(catalog, options.toolset);
+    if (fault !== undefined) {
+      await catalog.dispose();
+      process.stderr.write(`mcp-run: ${fault}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const report =
+      options.toolset === undefined
+        ? lintCatalog(manifest, catalog)
+        : lintCatalog(
+            manifest,
+            catalogView(catalog, options.toolset),
+            toolsetScope(catalog, options.toolset),
+          );
     await catalog.dispose();
     const text = options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, file);
     process.stdout.write(log.redact(text));
@@ -28,4 +52,13 @@ export async function lintCommand(file: string, options: { json?: boolean }): Pr
     process.stderr.write(`${log.redact(err.message)}\n`);
     process.exitCode = 1;
   }
+}
+
+/** The resource and prompt entries of the toolsets' union. */
+function toolsetScope(catalog: Catalog, names: readonly string[]): LintScope {
+  const members = names.map((name) => catalog.toolsets?.get(name)).filter((m) => m !== undefined);
+  return {
+    resources: new Set(members.flatMap((m) => [...m.resourceEntries])),
+    prompts: new Set(members.flatMap((m) => [...m.prompts])),
+  };
 }

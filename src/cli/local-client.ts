@@ -5,11 +5,13 @@
  * server sends (a confirm step's elicitation, with `call --yes`) to the given answerer.
  */
 import { loadCatalog } from '../catalog/load.js';
+import { catalogView } from '../catalog/toolsets.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
 import { createProtocol } from '../protocol/server.js';
+import { toolsetFault } from './toolset-arg.js';
 
 type Json = Record<string, unknown>;
 
@@ -38,6 +40,8 @@ export interface LocalClientOptions {
   readonly capabilities?: Json;
   /** Answers a request from the server (method and params); what it returns is the result. */
   readonly answer?: (method: string, params: Json) => Json | undefined;
+  /** `--toolset`: the session is served these toolsets' view, as a client of their endpoint is. */
+  readonly toolsets?: readonly string[];
 }
 
 export async function openLocalClient(
@@ -54,6 +58,13 @@ export async function openLocalClient(
     process.stderr.write(`${log.redact(err.message)}\n`);
     process.exit(1);
   }
+  const fault = toolsetFault(catalog, options.toolsets);
+  if (fault !== undefined) {
+    process.stderr.write(`mcp-run: ${fault}\n`);
+    await catalog.dispose();
+    process.exit(2);
+  }
+  const toolsets = options.toolsets;
   const pending = new Map<number, (message: Json) => void>();
   const connection = createProtocol(new CatalogRef(catalog), { log, listChanged: false }).connect(
     (message) => {
@@ -63,6 +74,7 @@ export async function openLocalClient(
       else if ('method' in m && m.id !== undefined) void answerRequest(m);
       else onNotification(m);
     },
+    toolsets && { toolsets },
   );
   const answerRequest = async (m: Json): Promise<void> => {
     const result = options.answer?.(String(m.method), (m.params ?? {}) as Json);
@@ -91,7 +103,9 @@ export async function openLocalClient(
   await connection.receive({ jsonrpc: '2.0', method: 'notifications/initialized' });
   await request('logging/setLevel', { level: 'debug' });
   return {
-    catalog,
+    // What the session serves (the default toolset's view without --toolset), for the commands'
+    // own checks: `call` of a tool outside the toolset is unknown, as it is to the session.
+    catalog: catalogView(catalog, toolsets),
     log,
     request,
     close: async () => {

@@ -96,6 +96,14 @@ function parsePollMs(value: string): number {
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
+const collectNew = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** `--toolset`, repeatable (the union), on the commands that show or run what a client sees. */
+const toolsetOption = () =>
+  new Option(
+    '--toolset <name>',
+    'be a client of this toolset: only its tools, resources and prompts (repeatable: their union; docs/toolsets.md)',
+  ).argParser(collectNew);
 
 /** The generic stdio config for ./mcp.yaml: this Node, this CLI and the manifest, absolute. */
 function helpConfig(): string {
@@ -293,6 +301,7 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
     .argument('[manifest]', 'the manifest (default mcp.yaml)')
     .addOption(manifestOption())
     .option('--json', 'print the lists as JSON, as a client receives them')
+    .addOption(toolsetOption())
     .addHelpText(
       'after',
       `${EXIT_MANIFEST}\n\nExamples:\n  $ mcp-run list\n  $ mcp-run list shop.yaml --json\n  $ mcp-run list -m shop.yaml`,
@@ -305,6 +314,7 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
     .argument('[manifest]', 'the manifest to lint (default mcp.yaml)')
     .addOption(manifestOption())
     .option('--json', 'print the report as JSON for machines')
+    .addOption(toolsetOption())
     .addHelpText(
       'after',
       '\nExit codes: 0 clean or warnings only; 1 an error-level finding or a manifest with errors; 2 bad usage.\nRules, and how to silence one per entry: docs/lint.md\n\nExamples:\n  $ mcp-run lint\n  $ mcp-run lint shop.yaml --json',
@@ -329,6 +339,7 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
     .addOption(manifestOption())
     .addOption(rawOption())
     .option('-y, --yes', "answer the tool's confirm step (confirm: in the manifest) with yes")
+    .addOption(toolsetOption())
     .addHelpText(
       'after',
       `
@@ -350,6 +361,7 @@ Examples:
     .argument('[manifest]', 'the manifest (or -m; default mcp.yaml)')
     .addOption(manifestOption())
     .addOption(rawOption())
+    .addOption(toolsetOption())
     .addHelpText(
       'after',
       '\nExit codes: 0 success; 1 no such resource, the read failed, or the manifest has errors; 2 bad usage.\n\nExamples:\n  $ mcp-run read shop://docs/handbook.md\n  $ mcp-run read shop://orders/1001 shop.yaml --raw',
@@ -364,6 +376,7 @@ Examples:
     .addOption(argOption().argParser(collect).default([]))
     .addOption(manifestOption())
     .addOption(rawOption())
+    .addOption(toolsetOption())
     .addHelpText(
       'after',
       '\nExit codes: 0 success; 1 no such prompt, a required argument missing, or the manifest has errors; 2 bad usage.\n\nExample:\n  $ mcp-run prompt summarize_customer --arg email=ada@example.com -m shop.yaml',
@@ -478,6 +491,7 @@ Examples:
       '--record',
       'send HTTP requests to the real upstreams and write the fixtures, instead of replaying',
     )
+    .addOption(toolsetOption())
     .addHelpText(
       'after',
       '\nExit codes: 0 all passed or skipped; 1 a case failed; 2 bad usage.\n\nExamples:\n  $ mcp-run test\n  $ mcp-run test recipes --reporter junit -o junit.xml\n  $ mcp-run test shop.yaml --update',

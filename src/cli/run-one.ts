@@ -21,6 +21,13 @@ export interface ManifestOption {
 export interface RawOption {
   readonly raw?: boolean;
 }
+/** `--toolset`, repeatable: what a client of those toolsets sees (cli/toolset-arg.ts). */
+export interface ToolsetOption {
+  readonly toolset?: readonly string[];
+}
+
+const viewOf = (options: ToolsetOption): LocalClientOptions =>
+  options.toolset === undefined ? {} : { toolsets: options.toolset };
 
 /**
  * `call`: log messages sent during the call are held and printed before the result, without those
@@ -31,12 +38,15 @@ export interface RawOption {
  */
 export async function callCommand(
   tool: string,
-  options: ManifestOption & RawOption & { arg: string[]; json?: string; yes?: boolean; task?: boolean },
+  options: ManifestOption &
+    RawOption &
+    ToolsetOption & { arg: string[]; json?: string; yes?: boolean; task?: boolean },
 ): Promise<void> {
   const logs: Json[] = [];
-  const clientOptions = options.yes
-    ? { capabilities: { elicitation: { form: {} } }, answer: confirmFromCli }
-    : {};
+  const clientOptions = {
+    ...viewOf(options),
+    ...(options.yes && { capabilities: { elicitation: { form: {} } }, answer: confirmFromCli }),
+  };
   const onMessage = (message: Json) =>
     message.method === 'notifications/message' ? logs.push(message) : showNotification(message);
   // Held logs, printed before the result (or the error), less those the result's text already shows.
@@ -99,41 +109,62 @@ function confirmFromCli(method: string, params: Json): Json | undefined {
   return { action: 'accept', content: {} };
 }
 
-export async function readCommand(uri: string, options: ManifestOption & RawOption): Promise<void> {
-  await withClient(options.manifest, async (client) => {
-    const result = await client.request('resources/read', { uri });
-    print(result, options, () =>
-      (result.contents as Json[])
-        .map((c) => c.text ?? `[${c.mimeType ?? 'binary'}, ${blobBytes(c.blob)} bytes]`)
-        .join('\n'),
-    );
-  });
+export async function readCommand(
+  uri: string,
+  options: ManifestOption & RawOption & ToolsetOption,
+): Promise<void> {
+  await withClient(
+    options.manifest,
+    async (client) => {
+      const result = await client.request('resources/read', { uri });
+      print(result, options, () =>
+        (result.contents as Json[])
+          .map((c) => c.text ?? `[${c.mimeType ?? 'binary'}, ${blobBytes(c.blob)} bytes]`)
+          .join('\n'),
+      );
+    },
+    showNotification,
+    viewOf(options),
+  );
 }
 
 export async function promptCommand(
   name: string,
-  options: ManifestOption & RawOption & { arg: string[] },
+  options: ManifestOption & RawOption & ToolsetOption & { arg: string[] },
 ): Promise<void> {
-  await withClient(options.manifest, async (client) => {
-    if (!client.catalog.prompts.has(name)) return unknown('prompt', name, client.catalog.prompts.keys());
-    const args = Object.fromEntries(options.arg.map(splitPair));
-    const result = await client.request('prompts/get', { name, arguments: args });
-    print(result, options, () =>
-      (result.messages as Json[]).map((m) => `[${m.role}]\n${formatContent([m.content])}`).join('\n\n'),
-    );
-  });
+  await withClient(
+    options.manifest,
+    async (client) => {
+      if (!client.catalog.prompts.has(name)) return unknown('prompt', name, client.catalog.prompts.keys());
+      const args = Object.fromEntries(options.arg.map(splitPair));
+      const result = await client.request('prompts/get', { name, arguments: args });
+      print(result, options, () =>
+        (result.messages as Json[]).map((m) => `[${m.role}]\n${formatContent([m.content])}`).join('\n\n'),
+      );
+    },
+    showNotification,
+    viewOf(options),
+  );
 }
 
-export async function listCommand(manifest: string, options: { json?: boolean }): Promise<void> {
-  await withClient(manifest, async (client) => {
-    const lists: Lists = {
-      tools: await listAll(client, 'tools/list', 'tools'),
-      resources: await listAll(client, 'resources/list', 'resources'),
-      resourceTemplates: await listAll(client, 'resources/templates/list', 'resourceTemplates'),
-      prompts: await listAll(client, 'prompts/list', 'prompts'),
-    };
-    process.stdout.write(options.json ? `${JSON.stringify(lists, null, 2)}\n` : formatLists(lists));
-  });
+export async function listCommand(
+  manifest: string,
+  options: ToolsetOption & { json?: boolean },
+): Promise<void> {
+  await withClient(
+    manifest,
+    async (client) => {
+      const lists: Lists = {
+        tools: await listAll(client, 'tools/list', 'tools'),
+        resources: await listAll(client, 'resources/list', 'resources'),
+        resourceTemplates: await listAll(client, 'resources/templates/list', 'resourceTemplates'),
+        prompts: await listAll(client, 'prompts/list', 'prompts'),
+      };
+      process.stdout.write(options.json ? `${JSON.stringify(lists, null, 2)}\n` : formatLists(lists));
+    },
+    showNotification,
+    viewOf(options),
+  );
 }
 
 async function withClient(

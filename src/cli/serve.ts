@@ -5,7 +5,7 @@ import { toolsetScopes } from '../catalog/toolsets.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
 // Types only: the playground loads with `mcp-run dev`, never for the plain command.
 import type { Playground } from '../dev/playground.js';
-import { ManifestError, problems } from '../errors.js';
+import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { preloadAjv2020 } from '../manifest/precompiled.js';
@@ -25,8 +25,8 @@ import type { SharedState } from '../state/shared.js';
 import type { HttpTransport, OAuthOptions, ScopePolicy } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
 import { nodeCrypto } from '../util/lazy-node.js';
-import { suggest } from '../util/suggest.js';
 import { describeCounts } from './counts.js';
+import { toolsetFault } from './toolset-arg.js';
 import { letYoungGenerationGrow } from './young-generation.js';
 
 /**
@@ -154,7 +154,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   if (toolsets !== undefined) {
     const fault = options.http
       ? '--toolset selects toolsets on stdio; over HTTP each toolset has its own path, <path>/<name>'
-      : unknownToolset(catalog, toolsets);
+      : toolsetFault(catalog, toolsets);
     if (fault !== undefined) {
       process.stderr.write(`mcp-run: ${fault}\n`);
       await catalog.dispose();
@@ -284,15 +284,6 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   await reloader?.close();
   await ref.current.dispose();
   process.exit(0);
-}
-
-/** Why `--toolset` cannot be served from this catalog, or undefined. */
-function unknownToolset(catalog: Catalog, names: readonly string[]): string | undefined {
-  const known = [...(catalog.toolsets?.keys() ?? [])];
-  const missing = names.find((name) => !catalog.toolsets?.has(name));
-  if (missing === undefined) return undefined;
-  const problem = problems.TOOLSET_UNKNOWN(missing, known, suggest(missing, known));
-  return `--toolset: ${problem.message}; ${problem.hint}`;
 }
 
 /**

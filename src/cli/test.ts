@@ -13,6 +13,8 @@ export interface TestOptions {
   readonly output?: string;
   readonly update?: boolean;
   readonly record?: boolean;
+  /** `--toolset`, repeatable: run the cases against what a client of those toolsets sees. */
+  readonly toolset?: readonly string[];
 }
 
 export async function testCommand(paths: string[], options: TestOptions): Promise<void> {
@@ -35,7 +37,11 @@ export async function testCommand(paths: string[], options: TestOptions): Promis
   const results: FileResult[] = [];
   for (const test of tests) {
     results.push(
-      await runTestFile(test, { update: options.update === true, record: options.record === true }),
+      await runTestFile(test, {
+        update: options.update === true,
+        record: options.record === true,
+        ...(options.toolset !== undefined && { toolsets: options.toolset }),
+      }),
     );
   }
   const report = format(options.reporter, results);

@@ -45,8 +45,19 @@ export interface LintReport {
   readonly warnings: number;
 }
 
-export function lintCatalog(manifest: LoadedManifest, catalog: Catalog): LintReport {
+/**
+ * `only`: lint just these resource and prompt entries (`lint --toolset`: a toolset's view, whose
+ * catalog already holds only its tools). Absent: every entry of the manifest.
+ */
+export interface LintScope {
+  readonly resources: ReadonlySet<string>;
+  readonly prompts: ReadonlySet<string>;
+}
+
+export function lintCatalog(manifest: LoadedManifest, catalog: Catalog, only?: LintScope): LintReport {
   const sections = manifest.data;
+  const keep = (names: ReadonlySet<string> | undefined) => (entry: [string, unknown]) =>
+    names === undefined || names.has(entry[0]);
   const descriptors = [...catalog.tools.values()].map((t) => t.descriptor);
   const tools = descriptors.flatMap((descriptor) => {
     const config = sections.tools?.[descriptor.name];
@@ -59,12 +70,12 @@ export function lintCatalog(manifest: LoadedManifest, catalog: Catalog): LintRep
     if (!served.get(descriptor.name)) served.set(descriptor.name, descriptor.description);
   }
   const resources = Object.fromEntries(
-    Object.entries(sections.resources ?? {}).map(([name, config]) => [
-      name,
-      { ...config, description: config.description ?? served.get(name) },
-    ]),
+    Object.entries(sections.resources ?? {})
+      .filter(keep(only?.resources))
+      .map(([name, config]) => [name, { ...config, description: config.description ?? served.get(name) }]),
   );
-  const raw = runRules({ tools, resources, prompts: sections.prompts ?? {} });
+  const prompts = Object.fromEntries(Object.entries(sections.prompts ?? {}).filter(keep(only?.prompts)));
+  const raw = runRules({ tools, resources, prompts });
 
   const source = parseYaml(manifest.text).source;
   const findings: LintFinding[] = [];

@@ -77,9 +77,19 @@ const modernForms = new WeakMap<object, Map<number | undefined, object>>();
 function decorate(result: object, catalog: Catalog, ttlMs: number | undefined): object {
   const own = (result as { _meta?: unknown })._meta;
   const meta = isObject(own) ? { ...identity(catalog).meta, ...own } : identity(catalog).meta;
+  const cacheScope = PRIVATE.has(result) ? 'private' : 'public';
   return ttlMs === undefined
     ? { resultType: 'complete', ...result, _meta: meta }
-    : { resultType: 'complete', ...result, ttlMs, cacheScope: 'public', _meta: meta };
+    : { resultType: 'complete', ...result, ttlMs, cacheScope, _meta: meta };
+}
+
+/** Results that depend on who asked (a claim-bound read): cacheable for that caller only. */
+const PRIVATE = new WeakSet<object>();
+
+/** Marks a cacheable result as the caller's own: its 2026 form says `cacheScope: 'private'`. */
+export function privateResult<T extends object>(result: T): T {
+  PRIVATE.add(result);
+  return result;
 }
 
 /**

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { compileCatalog } from '../catalog/compile.js';
+import { unknownToolset } from '../catalog/toolsets.js';
 import { type CallerIdentity, CatalogRef } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
@@ -29,6 +30,8 @@ export interface RunOptions {
   /** Forward http sources to their real origins and write the fixture, instead of replaying it. */
   readonly record?: boolean;
   readonly env?: NodeJS.ProcessEnv;
+  /** `test --toolset`: the cases run as a client of these toolsets (their union) sees the server. */
+  readonly toolsets?: readonly string[];
 }
 
 export interface CaseResult {
@@ -132,7 +135,12 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
         return allFail(`the manifest does not compile:\n${log.redact(err.message)}`);
       throw err;
     }
-    const client = await connect(catalog);
+    const unknown = options.toolsets && unknownToolset(catalog, options.toolsets);
+    if (unknown) {
+      await catalog.dispose();
+      return allFail(`--toolset: ${unknown.message}; ${unknown.hint}`);
+    }
+    const client = await connect(catalog, options.toolsets);
     try {
       for (const c of test.cases) {
         const started = performance.now();
@@ -251,7 +259,10 @@ function contentText(c: Json): string {
 }
 
 /** A 2025-era session with the protocol core, in-process. */
-async function connect(catalog: import('../catalog/types.js').Catalog): Promise<Client> {
+async function connect(
+  catalog: import('../catalog/types.js').Catalog,
+  toolsets: readonly string[] | undefined,
+): Promise<Client> {
   const log = new StderrLogger('error');
   const pending = new Map<number, (message: Json) => void>();
   const connection = createProtocol(new CatalogRef(catalog), { log, listChanged: false }).connect(
@@ -260,6 +271,7 @@ async function connect(catalog: import('../catalog/types.js').Catalog): Promise<
       const waiter = typeof m.id === 'number' ? pending.get(m.id) : undefined;
       if (waiter && !('method' in m)) waiter(m);
     },
+    toolsets && { toolsets },
   );
   let nextId = 0;
   const request = async (

@@ -171,18 +171,36 @@ export interface CatalogTemplate {
   readonly descriptor: ResourceTemplateDescriptor;
   /** The variables' descriptions and fixed value lists, by name, when the manifest declares them. */
   readonly argumentHints?: Readonly<Record<string, ArgumentHint>>;
+  /**
+   * True when a variable is bound to the caller (`fromClaim`, catalog/claims.ts): what a read
+   * returns depends on who asks, so it is never cacheable across callers.
+   */
+  readonly callerBound?: boolean;
+  /** The variables filled from the caller's claims, which no client sets (a mirror hides them). */
+  readonly boundVariables?: readonly string[];
+  /**
+   * The values with the bound variables filled from the caller; a string: why they cannot be
+   * (no identity, no claim, or the values try to set one).
+   */
+  bindVariables?(
+    values: Readonly<Record<string, string>>,
+    identity: CallerIdentity | undefined,
+  ): Readonly<Record<string, string>> | string;
   /** The variable values when `uri` matches this template, else undefined. */
   match(uri: string): Readonly<Record<string, string>> | undefined;
+  /** `identity`: the verified caller, for claim-bound variables; kinds' own templates ignore it. */
   read(
     uri: string,
     vars: Readonly<Record<string, string>>,
     signal: AbortSignal,
+    identity?: CallerIdentity,
   ): Promise<readonly ResourceContents[]>;
   /** Completion candidates for one variable (already filtered by the typed prefix). */
   complete(
     variable: string,
     prefix: string,
     context: Readonly<Record<string, string>>,
+    identity?: CallerIdentity,
   ): Promise<readonly string[]>;
 }
 

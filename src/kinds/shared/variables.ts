@@ -37,6 +37,12 @@ export const variablesSchema: JsonSchema = {
     properties: {
       description: { type: 'string', description: 'What the variable means.' },
       ...valueListProperties,
+      fromClaim: {
+        type: 'string',
+        minLength: 1,
+        description:
+          "Fill the variable from this claim of the caller's verified OAuth access token (server.auth); a read of the URI with another value is not found (docs/security.md).",
+      },
     },
     additionalProperties: false,
   },

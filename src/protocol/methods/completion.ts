@@ -29,7 +29,7 @@ async function complete(scope: RequestScope): Promise<object> {
     const uri = requireString(ref, 'uri', `${method} ref`);
     const template = catalog.templates.find((t) => t.descriptor.uriTemplate === uri);
     if (template === undefined) throw invalidParams(`Unknown resource template: ${uri}`);
-    values = await template.complete(name, value, contextArgs);
+    values = await template.complete(name, value, contextArgs, scope.identity);
   } else {
     throw invalidParams(`${method} "ref.type" must be "ref/prompt" or "ref/resource"`);
   }

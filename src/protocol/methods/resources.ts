@@ -9,6 +9,7 @@ import { ErrorCode, ProtocolError } from '../jsonrpc.js';
 import { decodeCursor, encodeCursor, listPage } from '../pagination.js';
 import { requireString } from '../params.js';
 import type { RequestScope } from '../request-scope.js';
+import { privateResult } from '../results.js';
 
 async function readResource(scope: RequestScope): Promise<object> {
   const uri = requireString(scope.params, 'uri', 'resources/read');
@@ -18,7 +19,10 @@ async function readResource(scope: RequestScope): Promise<object> {
     if (resource !== undefined) return { contents: await resource.read(signal) };
     for (const template of catalog.templates) {
       const vars = template.match(uri);
-      if (vars !== undefined) return { contents: await template.read(uri, vars, signal) };
+      if (vars === undefined) continue;
+      const result = { contents: await template.read(uri, vars, signal, scope.identity) };
+      // A claim-bound read is the caller's own: a 2026 result says so (cacheScope private).
+      return template.callerBound ? privateResult(result) : result;
     }
   } catch (err) {
     const known = knownError(err, scope.era);
