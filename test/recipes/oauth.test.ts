@@ -28,6 +28,7 @@ describe('recipes/oauth', () => {
     let resource = '';
     issuer = await startIssuer({
       resource: () => resource,
+      moreResources: () => [`${resource}/stats`],
       scopes: ['notes.read', 'notes.stats'],
       clients: { 'notes-demo': REDIRECT },
       claims: (account) => ({ email: `${account}@example.test` }),
@@ -178,6 +179,40 @@ describe('recipes/oauth', () => {
     assert.deepEqual(counted.json?.result?.structuredContent?.rows, [{ notes: 3 }]);
     const elsewhere = await call(token, 'my_notes', {}, 'tools/call', stats);
     assert.match(JSON.stringify(elsewhere.json), /Unknown tool/i);
+  });
+
+  test('the stats endpoint is its own protected resource: its metadata, its challenge, its audience', async () => {
+    const stats = `${cli.url}/stats`;
+    const origin = new URL(cli.url).origin;
+    const documentUrl = `${origin}/.well-known/oauth-protected-resource/mcp/stats`;
+    const unauthenticated = await call(undefined, '', {}, 'tools/list', stats);
+    assert.equal(unauthenticated.status, 401);
+    assert.match(
+      unauthenticated.headers.get('www-authenticate') ?? '',
+      new RegExp(`resource_metadata="${documentUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`),
+    );
+    const document = (await (await fetch(documentUrl)).json()) as Json;
+    assert.equal(document.resource, stats);
+    assert.deepEqual(document.authorization_servers, [issuer.url]);
+    assert.ok((document.scopes_supported as string[]).includes('notes.stats'));
+    const root = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()) as Json;
+    assert.equal(root.resource, cli.url, 'the server itself is still one resource');
+    const unknown = await fetch(`${origin}/.well-known/oauth-protected-resource/mcp/nope`);
+    assert.equal(unknown.status, 404);
+    await unknown.body?.cancel();
+
+    // A token for the stats endpoint (the `resource` its metadata names) works there only.
+    const narrow = await issuer.token('notes-demo', 'alice', 'notes.read notes.stats', stats);
+    const listed = await call(narrow, '', {}, 'tools/list', stats);
+    assert.equal(listed.status, 200, listed.body);
+    assert.deepEqual(
+      ((listed.json?.result?.tools ?? []) as Json[]).map((t) => t.name),
+      ['note_count'],
+    );
+    const wide = await call(narrow, 'my_notes', {}, 'tools/call', cli.url);
+    assert.equal(wide.status, 401, 'a token for one toolset is not one for the whole server');
+    assert.match(wide.headers.get('www-authenticate') ?? '', /invalid_token.*not meant for this resource/);
+    assert.match(wide.headers.get('www-authenticate') ?? '', /oauth-protected-resource\/mcp"/);
   });
 
   test('over stdio (no identity) the bound tools are refused and the public one answers', async () => {
