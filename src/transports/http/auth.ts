@@ -126,9 +126,14 @@ export class Authenticator {
   /**
    * Who sent the request, or the 401/403/503 to answer. On a toolset's endpoint (`toolset`), an
    * access token may name that endpoint or the whole server as its audience, and a challenge
-   * points to that endpoint's metadata.
+   * points to that endpoint's metadata. `endpointScopes`: what every request to this endpoint needs
+   * besides `required` (a toolset's scopes), named in the 401 so a client asks for all at once.
    */
-  async authenticate(req: IncomingMessage, toolset?: string): Promise<AuthResult> {
+  async authenticate(
+    req: IncomingMessage,
+    toolset?: string,
+    endpointScopes: readonly string[] = [],
+  ): Promise<AuthResult> {
     if (!this.enabled) return { ok: true, principal: undefined };
     const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
     const key = req.headers['x-api-key'];
@@ -150,10 +155,11 @@ export class Authenticator {
     }
     const required = this.scopes.required ?? [];
     if (bearer === undefined) {
+      const scopes = [...new Set([...required, ...endpointScopes])].sort();
       return this.challenge(
         401,
         'Unauthorized: send Authorization: Bearer <access token>',
-        { scopes: required },
+        { scopes },
         toolset,
       );
     }

@@ -339,7 +339,8 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       return;
     }
     if (auth.enabled) {
-      const admitted = await auth.authenticate(req, toolsetOf(req)?.[0]);
+      const endpoint = auth.oauth ? (options.toolsets?.scopes(toolsetOf(req)) ?? []) : [];
+      const admitted = await auth.authenticate(req, toolsetOf(req)?.[0], endpoint);
       if (!admitted.ok) {
         sendError(res, admitted.status, admitted.message, { headers: { ...admitted.headers } });
         return;
