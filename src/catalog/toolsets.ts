@@ -16,7 +16,8 @@
 import { type Problem, problems } from '../errors.js';
 import type { EntryPath } from '../kinds/contract/kinds.js';
 import { suggest } from '../util/suggest.js';
-import type { Catalog, CatalogTemplate, ToolsetMembers } from './types.js';
+import { diffCatalogs } from './diff.js';
+import type { Catalog, CatalogTemplate, ListCategory, ToolsetMembers } from './types.js';
 
 /** `toolsets.<name>` as validated. */
 export interface ToolsetConfig {
@@ -170,6 +171,31 @@ export function servesToolsets(before: Catalog, after: Catalog): boolean {
     before.defaultToolset !== undefined ||
     after.defaultToolset !== undefined
   );
+}
+
+/**
+ * What changed for each view: given a reload's `categories` (changed in the catalog as a whole)
+ * and its two catalogs, a function from a selection of toolsets to the categories that changed in
+ * that view, each view compared once. Without toolsets (or without the catalogs) every view is the
+ * whole catalog. Used by the hub (this replica's clients) and by the fan-out to the 2025 sessions
+ * of every replica, so a client hears of a change the same way wherever its session lives.
+ */
+export function changesByView(
+  categories: ReadonlySet<ListCategory>,
+  change: { readonly before: Catalog; readonly after: Catalog } | undefined,
+): (selection: readonly string[] | undefined) => ReadonlySet<ListCategory> {
+  if (change === undefined || !servesToolsets(change.before, change.after)) return () => categories;
+  const seen = new Map<string, ReadonlySet<ListCategory>>();
+  return (selection) => {
+    const key = selection?.join('\n') ?? '';
+    let found = seen.get(key);
+    if (found === undefined) {
+      const diff = diffCatalogs(catalogView(change.before, selection), catalogView(change.after, selection));
+      found = new Set([...diff.keys()].filter((c) => categories.has(c)));
+      seen.set(key, found);
+    }
+    return found;
+  };
 }
 
 /** The toolsets' required scopes, for an HTTP endpoint's requests. */

@@ -180,7 +180,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
         listener: {
           listChanged: (categories, change) => {
             protocol.notifyListChanged(categories, change);
-            void shared?.listChanged(categories, listDigest(ref.current, categories));
+            void shared?.listChanged(categories, listDigest(ref.current, categories), change);
           },
           resourceUpdated: (uri) => {
             protocol.notifyResourceUpdated(uri);

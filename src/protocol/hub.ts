@@ -8,8 +8,7 @@
  *   tagged with the subscription id, on the listen request's own outlet.
  */
 
-import { diffCatalogs } from '../catalog/diff.js';
-import { catalogView, servesToolsets } from '../catalog/toolsets.js';
+import { changesByView } from '../catalog/toolsets.js';
 import type { Catalog } from '../catalog/types.js';
 import { notification, type ProtocolError } from './jsonrpc.js';
 import { passes } from './log-levels.js';
@@ -92,21 +91,7 @@ export class NotificationHub {
    * a listener served some toolsets hears only of what changed in their view of it.
    */
   notifyListChanged(categories: ReadonlySet<ListCategory>, change?: CatalogChange): void {
-    const seen =
-      change !== undefined && servesToolsets(change.before, change.after)
-        ? new Map<string, ReadonlySet<ListCategory>>()
-        : undefined;
-    const changedFor = (toolsets: readonly string[] | undefined): ReadonlySet<ListCategory> => {
-      if (seen === undefined || change === undefined) return categories;
-      const key = toolsets?.join('\n') ?? '';
-      let found = seen.get(key);
-      if (found === undefined) {
-        const diff = diffCatalogs(catalogView(change.before, toolsets), catalogView(change.after, toolsets));
-        found = new Set(diff.keys());
-        seen.set(key, found);
-      }
-      return found;
-    };
+    const changedFor = changesByView(categories, change);
     for (const category of LIST_CATEGORIES) {
       if (!categories.has(category)) continue;
       if (this.listChanged) {

@@ -20,13 +20,15 @@ export interface Issuer {
    */
   authorize(url: URL, redirectUri: string, account?: string): Promise<URLSearchParams>;
   /** An access token for `account`, through the authorization-code flow of a pre-registered client. */
-  token(clientId: string, account: string, scope: string): Promise<string>;
+  token(clientId: string, account: string, scope: string, resource?: string): Promise<string>;
   close(): Promise<void>;
 }
 
 export interface IssuerOptions {
   /** The MCP server's resource identifier; tokens for it are JWTs with these scopes. */
   readonly resource: () => string;
+  /** More resource identifiers of the MCP server (its toolsets' endpoints), with the same scopes. */
+  readonly moreResources?: () => readonly string[];
   readonly scopes: readonly string[];
   /** Pre-registered public clients: id → redirect URI. */
   readonly clients?: Readonly<Record<string, string>>;
@@ -120,7 +122,8 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
               jwt: { sign: { alg: 'RS256' } },
             };
           }
-          if (indicator !== options.resource()) throw new Error(`unknown resource ${indicator}`);
+          if (indicator !== options.resource() && !(options.moreResources?.() ?? []).includes(indicator))
+            throw new Error(`unknown resource ${indicator}`);
           return {
             scope: options.scopes.join(' '),
             audience: indicator,
@@ -164,7 +167,8 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
       const grant = new provider.Grant({ accountId: details.session?.accountId ?? account, clientId });
       const scope = String(details.params.scope ?? '');
       grant.addOIDCScope(scope);
-      grant.addResourceScope(options.resource(), scope);
+      for (const resource of [options.resource(), ...(options.moreResources?.() ?? [])])
+        grant.addResourceScope(resource, scope);
       const grantId = await grant.save();
       await provider.interactionFinished(
         req,
@@ -198,7 +202,12 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
     throw new Error('too many redirects');
   }
 
-  async function token(clientId: string, who: string, scope: string): Promise<string> {
+  async function token(
+    clientId: string,
+    who: string,
+    scope: string,
+    resource = options.resource(),
+  ): Promise<string> {
     const redirectUri = options.clients?.[clientId];
     if (redirectUri === undefined) throw new Error(`no pre-registered client ${clientId}`);
     const verifier = randomBytes(32).toString('base64url');
@@ -208,7 +217,7 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
       response_type: 'code',
       redirect_uri: redirectUri,
       scope,
-      resource: options.resource(),
+      resource,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
     }).toString();
@@ -223,7 +232,7 @@ export async function startIssuer(options: IssuerOptions): Promise<Issuer> {
         redirect_uri: redirectUri,
         client_id: clientId,
         code_verifier: verifier,
-        resource: options.resource(),
+        resource,
       }).toString(),
     });
     const body = (await res.json()) as { access_token?: string };

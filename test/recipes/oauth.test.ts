@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type Issuer, startIssuer } from '../e2e/oidc-issuer.js';
 import { CLI, REPO } from '../helpers/demo.js';
@@ -28,6 +28,7 @@ describe('recipes/oauth', () => {
     let resource = '';
     issuer = await startIssuer({
       resource: () => resource,
+      moreResources: () => [`${resource}/stats`],
       scopes: ['notes.read', 'notes.stats'],
       clients: { 'notes-demo': REDIRECT },
       claims: (account) => ({ email: `${account}@example.test` }),
@@ -178,6 +179,90 @@ describe('recipes/oauth', () => {
     assert.deepEqual(counted.json?.result?.structuredContent?.rows, [{ notes: 3 }]);
     const elsewhere = await call(token, 'my_notes', {}, 'tools/call', stats);
     assert.match(JSON.stringify(elsewhere.json), /Unknown tool/i);
+  });
+
+  test('the stats endpoint is its own protected resource: its metadata, its challenge, its audience', async () => {
+    const stats = `${cli.url}/stats`;
+    const origin = new URL(cli.url).origin;
+    const documentUrl = `${origin}/.well-known/oauth-protected-resource/mcp/stats`;
+    const unauthenticated = await call(undefined, '', {}, 'tools/list', stats);
+    assert.equal(unauthenticated.status, 401);
+    assert.match(
+      unauthenticated.headers.get('www-authenticate') ?? '',
+      new RegExp(`resource_metadata="${documentUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`),
+    );
+    const document = (await (await fetch(documentUrl)).json()) as Json;
+    assert.equal(document.resource, stats);
+    assert.deepEqual(document.authorization_servers, [issuer.url]);
+    assert.ok((document.scopes_supported as string[]).includes('notes.stats'));
+    const root = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()) as Json;
+    assert.equal(root.resource, cli.url, 'the server itself is still one resource');
+    const unknown = await fetch(`${origin}/.well-known/oauth-protected-resource/mcp/nope`);
+    assert.equal(unknown.status, 404);
+    await unknown.body?.cancel();
+
+    // A token for the stats endpoint (the `resource` its metadata names) works there only.
+    const narrow = await issuer.token('notes-demo', 'alice', 'notes.read notes.stats', stats);
+    const listed = await call(narrow, '', {}, 'tools/list', stats);
+    assert.equal(listed.status, 200, listed.body);
+    assert.deepEqual(
+      ((listed.json?.result?.tools ?? []) as Json[]).map((t) => t.name),
+      ['note_count'],
+    );
+    const wide = await call(narrow, 'my_notes', {}, 'tools/call', cli.url);
+    assert.equal(wide.status, 401, 'a token for one toolset is not one for the whole server');
+    assert.match(wide.headers.get('www-authenticate') ?? '', /invalid_token.*not meant for this resource/);
+    assert.match(wide.headers.get('www-authenticate') ?? '', /oauth-protected-resource\/mcp"/);
+  });
+
+  test('the v2 SDK client on the stats endpoint discovers its metadata and asks for a token for it', async () => {
+    const stats = `${cli.url}/stats`;
+    const authorizations: URL[] = [];
+    let saved: { access_token: string; token_type: string } | undefined;
+    let verifier = '';
+    const provider = {
+      redirectUrl: REDIRECT,
+      clientMetadata: { client_name: 'recipe', redirect_uris: [REDIRECT] },
+      clientInformation: () => ({ client_id: 'notes-demo', redirect_uris: [REDIRECT] }),
+      tokens: () => saved,
+      saveTokens: (tokens: { access_token: string; token_type: string }) => {
+        saved = tokens;
+      },
+      redirectToAuthorization: (url: URL) => {
+        authorizations.push(url);
+      },
+      saveCodeVerifier: (v: string) => {
+        verifier = v;
+      },
+      codeVerifier: () => verifier,
+    };
+    const pin = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
+    const first = new StreamableHTTPClientTransport(new URL(stats), { authProvider: provider });
+    await assert.rejects(new Client({ name: 'recipe-stats', version: '1' }, pin).connect(first));
+    const asked = authorizations.at(-1);
+    assert.ok(asked, 'the client was sent to the authorization endpoint');
+    assert.equal(
+      asked.searchParams.get('resource'),
+      stats,
+      "the resource its metadata names: the endpoint's",
+    );
+    assert.deepEqual(
+      asked.searchParams.get('scope')?.split(' ').sort(),
+      ['notes.read', 'notes.stats'],
+      "the 401 names the toolset's scopes too",
+    );
+    const query = await issuer.authorize(asked, REDIRECT);
+    await first.finishAuth(query.get('code') ?? '', query.get('iss') ?? undefined);
+    const client = new Client({ name: 'recipe-stats', version: '1' }, pin);
+    await client.connect(new StreamableHTTPClientTransport(new URL(stats), { authProvider: provider }));
+    try {
+      assert.deepEqual(
+        (await client.listTools()).tools.map((t) => t.name),
+        ['note_count'],
+      );
+    } finally {
+      await client.close();
+    }
   });
 
   test('over stdio (no identity) the bound tools are refused and the public one answers', async () => {

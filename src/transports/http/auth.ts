@@ -95,24 +95,45 @@ export class Authenticator {
     this.verifier.audience = url;
   }
 
-  /** The RFC 9728 document; undefined without OAuth. */
-  metadata(): object | undefined {
+  /**
+   * The resource identifier of one toolset's endpoint: the server's with `/<name>` appended, as the
+   * endpoint's path is the server's with `/<name>` appended. Each toolset is its own protected
+   * resource (RFC 9728), so a client asks for tokens meant for it.
+   */
+  toolsetResource(toolset: string | undefined): string {
+    return toolset === undefined ? this.resourceId : `${this.resourceId.replace(/\/$/, '')}/${toolset}`;
+  }
+
+  /**
+   * The RFC 9728 document of the server, or of one toolset's endpoint (its resource, and the scopes
+   * that endpoint needs besides the server's); undefined without OAuth.
+   */
+  metadata(toolset?: string, toolsetScopes: readonly string[] = []): object | undefined {
     const oauth = this.options.oauth;
     if (oauth === undefined) return undefined;
     const policy = oauth.scopes ?? {};
-    const all = new Set(policy.required ?? []);
+    const all = new Set([...(policy.required ?? []), ...toolsetScopes]);
     for (const table of [policy.tools, policy.resources, policy.prompts])
       for (const scopes of Object.values(table ?? {})) for (const s of scopes) all.add(s);
     return metadataDocument({
-      resource: this.resourceId,
+      resource: this.toolsetResource(toolset),
       authorizationServers: oauth.authorizationServers ?? [oauth.issuer],
       scopesSupported: [...all].sort(),
       ...(oauth.resourceName === undefined ? {} : { resourceName: oauth.resourceName }),
     });
   }
 
-  /** Who sent the request, or the 401/403/503 to answer. */
-  async authenticate(req: IncomingMessage): Promise<AuthResult> {
+  /**
+   * Who sent the request, or the 401/403/503 to answer. On a toolset's endpoint (`toolset`), an
+   * access token may name that endpoint or the whole server as its audience, and a challenge
+   * points to that endpoint's metadata. `endpointScopes`: what every request to this endpoint needs
+   * besides `required` (a toolset's scopes), named in the 401 so a client asks for all at once.
+   */
+  async authenticate(
+    req: IncomingMessage,
+    toolset?: string,
+    endpointScopes: readonly string[] = [],
+  ): Promise<AuthResult> {
     if (!this.enabled) return { ok: true, principal: undefined };
     const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
     const key = req.headers['x-api-key'];
@@ -134,11 +155,17 @@ export class Authenticator {
     }
     const required = this.scopes.required ?? [];
     if (bearer === undefined) {
-      return this.challenge(401, 'Unauthorized: send Authorization: Bearer <access token>', {
-        scopes: required,
-      });
+      const scopes = [...new Set([...required, ...endpointScopes])].sort();
+      return this.challenge(
+        401,
+        'Unauthorized: send Authorization: Bearer <access token>',
+        { scopes },
+        toolset,
+      );
     }
-    const verdict = await this.verifier.verify(bearer);
+    const audiences =
+      toolset === undefined ? [this.resourceId] : [this.toolsetResource(toolset), this.resourceId];
+    const verdict = await this.verifier.verify(bearer, audiences);
     if (!verdict.ok) {
       if (verdict.status === 503) {
         return {
@@ -148,36 +175,40 @@ export class Authenticator {
           headers: { 'Retry-After': '5' },
         };
       }
-      return this.challenge(401, `Unauthorized: ${verdict.description}`, {
-        error: 'invalid_token',
-        description: verdict.description,
-      });
+      return this.challenge(
+        401,
+        `Unauthorized: ${verdict.description}`,
+        { error: 'invalid_token', description: verdict.description },
+        toolset,
+      );
     }
     const missing = missingScopes(verdict.principal, required);
-    if (missing.length > 0) return this.insufficient(required);
+    if (missing.length > 0) return this.insufficient(required, toolset);
     return { ok: true, principal: verdict.principal };
   }
 
   /** The 403 for a caller whose token lacks some of `needed` (every scope the operation needs). */
-  insufficient(needed: readonly string[]): AuthResult & { ok: false } {
+  insufficient(needed: readonly string[], toolset?: string): AuthResult & { ok: false } {
     const description = `the access token lacks a needed scope; this needs: ${needed.join(' ')}`;
-    return this.challenge(403, `Forbidden: ${description}`, {
-      error: 'insufficient_scope',
-      scopes: needed,
-      description,
-    });
+    return this.challenge(
+      403,
+      `Forbidden: ${description}`,
+      { error: 'insufficient_scope', scopes: needed, description },
+      toolset,
+    );
   }
 
   private challenge(
     status: 401 | 403,
     message: string,
     challenge: Parameters<typeof bearerChallenge>[1],
+    toolset: string | undefined,
   ): AuthResult & { ok: false } {
     return {
       ok: false,
       status,
       message,
-      headers: { 'WWW-Authenticate': bearerChallenge(this.resourceId, challenge) },
+      headers: { 'WWW-Authenticate': bearerChallenge(this.toolsetResource(toolset), challenge) },
     };
   }
 }

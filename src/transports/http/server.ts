@@ -38,7 +38,7 @@ import {
 } from './guards.js';
 import { type LegacyContext, serveLegacyDelete, serveLegacyGet, serveLegacyPost } from './legacy.js';
 import { type ModernContext, serveModernPost } from './modern.js';
-import { metadataPaths } from './oauth/metadata.js';
+import { metadataPaths, metadataUrl } from './oauth/metadata.js';
 import { accessOf, missingScopes, scopesNeeded } from './oauth/scopes.js';
 import { clientKey, SessionStore } from './sessions.js';
 import { SharedSessions } from './shared-sessions.js';
@@ -258,7 +258,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       const endpoint = options.toolsets?.scopes(toolsetOf(req)) ?? [];
       const needed = [...new Set([...scopesNeeded(message, auth.scopes), ...endpoint])].sort();
       if (missingScopes(principals.get(req), needed).length > 0) {
-        const refusal = auth.insufficient(needed);
+        const refusal = auth.insufficient(needed, toolsetOf(req)?.[0]);
         sendError(res, refusal.status, refusal.message, { headers: { ...refusal.headers } });
         return;
       }
@@ -275,6 +275,19 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     await ops.request(method, tool, serve);
   }
 
+  /**
+   * Whether a path is an RFC 9728 metadata document's: the server's (at the well-known path with or
+   * without the resource's path), or a toolset endpoint's (§3.1: the well-known prefix inserted
+   * before that endpoint's path, `/.well-known/oauth-protected-resource/mcp/<name>`).
+   */
+  function metadataRequest(reqPath: string): { readonly toolset: string | undefined } | undefined {
+    if (metadataPaths(auth.resourceId).includes(reqPath)) return { toolset: undefined };
+    const prefix = `${new URL(metadataUrl(auth.resourceId)).pathname}/`;
+    if (!reqPath.startsWith(prefix)) return undefined;
+    const name = reqPath.slice(prefix.length);
+    return options.toolsets?.has(name) ? { toolset: name } : undefined;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (closing) {
       res.setHeader('Connection', 'close');
@@ -289,9 +302,12 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     }
     if (options.pageRoute?.(req, res)) return;
     const reqPath = pathOf(req.url);
-    if (auth.oauth && metadataPaths(auth.resourceId).includes(reqPath)) {
+    const metadataOf = auth.oauth ? metadataRequest(reqPath) : undefined;
+    if (metadataOf !== undefined) {
       if (req.method === 'GET' || req.method === 'HEAD') {
-        sendJson(res, 200, auth.metadata() ?? {}, {
+        const toolset = metadataOf.toolset;
+        const scopes = toolset === undefined ? [] : (options.toolsets?.scopes([toolset]) ?? []);
+        sendJson(res, 200, auth.metadata(toolset, scopes) ?? {}, {
           'Access-Control-Allow-Origin': '*',
           'Cache-Control': 'max-age=300',
         });
@@ -323,7 +339,8 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       return;
     }
     if (auth.enabled) {
-      const admitted = await auth.authenticate(req);
+      const endpoint = auth.oauth ? (options.toolsets?.scopes(toolsetOf(req)) ?? []) : [];
+      const admitted = await auth.authenticate(req, toolsetOf(req)?.[0], endpoint);
       if (!admitted.ok) {
         sendError(res, admitted.status, admitted.message, { headers: { ...admitted.headers } });
         return;

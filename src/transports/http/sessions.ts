@@ -154,7 +154,7 @@ export class SessionStore {
     if (session === undefined) {
       this.expire();
       if (this.sessions.size >= this.limits.max) this.evictIdle(undefined);
-      session = this.add(id, loaded.record.client);
+      session = this.add(id, loaded.record.client, loaded.record.toolsets);
       this.log.debug(`http: session ${shortId(id)} taken up from the shared state`);
     }
     restore(session, loaded.record);
@@ -178,7 +178,7 @@ export class SessionStore {
   async save(session: Session): Promise<void> {
     const shared = this.shared;
     if (shared === undefined) return;
-    const record = shared.recordOf(session.client, session.connection.session);
+    const record = shared.recordOf(session.client, session.connection.session, session.toolsets);
     if (record === undefined) return;
     const text = JSON.stringify(record);
     if (text === session.saved) return;

@@ -6,7 +6,7 @@
  *
  * Keys (under the store's prefix):
  * - `s:<id>`: the session record (negotiated version, client capabilities, ready, log level,
- *   subscriptions, owner), bounded to RECORD_BYTES, expiring `ttlMs` after its last use;
+ *   subscriptions, owner, the toolsets of the path it was created on), bounded to RECORD_BYTES, expiring `ttlMs` after its last use;
  * - `g:<id>`: the key of its newest GET stream, where unsolicited messages go (its own key, so a GET
  *   opened on one replica is not overwritten by a request saved on another);
  * - `st:<id>:<stream>`: each stream's bounded event log (streams.ts: StreamLog), so a
@@ -34,7 +34,8 @@
  * resume, from the log.
  */
 import { randomBytes } from 'node:crypto';
-import type { LogLevel } from '../../catalog/types.js';
+import { changesByView } from '../../catalog/toolsets.js';
+import type { Catalog, ListCategory, LogLevel } from '../../catalog/types.js';
 import type { Logger } from '../../log.js';
 import { notification } from '../../protocol/jsonrpc.js';
 import { passes } from '../../protocol/log-levels.js';
@@ -62,6 +63,11 @@ export interface SessionRecord {
   readonly logLevel?: LogLevel;
   readonly subscriptions: readonly string[];
   readonly capabilities: Readonly<Record<string, unknown>>;
+  /**
+   * The toolsets of the path the session was created on (`<path>/<toolset>`); absent: the default
+   * endpoint. Another replica serves the session on that path only, with that view.
+   */
+  readonly toolsets?: readonly string[];
 }
 
 type Event =
@@ -134,7 +140,11 @@ export class SharedSessions {
   }
 
   /** The record of a session as the protocol connection holds it. */
-  recordOf(client: string, session: LegacySession): SessionRecord | undefined {
+  recordOf(
+    client: string,
+    session: LegacySession,
+    toolsets: readonly string[] | undefined,
+  ): SessionRecord | undefined {
     if (session.version === undefined) return undefined;
     return {
       client,
@@ -143,6 +153,7 @@ export class SharedSessions {
       ...(session.logLevel !== undefined && { logLevel: session.logLevel }),
       subscriptions: [...session.subscriptions],
       capabilities: session.clientCapabilities,
+      ...(toolsets !== undefined && { toolsets }),
     };
   }
 
@@ -259,12 +270,31 @@ export class SharedSessions {
     };
   }
 
-  /** After a reload (`eventId` names the change the same way on every replica). */
-  listChanged(categories: ReadonlySet<string>, eventId: string): Promise<void> {
+  /**
+   * After a reload (`eventId` names the change the same way on every replica). With `change` (the
+   * catalogs before and after), a session of some toolsets hears only of what changed in their
+   * view, as the hub tells this replica's own clients.
+   */
+  listChanged(
+    categories: ReadonlySet<ListCategory>,
+    eventId: string,
+    change?: { readonly before: Catalog; readonly after: Catalog },
+  ): Promise<void> {
+    const changedFor = changesByView(categories, change);
+    // One list per view (changesByView answers the same set for the same view).
+    const lists = new Map<ReadonlySet<ListCategory>, readonly object[]>();
     return this.fanout(
       `lc:${eventId}`,
       (record) => record.ready,
-      () => [...categories].sort().map((c) => notification(`notifications/${c}/list_changed`)),
+      (record) => {
+        const changed = changedFor(record.toolsets);
+        let list = lists.get(changed);
+        if (list === undefined) {
+          list = [...changed].sort().map((c) => notification(`notifications/${c}/list_changed`));
+          lists.set(changed, list);
+        }
+        return list;
+      },
     );
   }
 
@@ -272,7 +302,7 @@ export class SharedSessions {
     return this.fanout(
       `ru:${Math.floor(Date.now() / UPDATE_WINDOW_MS)}:${uri}`,
       (record) => record.subscriptions.includes(uri),
-      () => [notification('notifications/resources/updated', { uri })],
+      always([notification('notifications/resources/updated', { uri })]),
     );
   }
 
@@ -280,23 +310,34 @@ export class SharedSessions {
     return this.fanout(
       `log:${eventId}`,
       (record) => record.ready && record.logLevel !== undefined && passes(level, record.logLevel),
-      () => [notification('notifications/message', { level, logger: 'mcp-run', data })],
+      always([notification('notifications/message', { level, logger: 'mcp-run', data })]),
     );
   }
 
   private async fanout(
     claim: string,
     wants: (record: SessionRecord) => boolean,
-    messages: () => object[],
+    messages: (record: SessionRecord) => readonly object[],
   ): Promise<void> {
     try {
       if (!(await this.state.claim(`c:${claim}`, CLAIM_MS))) return;
-      const items = messages().map((message) => serializeMessage(message));
+      // Serialized once per distinct list of messages (one per view at most).
+      const serialized = new Map<readonly object[], string[]>();
+      const itemsOf = (record: SessionRecord): string[] => {
+        const list = messages(record);
+        let items = serialized.get(list);
+        if (items === undefined) {
+          items = list.map((message) => serializeMessage(message));
+          serialized.set(list, items);
+        }
+        return items;
+      };
       const bounds = { items: this.limits.events, bytes: this.limits.bytes, ttlMs: this.ttlMs };
       for (const id of await this.state.indexRecent('sessions', this.ttlMs)) {
         try {
           const record = await this.peek(id);
-          const stream = record && wants(record) ? await this.state.get(`g:${id}`) : undefined;
+          const items = record && wants(record) ? itemsOf(record) : [];
+          const stream = items.length > 0 ? await this.state.get(`g:${id}`) : undefined;
           if (stream === undefined) continue;
           let last = 0;
           for (const item of items) last = await this.state.logAppend(`st:${id}:${stream}`, item, bounds);
@@ -315,6 +356,11 @@ export class SharedSessions {
   private publish(event: Event): Promise<void> {
     return this.state.publish(CHANNEL, JSON.stringify(event));
   }
+}
+
+/** The same messages for every session (one list, serialized once). */
+function always(messages: readonly object[]): () => readonly object[] {
+  return () => messages;
 }
 
 function parseRecord(text: string): SessionRecord | undefined {

@@ -98,15 +98,20 @@ export class TokenVerifier {
     this.timeoutMs = options.timeoutMs ?? 5000;
   }
 
-  async verify(token: string): Promise<Verdict> {
+  /**
+   * `audiences`: the identifiers a token may name, this resource's by default; a toolset's endpoint
+   * accepts its own and the server's (docs/security.md).
+   */
+  async verify(token: string, audiences: readonly string[] = [this.audience]): Promise<Verdict> {
     const { decodeProtectedHeader, decodeJwt, jwtVerify } = await loadJose();
     if (!looksLikeJwt(token, decodeProtectedHeader)) {
-      if (this.options.introspection !== undefined) return this.introspect(token, this.options.introspection);
+      if (this.options.introspection !== undefined)
+        return this.introspect(token, this.options.introspection, audiences);
       return invalid('the access token is not a JWT');
     }
     // A token that could never pass is refused before the keys are asked for: with the
     // authorization server down, only a token whose signature needs its keys waits for them (503).
-    const hopeless = this.hopeless(token, decodeProtectedHeader, decodeJwt);
+    const hopeless = this.hopeless(token, decodeProtectedHeader, decodeJwt, audiences);
     if (hopeless !== undefined) return hopeless;
     let keys: KeySet;
     try {
@@ -117,7 +122,7 @@ export class TokenVerifier {
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: this.options.issuer,
-        audience: this.audience,
+        audience: [...audiences],
         algorithms: this.algorithms,
         clockTolerance: this.options.clockToleranceSec ?? 30,
         requiredClaims: ['exp'],
@@ -138,6 +143,7 @@ export class TokenVerifier {
     token: string,
     decodeProtectedHeader: typeof import('jose').decodeProtectedHeader,
     decodeJwt: typeof import('jose').decodeJwt,
+    accepted: readonly string[],
   ): Verdict | undefined {
     const { alg } = decodeProtectedHeader(token);
     if (typeof alg !== 'string' || !this.algorithms.includes(alg))
@@ -150,7 +156,8 @@ export class TokenVerifier {
     }
     if (claims.iss !== this.options.issuer) return invalid('the access token has another issuer');
     const audiences = Array.isArray(claims.aud) ? claims.aud : claims.aud === undefined ? [] : [claims.aud];
-    if (!audiences.includes(this.audience)) return invalid('the access token is not meant for this resource');
+    if (!audiences.some((a) => accepted.includes(a)))
+      return invalid('the access token is not meant for this resource');
     const now = Math.floor(Date.now() / 1000);
     const leeway = this.options.clockToleranceSec ?? 30;
     if (typeof claims.exp !== 'number') return invalid('the access token\'s "exp" claim is not acceptable');
@@ -208,7 +215,11 @@ export class TokenVerifier {
     return pending;
   }
 
-  private async introspect(token: string, options: IntrospectionOptions): Promise<Verdict> {
+  private async introspect(
+    token: string,
+    options: IntrospectionOptions,
+    accepted: readonly string[],
+  ): Promise<Verdict> {
     let endpoint: string | undefined;
     try {
       endpoint = options.endpoint ?? (await this.issuerMetadata()).introspection_endpoint;
@@ -247,7 +258,8 @@ export class TokenVerifier {
       return invalid('the access token is not yet valid');
     const aud = body.aud;
     const audiences = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
-    if (!audiences.includes(this.audience)) return invalid('the access token is not meant for this resource');
+    if (!audiences.some((a) => typeof a === 'string' && accepted.includes(a)))
+      return invalid('the access token is not meant for this resource');
     return { ok: true, principal: principalOf(body as JWTPayload, this.options.issuer, token) };
   }
 }
