@@ -127,6 +127,12 @@ interface Run {
   readonly kill?: { readonly at: number; readonly inFlight: number; readonly restartMs: number };
 }
 
+/** RSS in MB, or null when there is none to read (a process just killed has no VmRSS left). */
+function rssOf(pid: number | undefined): number | null {
+  const rss = memoryOf(pid)?.rssMb;
+  return rss !== undefined && Number.isFinite(rss) ? rss : null;
+}
+
 interface Cluster {
   readonly url: string;
   readonly replicas: ServerProcess[];
@@ -155,9 +161,7 @@ async function loadRun(
     samples.push({
       t: (performance.now() - t0) / 1000,
       rssMb: cluster.replicas.map((r) =>
-        r.child.exitCode === null && r.child.signalCode === null
-          ? (memoryOf(r.child.pid)?.rssMb ?? null)
-          : null,
+        r.child.exitCode === null && r.child.signalCode === null ? rssOf(r.child.pid) : null,
       ),
     });
   sample();
@@ -172,7 +176,10 @@ async function loadRun(
           victim.child.kill('SIGKILL');
           const k0 = performance.now();
           restarted = new Promise<void>((ok) => victim.child.once('exit', () => ok()))
-            .then(() => cluster.start(0))
+            .then(() => {
+              sample(); // one sample of it down, whatever the second
+              return cluster.start(0);
+            })
             .then((proc) => {
               cluster.replicas[0] = proc;
               if (kill) kill = { ...kill, restartMs: performance.now() - k0 };
