@@ -2,9 +2,10 @@
  * `npm run bench [-- <scenario>…] [--smoke] [--duration s] [--rounds n] [--warmup s] [--runs n]
  * [--out dir] [--profile]`: runs the benchmark scenarios (all by default) and writes the raw figures
  * to bench/results.json and the tables to docs/benchmarks.md. A partial run replaces only the
- * scenarios it ran. `--smoke` is a tiny run (1 round, short measurements, small manifests); tests use
- * it. `--profile` writes CPU profiles of the mcp-run processes (see bench/profile.ts). Both write
- * their figures to a temp folder unless `--out` says where. Not a test: figures vary by
+ * scenarios it ran. `--duration` is one measurement's length (default 2 s), and the length of each
+ * load run of `soak` (default 20 s). `--smoke` is a tiny run (1 round, short measurements, small
+ * manifests); tests use it. `--profile` writes CPU profiles of the mcp-run processes (see
+ * bench/profile.ts). Both write their figures to a temp folder unless `--out` says where. Not a test: figures vary by
  * machine and load. Needs the built CLI (`npm run bench` builds first).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { proxyScenario } from './scenarios/proxy.js';
 import { reloadScenario } from './scenarios/reload.js';
 import { replicasScenario } from './scenarios/replicas.js';
 import { scaleScenario } from './scenarios/scale.js';
+import { soakScenario } from './scenarios/soak.js';
 import { sqlScenario } from './scenarios/sql.js';
 import { stdioScenario } from './scenarios/stdio.js';
 import { toolboxScenario } from './scenarios/toolbox.js';
@@ -40,6 +42,7 @@ const SCENARIOS: readonly Scenario[] = [
   reloadScenario,
   toolboxScenario,
   replicasScenario,
+  soakScenario,
 ];
 
 function parseArgs(argv: readonly string[]) {
@@ -71,6 +74,8 @@ function parseArgs(argv: readonly string[]) {
     duration: number('--duration', 2, 0.2),
     warmup: number('--warmup', 1, 0.05),
     rounds: Math.max(1, Math.round(number('--rounds', 3, 1))),
+    // The soak run is one long measurement, not rounds of short ones: its own default length.
+    soak: number('--duration', 20, 2),
     runs: Math.max(1, Math.round(number('--runs', 10, 1))),
     ...(flags.has('--profile') && { profileDir: mkdtempSync(join(tmpdir(), 'mcp-run-profile-')) }),
   };

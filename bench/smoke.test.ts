@@ -29,6 +29,7 @@ const SCENARIOS = [
   'reload',
   'toolbox',
   'replicas',
+  'soak',
 ];
 
 /**
@@ -74,14 +75,19 @@ describe('npm run bench -- --smoke', () => {
   let results: Results;
   let markdown: string;
 
-  before(async () => {
-    run = await runBench(['--smoke', '--duration', DURATION, '--out', out]);
-    results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
-    markdown = readFileSync(join(out, 'benchmarks.md'), 'utf8');
-  });
+  // Run on first use, not in a before hook: a --test-name-pattern that picks only the soak pass
+  // below must not pay for the whole smoke run (hooks run even when every test is filtered out).
+  let started: Promise<void> | undefined;
+  const ran = () =>
+    (started ??= (async () => {
+      run = await runBench(['--smoke', '--duration', DURATION, '--out', out]);
+      results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+      markdown = readFileSync(join(out, 'benchmarks.md'), 'utf8');
+    })());
   after(() => rmSync(out, { recursive: true, force: true }));
 
-  test('exits 0 and records the machine, the date, the options and every scenario', () => {
+  test('exits 0 and records the machine, the date, the options and every scenario', async () => {
+    await ran();
     assert.equal(run.code, 0, run.stderr);
     assert.ok(results.machine.cores >= 1);
     assert.match(results.machine.node, /^v\d+/);
@@ -94,7 +100,8 @@ describe('npm run bench -- --smoke', () => {
   });
 
   for (const name of SCENARIOS) {
-    test(`${name}: every contender measured something, with no failed request`, (t) => {
+    test(`${name}: every contender measured something, with no failed request`, async (t) => {
+      await ran();
       const scenario = finished(results.scenarios[name]);
       // A contender that is not installed here (the Toolbox binary) skips its scenario, with the reason.
       const skipped = (scenario.raw as { skipped?: string } | undefined)?.skipped;
@@ -120,7 +127,8 @@ describe('npm run bench -- --smoke', () => {
       }
     });
 
-    test(`${name}: the page shows its section, its tables and a verdict on each goal`, () => {
+    test(`${name}: the page shows its section, its tables and a verdict on each goal`, async () => {
+      await ran();
       const scenario = finished(results.scenarios[name]);
       assert.ok(
         markdown.includes(`## ${scenario.title} (\`${name}\`)`),
@@ -147,5 +155,67 @@ describe('npm run bench -- --smoke', () => {
     const { code, stderr } = await runBench(['--smoke', '--out', out, 'nope']);
     assert.notEqual(code, 0);
     assert.match(stderr, /unknown scenario nope; known: http, proxy, sql, duckdb/);
+  });
+});
+
+/**
+ * The soak scenario alone, as its own `--smoke` pass (2 clients, 2 s per run: its smoke length when
+ * no `--duration` is given): every call was answered and checked, the steady run had no error, the
+ * kill happened and the replica came back, and nothing was lost. Answers, not timing.
+ * `npm run bench:smoke -- --test-name-pattern='smoke soak'` runs only this.
+ */
+describe('npm run bench -- --smoke soak', () => {
+  const out = mkdtempSync(join(tmpdir(), 'mcp-run-bench-soak-'));
+  let run: { code: number | null; stderr: string };
+  let soak: ScenarioResult;
+  interface SoakRun {
+    label: string;
+    kill?: { at: number; inFlight: number; restartMs: number };
+    figures: { calls: number; errors: number; lost: number; errorsOutside: number };
+    samples: { t: number; rssMb: (number | null)[] }[];
+    failures: unknown[];
+  }
+  let runs: SoakRun[];
+
+  before(async () => {
+    run = await runBench(['--smoke', '--out', out, 'soak']);
+    soak = finished((JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Results).scenarios.soak);
+    runs = (soak.raw as { runs: SoakRun[] }).runs;
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  test('2 clients, 2 s runs: every call answered right when nothing fails', () => {
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((soak.raw as { clients: number }).clients, 2);
+    assert.equal((soak.raw as { seconds: number }).seconds, 2);
+    const steady = runs[0]!;
+    // Each client cycles through 4 kinds of call: a pass of each, at least.
+    assert.ok(steady.figures.calls >= 8, `${steady.figures.calls} calls`);
+    assert.deepEqual(steady.failures, []);
+    assert.equal(steady.figures.errors, 0);
+    // RSS was sampled at the start and the end of the run, for both replicas.
+    assert.ok(steady.samples.length >= 2);
+    for (const s of steady.samples)
+      assert.ok(
+        s.rssMb.every((v) => v !== null && v > 0),
+        JSON.stringify(s),
+      );
+  });
+
+  test('a replica SIGKILLed midway: it comes back, no call is lost, errors only at the kill', () => {
+    const fault = runs[1]!;
+    assert.ok(fault.kill, 'the replica was killed');
+    assert.ok(Number.isFinite(fault.kill.restartMs), 'and started again');
+    assert.ok(fault.figures.calls >= 8, `${fault.figures.calls} calls`);
+    assert.equal(fault.figures.lost, 0, JSON.stringify(fault.failures));
+    assert.equal(fault.figures.errorsOutside, 0, JSON.stringify(fault.failures));
+    // The killed replica was seen down, and up again by the last sample.
+    assert.ok(
+      fault.samples.some((s) => s.rssMb[0] === null),
+      'a sample while it was down',
+    );
+    assert.notEqual(fault.samples.at(-1)?.rssMb[0], null);
+    const goals = soak.goals.map((g) => [g.goal, g.met]);
+    assert.ok(goals.length === 2 && goals.every(([, met]) => met === true), JSON.stringify(soak.goals));
   });
 });

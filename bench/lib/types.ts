@@ -11,6 +11,8 @@ export interface BenchOptions {
   /** Seconds of warm-up per contender before the first round (JIT, connections, caches). */
   readonly warmup: number;
   readonly rounds: number;
+  /** Seconds of each load run of the `soak` scenario: `--duration` when given, else 20 (smoke: 2). */
+  readonly soak: number;
   /** Repetitions of one-shot measurements (cold start, hot reload). */
   readonly runs: number;
   /** Write .cpuprofile files of the mcp-run processes into this folder. */

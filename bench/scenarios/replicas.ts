@@ -6,11 +6,8 @@
  * takes the session up from Redis. Needs HAProxy and a Redis (MCP_RUN_TEST_REDIS_URL, else
  * redis://127.0.0.1:6379); each run uses a key prefix of its own.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { HAPROXY, haproxy, ownRedis, REDIS_SERVER, redisCommands } from '../lib/cluster.js';
 import { cheapManifest } from '../lib/fixtures.js';
 import { goal } from '../lib/goals.js';
 import { cannon, interleave, medians, probe, type Target, type Throughput } from '../lib/load.js';
@@ -18,89 +15,6 @@ import { type Era, ID_SLOT, legacyHttpSession, modernHeaders, toolCall } from '.
 import { cpuMsOf, mcpRun, ServerProcess, stopAll } from '../lib/proc.js';
 import { fmt, median, ratio, times } from '../lib/stats.js';
 import type { BenchOptions, Scenario } from '../lib/types.js';
-
-const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
-const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/sbin/redis-server', '/usr/local/bin/redis-server'].find(
-  (p) => existsSync(p),
-);
-
-/** A redis-server of the scenario's own (no persistence): its command counts are the replicas' only. */
-async function ownRedis(): Promise<{ url: string; port: number; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    REDIS_SERVER as string,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; ; i++) {
-    try {
-      if (execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).includes('PONG'))
-        break;
-    } catch {
-      // not up yet
-    }
-    if (i > 200 || child.exitCode !== null) throw new Error('redis-server did not start');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return { url: `redis://127.0.0.1:${port}`, port, child };
-}
-
-/** Commands Redis has run so far (INFO commandstats), the INFO calls themselves left out. */
-function redisCommands(port: number): number {
-  const text = execFileSync('redis-cli', ['-p', String(port), 'info', 'commandstats'], { encoding: 'utf8' });
-  let sum = 0;
-  for (const m of text.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm)) if (m[1] !== 'info') sum += Number(m[2]);
-  return sum;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-/** HAProxy round-robin over the replicas; resolves once it forwards. */
-async function haproxy(
-  work: string,
-  name: string,
-  urls: readonly string[],
-): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const cfg = join(work, `${name}.cfg`);
-  writeFileSync(
-    cfg,
-    [
-      'global',
-      '  maxconn 1024',
-      'defaults',
-      '  mode http',
-      '  timeout connect 2s',
-      '  timeout client 30s',
-      '  timeout server 30s',
-      'frontend mcp',
-      `  bind 127.0.0.1:${port}`,
-      '  default_backend replicas',
-      'backend replicas',
-      '  balance roundrobin',
-      ...urls.map((u, i) => `  server r${i} ${new URL(u).host}`),
-      '',
-    ].join('\n'),
-  );
-  const child = spawn(HAPROXY as string, ['-f', cfg, '-db'], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}/mcp`;
-  for (let i = 0; ; i++) {
-    const ok = await fetch(new URL('/healthz', url)).then(
-      (r) => r.text().then(() => r.ok),
-      () => false,
-    );
-    if (ok) break;
-    if (i > 200 || child.exitCode !== null) throw new Error('haproxy did not start');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return { url, child };
-}
 
 interface Costed extends Throughput {
   /** CPU the setup used during the round, in cores. */
