@@ -428,8 +428,9 @@ export const soakScenario: Scenario = {
           },
           byCall,
           rssTable(steady, 'RSS over time, steady run', () => 'MB'),
+          // The killed replica's column holds "down" while it is: not a column of figures.
           rssTable(fault, 'RSS over time, fault run (MB; replica 1 killed and restarted)', (i) =>
-            i === 0 ? 'RSS (killed)' : 'RSS',
+            i === 0 ? '(killed), MB or down' : 'MB',
           ),
         ],
         goals: [
