@@ -118,19 +118,28 @@ async function startTask(
     }
     committed = true;
   }
-  void settled.then(async (outcome) => {
-    if ('result' in outcome) await engine.complete(taskId, toWire(outcome.result));
-    else {
-      const error = toProtocolError(outcome.error, scope.era, 'tools/call', scope.server.log);
-      await engine.fail(taskId, {
-        code: error.code,
-        message: error.message,
-        ...(error.data !== undefined && { data: error.data }),
-      });
-    }
+  void settled
+    .then(async (outcome) => {
+      if ('result' in outcome) await engine.complete(taskId, toWire(outcome.result));
+      else {
+        const error = toProtocolError(outcome.error, scope.era, 'tools/call', scope.server.log);
+        await engine.fail(taskId, {
+          code: error.code,
+          message: error.message,
+          ...(error.data !== undefined && { data: error.data }),
+        });
+      }
+    })
+    // The last write could not be stored before the task expired (its store stayed unreachable):
+    // said once here; nobody can poll the task any more. Never an unhandled rejection, which would
+    // end the process.
+    .catch((err: unknown) =>
+      scope.server.log.warn(
+        `task ${taskId.slice(0, 6)}…: its outcome was not stored: ${(err as Error).message}`,
+      ),
+    )
     // A task stopped without a last status (expired, its session gone) still lets go of its watcher.
-    unwatch();
-  });
+    .finally(unwatch);
   return createTaskResult(record, scope);
 }
 

@@ -18,6 +18,7 @@ import {
   type LogRead,
   type SharedState,
   StateError,
+  StateUnavailable,
 } from './shared.js';
 
 /** Longest one command waits before it fails. */
@@ -219,7 +220,7 @@ export class RedisState implements SharedState {
       return await command();
     } catch (err) {
       if (err instanceof StateError) throw err;
-      throw new StateError(`Redis at ${this.where}: ${what} failed: ${(err as Error).message}`);
+      throw new StateUnavailable(`Redis at ${this.where}: ${what} failed: ${(err as Error).message}`);
     }
   }
 

@@ -59,6 +59,17 @@ export class StateError extends Error {
   }
 }
 
+/**
+ * The store did not answer (Redis unreachable, a command timed out): unlike a value beyond its bound,
+ * the same write may succeed once the store is back.
+ */
+export class StateUnavailable extends StateError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateUnavailable';
+  }
+}
+
 export interface SharedState {
   readonly kind: 'memory' | 'redis';
   /** Where the store is, without credentials, for logs. */

@@ -11,6 +11,7 @@
  * as failed, never as working forever.
  */
 
+import { StateUnavailable } from '../state/shared.js';
 import type { InputRequest } from '../steps/interaction.js';
 import { uniqueName } from '../util/unique.js';
 import { newTaskId } from './ids.js';
@@ -30,6 +31,8 @@ import {
 export const STALE_MS = 30_000;
 /** A cancel sent to another replica's runner is waited for this long (at most) before it is written here. */
 const REMOTE_CANCEL_WAIT_MS = 5000;
+/** Waits between tries of a task's last write while its store is unreachable (the last repeats). */
+const UNREACHABLE_RETRY_MS = [250, 500, 1000, 2000];
 /** JSON-RPC internal error: the code a task failed by the server itself carries. */
 const INTERNAL_ERROR = -32603;
 
@@ -261,13 +264,32 @@ export class TaskEngine {
 
   async complete(taskId: string, result: object): Promise<void> {
     try {
-      await this.completeNow(taskId, result);
+      await this.untilStored(taskId, () => this.completeNow(taskId, result));
     } catch (err) {
-      // A store that refuses the record (beyond its value bound, unreachable) fails the task.
+      // A store that refuses the record (beyond its value bound), or is still unreachable when the
+      // task expires, fails the task.
       await this.fail(taskId, {
         code: INTERNAL_ERROR,
         message: `The task's result could not be stored: ${(err as Error).message}`,
       });
+    }
+  }
+
+  /**
+   * Runs a task's last write; while the store is unreachable (Redis down under `--state`) tries it
+   * again, until it lands or the task expires. A call that finishes during an outage keeps its
+   * outcome here, and its owner polls it to that outcome once the store is back, from any replica:
+   * the live part stays meanwhile, so the heartbeat resumes and no replica takes the runner for gone.
+   */
+  private async untilStored(taskId: string, write: () => Promise<void>): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write();
+      } catch (err) {
+        if (!(err instanceof StateUnavailable) || !this.live.has(taskId)) throw err;
+        const wait = UNREACHABLE_RETRY_MS[Math.min(attempt, UNREACHABLE_RETRY_MS.length - 1)];
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
     }
   }
 
@@ -287,8 +309,13 @@ export class TaskEngine {
   }
 
   async fail(taskId: string, error: TaskError): Promise<void> {
-    await this.change(taskId, { status: 'failed', error, statusMessage: error.message });
-    this.settle(taskId);
+    try {
+      await this.untilStored(taskId, () =>
+        this.change(taskId, { status: 'failed', error, statusMessage: error.message }),
+      );
+    } finally {
+      this.settle(taskId);
+    }
   }
 
   /**
@@ -436,10 +463,12 @@ export class TaskEngine {
     this.heartbeat = undefined;
     for (const taskId of [...this.live.keys()]) {
       this.stop(taskId, new Error('the server is shutting down'));
+      // A store that is unreachable now leaves the record as it was: it reads failed once this
+      // runner's heartbeat is stale, so the shutdown does not wait for the store.
       await this.fail(taskId, {
         code: INTERNAL_ERROR,
         message: 'The server shut down before the task finished.',
-      });
+      }).catch(() => {});
     }
   }
 
