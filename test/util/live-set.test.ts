@@ -101,12 +101,17 @@ function promotedShare(kind: 'Set' | 'LiveSet' | 'LiveMap'): number {
   return promoted / allocated;
 }
 
-test('requests churning through a LiveSet or a LiveMap die young; through a Set they are promoted', () => {
+test('requests churning through a LiveSet or a LiveMap die young; through a Set they are promoted', (t) => {
   const set = promotedShare('Set');
   const liveSet = promotedShare('LiveSet');
   const liveMap = promotedShare('LiveMap');
-  assert.ok(liveSet < 0.1, `LiveSet: ${(liveSet * 100).toFixed(2)}% of the bytes promoted`);
-  assert.ok(liveMap < 0.1, `LiveMap: ${(liveMap * 100).toFixed(2)}% of the bytes promoted`);
-  // What the classes avoid, on this V8: if a V8 stops doing it, this line says so.
-  assert.ok(set > 0.2, `Set: ${(set * 100).toFixed(2)}% of the bytes promoted`);
+  const share = (v: number) => `${(v * 100).toFixed(2)}% of the bytes promoted`;
+  t.diagnostic(`Set: ${share(set)}; LiveSet: ${share(liveSet)}; LiveMap: ${share(liveMap)}`);
+  assert.ok(liveSet < 0.1, `LiveSet: ${share(liveSet)}`);
+  assert.ok(liveMap < 0.1, `LiveMap: ${share(liveMap)}`);
+  // What the classes avoid, on this V8: if a V8 stops doing it, this line says so. How much a Set
+  // promotes depends on the young generation's size, which V8 sizes by allocation throughput, so by
+  // the machine's load (idle: over 20%; with both cores busy it was once 7.7%): the classes must do
+  // clearly better than a Set, not reach a fixed figure.
+  assert.ok(set > 2 * Math.max(liveSet, liveMap, 0.01), `Set: ${share(set)}`);
 });
