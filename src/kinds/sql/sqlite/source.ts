@@ -13,7 +13,9 @@
  * it is lost when a timeout ends that worker (the seed runs again in the next one).
  *
  * This process keeps its own connection only to prepare statements (`check`, `columns`, at compile
- * time); it never steps one.
+ * time); it never steps one. A read whose program SQLite can bound (no loop, no function call: a
+ * lookup by key) runs here instead, on a read-only connection of its own (inline.ts), without the
+ * round trip to a worker.
  *
  * Rows are capped by `maxRows` and by `maxBytes` (the sum of the value sizes, counted in the worker
  * as the rows are read), so one result cannot fill memory whatever its values hold.
@@ -39,10 +41,12 @@ import { engineCapability, type SqlEngine } from '../engine.js';
 import { quoteDoubled } from '../identifiers.js';
 import { renderSql } from '../params.js';
 import { rowObjects, uniqueColumns } from '../result.js';
+import { InlineReader } from './inline.js';
 import { SqlitePool } from './pool.js';
+import type { WorkerQueryResult } from './read.js';
 import { sqliteSourceInfo } from './source.info.js';
-import { packValue, unpackValue } from './wire.js';
-import type { WorkerInit, WorkerQueryResult } from './worker.js';
+import { bindValue, packValue, unpackValue } from './wire.js';
+import type { WorkerInit } from './worker.js';
 
 export interface SqliteConfig {
   readonly path: string;
@@ -123,7 +127,11 @@ export const sqliteSource: SourceKind<SqliteConfig> = {
       ...(memory && seedSql !== undefined && { seedSql }),
     };
     const pool = new SqlitePool(init, memory ? 1 : FILE_WORKERS);
-    return openedSource(db, pool, readOnly, config.maxBytes ?? DEFAULT_MAX_BYTES, {
+    // Never waits for a lock (timeout 0): a read that meets one goes to a worker.
+    const inline = memory
+      ? undefined
+      : new InlineReader(() => new Driver(file, { readonly: true, fileMustExist: true, timeout: 0 }));
+    return openedSource(db, pool, inline, readOnly, config.maxBytes ?? DEFAULT_MAX_BYTES, {
       maxRows: config.maxRows ?? DEFAULT_MAX_ROWS,
       timeoutMs,
     });
@@ -154,12 +162,13 @@ function seedDatabase(Driver: typeof Database, file: string, sql: string, timeou
 function openedSource(
   db: Database.Database,
   pool: SqlitePool,
+  inline: InlineReader | undefined,
   readOnly: boolean,
   maxBytes: number,
   defaults: { maxRows: number; timeoutMs: number },
 ): OpenedSource {
   // Statements come from the manifest (and from sql-query calls, hence the bound on the cache).
-  // Here they are only prepared, never run: running is the workers' job.
+  // Here they are only prepared, never run: running is the workers' job (or the inline reader's).
   const prepared = new Map<string, Database.Statement<unknown[]>>();
   const prepare = (text: string) => {
     let stmt = prepared.get(text);
@@ -176,21 +185,23 @@ function openedSource(
     placeholder: () => '?',
     quoteIdentifier: quoteDoubled,
     async run(text, values, run) {
-      const result = await pool.run<WorkerQueryResult>(
-        {
-          op: 'query',
-          text,
-          values: values.map(bindable),
-          readsOnly: run.readOnly,
-          maxRows: run.maxRows,
-          maxBytes: run.maxBytes,
-          offset: run.offset,
-          deadline: Date.now() + run.timeoutMs,
-          timeoutMs: run.timeoutMs,
-        },
-        run.timeoutMs,
-        run.signal,
-      );
+      const limits = {
+        maxRows: run.maxRows,
+        maxBytes: run.maxBytes,
+        offset: run.offset,
+        deadline: Date.now() + run.timeoutMs,
+        timeoutMs: run.timeoutMs,
+      };
+      const bound = values.map(bindable);
+      const result =
+        (run.readOnly && !run.signal.aborted
+          ? inline?.read(text, bound.map(bindValue), limits)
+          : undefined) ??
+        (await pool.run<WorkerQueryResult>(
+          { op: 'query', text, values: bound, readsOnly: run.readOnly, ...limits },
+          run.timeoutMs,
+          run.signal,
+        ));
       if (result.changes !== undefined) {
         return { columns: [], rows: [], truncated: false, changes: result.changes };
       }
@@ -209,9 +220,10 @@ function openedSource(
     },
   };
 
-  const sql: SqlCapability & { readonly pool: SqlitePool } = {
+  const sql: SqlCapability & { readonly pool: SqlitePool; readonly inline?: InlineReader } = {
     ...engineCapability(engine, { readOnly, maxBytes, ...defaults }),
     pool,
+    ...(inline && { inline }),
     check(statement) {
       try {
         prepare(sqliteText(statement));
@@ -237,6 +249,7 @@ function openedSource(
     },
     async dispose() {
       pool.close();
+      inline?.close();
       try {
         if (db.open) db.close();
       } catch {

@@ -17,9 +17,8 @@
  * WorkerInit; every line after it a batch. When the server goes away its request socket reads end
  * of file, and the worker exits.
  *
- * Rows are read under two budgets, checked before a row is kept: `maxRows`, and `maxBytes`, the sum
- * of the sizes of the values kept (text and blob lengths, 8 per number), so a flood of big values
- * stops at the budget instead of filling memory.
+ * Rows are read under the budgets of read.ts, the deadline checked before a query starts and
+ * after each row.
  *
  * A message holds a batch of requests (the pool sends several reads at once when they queue up:
  * one write and one wake-up each way for all of them), run in order. Their answers go back together,
@@ -29,7 +28,8 @@
 import { readSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { LineFramer } from '../../../util/line-framer.js';
-import { READ_ONLY_SOURCE_REFUSAL, timeoutMessage, uniqueColumns, valueBytes } from '../result.js';
+import { READ_ONLY_SOURCE_REFUSAL, timeoutMessage, uniqueColumns } from '../result.js';
+import { type ReadLimits, readRows, type WorkerQueryResult } from './read.js';
 import { sqliteSchemaReader } from './schema.js';
 import { ANSWER_FD, bindValue, packRow, REQUEST_FD, WORKER_ARG } from './wire.js';
 
@@ -44,32 +44,16 @@ export interface WorkerInit {
 }
 
 export type WorkerRequest =
-  | {
+  | (ReadLimits & {
       readonly id: number;
       readonly op: 'query';
       readonly text: string;
       readonly values: readonly unknown[];
       /** The statement must be a read (SQLite's own verdict on the prepared statement). */
       readonly readsOnly: boolean;
-      readonly maxRows: number;
-      readonly maxBytes: number;
-      readonly offset: number;
-      /** Date.now() past which the query stops (checked before it starts and after each row). */
-      readonly deadline: number;
-      /** The time limit the deadline stands for, for the message. */
-      readonly timeoutMs: number;
-    }
+    })
   | { readonly id: number; readonly op: 'tables' }
   | { readonly id: number; readonly op: 'describe'; readonly name: string };
-
-export interface WorkerQueryResult {
-  readonly columns: readonly string[];
-  readonly rows: readonly (readonly unknown[])[];
-  readonly truncated: boolean;
-  /** The byte budget cut the rows; the note says so. */
-  readonly cutByBytes?: boolean;
-  readonly changes?: number;
-}
 
 /** The answers to a batch come back as an array of these, in the batch's order. */
 export type WorkerResponse =
@@ -144,25 +128,9 @@ function serve(): void {
       const { changes } = stmt.run(...values);
       return { value: { columns: [], rows: [], truncated: false, changes }, bytes: 0 };
     }
-    const rows: unknown[][] = [];
-    let skip = r.offset;
-    let bytes = 0;
-    // Leaving the loop early (break or throw) resets the statement and releases its read lock.
-    for (const row of stmt.iterate(...values) as Iterable<unknown[]>) {
-      if (skip > 0) skip--;
-      else if (rows.length >= r.maxRows) return { value: { columns, rows, truncated: true }, bytes };
-      else {
-        let size = 0;
-        for (const value of row) size += valueBytes(value);
-        if (bytes + size > r.maxBytes) {
-          return { value: { columns, rows, truncated: true, cutByBytes: true }, bytes };
-        }
-        bytes += size;
-        rows.push(packRow(row));
-      }
-      if (Date.now() > r.deadline) throw new Error(timeoutMessage(r.timeoutMs));
-    }
-    return { value: { columns, rows, truncated: false }, bytes };
+    const read = readRows(stmt.iterate(...values) as Iterable<unknown[]>, columns, r);
+    for (const row of read.value.rows) packRow(row as unknown[]);
+    return read;
   };
 
   /** The answer to a request, and the bytes of values it holds (toward FLUSH_BYTES). */

@@ -18,6 +18,8 @@ import { tempDir, testContext } from '../../context.js';
 
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
 const SEED = 'CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3);';
+/** A read that always goes to a worker: a scan (a bounded read may run in this process: inline.ts). */
+const SCAN = 'SELECT count(*) AS n FROM t';
 
 async function open(config: Omit<SqliteConfig, 'path'> & { path?: string }) {
   const dir = tempDir();
@@ -60,7 +62,7 @@ test('workers start on the first query, not at open', async () => {
 
 test('a runaway query ends at its timeout: its worker is killed, and the next query runs', async () => {
   const { opened, sql, pool } = await open({});
-  await run(sql, 'SELECT 1');
+  await run(sql, SCAN);
   const [before] = pool.pids;
   const started = Date.now();
   await assert.rejects(run(sql, RUNAWAY, 500), /took longer than 500 ms and was stopped/);
@@ -105,7 +107,7 @@ test('a cancelled read that ends soon after keeps its worker: cancelling is no w
   // On a writable source a statement is not known to be a read until its worker prepares it, so a
   // cancelled one is not let finish (a write must not commit after its caller was told otherwise).
   const writable = await open({ path: ':memory:', readOnly: false });
-  await run(writable.sql, 'SELECT 1');
+  await run(writable.sql, SCAN);
   const [writer] = writable.pool.pids;
   const stopWrite = new AbortController();
   const write = run(
@@ -173,7 +175,7 @@ test('the read-only checks still hold in the worker', async () => {
 test('reads queued behind a busy worker go as one batch; one that runs away does not take the others with it', async () => {
   // One worker (:memory:), so the reads asked while it runs the first one queue up and go together.
   const { opened, sql, pool } = await open({ path: ':memory:' });
-  await run(sql, 'SELECT 1'); // the worker is up, so the runaway is sent before its time is out
+  await run(sql, SCAN); // the worker is up, so the runaway is sent before its time is out
   const [worker] = pool.pids;
   const first = run(sql, 'SELECT count(*) AS n FROM t');
   const runaway = assert.rejects(run(sql, RUNAWAY, 400), /took longer than 400 ms and was stopped/);
@@ -216,7 +218,7 @@ test('reads asked in one turn go out together, shared among the idle workers', a
   await memory.opened.dispose();
   // Two workers (a file): two reads asked at once run on one each, neither waits for the other.
   const file = await open({});
-  await Promise.all([run(file.sql, 'SELECT 1'), run(file.sql, 'SELECT 2')]);
+  await Promise.all([run(file.sql, SCAN), run(file.sql, 'SELECT x FROM t WHERE x = 2')]);
   assert.equal(file.pool.running, 2);
   assert.equal(file.pool.sent, 2);
   await file.opened.dispose();
@@ -283,7 +285,7 @@ test('a worker does not outlive a server that is killed outright', async () => {
       log: { debug() {}, info() {}, warn() {}, error() {} } };
     const opened = await sqliteSource.open({ path: 'db.sqlite', seed: 'seed.sql' }, ctx);
     const sql = opened.capabilities.sql;
-    await sql.query(parseSqlParams('SELECT 1'), [], { maxRows: 1, timeoutMs: 30000, signal: new AbortController().signal });
+    await sql.query(parseSqlParams(${JSON.stringify(SCAN)}), [], { maxRows: 1, timeoutMs: 30000, signal: new AbortController().signal });
     console.log(sql.pool.pids[0]);
     setInterval(() => {}, 1000);
   `;
@@ -301,7 +303,7 @@ test('a worker does not outlive a server that is killed outright', async () => {
 
 test('a batch of reads shares one read transaction and leaves no lock behind', async () => {
   const { opened, sql, pool, dir } = await open({});
-  await run(sql, 'SELECT 1');
+  await run(sql, SCAN);
   const sent = pool.sent;
   // Each reads the table (a read that touches none takes no lock).
   const texts = Array.from({ length: 12 }, (_, i) =>
