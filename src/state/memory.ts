@@ -39,6 +39,8 @@ export class MemoryState implements SharedState {
   private readonly handlers = new Map<string, ((message: string) => void)[]>();
 
   onHealth(): void {}
+  /** Delivery never stops in one process. */
+  onDeliveryResumed(): void {}
 
   async get(key: string): Promise<string | undefined> {
     return live(this.values, key)?.value;

@@ -93,6 +93,7 @@ export class RedisState implements SharedState {
   private readonly subscriber: Redis;
   private readonly handlers = new Map<string, ((message: string) => void)[]>();
   private readonly listeners: ((healthy: boolean, fault: string | undefined) => void)[] = [];
+  private readonly resumed: (() => void)[] = [];
   private lastFault: string | undefined = 'not connected yet';
   private closing = false;
   /** The subscriber's SUBSCRIBE of every channel was confirmed on its current connection. */
@@ -176,9 +177,11 @@ export class RedisState implements SharedState {
     const settle = (ok: boolean) => {
       this.pendingSubscribes--;
       if (!ok || gaps !== this.lostDelivery || this.subscriber.status !== 'ready') return;
-      if (!this.subscribed && gaps > 0)
-        this.log.debug(`state: subscriptions at ${this.where} are live again`);
+      const again = !this.subscribed && gaps > 0;
       this.subscribed = true;
+      if (!again) return;
+      this.log.debug(`state: subscriptions at ${this.where} are live again`);
+      for (const listener of this.resumed) listener();
     };
     this.subscriber.subscribe(...channels).then(
       () => settle(true),
@@ -201,6 +204,9 @@ export class RedisState implements SharedState {
   }
   onHealth(listener: (healthy: boolean, fault: string | undefined) => void): void {
     this.listeners.push(listener);
+  }
+  onDeliveryResumed(listener: () => void): void {
+    this.resumed.push(listener);
   }
   private wasHealthy = false;
   private health(fault: string | undefined): void {

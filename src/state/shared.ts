@@ -88,6 +88,11 @@ export interface SharedState {
   readonly delivering: boolean;
   /** How many times delivery stopped so far (subscriptions lost their connection). */
   readonly gaps: number;
+  /**
+   * Called each time delivery is live again after a gap: what the messages published meanwhile
+   * would have said (a stream has new events) must be read from the store.
+   */
+  onDeliveryResumed(listener: () => void): void;
 
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, ttlMs: number): Promise<void>;

@@ -203,6 +203,12 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
     { name: 'SIGKILLed', down: () => redis.stop(), up: () => redis.start() },
     { name: 'blackholed', down: async () => blackhole(relays), up: async () => heal(relays) },
     { name: 'shut down and started again', down: () => redis.shutdown(), up: () => redis.start() },
+    // The other replicas tell its sessions while it is away: it reads their streams once it is back.
+    {
+      name: 'blackholed for one replica only',
+      down: async () => blackhole(relays.slice(1, 2)),
+      up: async () => heal(relays.slice(1, 2)),
+    },
   ];
 
   for (const fault of faults)

@@ -84,6 +84,8 @@ export interface SharedHandlers {
   /** Another replica changed the record of this session: a copy held here is out of date. */
   stale(sessionId: string): void;
   poke(sessionId: string, stream: string, seq: number): void;
+  /** Announcements may have been missed (the subscription was away): every stream held here reads on. */
+  resync(): void;
   deliver(sessionId: string, message: object): void;
   ended(sessionId: string): void;
 }
@@ -139,6 +141,7 @@ export class SharedSessions {
       } else if (event.t === 'cancel') handlers.deliver(event.s, event.m);
       else if (event.t === 'end') handlers.ended(event.s);
     });
+    this.state.onDeliveryResumed(() => handlers.resync());
   }
 
   /** The record of a session as the protocol connection holds it. */
