@@ -3,7 +3,8 @@
  * suite's own, reached through the fault relay (so the network to Redis can be blackholed), behind
  * HAProxy (round-robin, no stickiness). Listening clients are spread over the replicas: 2025 sessions
  * (the official v1 client, each holding its GET stream) and 2026 `subscriptions/listen` streams.
- * For each fault (Redis SIGKILLed, blackholed, shut down and started again), counted:
+ * For each fault (Redis SIGKILLed; blackholed; shut down and started again; blackholed for one
+ * replica only, while the others fan a change out), counted:
  * - every listener gets each `notifications/tools/list_changed` exactly once (a bounded wait for a
  *   duplicate follows the first), for a manifest change made while Redis is away and for one made
  *   after it is back: 2026 listeners hear of it from their replica at once, 2025 sessions (told
