@@ -84,9 +84,10 @@ export class MemoryState implements SharedState {
     await this.indexTouch(index.key, index.member);
     if (announce !== undefined) await this.publish(announce.channel, announce.message);
   }
-  async claim(key: string, ttlMs: number): Promise<boolean> {
-    if (live(this.values, key) !== undefined) return false;
-    this.values.set(key, { value: '1', expires: Date.now() + ttlMs });
+  async claim(key: string, ttlMs: number, owner: string): Promise<boolean> {
+    const held = live(this.values, key);
+    if (held !== undefined) return held.value === owner;
+    this.values.set(key, { value: owner, expires: Date.now() + ttlMs });
     return true;
   }
 

@@ -54,7 +54,19 @@ redis.call('PEXPIRE', KEYS[#KEYS], ARGV[1])
 return value
 `;
 
+/** KEYS: the claim. ARGV: owner, ttl. 1 when the owner holds it (now, or already). */
+const CLAIM = `
+local held = redis.call('GET', KEYS[1])
+if not held then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if held == ARGV[1] then return 1 end
+return 0
+`;
+
 interface AppendCommand {
+  claimFor(key: string, owner: string, ttl: number): Promise<number>;
   getAndTouch(keys: number, ...args: (string | number)[]): Promise<string | null>;
   logAppend(
     list: string,
@@ -118,6 +130,7 @@ export class RedisState implements SharedState {
     this.client = new Redis(parsed.url, options) as Redis & AppendCommand;
     this.client.defineCommand('logAppend', { numberOfKeys: 2, lua: APPEND });
     this.client.defineCommand('getAndTouch', { lua: GET_AND_TOUCH });
+    this.client.defineCommand('claimFor', { numberOfKeys: 1, lua: CLAIM });
     // The subscriber queues its SUBSCRIBE until connected, and resubscribes after a reconnect.
     this.subscriber = new Redis(parsed.url, {
       ...options,
@@ -279,8 +292,8 @@ export class RedisState implements SharedState {
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw new StateError(`Redis at ${this.where}: SET failed: ${failed.message}`);
   }
-  async claim(key: string, ttlMs: number): Promise<boolean> {
-    return (await this.run('SET NX', () => this.client.set(this.k(key), '1', 'PX', ttlMs, 'NX'))) === 'OK';
+  async claim(key: string, ttlMs: number, owner: string): Promise<boolean> {
+    return (await this.run('CLAIM', () => this.client.claimFor(this.k(key), owner, ttlMs))) === 1;
   }
 
   async indexTouch(key: string, member: string, ttlMs: number): Promise<void> {

@@ -120,8 +120,12 @@ export interface SharedState {
     index: IndexEntry,
     announce?: Announcement,
   ): Promise<void>;
-  /** Sets `key` only when absent; true when this call set it (the caller won the claim). */
-  claim(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Sets `key` to `owner` only when absent; true when this call set it (the caller won the claim),
+   * or when `owner` already holds it: a retried claim whose first answer was lost (a command that
+   * timed out may still have run) is not lost to its own owner.
+   */
+  claim(key: string, ttlMs: number, owner: string): Promise<boolean>;
 
   /** Adds or refreshes `member` in the index `key` at the current time. */
   indexTouch(key: string, member: string, ttlMs: number): Promise<void>;

@@ -48,6 +48,8 @@ const LIST_CHANGED = 'notifications/tools/list_changed';
 const STALE_MS = 1500;
 /** How long a listener is watched for a second copy once the first has arrived. */
 const DUPLICATE_WAIT_MS = 1500;
+/** How long each Redis fault lasts at least. */
+const FAULT_MS = 3000;
 /** Once Redis is back, every 2025 listener has the change within this (asserted). */
 const RECOVERY_MS = 10_000;
 
@@ -204,6 +206,9 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
     { name: 'SIGKILLed', down: () => redis.stop(), up: () => redis.start() },
     { name: 'blackholed', down: async () => blackhole(relays), up: async () => heal(relays) },
     { name: 'shut down and started again', down: () => redis.shutdown(), up: () => redis.start() },
+    // Commands sent meanwhile time out here, yet reach Redis when the stall ends: a claim taken
+    // then must still count as this replica's.
+    { name: 'stalled', down: async () => stall(relays), up: async () => release(relays) },
     // The other replicas tell its sessions while it is away: it reads their streams once it is back.
     {
       name: 'blackholed for one replica only',
@@ -227,10 +232,13 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
       assert.equal(modernTask.result?.resultType, 'task', JSON.stringify(modernTask));
 
       await fault.down();
+      const downAt = Date.now();
       const slug = fault.name.replace(/\W+/g, '_');
       change(`while_${slug}`);
       // 2026 listeners hear of it from their own replica, Redis or not.
       await exactlyOnce('s2026', RECOVERY_MS);
+      // The fault outlasts a command's time limit (2 s), whatever the timing of the reloads.
+      await new Promise((r) => setTimeout(r, Math.max(0, downAt + FAULT_MS - Date.now())));
       await fault.up();
       const backAt = Date.now();
       // Bounded: within RECOVERY_MS of Redis being back, every 2025 listener has it.
@@ -323,6 +331,16 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
 /** The network to Redis drops every byte, both ways, on the connections open and new ones. */
 function blackhole(relays: readonly FaultRelay[]): void {
   for (const relay of relays) relay.fault = { kind: 'blackhole' };
+}
+
+/** The network to Redis holds every byte, both ways, longer than a command waits. */
+function stall(relays: readonly FaultRelay[]): void {
+  for (const relay of relays) relay.fault = { kind: 'stall' };
+}
+
+/** The stall ends: what it held arrives, in order, and the connections go on. */
+function release(relays: readonly FaultRelay[]): void {
+  for (const relay of relays) relay.fault = { kind: 'none' };
 }
 
 /** The partition ends the way a long one does: the connections through it are gone (reset). */

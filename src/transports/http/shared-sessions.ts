@@ -358,7 +358,7 @@ export class SharedSessions {
     run: Fanout,
   ): Promise<void> {
     if (!run.claimed) {
-      if (!(await this.state.claim(`c:${claim}`, CLAIM_MS))) return;
+      if (!(await this.state.claim(`c:${claim}`, CLAIM_MS, this.replica))) return;
       run.claimed = true;
     }
     // Serialized once per distinct list of messages (one per view at most).
