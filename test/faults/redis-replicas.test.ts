@@ -40,6 +40,7 @@ import {
   startReplica,
 } from '../state/replicas-harness.js';
 import { type Json, modernRequest, post } from '../transports/http-harness.js';
+import { outcome } from './harness.js';
 import { type FaultRelay, startRelay } from './relay.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -48,6 +49,8 @@ const LIST_CHANGED = 'notifications/tools/list_changed';
 const STALE_MS = 1500;
 /** How long a listener is watched for a second copy once the first has arrived. */
 const DUPLICATE_WAIT_MS = 1500;
+/** A call with no answer within this is lost. */
+const HARD_MS = 15_000;
 /** How long each Redis fault lasts at least. */
 const FAULT_MS = 3000;
 /** Once Redis is back, every 2025 listener has the change within this (asserted). */
@@ -233,6 +236,11 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
 
       await fault.down();
       const downAt = Date.now();
+      // A 2025 call meanwhile: served, or a clear error; never silence.
+      const during = outcome(
+        () => legacy.client.callTool({ name: 'hello', arguments: {} }) as never,
+        HARD_MS,
+      );
       const slug = fault.name.replace(/\W+/g, '_');
       change(`while_${slug}`);
       // 2026 listeners hear of it from their own replica, Redis or not.
@@ -241,6 +249,8 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
       await new Promise((r) => setTimeout(r, Math.max(0, downAt + FAULT_MS - Date.now())));
       await fault.up();
       const backAt = Date.now();
+      const meanwhile = await during;
+      assert.notEqual(meanwhile.kind, 'silent', 'a 2025 call during the fault was answered');
       // Bounded: within RECOVERY_MS of Redis being back, every 2025 listener has it.
       const recovered = (await exactlyOnce('s2025', RECOVERY_MS)) - backAt;
 
@@ -281,7 +291,10 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
         assert.equal((result.content as Json[])[0].text, 'hello');
         assert.equal(s.transport.sessionId, s.session);
       }
-      t.diagnostic(`every 2025 listener had the change made meanwhile ${recovered} ms after Redis was back`);
+      t.diagnostic(
+        `a 2025 call during the fault: ${meanwhile.kind} after ${meanwhile.ms} ms ${meanwhile.kind === 'silent' ? '' : meanwhile.text.slice(0, 120)}; ` +
+          `every 2025 listener had the change made meanwhile ${recovered} ms after Redis was back`,
+      );
     });
 
   it('a replica SIGKILLed while it runs a task: polled through HAProxy, the task reads failed, never working for ever', async () => {
