@@ -27,6 +27,7 @@ import {
   CreateTaskResultSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { treesOf } from '../helpers/process-tree.js';
 import {
   type Balancer,
   eventually,
@@ -101,6 +102,8 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
   const sessions: Session2025[] = [];
   const listeners: Listener[] = [];
   const added: string[] = [];
+  /** Tags of the long calls: their processes, orphaned by the killed replica, are ended after. */
+  const longTags: string[] = [];
   /** Changes made so far: what every listener must have counted. */
   let changes = 0;
 
@@ -148,6 +151,12 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
     await balancer?.stop();
     for (const r of replicas) await r.stop();
     for (const relay of relays) await relay.close();
+    for (const pid of longTags.flatMap(treesOf))
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
     await redis?.remove();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -299,7 +308,8 @@ describe('Redis faults under three replicas behind HAProxy', { skip }, () => {
 
   it('a replica SIGKILLed while it runs a task: polled through HAProxy, the task reads failed, never working for ever', async () => {
     const legacy = sessions[0] as Session2025;
-    const tag = randomUUID().slice(0, 8);
+    const tag = `t-${randomUUID()}`;
+    longTags.push(tag);
     const started = await modern(balancer.url, 'tools/call', {
       name: 'slow',
       arguments: { seconds: 60, tag },
