@@ -29,7 +29,11 @@ const MAX_RETRY_MS = 2000;
 const APPEND = `
 if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 if redis.call('HGET', KEYS[2], 'closed') == '1' then return -2 end
+if ARGV[5] ~= '' and redis.call('HGET', KEYS[2], 'once') == ARGV[5] then
+  return tonumber(redis.call('HGET', KEYS[2], 'onceSeq'))
+end
 local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'once', ARGV[5], 'onceSeq', seq) end
 local entry = seq .. ' ' .. ARGV[1]
 redis.call('RPUSH', KEYS[1], entry)
 local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', #entry)
@@ -75,6 +79,7 @@ interface AppendCommand {
     items: number,
     bytes: number,
     ttl: number,
+    once: string,
   ): Promise<number>;
 }
 
@@ -323,10 +328,18 @@ export class RedisState implements SharedState {
       this.client.multi().hsetnx(meta, 'seq', '0').hsetnx(meta, 'tag', tag).pexpire(meta, ttlMs).exec(),
     );
   }
-  async logAppend(key: string, item: string, bounds: LogBounds): Promise<number> {
+  async logAppend(key: string, item: string, bounds: LogBounds, once = ''): Promise<number> {
     bounded(`an item of ${key}`, item);
     const seq = await this.run('append', () =>
-      this.client.logAppend(this.k(key), `${this.k(key)}:m`, item, bounds.items, bounds.bytes, bounds.ttlMs),
+      this.client.logAppend(
+        this.k(key),
+        `${this.k(key)}:m`,
+        item,
+        bounds.items,
+        bounds.bytes,
+        bounds.ttlMs,
+        once,
+      ),
     );
     if (seq === -1) throw new StateError(`no log ${key} (expired?)`);
     if (seq === -2) throw new StateError(`the log ${key} is closed`);

@@ -135,8 +135,13 @@ export interface SharedState {
 
   /** Creates an empty log (sequence 0) with a tag; a log that exists is left as it is. */
   logCreate(key: string, tag: string, ttlMs: number): Promise<void>;
-  /** Appends one item; resolves with its sequence number (1, 2, …). Refused on a closed or unknown log. */
-  logAppend(key: string, item: string, bounds: LogBounds): Promise<number>;
+  /**
+   * Appends one item; resolves with its sequence number (1, 2, …). Refused on a closed or unknown log.
+   * `once`: an id for this append, so that a retry of it (an append that timed out may still have
+   * run) is not appended twice: when the log's last append with an id was this one, it resolves
+   * with that append's number and appends nothing.
+   */
+  logAppend(key: string, item: string, bounds: LogBounds, once?: string): Promise<number>;
   /** What the log holds after `afterSeq`; undefined when the log does not exist (or expired). */
   logRead(key: string, afterSeq: number, ttlMs: number): Promise<LogRead | undefined>;
   /** Marks the log closed: nothing more is appended, readers see `closed`. */

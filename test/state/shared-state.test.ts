@@ -65,6 +65,24 @@ for (const [name, skip, open] of implementations) {
       assert.equal(await s.logRead('never-created', 0, 60_000), undefined);
     });
 
+    test('an append with an id is not appended again by its retry, until another append with an id', async () => {
+      const s = await make();
+      await s.logCreate('once', 'get', 60_000);
+      assert.equal(await s.logAppend('once', 'a', BOUNDS, 'id-1'), 1);
+      assert.equal(await s.logAppend('once', 'a', BOUNDS, 'id-1'), 1, 'the retry finds it appended');
+      assert.equal(await s.logAppend('once', 'plain', BOUNDS), 2);
+      assert.equal(
+        await s.logAppend('once', 'a', BOUNDS, 'id-1'),
+        1,
+        'a plain append in between changes nothing',
+      );
+      assert.equal(await s.logAppend('once', 'b', BOUNDS, 'id-2'), 3);
+      assert.deepEqual(
+        (await s.logRead('once', 0, 60_000))?.items.map((i) => i.item),
+        ['a', 'plain', 'b'],
+      );
+    });
+
     test('values: a TTL, a claim won once (and kept by its owner), a bound on bytes, an index by recency', async () => {
       const s = await make();
       await s.set('k', 'v', 60_000);

@@ -386,9 +386,15 @@ export class SharedSessions {
           run.told.set(id, told);
         }
         const { key, items } = told.stream;
-        // After a retry, the items already appended are not appended again.
+        // After a retry, the items already appended are not appended again, nor is the one whose
+        // append timed out but may have run (its id says so).
         for (; told.appended < items.length; told.appended++)
-          told.last = await this.state.logAppend(`st:${id}:${key}`, items[told.appended] as string, bounds);
+          told.last = await this.state.logAppend(
+            `st:${id}:${key}`,
+            items[told.appended] as string,
+            bounds,
+            `${this.replica}:${claim}:${told.appended}`,
+          );
         await this.publish({ t: 'ev', s: id, k: key, q: told.last });
         told.announced = true;
       } catch (err) {
