@@ -24,6 +24,8 @@ interface Log {
   closed: boolean;
   tag: string;
   items: { seq: number; item: string }[];
+  /** The last append with an id (logAppend's `once`), and its number. */
+  once?: { id: string; seq: number };
 }
 
 export class MemoryState implements SharedState {
@@ -39,6 +41,8 @@ export class MemoryState implements SharedState {
   private readonly handlers = new Map<string, ((message: string) => void)[]>();
 
   onHealth(): void {}
+  /** Delivery never stops in one process. */
+  onDeliveryResumed(): void {}
 
   async get(key: string): Promise<string | undefined> {
     return live(this.values, key)?.value;
@@ -82,9 +86,10 @@ export class MemoryState implements SharedState {
     await this.indexTouch(index.key, index.member);
     if (announce !== undefined) await this.publish(announce.channel, announce.message);
   }
-  async claim(key: string, ttlMs: number): Promise<boolean> {
-    if (live(this.values, key) !== undefined) return false;
-    this.values.set(key, { value: '1', expires: Date.now() + ttlMs });
+  async claim(key: string, ttlMs: number, owner: string): Promise<boolean> {
+    const held = live(this.values, key);
+    if (held !== undefined) return held.value === owner;
+    this.values.set(key, { value: owner, expires: Date.now() + ttlMs });
     return true;
   }
 
@@ -111,13 +116,15 @@ export class MemoryState implements SharedState {
       expires: Date.now() + ttlMs,
     });
   }
-  async logAppend(key: string, item: string, bounds: LogBounds): Promise<number> {
+  async logAppend(key: string, item: string, bounds: LogBounds, once?: string): Promise<number> {
     const entry = live(this.logs, key);
     if (entry === undefined) throw new StateError(`no log ${key}`);
     const log = entry.value;
     if (log.closed) throw new StateError(`the log ${key} is closed`);
     bounded(`an item of ${key}`, item);
+    if (once !== undefined && log.once?.id === once) return log.once.seq;
     log.seq++;
+    if (once !== undefined) log.once = { id: once, seq: log.seq };
     log.items.push({ seq: log.seq, item });
     log.bytes += Buffer.byteLength(item);
     while (log.items.length > 1 && (log.items.length > bounds.items || log.bytes > bounds.bytes)) {

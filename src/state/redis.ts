@@ -29,7 +29,11 @@ const MAX_RETRY_MS = 2000;
 const APPEND = `
 if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 if redis.call('HGET', KEYS[2], 'closed') == '1' then return -2 end
+if ARGV[5] ~= '' and redis.call('HGET', KEYS[2], 'once') == ARGV[5] then
+  return tonumber(redis.call('HGET', KEYS[2], 'onceSeq'))
+end
 local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'once', ARGV[5], 'onceSeq', seq) end
 local entry = seq .. ' ' .. ARGV[1]
 redis.call('RPUSH', KEYS[1], entry)
 local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', #entry)
@@ -54,7 +58,19 @@ redis.call('PEXPIRE', KEYS[#KEYS], ARGV[1])
 return value
 `;
 
+/** KEYS: the claim. ARGV: owner, ttl. 1 when the owner holds it (now, or already). */
+const CLAIM = `
+local held = redis.call('GET', KEYS[1])
+if not held then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if held == ARGV[1] then return 1 end
+return 0
+`;
+
 interface AppendCommand {
+  claimFor(key: string, owner: string, ttl: number): Promise<number>;
   getAndTouch(keys: number, ...args: (string | number)[]): Promise<string | null>;
   logAppend(
     list: string,
@@ -63,6 +79,7 @@ interface AppendCommand {
     items: number,
     bytes: number,
     ttl: number,
+    once: string,
   ): Promise<number>;
 }
 
@@ -93,6 +110,7 @@ export class RedisState implements SharedState {
   private readonly subscriber: Redis;
   private readonly handlers = new Map<string, ((message: string) => void)[]>();
   private readonly listeners: ((healthy: boolean, fault: string | undefined) => void)[] = [];
+  private readonly resumed: (() => void)[] = [];
   private lastFault: string | undefined = 'not connected yet';
   private closing = false;
   /** The subscriber's SUBSCRIBE of every channel was confirmed on its current connection. */
@@ -117,6 +135,7 @@ export class RedisState implements SharedState {
     this.client = new Redis(parsed.url, options) as Redis & AppendCommand;
     this.client.defineCommand('logAppend', { numberOfKeys: 2, lua: APPEND });
     this.client.defineCommand('getAndTouch', { lua: GET_AND_TOUCH });
+    this.client.defineCommand('claimFor', { numberOfKeys: 1, lua: CLAIM });
     // The subscriber queues its SUBSCRIBE until connected, and resubscribes after a reconnect.
     this.subscriber = new Redis(parsed.url, {
       ...options,
@@ -176,9 +195,11 @@ export class RedisState implements SharedState {
     const settle = (ok: boolean) => {
       this.pendingSubscribes--;
       if (!ok || gaps !== this.lostDelivery || this.subscriber.status !== 'ready') return;
-      if (!this.subscribed && gaps > 0)
-        this.log.debug(`state: subscriptions at ${this.where} are live again`);
+      const again = !this.subscribed && gaps > 0;
       this.subscribed = true;
+      if (!again) return;
+      this.log.debug(`state: subscriptions at ${this.where} are live again`);
+      for (const listener of this.resumed) listener();
     };
     this.subscriber.subscribe(...channels).then(
       () => settle(true),
@@ -201,6 +222,9 @@ export class RedisState implements SharedState {
   }
   onHealth(listener: (healthy: boolean, fault: string | undefined) => void): void {
     this.listeners.push(listener);
+  }
+  onDeliveryResumed(listener: () => void): void {
+    this.resumed.push(listener);
   }
   private wasHealthy = false;
   private health(fault: string | undefined): void {
@@ -273,8 +297,8 @@ export class RedisState implements SharedState {
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw new StateError(`Redis at ${this.where}: SET failed: ${failed.message}`);
   }
-  async claim(key: string, ttlMs: number): Promise<boolean> {
-    return (await this.run('SET NX', () => this.client.set(this.k(key), '1', 'PX', ttlMs, 'NX'))) === 'OK';
+  async claim(key: string, ttlMs: number, owner: string): Promise<boolean> {
+    return (await this.run('CLAIM', () => this.client.claimFor(this.k(key), owner, ttlMs))) === 1;
   }
 
   async indexTouch(key: string, member: string, ttlMs: number): Promise<void> {
@@ -304,10 +328,18 @@ export class RedisState implements SharedState {
       this.client.multi().hsetnx(meta, 'seq', '0').hsetnx(meta, 'tag', tag).pexpire(meta, ttlMs).exec(),
     );
   }
-  async logAppend(key: string, item: string, bounds: LogBounds): Promise<number> {
+  async logAppend(key: string, item: string, bounds: LogBounds, once = ''): Promise<number> {
     bounded(`an item of ${key}`, item);
     const seq = await this.run('append', () =>
-      this.client.logAppend(this.k(key), `${this.k(key)}:m`, item, bounds.items, bounds.bytes, bounds.ttlMs),
+      this.client.logAppend(
+        this.k(key),
+        `${this.k(key)}:m`,
+        item,
+        bounds.items,
+        bounds.bytes,
+        bounds.ttlMs,
+        once,
+      ),
     );
     if (seq === -1) throw new StateError(`no log ${key} (expired?)`);
     if (seq === -2) throw new StateError(`the log ${key} is closed`);

@@ -88,6 +88,11 @@ export interface SharedState {
   readonly delivering: boolean;
   /** How many times delivery stopped so far (subscriptions lost their connection). */
   readonly gaps: number;
+  /**
+   * Called each time delivery is live again after a gap: what the messages published meanwhile
+   * would have said (a stream has new events) must be read from the store.
+   */
+  onDeliveryResumed(listener: () => void): void;
 
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
@@ -115,8 +120,12 @@ export interface SharedState {
     index: IndexEntry,
     announce?: Announcement,
   ): Promise<void>;
-  /** Sets `key` only when absent; true when this call set it (the caller won the claim). */
-  claim(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Sets `key` to `owner` only when absent; true when this call set it (the caller won the claim),
+   * or when `owner` already holds it: a retried claim whose first answer was lost (a command that
+   * timed out may still have run) is not lost to its own owner.
+   */
+  claim(key: string, ttlMs: number, owner: string): Promise<boolean>;
 
   /** Adds or refreshes `member` in the index `key` at the current time. */
   indexTouch(key: string, member: string, ttlMs: number): Promise<void>;
@@ -126,8 +135,13 @@ export interface SharedState {
 
   /** Creates an empty log (sequence 0) with a tag; a log that exists is left as it is. */
   logCreate(key: string, tag: string, ttlMs: number): Promise<void>;
-  /** Appends one item; resolves with its sequence number (1, 2, …). Refused on a closed or unknown log. */
-  logAppend(key: string, item: string, bounds: LogBounds): Promise<number>;
+  /**
+   * Appends one item; resolves with its sequence number (1, 2, …). Refused on a closed or unknown log.
+   * `once`: an id for this append, so that a retry of it (an append that timed out may still have
+   * run) is not appended twice: when the log's last append with an id was this one, it resolves
+   * with that append's number and appends nothing.
+   */
+  logAppend(key: string, item: string, bounds: LogBounds, once?: string): Promise<number>;
   /** What the log holds after `afterSeq`; undefined when the log does not exist (or expired). */
   logRead(key: string, afterSeq: number, ttlMs: number): Promise<LogRead | undefined>;
   /** Marks the log closed: nothing more is appended, readers see `closed`. */

@@ -5,6 +5,8 @@
  *
  * - `latency`: every chunk, both ways, waits `ms` before it is passed on (order is kept);
  * - `blackhole`: connections are accepted, their bytes read and dropped, nothing ever comes back;
+ * - `stall`: bytes are held, both ways, and passed on in order when the fault is lifted (a partition
+ *   that TCP rides out: nothing is lost, everything is late);
  * - `refuse`: a new connection is closed at once (as a server that is down but whose port answers);
  * - `reset`: after `afterBytes` bytes from the server, the connection is reset (RST), both sides;
  * - `drip`: the server's bytes reach the client `bytes` at a time, every `everyMs`.
@@ -18,6 +20,7 @@ export type Fault =
   | { readonly kind: 'none' }
   | { readonly kind: 'latency'; readonly ms: number }
   | { readonly kind: 'blackhole' }
+  | { readonly kind: 'stall' }
   | { readonly kind: 'refuse' }
   | { readonly kind: 'reset'; readonly afterBytes: number }
   | { readonly kind: 'drip'; readonly bytes: number; readonly everyMs: number };
@@ -41,6 +44,8 @@ interface Pair {
   readonly client: Socket;
   readonly upstream: Socket;
   end(reset: boolean): void;
+  /** Passes on what a stall held. */
+  release(): void;
 }
 
 /** Resets a connected socket (RST); one still connecting or gone is just destroyed. */
@@ -66,7 +71,15 @@ export async function startRelay(
     }
     const upstream = connect(target.port, host);
     upstream.on('error', () => undefined);
-    const pair: Pair = { client, upstream, end: () => undefined };
+    const held: { to: Socket; chunk: Buffer }[] = [];
+    const pair: Pair = {
+      client,
+      upstream,
+      end: () => undefined,
+      release: () => {
+        for (const { to, chunk } of held.splice(0)) if (!ended) to.write(chunk);
+      },
+    };
     pairs.add(pair);
     let down = 0;
     let ended = false;
@@ -113,6 +126,9 @@ export async function startRelay(
       const to = from === 'client' ? upstream : client;
       switch (fault.kind) {
         case 'blackhole':
+          return;
+        case 'stall':
+          held.push({ to, chunk });
           return;
         case 'latency':
           setTimeout(() => {
@@ -163,6 +179,7 @@ export async function startRelay(
     },
     set fault(fault: Fault) {
       state.fault = fault;
+      if (fault.kind !== 'stall') for (const pair of pairs) pair.release();
     },
     cut,
     get accepted() {

@@ -19,6 +19,17 @@ export function treeOf(tag: string): number[] {
   return [pid, ...rows.filter((cols) => Number(cols[1]) === pid).map((cols) => Number(cols[0]))];
 }
 
+/** Every running sh of calls with this tag, and their children (several calls may share a tag). */
+export function treesOf(tag: string): number[] {
+  const rows = psLines()
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols.length >= 4 && !cols[2]!.startsWith('Z'));
+  const roots = rows
+    .filter((cols) => cols.slice(3).join(' ').includes(tag) && /(^|\/)sh$/.test(cols[3]!))
+    .map((cols) => Number(cols[0]));
+  return [...roots, ...rows.filter((cols) => roots.includes(Number(cols[1]))).map((cols) => Number(cols[0]))];
+}
+
 /** Whether the process runs (a zombie does not). */
 export function alive(pid: number): boolean {
   const row = psLines().find((line) => line.trim().split(/\s+/)[0] === String(pid));

@@ -6,10 +6,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from '../helpers/demo.js';
+import { modernRequest, parseSse } from '../transports/http-harness.js';
 
 export const REDIS_URL = process.env.MCP_RUN_TEST_REDIS_URL;
 export const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
@@ -192,8 +194,11 @@ export async function startHaproxy(replicas: readonly Replica[], { fall = 1 } = 
 
 export interface OwnRedis {
   readonly url: string;
+  readonly port: number;
   /** SIGKILL: Redis goes away at once. */
   stop(): Promise<void>;
+  /** SIGTERM: Redis closes its connections and shuts down as on a planned restart. */
+  shutdown(): Promise<void>;
   start(): Promise<void>;
   /** Stops it and removes its folder. */
   remove(): Promise<void>;
@@ -221,16 +226,19 @@ export async function startOwnRedis({ persist = false } = {}): Promise<OwnRedis>
     }
   };
   await start();
-  const stop = async () => {
+  const end = async (signal: NodeJS.Signals) => {
     if (child && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
+      child.kill(signal);
       await once(child, 'exit');
     }
   };
+  const stop = () => end('SIGKILL');
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     start,
     stop,
+    shutdown: () => end('SIGTERM'),
     async remove() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
@@ -260,4 +268,61 @@ export async function eventually(
     if (Date.now() > until) throw new Error(`never saw ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+export interface Listener {
+  /** The replica holding the stream (X-Mcp-Run-Replica). */
+  readonly replica: string;
+  /** Notifications received so far with this method. */
+  count(method: string): number;
+  close(): void;
+}
+
+/**
+ * A 2026 `subscriptions/listen` for tools/list_changed through `url` (a replica or a balancer),
+ * resolved once acknowledged; it counts every notification it receives after that.
+ */
+export function listen(url: string, id: string): Promise<Listener> {
+  const { message, headers } = modernRequest(id, 'subscriptions/listen', {
+    notifications: { toolsListChanged: true },
+  });
+  return new Promise((resolve, reject) => {
+    const counts = new Map<string, number>();
+    const outgoing = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          ...headers,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+        },
+      },
+      (res) => {
+        const replica = String(res.headers['x-mcp-run-replica'] ?? '');
+        let buffered = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          buffered += chunk;
+          const cut = buffered.lastIndexOf('\n\n');
+          if (cut === -1) return;
+          for (const m of parseSse(buffered.slice(0, cut + 2)).messages) {
+            counts.set(m.method, (counts.get(m.method) ?? 0) + 1);
+            if (m.method === 'notifications/subscriptions/acknowledged')
+              resolve({
+                replica,
+                count: (method) => counts.get(method) ?? 0,
+                close: () => outgoing.destroy(),
+              });
+          }
+          buffered = buffered.slice(cut + 2);
+        });
+        res.on('end', () =>
+          reject(new Error(`the listen stream ended before its acknowledgement (HTTP ${res.statusCode})`)),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(JSON.stringify(message));
+  });
 }

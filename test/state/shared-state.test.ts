@@ -65,15 +65,34 @@ for (const [name, skip, open] of implementations) {
       assert.equal(await s.logRead('never-created', 0, 60_000), undefined);
     });
 
-    test('values: a TTL, a claim won once, a bound on bytes, an index by recency', async () => {
+    test('an append with an id is not appended again by its retry, until another append with an id', async () => {
+      const s = await make();
+      await s.logCreate('once', 'get', 60_000);
+      assert.equal(await s.logAppend('once', 'a', BOUNDS, 'id-1'), 1);
+      assert.equal(await s.logAppend('once', 'a', BOUNDS, 'id-1'), 1, 'the retry finds it appended');
+      assert.equal(await s.logAppend('once', 'plain', BOUNDS), 2);
+      assert.equal(
+        await s.logAppend('once', 'a', BOUNDS, 'id-1'),
+        1,
+        'a plain append in between changes nothing',
+      );
+      assert.equal(await s.logAppend('once', 'b', BOUNDS, 'id-2'), 3);
+      assert.deepEqual(
+        (await s.logRead('once', 0, 60_000))?.items.map((i) => i.item),
+        ['a', 'plain', 'b'],
+      );
+    });
+
+    test('values: a TTL, a claim won once (and kept by its owner), a bound on bytes, an index by recency', async () => {
       const s = await make();
       await s.set('k', 'v', 60_000);
       assert.equal(await s.get('k'), 'v');
       await s.set('short', 'v', 1);
       await new Promise((r) => setTimeout(r, 20));
       assert.equal(await s.get('short'), undefined, 'expired');
-      assert.equal(await s.claim('c', 60_000), true);
-      assert.equal(await s.claim('c', 60_000), false);
+      assert.equal(await s.claim('c', 60_000, 'r1'), true);
+      assert.equal(await s.claim('c', 60_000, 'r2'), false, 'another owner loses it');
+      assert.equal(await s.claim('c', 60_000, 'r1'), true, 'its owner, retrying, still holds it');
       await assert.rejects(s.set('huge', 'x'.repeat(MAX_VALUE_BYTES + 1), 60_000), StateError);
       await s.indexTouch('idx', 'one', 60_000);
       await s.indexTouch('idx', 'two', 60_000);

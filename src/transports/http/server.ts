@@ -188,6 +188,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   await shared?.start({
     stale: (id) => sessions.invalidate(id),
     poke: (id, stream, seq) => sessions.local(id)?.streams.poke(stream, seq),
+    resync: () => sessions.resync(),
     deliver: (id, message) => void sessions.local(id)?.connection.receive(message),
     ended: (id) => sessions.drop(id),
   });

@@ -163,6 +163,11 @@ export class SessionStore {
     return session;
   }
 
+  /** Shared: announcements may have been missed; every stream held here reads what its log holds. */
+  resync(): void {
+    for (const session of this.sessions.values()) session.streams.resync();
+  }
+
   /** Shared: another replica changed this session's record; the copy held here is read again. */
   invalidate(id: string): void {
     const copy = this.sessions.get(id)?.copy;

@@ -41,7 +41,7 @@ import { notification } from '../../protocol/jsonrpc.js';
 import { passes } from '../../protocol/log-levels.js';
 import { serializeMessage } from '../../protocol/results.js';
 import type { LegacySession } from '../../protocol/session.js';
-import { bounded, type SharedState, StateError } from '../../state/shared.js';
+import { bounded, type SharedState, StateError, StateUnavailable } from '../../state/shared.js';
 import type { ReplayLimits, StreamLog } from './streams.js';
 
 /** What a session record holds at most: its client's capabilities and subscriptions are bounded by it. */
@@ -51,6 +51,8 @@ const CLAIM_MS = 30_000;
 /** resources/updated has no content digest: the same URI within this window is one change. */
 const UPDATE_WINDOW_MS = 2000;
 const CHANNEL = 'events';
+/** A fan-out the store did not take is tried again after these waits (the last one repeating). */
+const RETRY_MS = [250, 500, 1000, 2000];
 /** `<replica>-<connection>-<n>`: whose server→client request an answer settles. */
 const OUTBOUND_ID = /^([0-9a-z]{5})-[0-9a-z]{5}-\d+$/;
 /** What `initialize` mints (sessions.ts): anything else is unknown without asking the store. */
@@ -82,6 +84,8 @@ export interface SharedHandlers {
   /** Another replica changed the record of this session: a copy held here is out of date. */
   stale(sessionId: string): void;
   poke(sessionId: string, stream: string, seq: number): void;
+  /** Announcements may have been missed (the subscription was away): every stream held here reads on. */
+  resync(): void;
   deliver(sessionId: string, message: object): void;
   ended(sessionId: string): void;
 }
@@ -137,6 +141,7 @@ export class SharedSessions {
       } else if (event.t === 'cancel') handlers.deliver(event.s, event.m);
       else if (event.t === 'end') handlers.ended(event.s);
     });
+    this.state.onDeliveryResumed(() => handlers.resync());
   }
 
   /** The record of a session as the protocol connection holds it. */
@@ -314,48 +319,113 @@ export class SharedSessions {
     );
   }
 
+  /**
+   * Appends `messages` to the newest GET stream of every session that `wants` them, once over all
+   * replicas (the claim). A store that does not answer (Redis down or cut off) does not lose the
+   * change: the claim, or the rest of the sessions, is tried again (250 ms up to 2 s) until it
+   * lands or the sessions it was for have expired; the sessions already told are not told twice.
+   */
   private async fanout(
     claim: string,
     wants: (record: SessionRecord) => boolean,
     messages: (record: SessionRecord) => readonly object[],
   ): Promise<void> {
-    try {
-      if (!(await this.state.claim(`c:${claim}`, CLAIM_MS))) return;
-      // Serialized once per distinct list of messages (one per view at most).
-      const serialized = new Map<readonly object[], string[]>();
-      const itemsOf = (record: SessionRecord): string[] => {
-        const list = messages(record);
-        let items = serialized.get(list);
-        if (items === undefined) {
-          items = list.map((message) => serializeMessage(message));
-          serialized.set(list, items);
+    const run: Fanout = { claimed: false, told: new Map() };
+    const until = Date.now() + this.ttlMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.fanoutOnce(claim, wants, messages, run);
+      } catch (err) {
+        if (!(err instanceof StateUnavailable) || Date.now() > until) {
+          this.log.warn(`state: a notification did not reach every 2025 session: ${describe(err)}`);
+          return;
         }
-        return items;
-      };
-      const bounds = { items: this.limits.events, bytes: this.limits.bytes, ttlMs: this.ttlMs };
-      for (const id of await this.state.indexRecent('sessions', this.ttlMs)) {
-        try {
+        if (attempt === 0)
+          this.log.warn(
+            `state: a notification waits for the store to reach the 2025 sessions: ${describe(err)}`,
+          );
+        // Unref'd: a fan-out waiting for the store does not hold a shutting-down process.
+        const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
+        await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      }
+    }
+  }
+
+  private async fanoutOnce(
+    claim: string,
+    wants: (record: SessionRecord) => boolean,
+    messages: (record: SessionRecord) => readonly object[],
+    run: Fanout,
+  ): Promise<void> {
+    if (!run.claimed) {
+      if (!(await this.state.claim(`c:${claim}`, CLAIM_MS, this.replica))) return;
+      run.claimed = true;
+    }
+    // Serialized once per distinct list of messages (one per view at most).
+    const serialized = new Map<readonly object[], string[]>();
+    const itemsOf = (record: SessionRecord): string[] => {
+      const list = messages(record);
+      let items = serialized.get(list);
+      if (items === undefined) {
+        items = list.map((message) => serializeMessage(message));
+        serialized.set(list, items);
+      }
+      return items;
+    };
+    const bounds = { items: this.limits.events, bytes: this.limits.bytes, ttlMs: this.ttlMs };
+    for (const id of await this.state.indexRecent('sessions', this.ttlMs)) {
+      const told = run.told.get(id) ?? { stream: undefined, appended: 0, last: 0, announced: false };
+      if (told.announced) continue;
+      try {
+        if (told.stream === undefined) {
           const record = await this.peek(id);
           const items = record && wants(record) ? itemsOf(record) : [];
           const stream = items.length > 0 ? await this.state.get(`g:${id}`) : undefined;
           if (stream === undefined) continue;
-          let last = 0;
-          for (const item of items) last = await this.state.logAppend(`st:${id}:${stream}`, item, bounds);
-          await this.publish({ t: 'ev', s: id, k: stream, q: last });
-        } catch (err) {
-          // An expired stream, or the store gone mid-way: the others still get theirs.
-          if (!this.state.healthy) throw err;
-          this.log.debug(`state: session ${id.slice(0, 6)}… missed a notification: ${describe(err)}`);
+          told.stream = { key: stream, items };
+          run.told.set(id, told);
         }
+        const { key, items } = told.stream;
+        // After a retry, the items already appended are not appended again, nor is the one whose
+        // append timed out but may have run (its id says so).
+        for (; told.appended < items.length; told.appended++)
+          told.last = await this.state.logAppend(
+            `st:${id}:${key}`,
+            items[told.appended] as string,
+            bounds,
+            `${this.replica}:${claim}:${told.appended}`,
+          );
+        await this.publish({ t: 'ev', s: id, k: key, q: told.last });
+        told.announced = true;
+      } catch (err) {
+        // The store did not answer: the whole fan-out is tried again from this session on.
+        if (err instanceof StateUnavailable || !this.state.healthy) throw err;
+        // An expired stream: the others still get theirs.
+        told.announced = true;
+        this.log.debug(`state: session ${id.slice(0, 6)}… missed a notification: ${describe(err)}`);
       }
-    } catch (err) {
-      this.log.warn(`state: a notification did not reach every 2025 session: ${describe(err)}`);
     }
   }
 
   private publish(event: Event): Promise<void> {
     return this.state.publish(CHANNEL, JSON.stringify(event));
   }
+}
+
+/** How far one fan-out got: kept over its retries, so no session is told twice. */
+interface Fanout {
+  claimed: boolean;
+  readonly told: Map<string, Told>;
+}
+
+interface Told {
+  /** The session's newest GET stream, and what goes to it (fixed at the first attempt). */
+  stream: { readonly key: string; readonly items: readonly string[] } | undefined;
+  /** Items appended to its log so far, and the sequence number of the last. */
+  appended: number;
+  last: number;
+  /** The replica carrying the stream was told (or the session was skipped). */
+  announced: boolean;
 }
 
 /** The same messages for every session (one list, serialized once). */

@@ -342,6 +342,11 @@ export class SessionStreams {
     return stream;
   }
 
+  /** Shared: announcements may have been missed; each connection here reads what its log holds. */
+  resync(): void {
+    for (const stream of this.streams.values()) stream.poke(Number.MAX_SAFE_INTEGER);
+  }
+
   /** Shared: another replica appended to `key`; a connection carrying it here reads on. */
   poke(key: string, seq: number): void {
     this.streams.get(key)?.poke(seq);
