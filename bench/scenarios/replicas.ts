@@ -141,10 +141,13 @@ export const replicasScenario: Scenario = {
         era,
         ratio(find('3 replicas, --state', era).rps, find('1 replica, --state', era).rps),
       ]);
-      const perCore: [string, number][] = (['modern', 'legacy'] as const).map((era) => [
-        era,
-        ratio(find('3 replicas, --state', era).perCore, find('1 replica, --state', era).perCore),
-      ]);
+      const perCore = (['modern', 'legacy'] as const).map((era) => {
+        const [three, one] = [
+          find('3 replicas, --state', era).perCore,
+          find('1 replica, --state', era).perCore,
+        ];
+        return `calls per CPU-second ${fmt(three)} vs ${fmt(one)}: ${times(ratio(three, one))}`;
+      });
       return {
         name: this.name,
         title: this.title,
@@ -184,12 +187,7 @@ export const replicasScenario: Scenario = {
               times,
             ),
             // Per core used beside it: the machine's load moves it far less than req/s.
-            measured: scale
-              .map(
-                ([era, v], i) =>
-                  `${era}: ${times(v)} (per core used: ${times(perCore[i]?.[1] ?? Number.NaN)})`,
-              )
-              .join('; '),
+            measured: scale.map(([era, v], i) => `${era}: ${times(v)} (${perCore[i]})`).join('; '),
           },
           {
             ...goal(
