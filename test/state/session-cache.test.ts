@@ -3,7 +3,7 @@
  * this process share a redis-server of the test's own (never the shared one, since it is restarted
  * and its subscribers killed). What a copy must never do is outlive what it copies:
  * - DELETE on one replica drops the copy on every other (their next request is refused);
- * - a record changed on one replica is what the others serve next;
+ * - a record changed on one replica is what the others serve next, and what they write next;
  * - a session that expired in Redis is refused everywhere, though the copies were not told;
  * - after Redis restarted (its data gone) or the subscription reconnected (an announcement may have
  *   been missed), no copy is trusted: each is read again;
@@ -128,6 +128,32 @@ describe('cached 2025 session records across replicas', { skip }, () => {
     await eventually(() => told(a) && told(c), 'the change announced to a and c');
     assert.deepEqual(logLevels((await work(a, session)).messages), ['debug', 'info', 'error']);
     assert.deepEqual(logLevels((await work(c, session)).messages), ['debug', 'info', 'error']);
+  });
+
+  test('a subscription made on one replica survives a later change of the record on another', async () => {
+    const [a, b] = [await replica('subs'), await replica('subs')];
+    const session = await open(a);
+    await holdEverywhere(session, [a, b]);
+    const sub = await post(
+      b.url,
+      { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'test://static' } },
+      sessionHeaders(session),
+    );
+    assert.equal(sub.status, 200, sub.body);
+    await eventually(
+      () => a.served.log.lines.some((l) => l.includes('changed on another replica')),
+      'the change announced to a',
+    );
+    // a writes the record next: from b's version of it, not from the copy it held before.
+    const set = await post(
+      a.url,
+      { jsonrpc: '2.0', id: nextId++, method: 'logging/setLevel', params: { level: 'info' } },
+      sessionHeaders(session),
+    );
+    assert.equal(set.status, 200);
+    const record = JSON.parse(redisCli('get', `mcp-run:subs:s:${session}`));
+    assert.deepEqual(record.subscriptions, ['test://static']);
+    assert.equal(record.logLevel, 'info');
   });
 
   test('a session that expired in Redis is refused on every replica that held it', async () => {
