@@ -49,12 +49,13 @@ export async function ownRedis(): Promise<OwnRedis> {
   return { url: `redis://127.0.0.1:${port}`, port, child };
 }
 
-/** Commands Redis has run so far (INFO commandstats), the INFO calls themselves left out. */
-export function redisCommands(port: number): number {
+/** Calls per command Redis has run so far (INFO commandstats), the INFO calls themselves left out. */
+export function redisCommandStats(port: number): Map<string, number> {
   const text = execFileSync('redis-cli', ['-p', String(port), 'info', 'commandstats'], { encoding: 'utf8' });
-  let sum = 0;
-  for (const m of text.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm)) if (m[1] !== 'info') sum += Number(m[2]);
-  return sum;
+  const calls = new Map<string, number>();
+  for (const m of text.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm))
+    if (m[1] !== 'info') calls.set(m[1] as string, Number(m[2]));
+  return calls;
 }
 
 export async function freePort(): Promise<number> {

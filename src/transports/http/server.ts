@@ -79,6 +79,12 @@ export interface HttpOptions {
    * 503. Default a quarter of `maxSessions` (at least 1).
    */
   readonly maxSessionsPerClient?: number;
+  /**
+   * With `state`: bytes of 2025 session records one replica holds (serves from) at most; beyond
+   * it the least recently used idle ones are dropped here and read again from the store when used.
+   * Default 16 MiB.
+   */
+  readonly heldRecordBytes?: number;
   /** Interval of `: keep-alive` comments on open SSE streams. Default 15 s. */
   readonly keepAliveMs?: number;
   /** The `retry:` (ms) a 2025-11-25 session's streams announce: how soon a client resumes. Default 1 s. */
@@ -138,6 +144,7 @@ export const HTTP_DEFAULTS = {
   sessionIdleMs: 5 * 60 * 1000,
   heldSessionIdleMs: 30 * 60 * 1000,
   maxSessions: 1000,
+  heldRecordBytes: 16 * 1024 * 1024,
   /** The share of `maxSessions` one client may hold. */
   clientShare: 1 / 4,
   keepAliveMs: 15_000,
@@ -175,6 +182,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
         maxSessions,
         options.maxSessionsPerClient ?? Math.max(1, Math.floor(maxSessions * HTTP_DEFAULTS.clientShare)),
       ),
+      heldRecordBytes: options.heldRecordBytes ?? HTTP_DEFAULTS.heldRecordBytes,
     },
     log,
     {

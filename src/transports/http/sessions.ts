@@ -52,6 +52,12 @@ export interface SessionLimits {
   readonly max: number;
   /** Open sessions at most for one client. */
   readonly perClient: number;
+  /**
+   * Shared (`--state`): bytes of session records held here at most. Beyond it, the least recently
+   * used idle sessions are dropped here (they live on in the store, and are taken up again on their
+   * next request), so a few large records cannot hold `max` times the record bound.
+   */
+  readonly heldRecordBytes: number;
 }
 
 /** Why `create` refused: the client is at its share, or the server is full. */
@@ -61,6 +67,8 @@ export class SessionStore {
   /** In least recently used order: `touch` moves a session to the end. */
   private readonly sessions = new Map<string, Session>();
   private readonly perClient = new Map<string, number>();
+  /** Shared: bytes of the records held here (Session.saved), bounded by `limits.heldRecordBytes`. */
+  private recordBytes = 0;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -160,12 +168,30 @@ export class SessionStore {
     restore(session, loaded.record);
     session.copy = loaded.copy;
     this.touch(session);
+    this.keep(session, JSON.stringify(loaded.record));
     return session;
   }
 
   /** Shared: announcements may have been missed; every stream held here reads what its log holds. */
   resync(): void {
     for (const session of this.sessions.values()) session.streams.resync();
+  }
+
+  /** Shared: holds `text` as the session's record, within the bound on the bytes of records held. */
+  private keep(session: Session, text: string): void {
+    // A session dropped while its write was in flight is counted no more.
+    if (this.sessions.get(session.id) === session)
+      this.recordBytes += Buffer.byteLength(text) - byteLength(session.saved);
+    session.saved = text;
+    if (this.recordBytes <= this.limits.heldRecordBytes) return;
+    for (const other of [...this.sessions.values()]) {
+      if (this.recordBytes <= this.limits.heldRecordBytes) return;
+      if (other === session || !isIdle(other)) continue;
+      this.log.debug(
+        `http: dropped idle session ${shortId(other.id)} here: the records held are at their ${this.limits.heldRecordBytes}-byte bound`,
+      );
+      this.drop(other.id);
+    }
   }
 
   /** Shared: another replica changed this session's record; the copy held here is read again. */
@@ -189,7 +215,7 @@ export class SessionStore {
     if (text === session.saved) return;
     // A session never written yet (initialize) is held nowhere else: nothing to announce.
     session.copy = await shared.save(session.id, record, session.saved !== undefined);
-    session.saved = text;
+    this.keep(session, text);
   }
 
   /** The live session with this id (and marks it used), or undefined. */
@@ -223,6 +249,7 @@ export class SessionStore {
     const session = this.sessions.get(id);
     if (session === undefined) return;
     this.sessions.delete(id);
+    this.recordBytes -= byteLength(session.saved);
     const left = this.countOf(session.client) - 1;
     if (left > 0) this.perClient.set(session.client, left);
     else this.perClient.delete(session.client);
@@ -278,8 +305,9 @@ function restore(session: Session, record: SessionRecord): void {
   for (const uri of record.subscriptions) state.subscriptions.add(uri);
   session.version = record.version;
   session.streams.negotiated(record.version);
-  session.saved = JSON.stringify(record);
 }
+
+const byteLength = (text: string | undefined): number => (text === undefined ? 0 : Buffer.byteLength(text));
 
 const isIdle = (session: Session): boolean => session.busy === 0 && !session.streams.held;
 
