@@ -455,6 +455,7 @@ async function pipelined(
     limit: o.maxRows + 1,
     types: session.types,
     prepared,
+    described: session.statements.described(client),
     prepareValue: (session.driver as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils
       .prepareValue,
     onRow: (row) => {
