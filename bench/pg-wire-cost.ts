@@ -3,9 +3,10 @@
  * PostgreSQL backend, with no driver in the way: a raw protocol client sends prepared statements
  * (Bind, Execute … Sync, one packet) in a loop and reads the backend's time on a CPU from
  * /proc/<pid>/schedstat (ns). Variants: the statement alone (what Toolbox's pgx sends), the source's
- * read (BEGIN READ ONLY, the statement with its portal described, ROLLBACK), that without the
- * Describe, plain BEGIN on a connection started with default_transaction_read_only=on (with and
- * without the Describe), and the read with pg_advisory_unlock_all(). One connection each, warm,
+ * read as it was (BEGIN READ ONLY, the statement with its portal described, ROLLBACK), that without
+ * the Describe, plain BEGIN on a connection started with default_transaction_read_only=on with and
+ * without the Describe (the latter is the source's warm read now), and the old read with
+ * pg_advisory_unlock_all(). One connection each, warm,
  * interleaved rounds, the median per variant; MCP_RUN_TEST_POSTGRES_URL (a login that may create
  * a database, dropped after). Not a test: a measurement.
  *
@@ -127,15 +128,22 @@ const variants: Variant[] = [
     prepare: [parse('q', QUERY)],
     call: (id) => [bind('q', [id]), execute()],
   },
-  { label: 'BEGIN READ ONLY, statement + Describe, ROLLBACK (the source)', ...read('BEGIN READ ONLY', true) },
+  {
+    label: 'BEGIN READ ONLY, statement + Describe, ROLLBACK (the source before)',
+    ...read('BEGIN READ ONLY', true),
+  },
   { label: 'BEGIN READ ONLY, statement, ROLLBACK', ...read('BEGIN READ ONLY', false) },
   {
     label: 'read-only session: BEGIN, statement + Describe, ROLLBACK',
     options: READ_ONLY,
     ...read('BEGIN', true),
   },
-  { label: 'read-only session: BEGIN, statement, ROLLBACK', options: READ_ONLY, ...read('BEGIN', false) },
-  { label: 'the source with pg_advisory_unlock_all()', ...read('BEGIN READ ONLY', true, true) },
+  {
+    label: "read-only session: BEGIN, statement, ROLLBACK (the source's warm read)",
+    options: READ_ONLY,
+    ...read('BEGIN', false),
+  },
+  { label: 'the source before, with pg_advisory_unlock_all()', ...read('BEGIN READ ONLY', true, true) },
 ];
 
 const database = `mcp_run_wire_cost_${randomBytes(4).toString('hex')}`;
