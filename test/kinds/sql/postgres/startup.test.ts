@@ -2,7 +2,9 @@
  * The session defaults a `postgres` source sends as startup `options` (src/kinds/sql/postgres/startup.ts), on a real
  * PostgreSQL (MCP_RUN_TEST_POSTGRES_URL): a read-only call at the defaults runs without the
  * set_config step, yet the server still stops it at the timeout, nothing a call sets outlives it
- * (ROLLBACK, DISCARD ALL), and a connection whose options were dropped or refused (a pooler, through
+ * (ROLLBACK, DISCARD ALL), the connection starts read-only (a read's plain BEGIN cannot write, even
+ * after a read turned the session's default off; a write says READ WRITE), and a connection whose
+ * options were dropped or refused (a pooler, through
  * a relay that does what PgBouncer does) keeps the step. The relay also counts the statements each
  * call sends.
  */
