@@ -87,26 +87,39 @@ export function cpuMsOf(pid: number | undefined): number | undefined {
 }
 
 /**
- * CPU ms of every process whose command is `name` (PostgreSQL's backends: `postgres`), and when
- * `only` is given whose command line holds it (a backend's title names its database); Linux only.
+ * The CPU time so far, in ms, of each process whose command is `name` (PostgreSQL's backends:
+ * `postgres`) and, when `only` is given, whose command line holds it (a backend's title names its
+ * database); Linux only. From /proc/<pid>/schedstat: nanoseconds on a CPU, where /proc/<pid>/stat
+ * counts 10 ms ticks, too coarse for backends that each run a few ms per round.
  */
-export function cpuMsOfCommand(name: string, only?: string): number | undefined {
+export function cpuMsByProcess(name: string, only?: string): Map<number, number> | undefined {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   } catch {
     return undefined;
   }
-  let sum = 0;
+  const cpu = new Map<number, number>();
   for (const pid of pids) {
     try {
       if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== name) continue;
       if (only !== undefined && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(only)) continue;
-      sum += ownCpuMs(Number(pid)) ?? 0;
+      cpu.set(Number(pid), Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
     } catch {
       // gone meanwhile
     }
   }
+  return cpu;
+}
+
+/**
+ * The CPU ms the processes of `after` used since `before` (both from cpuMsByProcess): a process
+ * begun meanwhile counts whole (its start is part of the work), one gone meanwhile not at all (its
+ * last figures cannot be read), so that a pool closing an idle connection never makes it negative.
+ */
+export function cpuMsSince(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ms] of after) sum += Math.max(0, ms - (before.get(pid) ?? 0));
   return sum;
 }
 

@@ -4,7 +4,8 @@
  * connections, `tools/list` of 10 tools, and full `tools/list` walks of 1,000 and 10,000 tools with
  * the RSS of each serving process. Toolbox starts from a `tools.yaml` the bench writes. Skipped,
  * with the reason, when its binary is missing; the PostgreSQL rows need MCP_RUN_BENCH_POSTGRES_URL
- * (or MCP_RUN_TEST_POSTGRES_URL).
+ * (or MCP_RUN_TEST_POSTGRES_URL). MCP_RUN_BENCH_TOOLBOX_ONLY=postgres runs the PostgreSQL call rows
+ * alone (a short look at that goal; give `--out` so that the partial figures go elsewhere).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -25,8 +26,9 @@ import {
 } from '../lib/mcp.js';
 import {
   benchServer,
+  cpuMsByProcess,
   cpuMsOf,
-  cpuMsOfCommand,
+  cpuMsSince,
   mcpRun,
   type ServerProcess,
   startAll,
@@ -86,14 +88,18 @@ interface Costed extends Throughput {
 
 async function costed(pid: number | undefined, pair: Pair, load: () => Promise<Throughput>): Promise<Costed> {
   const db = pair.db;
-  const [server0, db0] = [cpuMsOf(pid), db ? cpuMsOfCommand(db, pair.dbOnly) : undefined];
+  const [server0, db0] = [cpuMsOf(pid), db ? cpuMsByProcess(db, pair.dbOnly) : undefined];
   const t0 = performance.now();
   const r = await load();
   const seconds = (performance.now() - t0) / 1000;
-  const [server1, db1] = [cpuMsOf(pid), db ? cpuMsOfCommand(db, pair.dbOnly) : undefined];
-  const perCall = (a: number | undefined, b: number | undefined) =>
-    a === undefined || b === undefined || r.rps <= 0 ? Number.NaN : ((b - a) * 1000) / (r.rps * seconds);
-  return { ...r, cpuUs: perCall(server0, server1), dbCpuUs: perCall(db0, db1) };
+  const [server1, db1] = [cpuMsOf(pid), db ? cpuMsByProcess(db, pair.dbOnly) : undefined];
+  const perCall = (ms: number | undefined) =>
+    ms === undefined || r.rps <= 0 ? Number.NaN : (ms * 1000) / (r.rps * seconds);
+  return {
+    ...r,
+    cpuUs: perCall(server0 === undefined || server1 === undefined ? undefined : server1 - server0),
+    dbCpuUs: perCall(db0 && db1 && cpuMsSince(db0, db1)),
+  };
 }
 
 async function startPair(
@@ -223,7 +229,7 @@ async function compare(
         'p99 ms',
         '× Toolbox (median [min–max] of rounds)',
         'server CPU µs/call',
-        ...(pair.db ? [`${pair.db} CPU µs/call`] : []),
+        ...(pair.db ? ['PostgreSQL backend CPU µs/call'] : []),
         'failed',
       ],
       rows,
@@ -270,7 +276,7 @@ async function postgresItems(
         url,
         table: `${tag}.items`,
         database,
-        note: 'PostgreSQL: a schema of the bench’s own, read as the URL’s login (it may not create databases); `postgres CPU µs/call` counts every backend of that database.',
+        note: 'PostgreSQL: a schema of the bench’s own, read as the URL’s login (it may not create databases); `PostgreSQL backend CPU µs/call` counts every backend of that database.',
         async drop() {
           const c = new pg.Client({ connectionString: url });
           await c.connect();
@@ -301,7 +307,7 @@ async function postgresItems(
     url: asRole.toString(),
     table: 'items',
     database: tag,
-    note: `PostgreSQL: a database of the bench’s own (\`${tag}\`), read by a role of its own (every server uses it) that may execute none of the session advisory lock functions there (revoked from PUBLIC, as docs/kinds-sql.md advises): mcp-run’s reads then skip \`pg_advisory_unlock_all()\` (BEGIN READ ONLY, the statement, ROLLBACK). \`postgres CPU µs/call\` counts the backends of that database only.`,
+    note: `PostgreSQL: a database of the bench’s own (\`${tag}\`), read by a role of its own (every server uses it) that may execute none of the session advisory lock functions there (revoked from PUBLIC, as docs/kinds-sql.md advises): mcp-run’s reads then skip \`pg_advisory_unlock_all()\` (BEGIN, read-only as the connection started, the statement, ROLLBACK). \`PostgreSQL backend CPU µs/call\` counts the backends of that database only (one contender runs at a time, so they are that contender's).`,
     async drop() {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
@@ -366,7 +372,8 @@ export const toolboxScenario: Scenario = {
       };
     }
     const connections = options.smoke ? [1] : [1, 8, 32];
-    const sizes = options.smoke ? [200] : [1000, 10_000];
+    const pgOnly = process.env.MCP_RUN_BENCH_TOOLBOX_ONLY === 'postgres';
+    const sizes = pgOnly ? [] : options.smoke ? [200] : [1000, 10_000];
     const tables: Table[] = [];
     const goals: Goal[] = [];
     const raw: Record<string, unknown> = {};
@@ -384,7 +391,8 @@ export const toolboxScenario: Scenario = {
       table: string;
       database?: string;
       drop?: () => Promise<void>;
-    }[] = [{ label: 'SQLite', source: { kind: 'sqlite', path: db }, table: 'items' }];
+    }[] = [];
+    if (!pgOnly) engines.push({ label: 'SQLite', source: { kind: 'sqlite', path: db }, table: 'items' });
     const pgUrl = process.env.MCP_RUN_BENCH_POSTGRES_URL ?? process.env.MCP_RUN_TEST_POSTGRES_URL;
     if (pgUrl) {
       const items = await postgresItems(pgUrl);
@@ -514,30 +522,32 @@ export const toolboxScenario: Scenario = {
           await stopAll({ mcpRun: pair.mcpRun, toolbox: pair.toolbox });
         }
       }
-      tables.push({
-        caption: `Full tools/list walk of SQL tools (median of ${options.rounds} interleaved rounds of ${options.duration} s)`,
-        columns: [
-          'server',
-          'tools',
-          'pages',
-          'full walk ms',
-          'bytes per tool',
-          'RSS MB',
-          'start-up ms',
-          '× Toolbox (median [min–max] of rounds)',
-        ],
-        rows: walkRows,
-      });
-      goals.push(goal('full tools/list walk vs Toolbox', '≥ 1.0×', walkRatios, (v) => v >= 1, times));
-      goals.push(
-        goal(
-          'RSS of the serving process after the walks (mcp-run)',
-          '≤ 150 MB',
-          memory,
-          (v) => v <= 150,
-          (v) => `${fmt(v)} MB`,
-        ),
-      );
+      if (sizes.length > 0) {
+        tables.push({
+          caption: `Full tools/list walk of SQL tools (median of ${options.rounds} interleaved rounds of ${options.duration} s)`,
+          columns: [
+            'server',
+            'tools',
+            'pages',
+            'full walk ms',
+            'bytes per tool',
+            'RSS MB',
+            'start-up ms',
+            '× Toolbox (median [min–max] of rounds)',
+          ],
+          rows: walkRows,
+        });
+        goals.push(goal('full tools/list walk vs Toolbox', '≥ 1.0×', walkRatios, (v) => v >= 1, times));
+        goals.push(
+          goal(
+            'RSS of the serving process after the walks (mcp-run)',
+            '≤ 150 MB',
+            memory,
+            (v) => v <= 150,
+            (v) => `${fmt(v)} MB`,
+          ),
+        );
+      }
     } finally {
       for (const e of engines) await e.drop?.().catch(() => undefined);
     }
@@ -548,8 +558,8 @@ export const toolboxScenario: Scenario = {
         "Toolbox speaks the 2025 protocol statelessly (no session); mcp-run is measured on a 2025 session and on the 2026 path. Default pools on both sides (mcp-run 5 connections to PostgreSQL, Toolbox pgxpool's default).",
         "Ratios are mcp-run ÷ Toolbox (throughput; for walks, Toolbox's walk time ÷ mcp-run's), taken per interleaved round, then the median with the range over rounds: > 1 is mcp-run ahead.",
         'Every answer is checked (the row, or `item_9` in the list); walks check that every tool was seen. RSS is read from /proc of each serving process after its walks.',
-        "`server CPU µs/call` is the user + system CPU the server used during the round (all its threads, and its worker processes: mcp-run's SQLite readers), divided by the requests it answered; `postgres CPU µs/call` is that of the `postgres` backends of the bench's database (every `postgres` process when the bench could not make a database of its own). Read from /proc at 10 ms resolution. CPU per call moves far less with the machine's noise than requests/s does: it shows what each server spends, where the ratio only shows who got the cores.",
-        "Round trips of one one-row read, counted by `npx tsx bench/round-trips.ts` through a TCP relay: PostgreSQL 1 (BEGIN READ ONLY, the statement, pg_advisory_unlock_all() unless the role cannot lock, ROLLBACK behind one Sync, the settings step too where the connection did not start with them; `npx tsx bench/pg-cost.ts` counts the statements and the backend's CPU per call beside the bare driver's; 6 before: BEGIN+SETs, DECLARE, FETCH 1, FETCH 4, ROLLBACK, DISCARD ALL), MySQL/MariaDB 3 (SET TRANSACTION READ ONLY, EXECUTE, DO RELEASE_ALL_LOCKS(); 5 before). (Toolbox's own were not counted.)",
+        "`server CPU µs/call` is the user + system CPU the server used during the round (all its threads, and its worker processes: mcp-run's SQLite readers), divided by the requests it answered; read from /proc/<pid>/stat at 10 ms resolution. `PostgreSQL backend CPU µs/call` is the time on a CPU of the `postgres` backends of the bench's database during the round (/proc/<pid>/schedstat, in ns; a backend begun in the round counts whole, one ended in it not at all), divided the same way. CPU per call moves far less with the machine's noise than requests/s does: it shows what each server spends, where the ratio only shows who got the cores.",
+        "Round trips of one one-row read, counted by `npx tsx bench/round-trips.ts` through a TCP relay: PostgreSQL 1 (BEGIN on a connection that started read-only, else BEGIN READ ONLY, the statement without a Describe after its first call, pg_advisory_unlock_all() unless the role cannot lock, ROLLBACK behind one Sync, the settings step too where the connection did not start with them; `npx tsx bench/pg-cost.ts` counts the statements and the backend's CPU per call beside the bare driver's; 6 before: BEGIN+SETs, DECLARE, FETCH 1, FETCH 4, ROLLBACK, DISCARD ALL), MySQL/MariaDB 3 (SET TRANSACTION READ ONLY, EXECUTE, DO RELEASE_ALL_LOCKS(); 5 before). (Toolbox's own were not counted.)",
         "`bare node:http + driver (ceiling)` is bench/servers/bare-sql.mjs: node:http, JSON.parse, the same query through the same driver (better-sqlite3 in the server's own process; pg, a pool of 5, one named statement) and JSON.stringify, with no MCP, no read-only transaction, no time limit and no worker process. It is what node reaches here with no server work at all: where it is below Toolbox, ≥ 1.0× cannot be met by any node server on this machine.",
         ...ceilings.map(
           ([engine, rs]) =>

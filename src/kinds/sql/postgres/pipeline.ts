@@ -4,7 +4,10 @@
  * Bind, Execute each) behind a single Sync, so the server runs them in order and answers once.
  *
  * The fixed steps are prepared once per connection (named statements, PipelineStep.name), so the
- * server does not parse and plan them again on each call.
+ * server does not parse and plan them again on each call. A prepared statement's columns are kept
+ * from its first RowDescription, and later calls on that connection send no Describe: a schema
+ * change that alters them makes the server refuse the statement (0A000, "cached plan must not
+ * change result type"), and the source prepares it anew.
  *
  * The statement's Execute asks for at most `limit` rows, so the row cap is kept by the server's
  * portal (PortalSuspended) without a cursor. The other steps are fixed text written by the source.
@@ -22,7 +25,7 @@ interface Wire {
   stream: { writable: boolean; write(chunk: Buffer): boolean };
 }
 
-interface Field {
+export interface Field {
   readonly name: string;
   readonly dataTypeID: number;
   readonly format: string;
@@ -49,6 +52,8 @@ export interface PipelineOptions {
   readonly types: pg.CustomTypesConfig;
   /** The statement names this connection holds; the pipeline adds those it prepares. */
   readonly prepared?: Set<string>;
+  /** The columns of the named statements this connection holds; the pipeline adds those it reads. */
+  readonly described?: Map<string, readonly Field[]>;
   readonly prepareValue: (value: unknown) => unknown;
   /** Each row of the statement, as an array of parsed values. */
   readonly onRow: (row: unknown[]) => void;
@@ -65,7 +70,9 @@ export interface PipelineResult {
 export class PgPipeline {
   readonly done: Promise<PipelineResult>;
   private step = 0;
-  private fields: Field[] = [];
+  private fields: readonly Field[] = [];
+  /** The statement's prepared name, when its columns are to be kept (PipelineOptions.described). */
+  private describing: string | undefined;
   private parsers: ((value: string) => unknown)[] = [];
   private suspended = false;
   private rowCount = 0;
@@ -107,7 +114,13 @@ export class PgPipeline {
           if (name) preparing.push(name);
         }
         if (statement) {
-          parts.push(bindMessage(name, s.values ?? [], this.o.prepareValue), DESCRIBE_PORTAL);
+          parts.push(bindMessage(name, s.values ?? [], this.o.prepareValue));
+          const known = name && prepared!.has(name) ? this.o.described?.get(name) : undefined;
+          if (known) this.describe(known);
+          else {
+            parts.push(DESCRIBE_PORTAL);
+            if (name) this.describing = name;
+          }
           parts.push(executeMessage(this.o.limit));
         } else if (name && !s.values?.length) parts.push(boundByName(name));
         else parts.push(bindMessage(name, s.values ?? [], this.o.prepareValue), EXECUTE_ALL);
@@ -128,8 +141,13 @@ export class PgPipeline {
 
   handleRowDescription(msg: { fields: Field[] }): void {
     if (!this.atStatement) return;
-    this.fields = msg.fields;
-    this.parsers = msg.fields.map((f) => {
+    this.describe(msg.fields);
+    if (this.describing !== undefined) this.o.described?.set(this.describing, msg.fields);
+  }
+
+  private describe(fields: readonly Field[]): void {
+    this.fields = fields;
+    this.parsers = fields.map((f) => {
       const parse = this.o.types.getTypeParser(f.dataTypeID, f.format === 'binary' ? 'binary' : 'text');
       return parse as (value: string) => unknown;
     });
@@ -281,6 +299,7 @@ export class PreparedStatements {
   private count = 0;
   private readonly names = new Map<string, string>();
   private readonly held = new WeakMap<object, Set<string>>();
+  private readonly columns = new WeakMap<object, Map<string, readonly Field[]>>();
 
   constructor(private readonly max: number) {}
 
@@ -292,6 +311,16 @@ export class PreparedStatements {
       this.held.set(connection, names);
     }
     return names;
+  }
+
+  /** The columns of the statements `connection` holds, by name (the map a pipeline on it fills). */
+  described(connection: object): Map<string, readonly Field[]> {
+    let columns = this.columns.get(connection);
+    if (!columns) {
+      columns = new Map();
+      this.columns.set(connection, columns);
+    }
+    return columns;
   }
 
   /** The name of `text` on a connection holding `held`, or undefined: run it unnamed. */
@@ -308,6 +337,7 @@ export class PreparedStatements {
   /** The connection's session was reset (DISCARD ALL): it holds none. */
   forget(connection: object): void {
     this.held.delete(connection);
+    this.columns.delete(connection);
   }
 
   /** Every name held may be stale (a schema change): texts get new names from now on. */

@@ -1,21 +1,23 @@
 /**
  * Source `postgres`: a PostgreSQL database through a `pg` connection pool, read-only by default.
  *
- * Every call runs in its own transaction (`BEGIN READ ONLY` unless the call may write) under its
+ * Every call runs in its own transaction (read-only unless the call may write) under its
  * statement_timeout, so the server itself stops a slow query; a client that cancels, or a server
  * that does not answer in time, gets a `pg_cancel_backend` from a separate connection.
- * A read-only row set from its first row is one round trip (pipeline.ts): BEGIN READ ONLY, the
- * settings, the statement (its portal hands over at most maxRows + 1 rows), the release of any
+ * A read-only row set from its first row is one round trip (pipeline.ts): BEGIN (READ ONLY where
+ * the connection did not start read-only), the settings, the statement (its portal hands over at most maxRows + 1 rows), the release of any
  * session advisory lock and the ROLLBACK go behind one Sync, each prepared once per connection (a
  * named statement, so the server does not parse and plan it on every call). Other calls (writes,
  * continuation pages, statements that are not row sets) read through a cursor (`DECLARE … FETCH
  * n+1`, `MOVE` to skip rows on the server) in several round trips.
  *
  * Each pool connection starts with the source's defaults (statement_timeout = timeoutMs,
- * standard_conforming_strings on, the declared schemas as search path) in its `options` startup
+ * default_transaction_read_only on, standard_conforming_strings on, the declared schemas as search
+ * path) in its `options` startup
  * parameter, after the URL's own (startup.ts), and is checked once that they are in force. On
- * such a connection a read whose timeout is the default skips the settings step: the session
- * already holds them, and nothing a call sets outlives it (below). A tool with its own timeoutMs, a
+ * such a connection a read begins with a plain BEGIN, and one whose timeout is the default skips the
+ * settings step: the session already holds them, and nothing a call sets outlives it (below); a
+ * write begins with BEGIN READ WRITE. A tool with its own timeoutMs, a
  * source with `role:` (SET ROLE is checked by the server on each call), and a connection whose
  * options a pooler dropped keep the step; a pooler that refuses the options gets none.
  *
@@ -168,9 +170,12 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     const sessionSettings: [string, string][] = [['standard_conforming_strings', 'on']];
     if (schemaPath !== undefined) sessionSettings.push(['search_path', schemaPath]);
     // The defaults each connection starts with. Not with a role: SET ROLE stays a step of every
-    // call, so that the server checks the membership each time.
+    // call, so that the server checks the membership each time. Read-only by default, so that a
+    // read there starts with a plain BEGIN (BEGIN READ ONLY sets transaction_read_only through the
+    // settings machinery: a tenth of the backend's instructions per read); writes say READ WRITE.
     const defaults: StartupSettings = [
       ['statement_timeout', String(Math.trunc(timeoutMs))],
+      ['default_transaction_read_only', 'on'],
       ...sessionSettings,
     ];
     const startup = {
@@ -403,7 +408,8 @@ export const postgresSource: SourceKind<PostgresConfig> = {
  */
 function opening(session: Session, o: Run): string[] {
   return [
-    o.readOnly ? 'BEGIN READ ONLY' : 'BEGIN',
+    // READ WRITE: the connection may have started read-only (its defaults, startup.ts).
+    o.readOnly ? 'BEGIN READ ONLY' : 'BEGIN READ WRITE',
     `SET LOCAL statement_timeout = ${Math.trunc(o.timeoutMs)}`,
     'SET LOCAL standard_conforming_strings = on',
     ...session.settings,
@@ -433,22 +439,23 @@ async function pipelined(
     values,
     name: session.statements.name(text, prepared),
   });
-  // The limits step is left out only where the connection started with exactly these settings.
+  // A connection checked to carry the defaults starts read-only: a plain BEGIN is a read-only
+  // transaction there (nothing a call sets outlives it, so the default stands). The limits step is
+  // left out only where the call's timeout is the one the connection started with.
   const { preset } = session;
-  const atDefaults =
-    preset !== undefined && Math.trunc(o.timeoutMs) === preset.timeoutMs && preset.connections.has(client);
+  const started = preset !== undefined && preset.connections.has(client);
+  const begin = step(started ? 'BEGIN' : 'BEGIN READ ONLY');
+  const atDefaults = started && Math.trunc(o.timeoutMs) === preset.timeoutMs;
   const pipeline = new PgPipeline({
     before: atDefaults
-      ? [step('BEGIN READ ONLY')]
-      : [
-          step('BEGIN READ ONLY'),
-          step(session.limits.text, [String(Math.trunc(o.timeoutMs)), ...session.limits.values]),
-        ],
+      ? [begin]
+      : [begin, step(session.limits.text, [String(Math.trunc(o.timeoutMs)), ...session.limits.values])],
     statement: step(text, values),
     after: session.end.map((text) => step(text)),
     limit: o.maxRows + 1,
     types: session.types,
     prepared,
+    described: session.statements.described(client),
     prepareValue: (session.driver as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils
       .prepareValue,
     onRow: (row) => {

@@ -1,7 +1,8 @@
 /**
- * A PostgreSQL source's session defaults (statement_timeout, standard_conforming_strings, the
- * search path) as the `options` startup parameter of each pool connection, so that a read-only call
- * whose limits are those defaults needs no `set_config` step (source.ts).
+ * A PostgreSQL source's session defaults (statement_timeout, default_transaction_read_only,
+ * standard_conforming_strings, the search path) as the `options` startup parameter of each pool
+ * connection, so that a read-only call begins with a plain BEGIN, and one whose limits are those
+ * defaults needs no `set_config` step (source.ts).
  *
  * The options are a convenience, never trusted blindly: a pooler may drop them (PgBouncer with
  * `ignore_startup_parameters = options`) or refuse them (`unsupported startup parameter`), so each

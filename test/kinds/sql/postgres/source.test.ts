@@ -215,6 +215,13 @@ test('a read prepared on a connection still runs after a schema change alters wh
   await db.admin("ALTER TABLE plan_change ADD COLUMN b text DEFAULT 'x'");
   assert.deepEqual((await run(sql, 'SELECT * FROM plan_change')).rows, [{ a: 1, b: 'x' }]);
   assert.deepEqual((await run(sql, 'SELECT * FROM plan_change')).rows, [{ a: 1, b: 'x' }]);
+  // Its columns are kept from the first call (no Describe after it): a rename or a new type must
+  // still show, not the kept names and parsers.
+  await db.admin('ALTER TABLE plan_change RENAME COLUMN a TO c');
+  assert.deepEqual((await run(sql, 'SELECT * FROM plan_change')).rows, [{ c: 1, b: 'x' }]);
+  await db.admin("ALTER TABLE plan_change ALTER COLUMN c TYPE date USING ('2024-01-0' || c)::date");
+  assert.deepEqual((await run(sql, 'SELECT * FROM plan_change')).rows, [{ c: '2024-01-01', b: 'x' }]);
+  assert.deepEqual((await run(sql, 'SELECT c FROM plan_change')).rows, [{ c: '2024-01-01' }]);
 });
 
 test('each call on a connection runs under its own statement_timeout and the source settings', {

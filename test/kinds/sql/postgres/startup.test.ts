@@ -2,7 +2,9 @@
  * The session defaults a `postgres` source sends as startup `options` (src/kinds/sql/postgres/startup.ts), on a real
  * PostgreSQL (MCP_RUN_TEST_POSTGRES_URL): a read-only call at the defaults runs without the
  * set_config step, yet the server still stops it at the timeout, nothing a call sets outlives it
- * (ROLLBACK, DISCARD ALL), and a connection whose options were dropped or refused (a pooler, through
+ * (ROLLBACK, DISCARD ALL), the connection starts read-only (a read's plain BEGIN cannot write, even
+ * after a read turned the session's default off; a write says READ WRITE), and a connection whose
+ * options were dropped or refused (a pooler, through
  * a relay that does what PgBouncer does) keeps the step. The relay also counts the statements each
  * call sends.
  */
@@ -29,6 +31,13 @@ before(async () => {
   await db.admin(`CREATE FUNCTION leak_settings() RETURNS text LANGUAGE sql AS $$
     SELECT set_config('statement_timeout', '0', false) || set_config('search_path', 'pg_catalog', false)
       || set_config('standard_conforming_strings', 'off', false) $$`);
+  // A write the statement check cannot see (no word that writes), and a function that would make
+  // every later transaction of the session read-write.
+  await db.admin('CREATE TABLE written (n int)');
+  await db.admin(`CREATE FUNCTION write_row() RETURNS int LANGUAGE sql AS $$
+    INSERT INTO written VALUES (1) RETURNING n $$`);
+  await db.admin(`CREATE FUNCTION leak_read_write() RETURNS text LANGUAGE sql AS $$
+    SELECT set_config('default_transaction_read_only', 'off', false) $$`);
 });
 after(async () => {
   for (const close of closers.reverse()) await close();
@@ -59,6 +68,15 @@ async function open(extra: Partial<PostgresConfig> = {}, mode?: OptionsMode) {
   const sql = opened.capabilities.sql as SqlCapability;
   const path = sql.quoteIdentifier((db.config.schemas as string[])[0]!);
   return { sql, proxy, logs: ctx.logs, path };
+}
+
+/** A read that writes through a function is refused by the transaction, and wrote nothing. */
+async function refusesWrites(sql: SqlCapability): Promise<void> {
+  await assert.rejects(
+    runSql(sql, 'SELECT write_row() AS n', [], { timeoutMs: TIMEOUT, readOnly: true }),
+    /read-only transaction/,
+  );
+  assert.deepEqual(await db.admin('SELECT count(*)::int AS n FROM written'), [{ n: 0 }]);
 }
 
 /** The statements one call sends (Execute messages on the wire). */
@@ -99,8 +117,44 @@ describe('a source whose connections start with its defaults', () => {
     const first = await runSql(sql, SETTINGS, [], { timeoutMs: TIMEOUT });
     // "client": the value came with the connection, not from a set_config of the call.
     assert.deepEqual(first.rows, [{ timeout: `${TIMEOUT}ms`, from: 'client', path, scs: 'on' }]);
-    // BEGIN READ ONLY, the statement, pg_advisory_unlock_all(), ROLLBACK.
+    // BEGIN, the statement, pg_advisory_unlock_all(), ROLLBACK.
     assert.equal(await executes(proxy!, () => runSql(sql, 'SELECT 1 AS one', [], { timeoutMs: TIMEOUT })), 4);
+  });
+
+  test('the connection starts read-only: a plain BEGIN reads, and cannot write', { skip }, async () => {
+    const { sql } = await open();
+    const { rows } = await runSql(
+      sql,
+      `SELECT current_setting('transaction_read_only') AS ro,
+         (SELECT source FROM pg_settings WHERE name = 'default_transaction_read_only') AS from`,
+      [],
+      { timeoutMs: TIMEOUT },
+    );
+    assert.deepEqual(rows, [{ ro: 'on', from: 'client' }]);
+    await refusesWrites(sql);
+    // With another timeout too (BEGIN, then the settings step).
+    await assert.rejects(runSql(sql, 'SELECT write_row() AS n', [], { timeoutMs: 2500 }), /read-only/);
+  });
+
+  test('a read that turns the session default read-write does not reach the next call', {
+    skip,
+  }, async () => {
+    const { sql } = await open();
+    const leaked = await runSql(sql, 'SELECT leak_read_write() AS x', [], { timeoutMs: TIMEOUT });
+    assert.deepEqual(leaked.rows, [{ x: 'off' }]);
+    // The same connection (poolSize 1): its ROLLBACK undid the session-level set_config.
+    await refusesWrites(sql);
+  });
+
+  test('a write begins READ WRITE on a connection that started read-only', { skip }, async () => {
+    const { sql } = await open({ readOnly: false });
+    const { rows } = await runSql(sql, 'INSERT INTO written VALUES (2) RETURNING n', [], {
+      timeoutMs: TIMEOUT,
+    });
+    assert.deepEqual(rows, [{ n: 2 }]);
+    await db.admin('DELETE FROM written');
+    // A read on the same connection after it (DISCARD ALL) is read-only again.
+    await refusesWrites(sql);
   });
 
   test('a tool with its own timeoutMs still gets it, through the settings step', { skip }, async () => {
@@ -197,6 +251,8 @@ describe('a pooler in between', () => {
     const { rows } = await runSql(sql, SETTINGS, [], { timeoutMs: TIMEOUT });
     assert.deepEqual(rows, [{ timeout: `${TIMEOUT}ms`, from: 'session', path, scs: 'on' }]);
     assert.equal(await executes(proxy!, () => runSql(sql, 'SELECT 1 AS one', [], { timeoutMs: TIMEOUT })), 5);
+    // The session is not read-only by default here: the read begins READ ONLY.
+    await refusesWrites(sql);
     assert.ok(
       logs.some((l) => /connection options did not take effect/.test(l)),
       logs.join('\n'),
