@@ -35,7 +35,11 @@ const machineLine = (m: Machine): string =>
   `${m.cores} × ${m.cpu}, ${m.memoryGb} GB, ${m.platform}, Node ${m.node}; 1-min load average ${m.loadAtStart.toFixed(2)} at the start` +
   (m.loadAtEnd === undefined ? '' : `, ${m.loadAtEnd.toFixed(2)} at the end`);
 
-export function renderMarkdown(results: Results, order: readonly string[]): string {
+/**
+ * `misses` is bench/misses.md, written by hand from `--profile` runs: where the time of each goal
+ * not met goes. It is rendered under the goals, since the figures alone do not say why.
+ */
+export function renderMarkdown(results: Results, order: readonly string[], misses?: string): string {
   const scenarios = order.map((name) => results.scenarios[name]).filter((s) => s !== undefined);
   const goals = scenarios.flatMap((s) =>
     'error' in s ? [] : s.goals.map((g) => ({ ...g, scenario: s.name })),
@@ -77,6 +81,7 @@ export function renderMarkdown(results: Results, order: readonly string[]): stri
       (g) => `| ${g.scenario} | ${cell(g.goal)} | ${cell(g.target)} | ${cell(g.measured)} | ${verdict(g)} |`,
     ),
     '',
+    ...(misses?.trim() ? ['## The goals not met, and where their time goes', '', misses.trim(), ''] : []),
   ];
   for (const s of scenarios) {
     out.push(`## ${s.title} (\`${s.name}\`)`, '');
