@@ -12,9 +12,9 @@ import Database from 'better-sqlite3';
 import type { OpenedSource, SqlCapability } from '../../../../src/kinds/contract/kinds.js';
 import { parseSqlParams } from '../../../../src/kinds/sql/params.js';
 import { bounded, type InlineReader } from '../../../../src/kinds/sql/sqlite/inline.js';
-import type { SqlitePool } from '../../../../src/kinds/sql/sqlite/pool.js';
-import { type SqliteConfig, sqliteSource } from '../../../../src/kinds/sql/sqlite/source.js';
+import { sqliteSource } from '../../../../src/kinds/sql/sqlite/source.js';
 import { tempDir, testContext } from '../../context.js';
+import { openSeeded } from './harness.js';
 
 const SEED = `
   CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, price REAL, data BLOB);
@@ -29,18 +29,7 @@ const SEED = `
   INSERT INTO kv VALUES ('a', 1), ('b', 2);
 `;
 
-async function open(config: Partial<SqliteConfig> = {}) {
-  const dir = tempDir();
-  writeFileSync(join(dir, 'seed.sql'), SEED);
-  const ctx = testContext({ baseDir: dir, name: 'db' });
-  const opened = (await sqliteSource.open(
-    { path: 'db.sqlite', seed: 'seed.sql', ...config },
-    ctx,
-  )) as OpenedSource;
-  assert.deepEqual(ctx.errors, []);
-  const sql = opened.capabilities.sql as SqlCapability & { pool: SqlitePool; inline?: InlineReader };
-  return { opened, sql, file: join(dir, 'db.sqlite') };
-}
+const open = (config: Parameters<typeof openSeeded>[1] = {}) => openSeeded(SEED, config);
 
 /** A read (`readOnly: true` on a writable source too); `readOnly: false` lets the statement write. */
 const query = (sql: SqlCapability, text: string, values: unknown[] = [], readOnly = true) =>

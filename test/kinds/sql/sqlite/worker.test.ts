@@ -10,29 +10,17 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { OpenedSource, SqlCapability } from '../../../../src/kinds/contract/kinds.js';
+import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
 import { parseSqlParams } from '../../../../src/kinds/sql/params.js';
-import type { SqlitePool } from '../../../../src/kinds/sql/sqlite/pool.js';
-import { type SqliteConfig, sqliteSource } from '../../../../src/kinds/sql/sqlite/source.js';
-import { tempDir, testContext } from '../../context.js';
+import { tempDir } from '../../context.js';
+import { openSeeded } from './harness.js';
 
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
 const SEED = 'CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3);';
 /** A read that always goes to a worker: a scan (a bounded read may run in this process: inline.ts). */
 const SCAN = 'SELECT count(*) AS n FROM t';
 
-async function open(config: Omit<SqliteConfig, 'path'> & { path?: string }) {
-  const dir = tempDir();
-  writeFileSync(join(dir, 'seed.sql'), SEED);
-  const ctx = testContext({ baseDir: dir, name: 'db' });
-  const opened = (await sqliteSource.open(
-    { path: 'db.sqlite', seed: 'seed.sql', ...config },
-    ctx,
-  )) as OpenedSource;
-  assert.deepEqual(ctx.errors, []);
-  const sql = opened.capabilities.sql as SqlCapability & { pool: SqlitePool };
-  return { opened, sql, pool: sql.pool, dir };
-}
+const open = (config: Parameters<typeof openSeeded>[1] = {}) => openSeeded(SEED, config);
 
 const run = (sql: SqlCapability, text: string, timeoutMs = 30_000, signal = new AbortController().signal) =>
   sql.query(parseSqlParams(text), [], { maxRows: 100, timeoutMs, signal });
