@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +17,12 @@ test('the build wrote the bundle and a code cache of it', () => {
   assert.ok(existsSync(BUNDLE), 'run npm run build');
   // Made after a start served requests: it holds the functions compiled then, not only the top level.
   assert.ok(statSync(`${BUNDLE}.v8-cache`).size > 100_000, 'a code cache of the started command line');
+});
+
+test('the bundle is ASCII, so V8 holds its source as a one-byte string', () => {
+  const text = readFileSync(BUNDLE, 'latin1');
+  const at = text.search(/[^\t\n\r -~]/);
+  assert.equal(at, -1, `a byte past ASCII at ${at}: ${JSON.stringify(text.slice(at - 40, at + 10))}`);
 });
 
 test('V8 takes the code cache under the flags the command line runs with', () => {
