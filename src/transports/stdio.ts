@@ -15,7 +15,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from '../protocol/jsonrpc.js';
-import { serializeMessage } from '../protocol/results.js';
+import { cachedResponseParts, serializeMessage } from '../protocol/results.js';
 import type { Connection, Protocol } from '../protocol/server.js';
 import { LineFramer } from '../util/line-framer.js';
 import { settleWithin } from '../util/with-timeout.js';
@@ -97,7 +97,17 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   };
   const write = (message: object): void => {
     if (outputBroken) return;
-    output.write(`${serialize(message, log)}\n`);
+    // A cached list page goes out as its ready-made bytes after the id, in one writev: serializing
+    // it again would flatten and copy megabytes of text per answer.
+    const parts = cachedParts(message, log);
+    if (parts === undefined) output.write(`${serialize(message, log)}\n`);
+    else {
+      output.cork();
+      output.write(parts.head);
+      for (const chunk of parts.tail) output.write(chunk);
+      output.write('\n');
+      output.uncork();
+    }
     answeredOnce = true;
     awaitQuiet();
   };
@@ -228,6 +238,16 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   });
 
   return { connection, closed, settled, close: shutdown };
+}
+
+/** A cached page's response in parts (results.ts); undefined for any other message, or if that fails. */
+function cachedParts(message: object, log: Logger): { head: string; tail: readonly Buffer[] } | undefined {
+  try {
+    return cachedResponseParts(message);
+  } catch (err) {
+    log.error(`could not serialize a cached list page: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
 }
 
 /** The message as one line; an unserializable one is logged and answered -32603. */
