@@ -4,10 +4,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { keepYoungGenerationSmall } from '../dist/cli/young-generation.js';
+import { keepYoungGenerationSmall } from '../dist/cli/young-generation.cjs';
 import { builtinKinds } from '../dist/kinds/builtin.js';
 import { precompiledSources } from '../dist/manifest/precompile.js';
-import { writeCodeCache } from '../dist/util/code-cache.js';
+import { writeCodeCache } from '../dist/util/code-cache.cjs';
 
 const base = join(dirname(fileURLToPath(import.meta.url)), '../dist/manifest');
 rmSync(join(base, 'precompiled'), { recursive: true, force: true });

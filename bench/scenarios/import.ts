@@ -196,7 +196,7 @@ export const importScenario: Scenario = {
       title: this.title,
       setup: [
         `Document: \`api.github.com.json\` of \`${GITHUB_PACKAGE}\` on npm (${fmt(statSync(spec).size / MIB)} MiB of JSON, OpenAPI 3.0), fetched once by the bench into node_modules/.cache.`,
-        "Each step is a real CLI run, spawn to exit, or a real stdio server (`node dist/cli/main.js github.yaml`) driven by a JSON-RPC client on its pipes: `initialize`, then `tools/list` timed from spawn, then the rest of the pages, then a `tools/call` of `meta_get_zen` answered by a node:http upstream on 127.0.0.1 (`GITHUB_BASE_URL`). Every answer is checked: every imported tool listed, the upstream's text returned.",
+        "Each step is a real CLI run, spawn to exit, or a real stdio server (`node dist/cli/bin.cjs github.yaml`) driven by a JSON-RPC client on its pipes: `initialize`, then `tools/list` timed from spawn, then the rest of the pages, then a `tools/call` of `meta_get_zen` answered by a node:http upstream on 127.0.0.1 (`GITHUB_BASE_URL`). Every answer is checked: every imported tool listed, the upstream's text returned.",
         `Peak RSS from GNU time for CLI runs, from /proc (VmHWM) for the server after its call; the peak-RSS goal reads VmHWM right after the first \`tools/list\` answer.${withPeak ? '' : ' GNU time is not installed here: no peak column.'}`,
       ],
       tables: [

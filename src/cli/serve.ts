@@ -27,7 +27,7 @@ import { serveStdio } from '../transports/stdio.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { describeCounts } from './counts.js';
 import { toolsetFault } from './toolset-arg.js';
-import { letYoungGenerationGrow } from './young-generation.js';
+import { letYoungGenerationGrow } from './young-generation.cjs';
 
 /**
  * How long stdio waits for the client's opening exchange to settle (its first answers out) before

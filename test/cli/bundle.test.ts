@@ -19,6 +19,14 @@ test('the build wrote the bundle and a code cache of it', () => {
   assert.ok(statSync(`${BUNDLE}.v8-cache`).size > 100_000, 'a code cache of the started command line');
 });
 
+test('the ES module entry of older client configs, dist/cli/main.js, still runs the command line', () => {
+  const run = spawnSync(process.execPath, [join(REPO, 'dist/cli/main.js'), '--version'], {
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
+});
+
 test('the bundle is ASCII, so V8 holds its source as a one-byte string', () => {
   const text = readFileSync(BUNDLE, 'latin1');
   const at = text.search(/[^\t\n\r -~]/);
@@ -33,9 +41,9 @@ test('V8 takes the code cache under the flags the command line runs with', () =>
     [
       '--input-type=module',
       '-e',
-      `const { keepYoungGenerationSmall } = await import(${module('dist/cli/young-generation.js')});
+      `const { keepYoungGenerationSmall } = await import(${module('dist/cli/young-generation.cjs')});
        keepYoungGenerationSmall();
-       const { codeCacheRejected } = await import(${module('dist/util/code-cache.js')});
+       const { codeCacheRejected } = await import(${module('dist/util/code-cache.cjs')});
        console.log(JSON.stringify(codeCacheRejected(${JSON.stringify(BUNDLE)})));`,
     ],
     { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },

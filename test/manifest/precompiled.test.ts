@@ -40,9 +40,9 @@ describe('precompiled manifest validators', () => {
       [
         '--input-type=module',
         '-e',
-        `const { keepYoungGenerationSmall } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/cli/young-generation.js')).href)});
+        `const { keepYoungGenerationSmall } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/cli/young-generation.cjs')).href)});
          keepYoungGenerationSmall();
-         const { codeCacheRejected } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/util/code-cache.js')).href)});
+         const { codeCacheRejected } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/util/code-cache.cjs')).href)});
          const { readdirSync } = await import('node:fs');
          const dir = ${JSON.stringify(join(BUILT, 'precompiled'))};
          const files = readdirSync(dir).filter((f) => f.endsWith('.cjs'));
