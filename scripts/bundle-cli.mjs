@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { asciiSource } from '../dist/util/ascii-source.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist/cli');
@@ -87,16 +88,8 @@ if (
 ) {
   throw new Error(`${BUNDLE}: an import() the build does not rewrite; see scripts/bundle-cli.mjs`);
 }
-// Printable ASCII only (and tabs and newlines): esbuild escapes strings but keeps comments (and some
-// regular expressions) as written, and one character past ASCII made V8 hold the whole source, which
-// it keeps for lazy compiling, as a two-byte string: twice the memory, and a slower read at every
-// start. A \uXXXX escape means the same character in a string, a template or a regular expression,
-// and nothing in a comment.
-const ascii = rewritten.replace(
-  /[^\t\n\r -~]/g,
-  (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-);
-writeFileSync(BUNDLE, ascii);
+// Printable ASCII only (src/util/ascii-source.ts says why).
+writeFileSync(BUNDLE, asciiSource(rewritten));
 
 const work = mkdtempSync(join(tmpdir(), 'mcp-run-code-cache-'));
 try {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -27,10 +27,21 @@ test('the ES module entry of older client configs, dist/cli/main.js, still runs 
   assert.equal(run.stdout.trim(), JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
 });
 
-test('the bundle is ASCII, so V8 holds its source as a one-byte string', () => {
-  const text = readFileSync(BUNDLE, 'latin1');
-  const at = text.search(/[^\t\n\r -~]/);
-  assert.equal(at, -1, `a byte past ASCII at ${at}: ${JSON.stringify(text.slice(at - 40, at + 10))}`);
+test('the bundle and the precompiled validators are ASCII, so V8 holds their sources as one-byte strings', () => {
+  const precompiled = join(REPO, 'dist/manifest/precompiled');
+  const sources = readdirSync(precompiled)
+    .filter((f) => f.endsWith('.cjs'))
+    .map((f) => join(precompiled, f));
+  assert.ok(sources.length > 5, 'the build wrote the precompiled validators');
+  for (const file of [BUNDLE, ...sources]) {
+    const text = readFileSync(file, 'latin1');
+    const at = text.search(/[^\t\n\r -~]/);
+    assert.equal(
+      at,
+      -1,
+      `${file}: a byte past ASCII at ${at}: ${JSON.stringify(text.slice(at - 40, at + 10))}`,
+    );
+  }
 });
 
 test('V8 takes the code cache under the flags the command line runs with', () => {
