@@ -17,4 +17,4 @@ if [ -d "$dir" ]; then
     export "$name=$value"
   done
 fi
-exec node "${MCP_RUN_HOME:-/app}/dist/cli/main.js" "$@"
+exec node "${MCP_RUN_HOME:-/app}/dist/cli/bin.cjs" "$@"

@@ -1,7 +1,7 @@
 // Build step after tsc and the precompiled validators: bundles the command line (src/cli/run.ts)
 // with esbuild into one CommonJS file, dist/cli/mcp-run.cjs, and writes V8's code cache of it
-// beside it (dist/cli/mcp-run.cjs.v8-cache). tsc's dist/cli/main.js, the `mcp-run` entry, runs the
-// bundle (src/cli/main.ts says how). Why: a client starts `mcp-run mcp.yaml` for every session, and
+// beside it (dist/cli/mcp-run.cjs.v8-cache). tsc's dist/cli/bin.cjs, the `mcp-run` entry, runs the
+// bundle (src/cli/bin.cts says how). Why: a client starts `mcp-run mcp.yaml` for every session, and
 // resolving, reading and compiling ~200 separate modules was most of the start-up above node's own.
 // One file costs one read; its code cache, or on Node 22.1+ node's own compile cache, spares V8
 // compiling it. The parts loaded on use stay so: esbuild wraps each module in a function that runs
@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { asciiSource } from '../dist/util/ascii-source.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist/cli');
@@ -87,7 +88,8 @@ if (
 ) {
   throw new Error(`${BUNDLE}: an import() the build does not rewrite; see scripts/bundle-cli.mjs`);
 }
-writeFileSync(BUNDLE, rewritten);
+// Printable ASCII only (src/util/ascii-source.ts says why).
+writeFileSync(BUNDLE, asciiSource(rewritten));
 
 const work = mkdtempSync(join(tmpdir(), 'mcp-run-code-cache-'));
 try {
@@ -127,7 +129,7 @@ try {
     { id: 4, method: 'prompts/get', params: { name: 'review', arguments: { text: 'this' } } },
   ];
   const input = requests.map((r) => `${JSON.stringify({ jsonrpc: '2.0', ...r })}\n`).join('');
-  const start = spawnSync(process.execPath, [join(OUT, 'main.js'), manifest], {
+  const start = spawnSync(process.execPath, [join(OUT, 'bin.cjs'), manifest], {
     input,
     encoding: 'utf8',
     env: { ...process.env, MCP_RUN_BUILD_CODE_CACHE: '1' },

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 export const REPO = resolve(import.meta.dirname, '../..');
-export const CLI = join(REPO, 'dist/cli/main.js');
+export const CLI = join(REPO, 'dist/cli/bin.cjs');
 export const SERVERS = join(REPO, 'bench/servers');
 
 const live = new Set<ChildProcess>();

@@ -146,9 +146,9 @@ export const coldStartScenario: Scenario = {
         ),
         goal(
           'Cold start, spawn → first answer, vs a bare node stdio echo',
-          '≤ 2× (10 tools)',
+          '≤ 1.2× (10 tools)',
           [['10 tools', ratios[0]!.vsBare]],
-          (v) => v <= 2,
+          (v) => v <= 1.2,
           times,
         ),
         goal(

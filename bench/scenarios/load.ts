@@ -63,7 +63,7 @@ export const loadScenario: Scenario = {
       title: this.title,
       setup: [
         `${tools.toLocaleString('en-US')} \`content\` tools, each with a three-property input schema; in the aliased manifest every fifth tool anchors its input (\`&in_<i>\`) and the next four reuse it (\`*in_<i>\`), until ${aliases.toLocaleString('en-US')} aliases.`,
-        'Each run spawns `node dist/cli/main.js validate <manifest>` and times spawn → exit; one discarded run per case, then runs interleaved.',
+        'Each run spawns `node dist/cli/bin.cjs validate <manifest>` and times spawn → exit; one discarded run per case, then runs interleaved.',
       ],
       tables: [
         {

@@ -103,7 +103,7 @@ export class Reloader {
 
   /**
    * Starts watching. `text` is the manifest text the current catalog was built from. The watchers
-   * are set up once `after` settles (the CLI passes the first answer on stdio: loading chokidar
+   * are set up once `after` settles (the CLI passes the end of the opening exchange on stdio: loading chokidar
    * would otherwise delay it) and chokidar has loaded (`ready` says when they report). An edit made
    * before they report is caught up with then: it is not lost in the gap.
    */

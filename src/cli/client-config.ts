@@ -1,7 +1,7 @@
 /**
  * The config a desktop or IDE client needs to start this server, printed so it works from where
  * mcp-run is installed: the absolute path of this Node (`process.execPath`), of this CLI's
- * dist/cli/main.js and of the manifest, so a client that starts servers from a folder of its own
+ * dist/cli/bin.cjs and of the manifest, so a client that starts servers from a folder of its own
  * choosing (they all do) finds everything. `mcp-run config --client NAME` prints the block each
  * common client reads; the stdio banner and `--help` print the generic one.
  */
@@ -30,7 +30,7 @@ export interface StdioLaunch {
 
 /** This Node, this CLI and the manifest, all absolute. */
 export function stdioLaunch(manifest: string): StdioLaunch {
-  const cli = realpathSync(fileURLToPath(new URL('./main.js', import.meta.url)));
+  const cli = realpathSync(fileURLToPath(new URL('./bin.cjs', import.meta.url)));
   return { command: process.execPath, args: [cli, resolve(manifest)] };
 }
 

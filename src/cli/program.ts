@@ -107,7 +107,7 @@ const toolsetOption = () =>
 
 /** The generic stdio config for ./mcp.yaml: this Node, this CLI and the manifest, absolute. */
 function helpConfig(): string {
-  const cli = realpathSync(fileURLToPath(new URL('./main.js', import.meta.url)));
+  const cli = realpathSync(fileURLToPath(new URL('./bin.cjs', import.meta.url)));
   return JSON.stringify({ command: process.execPath, args: [cli, resolve('mcp.yaml')] });
 }
 
@@ -434,7 +434,7 @@ Examples:
     .addHelpText(
       'after',
       `
-The block names this Node (process.execPath), this installation's dist/cli/main.js and the manifest,
+The block names this Node (process.execPath), this installation's dist/cli/bin.cjs and the manifest,
 all absolute: clients start servers from a folder of their own choosing. Where to paste it, and the
 variables the manifest reads (for the client's "env" block), go to stderr.
 

@@ -27,14 +27,15 @@ import { serveStdio } from '../transports/stdio.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { describeCounts } from './counts.js';
 import { toolsetFault } from './toolset-arg.js';
-import { letYoungGenerationGrow } from './young-generation.js';
+import { letYoungGenerationGrow } from './young-generation.cjs';
 
 /**
- * How long stdio waits for its first answer before the watcher starts anyway. Loading chokidar
- * (~50 KB) before the first answer would delay it; an edit in the meantime is caught up with.
+ * How long stdio waits for the client's opening exchange to settle (its first answers out) before
+ * the watcher starts anyway. Hashing the manifest (node:crypto, ~5 ms) and loading chokidar before
+ * the first answers would delay them; an edit in the meantime is caught up with.
  */
 const WATCH_DELAY_MS = 200;
-/** How long after the first stdio answer (or listening on HTTP) ajv is loaded (`preloadValidation`). */
+/** How long after the opening exchange on stdio (or listening on HTTP) ajv is loaded (`preloadValidation`). */
 const PRELOAD_DELAY_MS = 250;
 
 /**
@@ -195,7 +196,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
         },
       })
     : undefined;
-  /** Watching starts with serving; on stdio, once the first answer is out (or soon without one). */
+  /** Watching starts with serving; on stdio, once the first answers are out (or soon without any). */
   const watch = (after?: Promise<unknown>) => {
     // The text is the reloader's to keep (as a digest): this closure lives as long as the server.
     if (text !== undefined) reloader?.start(text, after);
@@ -266,7 +267,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     });
   }
   const stdio = serveStdio(protocol, { log, ...(toolsets !== undefined && { toolsets }) });
-  const started = Promise.race([stdio.answered, new Promise((r) => setTimeout(r, WATCH_DELAY_MS).unref())]);
+  const started = Promise.race([stdio.settled, new Promise((r) => setTimeout(r, WATCH_DELAY_MS).unref())]);
   watch(started);
   preloadValidation(catalog, started);
   const stop = async () => {

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { BUILD_ROOT } from '../util/build-root.js';
-import { requireWithCodeCache } from '../util/code-cache.js';
+import { requireWithCodeCache } from '../util/code-cache.cjs';
 
 /** The options of the manifest validator (manifest/validate.ts): its messages quote schema and data. */
 export const MANIFEST_AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false } as const;

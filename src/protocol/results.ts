@@ -160,17 +160,71 @@ const JSON_TAIL: unique symbol = Symbol('mcp-run.jsonTail');
 
 /**
  * The same response as `cachedResponseText`, in two parts: `head` (`{"jsonrpc":"2.0","id":…`) and
- * `tail` (`,"result":…}` as UTF-8 bytes, made once per marked result). A transport that writes both
- * sends the same bytes without copying, or measuring the UTF-8 length of, a large page per request.
+ * `tail` (`,"result":…}` as UTF-8 bytes in chunks, made once per marked result). A transport that
+ * writes both sends the same bytes without copying, or measuring the UTF-8 length of, a large page
+ * per request.
  */
-export function cachedResponseParts(message: object): { head: string; tail: Buffer } | undefined {
+export function cachedResponseParts(message: object): { head: string; tail: readonly Buffer[] } | undefined {
   const id = splicedId(message);
   if (id === undefined) return undefined;
-  const result = (message as { result: { [JSON_TAIL]?: Buffer } }).result;
+  const result = (message as { result: { [JSON_TAIL]?: readonly Buffer[] } }).result;
   let tail = result[JSON_TAIL];
   if (tail === undefined) {
-    tail = Buffer.from(`,"result":${jsonTextOf(result)}}`, 'utf8');
+    tail = tailChunks(result);
     Object.defineProperty(result, JSON_TAIL, { value: tail, enumerable: false });
   }
   return { head: `{"jsonrpc":"2.0","id":${JSON.stringify(id)}`, tail };
+}
+
+/** The bytes of the chunks `tailChunks` fills (a larger item gets a chunk of its own size). */
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * `,"result":<JSON text>}` as UTF-8, byte for byte what JSON.stringify gives, written item by item
+ * (each element of an array member is stringified on its own) into chunks of bytes. For a page of a
+ * large API (6 MB of JSON, which V8 holds as a 12 MB string when one character is past Latin-1)
+ * the text of the whole page and the string joined from it took some 25 MB more at once than the
+ * bytes that are sent; an item's text is garbage as soon as it is written.
+ */
+function tailChunks(result: object): Buffer[] {
+  const chunks: Buffer[] = [];
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let at = 0;
+  const write = (text: string): void => {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (at + bytes > chunk.length) {
+      if (at > 0) chunks.push(chunk.subarray(0, at));
+      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes));
+      at = 0;
+    }
+    at += chunk.write(text, at, 'utf8');
+  };
+  write(',"result":');
+  const known = (result as { [JSON_TEXT]?: string })[JSON_TEXT];
+  if (known === undefined) writeJson(result, write);
+  else write(known);
+  write('}');
+  chunks.push(chunk.subarray(0, at));
+  return chunks;
+}
+
+/** JSON.stringify of a plain object, given to `write` in pieces: each element of an array member is one. */
+function writeJson(value: object, write: (text: string) => void): void {
+  write('{');
+  let first = true;
+  for (const [key, member] of Object.entries(value)) {
+    const items = Array.isArray(member) ? (member as unknown[]) : undefined;
+    const text = items === undefined ? JSON.stringify(member) : '';
+    if (text === undefined) continue; // a function or undefined: JSON.stringify leaves the key out
+    write(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    first = false;
+    if (items === undefined) write(text);
+    else {
+      write('[');
+      for (const [i, item] of items.entries())
+        write(`${i === 0 ? '' : ','}${JSON.stringify(item) ?? 'null'}`);
+      write(']');
+    }
+  }
+  write('}');
 }

@@ -15,7 +15,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../log.js';
 import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from '../protocol/jsonrpc.js';
-import { serializeMessage } from '../protocol/results.js';
+import { cachedResponseParts, serializeMessage } from '../protocol/results.js';
 import type { Connection, Protocol } from '../protocol/server.js';
 import { LineFramer } from '../util/line-framer.js';
 import { settleWithin } from '../util/with-timeout.js';
@@ -51,13 +51,23 @@ export interface StdioTransport {
   readonly connection: Connection;
   /** Resolves once input ended (or close() was called) and the requests in flight are done. */
   readonly closed: Promise<void>;
-  /** Resolves once the first message is written to stdout (or the transport closed before one). */
-  readonly answered: Promise<void>;
+  /**
+   * Resolves once the client's opening exchange is over: after the first message written to stdout,
+   * SETTLE_MS passed with no line read and nothing running (or the transport closed first).
+   */
+  readonly settled: Promise<void>;
   /** Stops reading and shuts down as on EOF; resolves with `closed`. */
   close(): Promise<void>;
 }
 
 const MIB = 1024 * 1024;
+
+/**
+ * A client answered `initialize` sends `notifications/initialized` and its first lists within a
+ * millisecond or two: work that can wait (the file watcher, preloading ajv) waits until the input
+ * has been this quiet, rather than delaying the first `tools/list` answer as well as the first.
+ */
+const SETTLE_MS = 20;
 
 export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTransport {
   const { log } = options;
@@ -68,14 +78,38 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
   const highWater = options.outputHighWaterBytes ?? 4 * MIB;
 
   let outputBroken = false;
-  let firstWrite!: () => void;
-  const answered = new Promise<void>((resolve) => {
-    firstWrite = resolve;
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve;
   });
+  let answeredOnce = false;
+  let isSettled = false;
+  let settleTimer: NodeJS.Timeout | undefined;
+  /** Every line read, answer written and request finished after the first answer starts the wait again. */
+  const awaitQuiet = (): void => {
+    if (!answeredOnce || isSettled) return;
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(() => {
+      if (inFlight > 0 || queue.length > 0) return; // the request's end waits again
+      isSettled = true;
+      settle();
+    }, SETTLE_MS);
+  };
   const write = (message: object): void => {
     if (outputBroken) return;
-    output.write(`${serialize(message, log)}\n`);
-    firstWrite();
+    // A cached list page goes out as its ready-made bytes after the id, in one writev: serializing
+    // it again would flatten and copy megabytes of text per answer.
+    const parts = cachedParts(message, log);
+    if (parts === undefined) output.write(`${serialize(message, log)}\n`);
+    else {
+      output.cork();
+      output.write(parts.head);
+      for (const chunk of parts.tail) output.write(chunk);
+      output.write('\n');
+      output.uncork();
+    }
+    answeredOnce = true;
+    awaitQuiet();
   };
   output.on('error', (err) => {
     outputBroken = true;
@@ -92,6 +126,7 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
     void connection.receive(message).finally(() => {
       inFlight--;
       pump();
+      awaitQuiet();
     });
   };
 
@@ -185,11 +220,13 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
     if (!outputBroken && output.writableNeedDrain) {
       await settleWithin(new Promise((resolve) => output.once('drain', resolve)), drainTimeoutMs);
     }
-    firstWrite();
+    clearTimeout(settleTimer);
+    settle();
     resolveClosed();
   }
 
   const onData = (chunk: Buffer | string): void => {
+    awaitQuiet();
     framer.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
   };
   input.on('data', onData);
@@ -200,7 +237,17 @@ export function serveStdio(protocol: Protocol, options: StdioOptions): StdioTran
     void shutdown();
   });
 
-  return { connection, closed, answered, close: shutdown };
+  return { connection, closed, settled, close: shutdown };
+}
+
+/** A cached page's response in parts (results.ts); undefined for any other message, or if that fails. */
+function cachedParts(message: object, log: Logger): { head: string; tail: readonly Buffer[] } | undefined {
+  try {
+    return cachedResponseParts(message);
+  } catch (err) {
+    log.error(`could not serialize a cached list page: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
 }
 
 /** The message as one line; an unserializable one is logged and answered -32603. */

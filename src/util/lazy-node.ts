@@ -18,3 +18,5 @@ function onFirstUse<T>(id: string): () => T {
 
 export const nodeCrypto: () => typeof import('node:crypto') = onFirstUse('node:crypto');
 export const nodeFsPromises: () => typeof import('node:fs/promises') = onFirstUse('node:fs/promises');
+/** node:http (with node:net and the HTTP parser, some 10 modules): an http tool needs it only on a call. */
+export const nodeHttp: () => typeof import('node:http') = onFirstUse('node:http');

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +19,31 @@ test('the build wrote the bundle and a code cache of it', () => {
   assert.ok(statSync(`${BUNDLE}.v8-cache`).size > 100_000, 'a code cache of the started command line');
 });
 
+test('the ES module entry of older client configs, dist/cli/main.js, still runs the command line', () => {
+  const run = spawnSync(process.execPath, [join(REPO, 'dist/cli/main.js'), '--version'], {
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
+});
+
+test('the bundle and the precompiled validators are ASCII, so V8 holds their sources as one-byte strings', () => {
+  const precompiled = join(REPO, 'dist/manifest/precompiled');
+  const sources = readdirSync(precompiled)
+    .filter((f) => f.endsWith('.cjs'))
+    .map((f) => join(precompiled, f));
+  assert.ok(sources.length > 5, 'the build wrote the precompiled validators');
+  for (const file of [BUNDLE, ...sources]) {
+    const text = readFileSync(file, 'latin1');
+    const at = text.search(/[^\t\n\r -~]/);
+    assert.equal(
+      at,
+      -1,
+      `${file}: a byte past ASCII at ${at}: ${JSON.stringify(text.slice(at - 40, at + 10))}`,
+    );
+  }
+});
+
 test('V8 takes the code cache under the flags the command line runs with', () => {
   // A child node process, as main.ts: young-generation.ts sets its flags first.
   const module = (path: string) => JSON.stringify(pathToFileURL(join(REPO, path)).href);
@@ -27,9 +52,9 @@ test('V8 takes the code cache under the flags the command line runs with', () =>
     [
       '--input-type=module',
       '-e',
-      `const { keepYoungGenerationSmall } = await import(${module('dist/cli/young-generation.js')});
+      `const { keepYoungGenerationSmall } = await import(${module('dist/cli/young-generation.cjs')});
        keepYoungGenerationSmall();
-       const { codeCacheRejected } = await import(${module('dist/util/code-cache.js')});
+       const { codeCacheRejected } = await import(${module('dist/util/code-cache.cjs')});
        console.log(JSON.stringify(codeCacheRejected(${JSON.stringify(BUNDLE)})));`,
     ],
     { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },

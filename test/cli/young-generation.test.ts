@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
 
-const MODULE = resolve(import.meta.dirname, '../../src/cli/young-generation.ts');
+const MODULE = resolve(import.meta.dirname, '../../src/cli/young-generation.cts');
 
 /** Keeps a tenth of 3 million small objects (as a manifest load keeps what it parses) and reports the young generation's size before and after. */
 const CHILD = `

@@ -49,6 +49,7 @@ describe('the package a user installs', () => {
       .filter((f) => f.endsWith('mcp.yaml'));
     const needed = [
       'package.json',
+      'dist/cli/bin.cjs',
       'dist/cli/main.js',
       'dist/cli/mcp-run.cjs',
       'dist/index.js',

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '../..');
-export const CLI = join(REPO, 'dist/cli/main.js');
+export const CLI = join(REPO, 'dist/cli/bin.cjs');
 
 /** A temp folder holding mcp.yaml (the demo manifest) and the demo's data; removed by `cleanup`. */
 export function demoCopy(): { dir: string; manifest: string; cleanup: () => void } {

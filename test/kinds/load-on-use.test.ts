@@ -21,6 +21,18 @@ import { GREET_MANIFEST, REQUIRE_LOG_PRELOAD } from '../helpers/loaded-modules.j
 
 const files = tempFiles({
   'mcp.yaml': GREET_MANIFEST,
+  'http.yaml': [
+    'sources:',
+    '  api: { kind: http, baseUrl: "http://127.0.0.1:9" }',
+    'tools:',
+    '  zen:',
+    '    kind: http',
+    '    source: api',
+    '    description: The zen of the API.',
+    '    method: GET',
+    '    path: /zen',
+    '',
+  ].join('\n'),
   // Runs in the hooks thread: appends the URL of every module imported to the file the env names.
   'hooks.mjs': [
     "import { appendFileSync } from 'node:fs';",
@@ -136,4 +148,40 @@ test('a manifest of content tools runs the content kind and no other kind module
     loaded.has('NativeModule readline') || loaded.has('NativeModule fs'),
     'the load list was written',
   );
+});
+
+test('an http source loads undici and node:http on its first request, not to list its tools', async () => {
+  const out = join(files.dir, 'http-modules.txt');
+  const child = spawn(
+    process.execPath,
+    ['--require', join(files.dir, 'preload.cjs'), CLI, join(files.dir, 'http.yaml'), '--no-watch'],
+    { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, MODULES_OUT: out } },
+  );
+  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+  });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  let listed: unknown;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const message = JSON.parse(line) as { id?: number; result?: { tools: { name: string }[] } };
+    if (message.id === 1) {
+      listed = message.result?.tools.map((t) => t.name);
+      break;
+    }
+  }
+  child.stdin.end();
+  await new Promise((done) => child.once('exit', done));
+  assert.deepEqual(listed, ['zen']);
+  const loaded = new Set(readFileSync(out, 'utf8').split('\n').filter(Boolean));
+  assert.ok(loaded.has('NativeModule fs'), 'the load list was written');
+  assert.ok(
+    ![...loaded].some((m) => /(^|node_modules\/)undici(\/|$)/.test(m)),
+    'undici loaded to list tools',
+  );
+  assert.ok(!loaded.has('NativeModule http'), 'node:http loaded to list tools');
 });

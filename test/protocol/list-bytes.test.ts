@@ -11,6 +11,7 @@ import {
   cachedResponseText,
   jsonTextOf,
   serializeMessage,
+  withJsonText,
 } from '../../src/protocol/results.js';
 import { createProtocol } from '../../src/protocol/server.js';
 import { serveStdio } from '../../src/transports/stdio.js';
@@ -107,10 +108,28 @@ describe('cached list pages on the wire', () => {
     for (const response of [first, again]) {
       const parts = cachedResponseParts(response);
       assert.ok(parts, 'a cached page has parts');
-      assert.equal(parts.head + parts.tail.toString('utf8'), JSON.stringify(response));
+      assert.equal(parts.head + Buffer.concat(parts.tail).toString('utf8'), JSON.stringify(response));
     }
     assert.equal(cachedResponseParts(again)?.tail, cachedResponseParts(first)?.tail, 'one tail per page');
     assert.equal(cachedResponseParts({ jsonrpc: '2.0', id: 1, result: { tools: [] } }), undefined);
+  });
+
+  it('writes the tail from each item, the same bytes as JSON.stringify: past Latin-1, left-out and null values', () => {
+    const page = withJsonText({
+      tools: [
+        { name: 'a', description: 'It’s “quoted”, \u2028 and 😀' },
+        undefined,
+        { n: 1, skip: undefined },
+      ],
+      nothing: undefined,
+      nextCursor: 'eyJvIjoxfQ',
+      nested: { list: [1, 'two'] },
+    });
+    const parts = cachedResponseParts({ jsonrpc: '2.0', id: 7, result: page });
+    assert.ok(parts, 'a marked result has parts');
+    const text = JSON.stringify({ jsonrpc: '2.0', id: 7, result: page });
+    assert.equal(parts.head + Buffer.concat(parts.tail).toString('utf8'), text);
+    assert.equal(Buffer.concat(parts.tail).length + Buffer.byteLength(parts.head), Buffer.byteLength(text));
   });
 
   it('keeps one decorated form per ttl: two servers over one catalog differ only in ttlMs', async () => {

@@ -139,6 +139,29 @@ describe('stdio transport', () => {
     assert.ok(ids.includes(7), 'the unterminated last line was served');
   });
 
+  it('settles once answers are out and the input is quiet: not before an answer, not while a call runs', async () => {
+    const wire = start();
+    let settled = false;
+    void wire.transport.settled.then(() => {
+      settled = true;
+    });
+    await tick(60);
+    assert.equal(settled, false, 'settled before it answered anything');
+    wire.input.write(line(INIT));
+    wire.input.write(line({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow' } }));
+    await until(wire, 1);
+    await tick(60);
+    assert.equal(settled, false, 'settled while a call was running');
+    wire.fixture.probe.releaseSlow[0]?.();
+    await wire.transport.settled;
+    assert.ok(
+      wire.messages().some((m) => m.id === 9),
+      'the call was answered before it settled',
+    );
+    wire.input.end();
+    await wire.transport.closed;
+  });
+
   it('on EOF answers stuck requests with an error after the drain timeout, and aborts them', async () => {
     const wire = start({ drainTimeoutMs: 30 });
     wire.input.write(line(INIT));

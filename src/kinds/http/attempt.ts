@@ -4,10 +4,10 @@
  * fires (the connection is closed, so the upstream sees the request go away). Failures are Errors
  * whose message is a sentence for the model.
  */
-import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Pool } from 'undici';
 import { CallAbort, type CallSignal } from '../../util/call-signal.js';
+import { nodeHttp } from '../../util/lazy-node.js';
 import type { HttpResponse } from '../contract/kinds.js';
 
 export interface Attempt {
@@ -56,7 +56,7 @@ export async function attemptRequest(pool: Pool, a: Attempt): Promise<AttemptRes
     }
     return {
       status: res.statusCode,
-      statusText: res.statusText || STATUS_CODES[res.statusCode] || '',
+      statusText: res.statusText || nodeHttp().STATUS_CODES[res.statusCode] || '',
       headers: flatHeaders(res.headers),
       body: await readCapped(res.body, a.maxBytes, discard),
     };

@@ -74,9 +74,15 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
     if (!url || headerProblems.length > 0) return undefined;
     const auth = authParts(config.auth);
     const tokens = tokenSourceOf(config.auth);
-    // undici loads only when a manifest uses an http source: it costs ~120 ms of start-up.
-    const { Pool: UndiciPool } = await import('undici');
-    const pool: Pool = new UndiciPool(url.origin, { connections: config.maxConcurrent ?? null });
+    // undici (~60 ms and a few MB) loads on the source's first request or ping, not when the
+    // manifest is served: the first answers a client asks for (tools/list) never need it.
+    let opened: Pool | undefined;
+    let opening: Promise<Pool> | undefined;
+    const pool = (): Promise<Pool> =>
+      (opening ??= import('undici').then(({ Pool: UndiciPool }) => {
+        opened = new UndiciPool(url.origin, { connections: config.maxConcurrent ?? null });
+        return opened;
+      }));
     const basePath = url.pathname.replace(/\/+$/, '');
     const fixedHeaders = lowerKeys(config.headers ?? {});
     const limits = {
@@ -109,8 +115,9 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
         const retries = request.retries ?? limits.retries;
         const timeoutMs = request.timeoutMs ?? limits.timeoutMs;
         try {
+          const connections = await pool();
           const response = await withRetries(method, retries, request.signal, timeoutMs, (deadline) =>
-            attemptRequest(pool, {
+            attemptRequest(connections, {
               method,
               target,
               headers,
@@ -134,21 +141,23 @@ export const httpSource: SourceKind<HttpSourceConfig> = {
       async ping(signal) {
         // Reachable means the origin answers at all: any status will do, a refused connection not.
         try {
-          const res = await pool.request({ method: 'HEAD', path: basePath || '/', signal });
+          const res = await (await pool()).request({ method: 'HEAD', path: basePath || '/', signal });
           await res.body.dump();
         } catch (err) {
           throw new Error(connectionMessage(err, url.origin));
         }
       },
       pool: () => {
-        const s = pool.stats;
-        return { total: s.connected, idle: s.free, waiting: s.pending };
+        const s = opened?.stats;
+        return { total: s?.connected ?? 0, idle: s?.free ?? 0, waiting: s?.pending ?? 0 };
       },
       async dispose() {
+        const connections = await opening?.catch(() => undefined);
+        if (connections === undefined) return;
         try {
-          await pool.close();
+          await connections.close();
         } catch {
-          await pool.destroy().catch(() => {});
+          await connections.destroy().catch(() => {});
         }
       },
     };

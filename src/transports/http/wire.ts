@@ -25,7 +25,8 @@ export function sendJson(
   // in the same write: node:http joins the header text and a string body, and corks the rest.
   const parts = cachedResponseParts(message);
   const body = parts === undefined ? serializeMessage(message) : parts.head;
-  const length = Buffer.byteLength(body) + (parts === undefined ? 0 : parts.tail.length);
+  let length = Buffer.byteLength(body);
+  for (const chunk of parts?.tail ?? []) length += chunk.length;
   res.writeHead(
     status,
     headers === NO_HEADERS
@@ -35,7 +36,8 @@ export function sendJson(
   if (parts === undefined) res.end(body);
   else {
     res.write(body);
-    res.end(parts.tail);
+    for (const chunk of parts.tail.slice(0, -1)) res.write(chunk);
+    res.end(parts.tail.at(-1));
   }
 }
 

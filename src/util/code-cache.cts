@@ -2,7 +2,7 @@
  * CommonJS files of the build run with the V8 code cache the build wrote beside them
  * (`<file>.v8-cache`). The precompiled manifest validators are a few large functions, and
  * compiling them was the largest part of what a start does after node's own start-up. Node 22.1+
- * has a compile cache of its own (main.ts turns it on); this also serves Node 20.
+ * has a compile cache of its own (bin.cts turns it on); this also serves Node 20.
  *
  * V8 refuses a cache made by another V8 or under other flags (`cachedDataRejected`), and the file
  * is then compiled as usual: the cache only ever saves time. The build writes it under the flags

@@ -13,8 +13,12 @@
  * grow again within a cap: there, it is requests in flight that survive. A user who sizes the young
  * generation on node's command line (or in NODE_OPTIONS) keeps that choice.
  */
-import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+
+// node:perf_hooks (a dozen of node's own modules) is for letYoungGenerationGrow, on HTTP only: the
+// entry (bin.cts) loads this file before anything else, and a stdio start does not load it.
+const perfHooks = (): typeof import('node:perf_hooks') =>
+  require('node:perf_hooks') as typeof import('node:perf_hooks');
 
 const SIZED_BY_USER = /--(max|min)[-_]semi[-_]space[-_]size|--semi[-_]space[-_]growth[-_]factor/;
 
@@ -60,7 +64,7 @@ export function letYoungGenerationGrow(
   if (sizedByUser(execArgv, nodeOptions)) return false;
   let factor = V8_GROWTH_FACTOR;
   setFlagsFromString(`--semi-space-growth-factor=${factor}`);
-  const observer = new PerformanceObserver(() => {
+  const observer = new (perfHooks().PerformanceObserver)(() => {
     const wanted = youngGenerationBytes() < YOUNG_GENERATION_CAP ? V8_GROWTH_FACTOR : 1;
     if (wanted === factor) return;
     factor = wanted;
