@@ -17,6 +17,10 @@
  *   again; and no plan is fast while the database has a `sqlite_stat4` table.
  * - It never waits: the connection's busy timeout is 0, and a read that meets a lock (or any error)
  *   goes to a worker, which waits for the lock within the call's time limit and says what failed.
+ * - A value is read whole before any budget can look at it, so a big one would hold the event loop
+ *   while it is read (and the memory it takes): the first read that meets a row over BIG_ROW_BYTES
+ *   turns this path off for the source, and every read after it goes to a worker, where a big
+ *   value costs that worker only. Rows of that size are not what this path is for.
  *
  * A `:memory:` database lives in its worker and has no fast path.
  */
@@ -145,10 +149,14 @@ interface Plan {
 
 /** Plans (and statements found unbounded) kept per connection; sql-query texts would grow it forever. */
 const MAX_PLANS = 500;
+/** A row this big read here turns the path off for the source (see above). */
+export const BIG_ROW_BYTES = 1024 * 1024;
 
 export class InlineReader {
   /** Reads answered here, not by a worker (for tests and diagnostics). */
   served = 0;
+  /** A read met a row over BIG_ROW_BYTES: every read goes to a worker from then on. */
+  off = false;
   private conn: Database.Database | undefined;
   private readonly plans = new Map<string, Plan | null>();
   private readonly controls = new Map<string, Database.Statement>();
@@ -161,6 +169,7 @@ export class InlineReader {
 
   /** The rows of a read, or undefined when it must run in a worker. `values` are bound as they are. */
   read(text: string, values: readonly unknown[], limits: ReadLimits): WorkerQueryResult | undefined {
+    if (this.off) return undefined;
     let conn: Database.Database;
     try {
       conn = this.connection();
@@ -173,7 +182,12 @@ export class InlineReader {
       if (cookie !== this.cookie) this.renew(conn, cookie);
       const plan = this.plan(conn, text, values);
       if (!plan) return undefined;
-      const { value } = readRows(plan.stmt.iterate(...values) as Iterable<unknown[]>, plan.columns, limits);
+      const { value, largest } = readRows(
+        plan.stmt.iterate(...values) as Iterable<unknown[]>,
+        plan.columns,
+        limits,
+      );
+      if (largest > BIG_ROW_BYTES) this.off = true;
       this.served++;
       return value;
     } catch {

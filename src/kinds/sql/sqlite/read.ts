@@ -28,7 +28,8 @@ export interface ReadLimits {
 }
 
 /**
- * The rows of a read under its limits, and the bytes of values they hold. Leaving the loop early
+ * The rows of a read under its limits, the bytes of values they hold, and the size of the largest
+ * row read (a row the budget cut included: it was read all the same). Leaving the loop early
  * (a budget, or the deadline's throw) ends the iterator, which resets the statement and releases its
  * read lock.
  */
@@ -36,23 +37,26 @@ export function readRows(
   rows: Iterable<unknown[]>,
   columns: readonly string[],
   limits: ReadLimits,
-): { value: WorkerQueryResult; bytes: number } {
+): { value: WorkerQueryResult; bytes: number; largest: number } {
   const kept: unknown[][] = [];
   let skip = limits.offset;
   let bytes = 0;
+  let largest = 0;
   for (const row of rows) {
     if (skip > 0) skip--;
-    else if (kept.length >= limits.maxRows) return { value: { columns, rows: kept, truncated: true }, bytes };
+    else if (kept.length >= limits.maxRows)
+      return { value: { columns, rows: kept, truncated: true }, bytes, largest };
     else {
       let size = 0;
       for (const value of row) size += valueBytes(value);
+      largest = Math.max(largest, size);
       if (bytes + size > limits.maxBytes) {
-        return { value: { columns, rows: kept, truncated: true, cutByBytes: true }, bytes };
+        return { value: { columns, rows: kept, truncated: true, cutByBytes: true }, bytes, largest };
       }
       bytes += size;
       kept.push(row);
     }
     if (Date.now() > limits.deadline) throw new Error(timeoutMessage(limits.timeoutMs));
   }
-  return { value: { columns, rows: kept, truncated: false }, bytes };
+  return { value: { columns, rows: kept, truncated: false }, bytes, largest };
 }

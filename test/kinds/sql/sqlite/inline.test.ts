@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { OpenedSource, SqlCapability } from '../../../../src/kinds/contract/kinds.js';
 import { parseSqlParams } from '../../../../src/kinds/sql/params.js';
-import { bounded, type InlineReader } from '../../../../src/kinds/sql/sqlite/inline.js';
+import { BIG_ROW_BYTES, bounded, type InlineReader } from '../../../../src/kinds/sql/sqlite/inline.js';
 import { sqliteSource } from '../../../../src/kinds/sql/sqlite/source.js';
 import { tempDir, testContext } from '../../context.js';
 import { openSeeded } from './harness.js';
@@ -169,6 +169,26 @@ test('a writable source reads in this process too, and never writes from it', as
   assert.deepEqual(await where(sql, 'SELECT name FROM items WHERE id = :id', [3]), {
     at: 'inline',
     rows: [{ name: 'renamed' }],
+  });
+  await opened.dispose();
+});
+
+test('a read that meets a row over 1 MiB turns the path off for the source: big values are read in workers', async () => {
+  const { opened, sql, file } = await open();
+  const other = new Database(file);
+  other.exec(
+    `CREATE TABLE big (id INTEGER PRIMARY KEY, v BLOB); INSERT INTO big VALUES (1, zeroblob(${BIG_ROW_BYTES + 1}))`,
+  );
+  other.close();
+  assert.equal((await where(sql, 'SELECT name FROM items WHERE id = :id', [1])).at, 'inline');
+  // Read here once (it was read before its size was known), within the 4 MiB budget.
+  const big = await where(sql, 'SELECT v FROM big WHERE id = :id', [1]);
+  assert.equal(big.at, 'inline');
+  assert.equal(Buffer.from(String(big.rows[0]?.v), 'base64').length, BIG_ROW_BYTES + 1);
+  assert.equal(sql.inline!.off, true);
+  assert.deepEqual(await where(sql, 'SELECT name FROM items WHERE id = :id', [1]), {
+    at: 'worker',
+    rows: [{ name: 'item 1' }],
   });
   await opened.dispose();
 });
