@@ -199,12 +199,26 @@ export class RedisState implements SharedState {
       this.subscribed = true;
       if (!again) return;
       this.log.debug(`state: subscriptions at ${this.where} are live again`);
-      for (const listener of this.resumed) listener();
+      // What was announced meanwhile is read with the other connection, which queues nothing
+      // while it is away: the listeners run once it is ready (it may reconnect after this one).
+      if (this.client.status === 'ready') this.resume();
+      else if (!this.resumeOnReady) {
+        this.resumeOnReady = true;
+        this.client.once('ready', () => {
+          this.resumeOnReady = false;
+          this.resume();
+        });
+      }
     };
     this.subscriber.subscribe(...channels).then(
       () => settle(true),
       () => settle(false),
     );
+  }
+
+  private resumeOnReady = false;
+  private resume(): void {
+    for (const listener of this.resumed) listener();
   }
 
   get delivering(): boolean {
