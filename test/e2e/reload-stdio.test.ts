@@ -18,6 +18,7 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { until } from '../helpers/databases.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
 import { ServerLog } from '../helpers/reload-harness.js';
 
@@ -131,6 +132,7 @@ describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
   test('a broken edit reports its structural and its compile errors together, in one pass, and keeps serving', async () => {
     const before = log.text.length;
     const tools = seen.tools;
+    const told = messages.length;
     // One entry whose structure is wrong (an unknown field), one that only compiling finds wrong
     // (an unknown source): both in the one report, as validate would print them.
     const broken = manifest(
@@ -141,6 +143,8 @@ describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
     assert.match(report, /reload of mcp\.yaml failed with 2 errors; still serving the previous version/);
     assert.match(report, /error\[MANIFEST_UNKNOWN_FIELD\] .*tools\.one\.maxRowz/);
     assert.match(report, /error\[[A-Z_]+\] .*tools\.two\.source[\s\S]*"nope"/);
+    // The log line on stderr can come before the notification on stdout: wait for it (bounded).
+    await until(async () => messages.length > told);
     assert.deepEqual(messages.at(-1), {
       level: 'error',
       logger: 'mcp-run',
