@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Writable } from 'node:stream';
 import { after, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { builtinKinds } from '../../src/kinds/builtin.js';
@@ -72,14 +73,7 @@ async function loadedServing(manifest: string) {
       env: { ...process.env, MODULES_OUT: out, NODE_V8_COVERAGE: coverage },
     },
   );
-  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-  send({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
-  });
-  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const send = openExchange(child);
   send({
     jsonrpc: '2.0',
     id: 1,
@@ -157,14 +151,7 @@ test('an http source loads undici and node:http on its first request, not to lis
     ['--require', join(files.dir, 'preload.cjs'), CLI, join(files.dir, 'http.yaml'), '--no-watch'],
     { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, MODULES_OUT: out } },
   );
-  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-  send({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
-  });
-  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const send = openExchange(child);
   send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
   let listed: unknown;
   for await (const line of createInterface({ input: child.stdout })) {
@@ -185,3 +172,16 @@ test('an http source loads undici and node:http on its first request, not to lis
   );
   assert.ok(!loaded.has('NativeModule http'), 'node:http loaded to list tools');
 });
+
+/** Writes the opening exchange (initialize, initialized) to a stdio server; returns its line writer. */
+function openExchange(child: { readonly stdin: Writable }): (message: object) => void {
+  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+  });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return send;
+}
