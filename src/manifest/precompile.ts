@@ -4,6 +4,8 @@
  * per validator so that a start loads only the kinds its manifest uses. Not loaded at run time;
  * test/manifest/precompiled.test.ts checks that the built files match what this generates.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
@@ -38,6 +40,34 @@ export function precompileTargets(kinds: KindSchemas): PrecompileTarget[] {
   return [...targets, ...META_TARGETS];
 }
 
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * The source of the CommonJS module `specifier` as an expression of its `module.exports`: a copy
+ * run in a function of its own, so that the validator needs no require() of ajv at start.
+ */
+function moduleExpression(specifier: string, from: string = import.meta.url): string {
+  const file = createRequire(from).resolve(specifier);
+  const source = readFileSync(file, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '');
+  return `((module) => {\nconst exports = module.exports;\n${source}\nreturn module.exports;\n})({ exports: {} })`;
+}
+
+/**
+ * ajv's standalone code requires its runtime helpers by package path (`require("ajv/dist/runtime/
+ * equal").default`). Resolving a package from dist/manifest/precompiled/ walks the folders up to
+ * node_modules and reads package.json files: about a millisecond of every start. The two helpers
+ * the manifest's validators use are copied in instead; any other require() is left as ajv wrote it.
+ */
+export function inlineRuntime(code: string): string {
+  const ajvDir = requireHere.resolve('ajv/package.json');
+  return code
+    .replaceAll(
+      'require("ajv/dist/runtime/ucs2length").default',
+      `${moduleExpression('ajv/dist/runtime/ucs2length')}.default`,
+    )
+    .replaceAll('require("ajv/dist/runtime/equal").default', moduleExpression('fast-deep-equal', ajvDir));
+}
+
 /** Each target's file (relative to dist/manifest/) and its CommonJS source. */
 export function precompiledSources(kinds: KindSchemas): Map<string, string> {
   const sources = new Map<string, string>();
@@ -50,7 +80,7 @@ export function precompiledSources(kinds: KindSchemas): Map<string, string> {
     const validate =
       typeof target.schema === 'string' ? ajv.getSchema(target.schema) : ajv.compile(target.schema);
     if (validate === undefined) throw new Error(`${target.key}: ajv has no schema ${String(target.schema)}`);
-    const code = generate(ajv, validate);
+    const code = inlineRuntime(generate(ajv, validate));
     sources.set(
       precompiledFile(target.key),
       asciiSource(
