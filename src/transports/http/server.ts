@@ -40,6 +40,7 @@ import { type LegacyContext, serveLegacyDelete, serveLegacyGet, serveLegacyPost 
 import { type ModernContext, serveModernPost } from './modern.js';
 import { metadataPaths, metadataUrl } from './oauth/metadata.js';
 import { accessOf, missingScopes, scopesNeeded } from './oauth/scopes.js';
+import { ExchangeResponse } from './response.js';
 import { clientKey, SessionStore } from './sessions.js';
 import { SharedSessions } from './shared-sessions.js';
 import { REPLAY_DEFAULTS, type ReplayLimits } from './streams.js';
@@ -375,14 +376,17 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
   // A LiveSet, not a Set: a Set's churn kept every request's objects past the young generation.
   // (Its place makes a closure per request; a young one, far cheaper than what the Set kept.)
   const responses = new LiveSet<ServerResponse>();
-  const server = createServer((req, res) => {
+  const server = createServer({ ServerResponse: ExchangeResponse }, (req, res) => {
     const at = responses.add(res);
     res.on('close', () => responses.delete(at, res));
     // Every line logged while serving this request carries its id (the client's X-Request-Id when
     // it is a sane token, else a fresh one), and the answer echoes it.
     const requestId = requestIdOf(req);
-    res.setHeader('X-Request-Id', requestId);
-    if (shared !== undefined) res.setHeader('X-Mcp-Run-Replica', shared.replica);
+    res.carry(
+      shared === undefined
+        ? { 'X-Request-Id': requestId }
+        : { 'X-Request-Id': requestId, 'X-Mcp-Run-Replica': shared.replica },
+    );
     const traceparent = header(req, 'traceparent');
     inFlight++;
     withLogFields({ requestId }, () => withTraceparent(traceparent, () => handle(req, res))).then(
