@@ -78,16 +78,28 @@ const finder =
 const caption = (what: string, connections: number, options: BenchOptions) =>
   `${what}, ${connections} connection${connections === 1 ? '' : 's'} (median of ${options.rounds} rounds of ${options.duration} s)`;
 
+/** The headers node:http writes on every answer itself; the bare server writes them too. */
+const NODE_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+
 /**
- * The result text mcp-run answered a `tools/list` with, exactly as sent: the bare server sends it
- * back spliced after each request's id.
+ * What a bare server needs to answer the bytes mcp-run answered `target` with: the result text,
+ * exactly as sent (spliced after each request's id), and the headers mcp-run adds of its own (its
+ * `X-Request-Id`, the one taken here, on every answer: the same number of bytes).
  */
-async function capturedResult(target: Target): Promise<string> {
-  const text = await probe(target);
-  if (!text.startsWith(RESPONSE_HEAD) || !text.endsWith('}')) {
-    throw new Error(`${target.url} answered an unexpected body: ${text.slice(0, 200)}`);
+async function sameBytesArgs(target: Target, work: string, name: string): Promise<string[]> {
+  const res = await fetch(target.url, {
+    method: 'POST',
+    headers: target.headers,
+    body: target.body.replaceAll(ID_SLOT, '1'),
+  });
+  const text = await res.text();
+  if (res.status !== 200 || !text.startsWith(RESPONSE_HEAD) || !text.endsWith('}')) {
+    throw new Error(`${target.url} answered an unexpected body: ${res.status} ${text.slice(0, 200)}`);
   }
-  return text.slice(RESPONSE_HEAD.length, -1);
+  const file = join(work, `${name}.json`);
+  writeFileSync(file, text.slice(RESPONSE_HEAD.length, -1));
+  const own = [...res.headers].filter(([header]) => !NODE_HEADERS.has(header));
+  return ['--result', file, ...own.flatMap(([header, value]) => ['--header', `${header}: ${value}`])];
 }
 
 export const httpScenario: Scenario = {
@@ -160,11 +172,8 @@ export const httpScenario: Scenario = {
       // The ceiling of a call: a bare server per era answering the result bytes mcp-run answered.
       const callModern = callRows[0]!.target;
       const callLegacy = callRows[1]!.target;
-      const bareCall = async (era: Era, target: Target) => {
-        const file = join(work, `tools-call-${era}.json`);
-        writeFileSync(file, await capturedResult(target));
-        return benchServer('bare-http.mjs', ['--result', file]);
-      };
+      const bareCall = async (era: Era, target: Target) =>
+        benchServer('bare-http.mjs', await sameBytesArgs(target, work, `tools-call-${era}`));
       Object.assign(
         servers,
         await startAll({
@@ -196,11 +205,8 @@ export const httpScenario: Scenario = {
         ...(await legacy(servers.mcpRunList!.url, request('legacy', ID_SLOT, 'tools/list'))),
         verify: listed,
       };
-      const bareArgs = async (era: Era, target: Target) => {
-        const file = join(work, `tools-list-${era}.json`);
-        writeFileSync(file, await capturedResult(target));
-        return benchServer('bare-http.mjs', ['--result', file]);
-      };
+      const bareArgs = async (era: Era, target: Target) =>
+        benchServer('bare-http.mjs', await sameBytesArgs(target, work, `tools-list-${era}`));
       Object.assign(
         servers,
         await startAll({
@@ -313,8 +319,8 @@ export const httpScenario: Scenario = {
         name: this.name,
         title: this.title,
         setup: [
-          '`tools/call`: tool `ping`, no arguments, answers the text "pong" (mcp-run: a `content` tool; SDKs: `registerTool` with a canned result). The bare echo answers the same result; `bare, same bytes` is a bare node:http server per era answering the result bytes mcp-run answered the call of its era with (captured once), after the request’s id.',
-          `\`tools/list\`: ${LISTED_TOOLS} \`content\` tools with one string argument each (bench/lib/fixtures.ts \`manyToolsText\`), one page. mcp-run's answer is captured once per era and handed to a bare node:http server of its own, which answers each request with those result bytes after the request's id: both send the same bytes.`,
+          '`tools/call`: tool `ping`, no arguments, answers the text "pong" (mcp-run: a `content` tool; SDKs: `registerTool` with a canned result). The bare echo answers the same result; `bare, same bytes` is a bare node:http server per era answering the result bytes mcp-run answered the call of its era with (captured once), after the request’s id, with the response headers mcp-run adds of its own (`X-Request-Id`, the captured value on every answer): the same bytes on the wire.',
+          `\`tools/list\`: ${LISTED_TOOLS} \`content\` tools with one string argument each (bench/lib/fixtures.ts \`manyToolsText\`), one page. mcp-run's answer is captured once per era and handed to a bare node:http server of its own, which answers each request with those result bytes after the request's id, and mcp-run's own response headers (\`X-Request-Id\`): both send the same bytes.`,
           'Modern era: every POST carries the `_meta` envelope and the `MCP-Protocol-Version`, `Mcp-Method` (and for calls `Mcp-Name`) headers. Legacy era: `initialize` once, then every POST on that session (mcp-run mints one session that all connections share; the stateless SDK servers mint none).',
           'SDK v2: `createMcpHandler(factory)` (a new `McpServer` per request) behind a node:http ↔ fetch adapter that passes `parsedBody`; its 2025 traffic goes through the default stateless legacy fallback, which answers with an SSE stream. SDK v1: a new `McpServer` + `StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })` per POST, on node:http.',
           'Load: autocannon (library) in the bench process, unique JSON-RPC id per request; every answer is checked (`failed` counts errors, non-2xx and wrong bodies). Latency from autocannon per-response timings (µs resolution).',
