@@ -29,7 +29,8 @@ function table(t: Table): string {
   ].join('\n');
 }
 
-const verdict = (g: Goal): string => (g.met === null ? 'not measured' : g.met ? '**met**' : '**missed**');
+export const verdict = (g: Goal): string =>
+  g.met === null ? 'not measured' : g.reported ? '**reported**' : g.met ? '**met**' : '**missed**';
 
 const machineLine = (m: Machine): string =>
   `${m.cores} × ${m.cpu}, ${m.memoryGb} GB, ${m.platform}, Node ${m.node}; 1-min load average ${m.loadAtStart.toFixed(2)} at the start` +

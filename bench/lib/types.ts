@@ -33,6 +33,8 @@ export interface Goal {
   readonly measured: string;
   /** null when the scenario could not measure it (e.g. a smoke run). */
   readonly met: boolean | null;
+  /** A figure the issue asks to show, with no target to meet: `met` is true once it is measured. */
+  readonly reported?: true;
 }
 
 export interface ScenarioResult {

@@ -17,7 +17,7 @@ import {
   redisCommandStats,
 } from '../lib/cluster.js';
 import { cheapManifest } from '../lib/fixtures.js';
-import { goal } from '../lib/goals.js';
+import { goal, reported } from '../lib/goals.js';
 import { cannon, interleave, medians, probe, type Target, type Throughput } from '../lib/load.js';
 import { type Era, ID_SLOT, legacyHttpSession, modernHeaders, toolCall } from '../lib/mcp.js';
 import { cpuMsOf, mcpRun, ServerProcess, stopAll } from '../lib/proc.js';
@@ -179,13 +179,9 @@ export const replicasScenario: Scenario = {
         ],
         goals: [
           {
-            ...goal(
-              '3 replicas vs 1 (both with --state)',
-              '≥ 1× (no loss from sharing)',
-              scale,
-              (v) => v >= 1,
-              times,
-            ),
+            // Issue 32 asks to show it, per core used; with more processes than this machine's cores
+            // (3 replicas, Redis, HAProxy, the load), 3 replicas cannot serve more than 1.
+            ...reported('3 replicas vs 1 (both with --state), and per core used', scale, times),
             // Per core used beside it: the machine's load moves it far less than req/s.
             measured: scale.map(([era, v], i) => `${era}: ${times(v)} (${perCore[i]})`).join('; '),
           },
