@@ -86,7 +86,7 @@ const NODE_HEADERS = new Set(['content-type', 'content-length', 'date', 'connect
  * exactly as sent (spliced after each request's id), and the headers mcp-run adds of its own (its
  * `X-Request-Id`, the one taken here, on every answer: the same number of bytes).
  */
-async function sameBytesArgs(target: Target, work: string, name: string): Promise<string[]> {
+export async function sameBytesArgs(target: Target, work: string, name: string): Promise<string[]> {
   const res = await fetch(target.url, {
     method: 'POST',
     headers: target.headers,
