@@ -1,6 +1,7 @@
 /**
  * Kinds load on use: serving a manifest of `content` tools runs the content kind's module and no
- * other kind's (no SQL, HTTP, shell, files or prompt code, no driver), and no node:http on stdio.
+ * other kind's (no SQL, HTTP, shell, files or prompt code, no driver), and no node:http on stdio,
+ * nor node:v8.
  *
  * A real `mcp-run` process (the built CLI) serves the manifest on stdio and answers a tools/call.
  * The CLI is one bundle (scripts/bundle-cli.mjs) in which each module is a function that runs on the
@@ -138,6 +139,9 @@ test('a manifest of content tools runs the content kind and no other kind module
   );
   assert.deepEqual(drivers, [], 'drivers loaded by a manifest without sources');
   assert.ok(!loaded.has('NativeModule http'), 'node:http loaded by a stdio server');
+  // V8's flags stay as they are for a small manifest, and with them node's own compiled modules
+  // (cli/young-generation.cts): node:v8, which sets them, never loads.
+  assert.ok(!loaded.has('NativeModule v8'), 'node:v8 loaded for a small manifest');
   assert.ok(
     loaded.has('NativeModule readline') || loaded.has('NativeModule fs'),
     'the load list was written',
