@@ -1,7 +1,7 @@
 /**
  * Kinds load on use: serving a manifest of `content` tools runs the content kind's module and no
- * other kind's (no SQL, HTTP, shell, files or prompt code, no driver), and no node:http on stdio,
- * nor node:v8.
+ * other kind's (no SQL, HTTP, shell, files or prompt code, no driver), no node:http on stdio, nor
+ * node:v8, and no precompiled validator of the manifest.
  *
  * A real `mcp-run` process (the built CLI) serves the manifest on stdio and answers a tools/call.
  * The CLI is one bundle (scripts/bundle-cli.mjs) in which each module is a function that runs on the
@@ -94,9 +94,15 @@ async function loadedServing(manifest: string) {
   const loaded = new Set(readFileSync(out, 'utf8').split('\n').filter(Boolean));
   // The bundle's module functions that ran: the source files whose code ran in this process.
   const ran = new Set<string>();
+  // The precompiled manifest validators loaded (their files).
+  const validators = new Set<string>();
   let bundles = 0;
   for (const file of readdirSync(coverage)) {
     const { result } = JSON.parse(readFileSync(join(coverage, file), 'utf8')) as Coverage;
+    for (const script of result) {
+      const validator = /\/dist\/manifest\/precompiled\/([^/]+)\.cjs$/.exec(script.url);
+      if (validator) validators.add(validator[1]!);
+    }
     for (const script of result.filter((s) => s.url.endsWith('/dist/cli/mcp-run.cjs'))) {
       bundles++;
       for (const f of script.functions) {
@@ -105,7 +111,7 @@ async function loadedServing(manifest: string) {
     }
   }
   assert.equal(bundles, 1, 'the CLI ran from its bundle');
-  return { loaded, ran, answer };
+  return { loaded, ran, validators, answer };
 }
 
 /** Each built-in kind's module, as builtin.ts imports it (`import('./sql/sql-tool.js')`), by source file. */
@@ -124,7 +130,7 @@ test('a manifest of content tools runs the content kind and no other kind module
   );
   assert.equal(kinds.size, registered.length);
 
-  const { loaded, ran, answer } = await loadedServing(join(files.dir, 'mcp.yaml'));
+  const { loaded, ran, validators, answer } = await loadedServing(join(files.dir, 'mcp.yaml'));
   assert.deepEqual(answer, { content: [{ type: 'text', text: 'Hello, Ada!' }] });
   assert.ok(ran.has(kinds.get('content/tool')!), 'the content kind ran');
   assert.ok(ran.has('src/protocol/server.ts'), 'the protocol ran (the coverage names modules as expected)');
@@ -139,6 +145,8 @@ test('a manifest of content tools runs the content kind and no other kind module
   );
   assert.deepEqual(drivers, [], 'drivers loaded by a manifest without sources');
   assert.ok(!loaded.has('NativeModule http'), 'node:http loaded by a stdio server');
+  // A valid manifest conforms to its schemas, as manifest/conforms.ts can tell alone: no validator.
+  assert.deepEqual([...validators], [], 'precompiled validators loaded for a valid manifest');
   // V8's flags stay as they are for a small manifest, and with them node's own compiled modules
   // (cli/young-generation.cts): node:v8, which sets them, never loads.
   assert.ok(!loaded.has('NativeModule v8'), 'node:v8 loaded for a small manifest');
