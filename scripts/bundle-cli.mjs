@@ -51,6 +51,16 @@ await build({
   target: 'node20',
   allowOverwrite: true,
   sourcemap: true,
+  // Without the indentation, the comments and the long local names the bundle is 0.7 MB instead of
+  // 1.3: every start reads it, copies it into a string and hands it to V8, and V8 reads each name
+  // in the bundle's one large scope out of the code cache. About 5 ms of CPU less per start.
+  // Property names and error names stay (every error class of src/ sets its own); a stack trace
+  // names the short local names, which `node --enable-source-maps` maps back to src/ through the
+  // source map beside the bundle. Lines stay short, so that the line node prints under an uncaught
+  // error is one line of code.
+  minifyWhitespace: true,
+  minifyIdentifiers: true,
+  lineLimit: 120,
   logLevel: 'warning',
   // Every module's import.meta.url is the bundle's own (it sits where tsc's modules of cli/ do).
   // Its import() calls go through __mcpRunImport (below).
@@ -83,7 +93,8 @@ const text = readFileSync(BUNDLE, 'utf8');
 const rewritten = text.replace(/(?<![\w$.])import\((?="[^"]+"\))/g, '__mcpRunImport(');
 if (
   /(?<![\w$.])import\(/.test(
-    rewritten.replace(/^\s*\/\/.*$/gm, '').replaceAll('(specifier) => import(specifier)', ''),
+    // Left: the arrows that are that function (the banner's, util/code-cache.cts's).
+    rewritten.replace(/^\s*\/\/.*$/gm, '').replace(/\(?([\w$]+)\)? ?=> ?import\(\1\)/g, ''),
   )
 ) {
   throw new Error(`${BUNDLE}: an import() the build does not rewrite; see scripts/bundle-cli.mjs`);

@@ -4,7 +4,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { keepYoungGenerationSmall } from '../dist/cli/young-generation.cjs';
 import { builtinKinds } from '../dist/kinds/builtin.js';
 import { precompiledSources } from '../dist/manifest/precompile.js';
 import { writeCodeCache } from '../dist/util/code-cache.cjs';
@@ -17,7 +16,7 @@ for (const [file, code] of precompiledSources(builtinKinds())) {
   writeFileSync(join(base, file), code);
   files.push(join(base, file));
 }
-// V8 takes a cache only under the flags it was made with: the command line's own (bin.cts).
-keepYoungGenerationSmall();
-// One call compiles a validator's function (ajv writes one per schema), whatever it is given.
+// One call compiles a validator's function (ajv writes one per schema), whatever it is given. V8
+// takes a cache only under the flags it was made with: V8's own here, as at a start of the command
+// line (cli/young-generation.cts says when a start changes them).
 for (const file of files) writeCodeCache(file, (validate) => validate({}));

@@ -1,10 +1,16 @@
 /**
- * The `mcp-run` command line, once main.ts has set up the process. A client config runs
+ * The `mcp-run` command line, once bin.cts has set up the process. A client config runs
  * `mcp-run <manifest>.yaml` for every session, with nothing else to parse: that start goes straight
  * to serving, with the defaults the option parser would give. Every other command line goes to the
  * option parser (program.ts).
  */
+import { whenLoadIsLarge } from '../util/large-load.js';
+import { keepYoungGenerationSmall } from './young-generation.cjs';
+
 export async function run(args: readonly string[]): Promise<void> {
+  // A large manifest (or OpenAPI description) is loaded with the young generation kept small; a
+  // small one leaves V8's flags alone (young-generation.cts says why).
+  whenLoadIsLarge(() => keepYoungGenerationSmall());
   if (args.length === 1 && /^[^-].*\.ya?ml$/i.test(args[0]!)) {
     const [{ serveCommand }, { SERVE_DEFAULTS }] = await Promise.all([
       import('./serve.js'),

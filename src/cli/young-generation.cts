@@ -8,15 +8,20 @@
  * 1.27 s with it, 1.29 s without; the peak RSS 145 → 123 MB).
  *
  * The maximum (`--max-semi-space-size`) can only be given when node starts; the growth factor is
- * read each time V8 considers growing, so setting it here, before any manifest is read, keeps the
- * semi-spaces at their initial size. Once an HTTP server listens, letYoungGenerationGrow lets it
- * grow again within a cap: there, it is requests in flight that survive. A user who sizes the young
- * generation on node's command line (or in NODE_OPTIONS) keeps that choice.
+ * read each time V8 considers growing, so setting it before a large manifest is read keeps the
+ * semi-spaces at their initial size. It is set then and only then (util/large-load.ts says when;
+ * cli/run.ts asks for it), not at every start: once a flag changes, V8 refuses every code cache made
+ * under the flags before, node's own modules' as well as the build's, and a 10-tool stdio start that
+ * set it first spent about 2 ms more CPU before its first answer (node:v8 itself, then node:net and
+ * the others after it compiled from source). Once an HTTP server listens, letYoungGenerationGrow lets it grow again within a cap: there, it is
+ * requests in flight that survive. A user who sizes the young generation on node's command line (or
+ * in NODE_OPTIONS) keeps that choice.
  */
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
-// node:perf_hooks (a dozen of node's own modules) is for letYoungGenerationGrow, on HTTP only: the
-// entry (bin.cts) loads this file before anything else, and a stdio start does not load it.
+// node:v8 (with node:heap_utils and node:promise_hooks) loads only when a flag is set, and
+// node:perf_hooks (a dozen of node's own modules) is for letYoungGenerationGrow, on HTTP only: a stdio
+// start of a small manifest loads neither.
+const v8 = (): typeof import('node:v8') => require('node:v8') as typeof import('node:v8');
 const perfHooks = (): typeof import('node:perf_hooks') =>
   require('node:perf_hooks') as typeof import('node:perf_hooks');
 
@@ -35,12 +40,15 @@ function sizedByUser(execArgv: readonly string[], nodeOptions: string): boolean 
   return execArgv.some((arg) => SIZED_BY_USER.test(arg)) || SIZED_BY_USER.test(nodeOptions);
 }
 
+/** Set once letYoungGenerationGrow ran: a large load after it (a reload) leaves its policy in place. */
+let growing = false;
+
 export function keepYoungGenerationSmall(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions: string = process.env.NODE_OPTIONS ?? '',
 ): boolean {
-  if (sizedByUser(execArgv, nodeOptions)) return false;
-  setFlagsFromString('--semi-space-growth-factor=1');
+  if (growing || sizedByUser(execArgv, nodeOptions)) return false;
+  v8().setFlagsFromString('--semi-space-growth-factor=1');
   return true;
 }
 
@@ -62,13 +70,14 @@ export function letYoungGenerationGrow(
   nodeOptions: string = process.env.NODE_OPTIONS ?? '',
 ): boolean {
   if (sizedByUser(execArgv, nodeOptions)) return false;
+  growing = true;
   let factor = V8_GROWTH_FACTOR;
-  setFlagsFromString(`--semi-space-growth-factor=${factor}`);
+  v8().setFlagsFromString(`--semi-space-growth-factor=${factor}`);
   const observer = new (perfHooks().PerformanceObserver)(() => {
     const wanted = youngGenerationBytes() < YOUNG_GENERATION_CAP ? V8_GROWTH_FACTOR : 1;
     if (wanted === factor) return;
     factor = wanted;
-    setFlagsFromString(`--semi-space-growth-factor=${factor}`);
+    v8().setFlagsFromString(`--semi-space-growth-factor=${factor}`);
   });
   observer.observe({ entryTypes: ['gc'] });
   return true;
@@ -76,5 +85,8 @@ export function letYoungGenerationGrow(
 
 /** The young generation's size now (new_space: both semi-spaces). */
 export function youngGenerationBytes(): number {
-  return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+  const newSpace = v8()
+    .getHeapSpaceStatistics()
+    .find((s) => s.space_name === 'new_space');
+  return newSpace?.space_size ?? 0;
 }

@@ -14,6 +14,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { problems } from '../errors.js';
+import { loading } from '../util/large-load.js';
 import { type Finding, isPlainObject } from './finding.js';
 import { type Parsed, parseYaml, type YamlFinding } from './parse.js';
 import { ENTRY_SECTIONS } from './types.js';
@@ -157,6 +158,7 @@ export function gatherIncludes(top: ManifestFile, limits: IncludeLimits): Gather
         at(path, (e as Error).message, entry);
         continue;
       }
+      loading(total);
       const parsed = parseYaml(text);
       const origin = files.push({ file: target, text, parsed }) - 1;
       if (parsed.data === undefined) {

@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type Diagnostic, ManifestError, type Problem, problems, sortByPosition } from '../errors.js';
+import { loading } from '../util/large-load.js';
 import { type Finding, isPlainObject } from './finding.js';
 import { codeFrame, dottedPath } from './frame.js';
 import { type FileFinding, gatherIncludes, key, type ManifestFile } from './include.js';
@@ -72,7 +73,9 @@ export function loadManifestText(
   env: NodeJS.ProcessEnv = process.env,
   options: LoadOptions = {},
 ): LoadedManifest {
-  if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_BYTES) throw tooLarge(file);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_MANIFEST_BYTES) throw tooLarge(file);
+  loading(bytes);
   const parsed = parseYaml(text);
   const absolute = resolve(file);
   const top: ManifestFile = { file: absolute, text, parsed };

@@ -8,12 +8,12 @@
  * validator is used only when that fingerprint matches the schema asked for, so a stale or missing
  * file (running from src/, a kind added by a test) falls back to compiling, never to a wrong check.
  */
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { BUILD_ROOT } from '../util/build-root.js';
 import { requireWithCodeCache } from '../util/code-cache.cjs';
+import { requireOnUse } from '../util/require-on-use.js';
 
 /** The options of the manifest validator (manifest/validate.ts): its messages quote schema and data. */
 export const MANIFEST_AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false } as const;
@@ -57,7 +57,7 @@ export function precompiledFile(key: string): string {
   return `precompiled/${key.replaceAll('/', '-')}.cjs`;
 }
 
-const load = createRequire(import.meta.url);
+const load = requireOnUse(import.meta.url);
 
 /**
  * ajv itself, loaded when something is compiled at run time (a tool's input schema on its first

@@ -7,11 +7,35 @@
 import type { Ajv2020, ErrorObject } from 'ajv/dist/2020.js';
 import { problems } from '../errors.js';
 import { explainAjvErrors } from './ajv-errors.js';
+import { conforms } from './conforms.js';
 import { type Finding, isPlainObject } from './finding.js';
 import { META_CHECK_OPTIONS, newAjv2020, precompiledMeta } from './precompiled.js';
 import type { ManifestPath } from './types.js';
 
 let meta: Ajv2020 | undefined;
+
+const nonNegativeInteger = { type: 'integer', minimum: 0 };
+/**
+ * The commonest property, a type and words about it (`{ type: string, description: … }`), with a
+ * few plain keywords more: the 2020-12 meta-schema takes every schema of this shape, so a manifest
+ * whose properties are all like it loads no meta-schema check (0.7 ms of a start).
+ */
+const PLAIN_SCHEMA = {
+  type: 'object',
+  properties: {
+    type: { enum: ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    default: {},
+    examples: { type: 'array' },
+    enum: { type: 'array' },
+    minimum: { type: 'number' },
+    maximum: { type: 'number' },
+    minLength: nonNegativeInteger,
+    maxLength: nonNegativeInteger,
+  },
+  additionalProperties: false,
+};
 
 /** `input` sits at `base` (tools.NAME.input); the boolean `required` shorthand is not JSON Schema. */
 export function checkPropertySchemas(input: unknown, base: ManifestPath): Finding[] {
@@ -27,7 +51,7 @@ export function checkPropertySchemas(input: unknown, base: ManifestPath): Findin
 
 /** One JSON Schema (an `outputSchema`, one input property) at `at`: a finding per bad keyword. */
 export function checkSchema(schema: unknown, at: ManifestPath): Finding[] {
-  if (!isPlainObject(schema)) return [];
+  if (!isPlainObject(schema) || conforms(schema, PLAIN_SCHEMA) === true) return [];
   let errors: readonly ErrorObject[];
   const built = precompiledMeta('meta-2020-12-check', schema);
   if (built !== undefined) {

@@ -6,11 +6,12 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import { problems } from '../errors.js';
 import { suggest } from '../util/suggest.js';
 import { explainAjvErrors } from './ajv-errors.js';
+import { conforms } from './conforms.js';
 import { envelopeSchema, SINGULAR } from './envelope.js';
 import { type Finding, isPlainObject } from './finding.js';
 import { MANIFEST_AJV_OPTIONS, newAjv, precompiled } from './precompiled.js';
 import { checkPropertySchemas, checkSchema } from './property-schemas.js';
-import { ENTRY_SECTIONS, type EntrySection, type KindSchemas } from './types.js';
+import { ENTRY_SECTIONS, type EntrySection, type KindSchemas, type ManifestPath } from './types.js';
 
 export class ManifestValidator {
   // strict off: user-written JSON Schemas (tool input) may use keywords ajv does not know.
@@ -19,11 +20,11 @@ export class ManifestValidator {
   private ajv: Ajv | undefined;
   /** Kind schemas compiled once per validator, keyed by the schema object the registry hands out. */
   private readonly compiled = new WeakMap<object, ValidateFunction>();
-  private envelope: ValidateFunction | undefined;
+  private envelope: object | undefined;
 
   validate(data: unknown, kinds: KindSchemas): Finding[] {
-    this.envelope ??= this.compile(envelopeSchema(), 'the manifest envelope', 'envelope');
-    const findings = this.envelope(data) ? [] : explainAjvErrors(this.envelope.errors ?? [], [], data);
+    this.envelope ??= envelopeSchema();
+    const findings = this.invalid(data, this.envelope, 'the manifest envelope', 'envelope', []) ?? [];
     if (!isPlainObject(data)) return findings;
     for (const section of ENTRY_SECTIONS) {
       const entries = data[section];
@@ -53,13 +54,32 @@ export class ManifestValidator {
       const problem = problems.MANIFEST_UNKNOWN_KIND(SINGULAR[section], kind, known, suggest(kind, known));
       return [{ path: [section, name, 'kind'], problem }];
     }
-    const validateKind = this.compile(schema, `${section} kind "${kind}"`, `${section}/${kind}`);
-    if (!validateKind(entry)) return explainAjvErrors(validateKind.errors ?? [], [section, name], entry);
+    const invalid = this.invalid(entry, schema, `${section} kind "${kind}"`, `${section}/${kind}`, [
+      section,
+      name,
+    ]);
+    if (invalid) return invalid;
     if (section !== 'tools') return [];
     return [
       ...checkPropertySchemas(entry.input, [section, name, 'input']),
       ...checkSchema(entry.outputSchema, [section, name, 'outputSchema']),
     ];
+  }
+
+  /**
+   * ajv's findings for `value`, or undefined when it conforms. A value that surely conforms
+   * (conforms.ts) needs no validator, and a start with a valid manifest loads none.
+   */
+  private invalid(
+    value: unknown,
+    schema: object,
+    what: string,
+    key: string,
+    at: ManifestPath,
+  ): Finding[] | undefined {
+    if (conforms(value, schema) === true) return undefined;
+    const validate = this.compile(schema, what, key);
+    return validate(value) ? undefined : explainAjvErrors(validate.errors ?? [], at, value);
   }
 
   private compile(schema: object, what: string, key: string): ValidateFunction {

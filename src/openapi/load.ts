@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import type { Problem } from '../errors.js';
 import { problems } from '../errors.js';
 import { isObject } from '../util/is-object.js';
+import { loading } from '../util/large-load.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -46,6 +47,7 @@ export function readDocument(path: string): unknown {
   try {
     const size = statSync(path).size;
     if (size > MAX_BYTES) throw new Error(`it is ${size} bytes, more than the ${MAX_BYTES} byte limit`);
+    loading(size);
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;

@@ -5,8 +5,8 @@
  * has a compile cache of its own (bin.cts turns it on); this also serves Node 20.
  *
  * V8 refuses a cache made by another V8 or under other flags (`cachedDataRejected`), and the file
- * is then compiled as usual: the cache only ever saves time. The build writes it under the flags
- * the command line sets for itself (young-generation.ts).
+ * is then compiled as usual: the cache only ever saves time. The build writes it under V8's own
+ * flags, which the command line changes only to load a large manifest (cli/young-generation.cts).
  */
 import { isAscii } from 'node:buffer';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -4,10 +4,10 @@
  * template that is more than `{{name}}` substitutions is compiled. A manifest without templates
  * loads neither.
  */
-import { createRequire } from 'node:module';
 import type HandlebarsModule from 'handlebars';
+import { requireOnUse } from './require-on-use.js';
 
-const load = createRequire(import.meta.url);
+const load = requireOnUse(import.meta.url);
 
 type Parse = (text: string) => hbs.AST.Program;
 let parser: Parse | undefined;

@@ -4,9 +4,9 @@
  * no hash, no random value and no file read loads neither. Modules on that path take them from
  * here (`nodeCrypto().randomBytes(16)`); the others import them.
  */
-import { createRequire } from 'node:module';
+import { requireOnUse } from './require-on-use.js';
 
-const load = createRequire(import.meta.url);
+const load = requireOnUse(import.meta.url);
 
 function onFirstUse<T>(id: string): () => T {
   let loaded: T | undefined;

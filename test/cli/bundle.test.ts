@@ -45,16 +45,14 @@ test('the bundle and the precompiled validators are ASCII, so V8 holds their sou
 });
 
 test('V8 takes the code cache under the flags the command line runs with', () => {
-  // A child node process, as main.ts: young-generation.ts sets its flags first.
+  // A child node process with V8's own flags, as bin.cts starts with them.
   const module = (path: string) => JSON.stringify(pathToFileURL(join(REPO, path)).href);
   const child = spawnSync(
     process.execPath,
     [
       '--input-type=module',
       '-e',
-      `const { keepYoungGenerationSmall } = await import(${module('dist/cli/young-generation.cjs')});
-       keepYoungGenerationSmall();
-       const { codeCacheRejected } = await import(${module('dist/util/code-cache.cjs')});
+      `const { codeCacheRejected } = await import(${module('dist/util/code-cache.cjs')});
        console.log(JSON.stringify(codeCacheRejected(${JSON.stringify(BUNDLE)})));`,
     ],
     { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },

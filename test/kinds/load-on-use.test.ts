@@ -1,21 +1,23 @@
 /**
  * Kinds load on use: serving a manifest of `content` tools runs the content kind's module and no
- * other kind's (no SQL, HTTP, shell, files or prompt code, no driver), and no node:http on stdio.
+ * other kind's (no SQL, HTTP, shell, files or prompt code, no driver), no node:http on stdio, nor
+ * node:v8, and no precompiled validator of the manifest.
  *
  * A real `mcp-run` process (the built CLI) serves the manifest on stdio and answers a tools/call.
  * The CLI is one bundle (scripts/bundle-cli.mjs) in which each module is a function that runs on the
- * module's first import, named after its source file (`"src/kinds/sql/sql-tool.ts"() {…}`): V8's
- * coverage of the process (NODE_V8_COVERAGE) says which of them ran. Packages are seen as they load,
+ * module's first import: V8's coverage of the process (NODE_V8_COVERAGE) says which functions ran,
+ * and the bundle's source map which source file each is in. Packages are seen as they load,
  * through a module hook (import) and a preload (require), and node's own modules in its load list.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { SourceMap } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { after, test } from 'node:test';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { builtinKinds } from '../../src/kinds/builtin.js';
 import { CLI, REPO, tempFiles } from '../helpers/demo.js';
 import { GREET_MANIFEST, REQUIRE_LOG_PRELOAD } from '../helpers/loaded-modules.js';
@@ -49,8 +51,46 @@ const files = tempFiles({
 });
 after(files.cleanup);
 
-interface Coverage {
-  result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
+interface CoverageScript {
+  url: string;
+  functions: { functionName: string; ranges: { startOffset: number; endOffset: number; count: number }[] }[];
+}
+
+/**
+ * The source files of src/ whose code ran in the bundle, by the source map beside it: the place in
+ * src/ of each function V8 counted calls of. (The minified bundle keeps no module names of its own.)
+ * A function the build wrote itself (a module's wrapper) has no place of its own in the map and is
+ * left out, rather than counted to the file before it.
+ */
+function sourcesRun(script: CoverageScript): Set<string> {
+  const file = script.url.startsWith('file:') ? fileURLToPath(script.url) : script.url;
+  const text = readFileSync(file, 'latin1');
+  const map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
+  // Offsets count from the start of what V8 compiled: on Node 20 util/code-cache.cts's wrapper comes
+  // before the text (and `\n})` after it); node's own loader compiles the file alone. The script's
+  // own range, its first function, tells which.
+  const compiled = script.functions[0]!.ranges[0]!.endOffset;
+  const shift = compiled === text.length ? 0 : compiled - text.length - '\n})'.length;
+  const lineStarts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const ran = new Set<string>();
+  for (const f of script.functions.slice(1)) {
+    const range = f.ranges[0];
+    if (!range || range.count === 0) continue;
+    const at = range.startOffset - shift;
+    let line = lineStarts.findLastIndex((start) => start <= at);
+    const column = at - lineStarts[line]!;
+    const entry = map.findEntry(line, column) as {
+      generatedLine?: number;
+      generatedColumn?: number;
+      originalSource?: string;
+    };
+    if (entry.originalSource === undefined || entry.generatedLine === undefined) continue;
+    line = entry.generatedLine;
+    if (line < 0 || lineStarts[line]! + entry.generatedColumn! < at) continue;
+    ran.add(relative(REPO, resolve(dirname(file), entry.originalSource)));
+  }
+  return ran;
 }
 
 /** What a real `mcp-run <manifest>` loads and runs until it has answered one tools/call. */
@@ -91,20 +131,24 @@ async function loadedServing(manifest: string) {
   child.stdin.end();
   await new Promise((done) => child.once('exit', done));
   const loaded = new Set(readFileSync(out, 'utf8').split('\n').filter(Boolean));
-  // The bundle's module functions that ran: the source files whose code ran in this process.
-  const ran = new Set<string>();
+  // The source files whose code ran in this process, in the bundle.
+  let ran = new Set<string>();
+  // The precompiled manifest validators loaded (their files).
+  const validators = new Set<string>();
   let bundles = 0;
   for (const file of readdirSync(coverage)) {
-    const { result } = JSON.parse(readFileSync(join(coverage, file), 'utf8')) as Coverage;
+    const { result } = JSON.parse(readFileSync(join(coverage, file), 'utf8')) as { result: CoverageScript[] };
+    for (const script of result) {
+      const validator = /\/dist\/manifest\/precompiled\/([^/]+)\.cjs$/.exec(script.url);
+      if (validator) validators.add(validator[1]!);
+    }
     for (const script of result.filter((s) => s.url.endsWith('/dist/cli/mcp-run.cjs'))) {
       bundles++;
-      for (const f of script.functions) {
-        if (/^src\/.+\.ts$/.test(f.functionName) && (f.ranges[0]?.count ?? 0) > 0) ran.add(f.functionName);
-      }
+      ran = sourcesRun(script);
     }
   }
   assert.equal(bundles, 1, 'the CLI ran from its bundle');
-  return { loaded, ran, answer };
+  return { loaded, ran, validators, answer };
 }
 
 /** Each built-in kind's module, as builtin.ts imports it (`import('./sql/sql-tool.js')`), by source file. */
@@ -123,7 +167,7 @@ test('a manifest of content tools runs the content kind and no other kind module
   );
   assert.equal(kinds.size, registered.length);
 
-  const { loaded, ran, answer } = await loadedServing(join(files.dir, 'mcp.yaml'));
+  const { loaded, ran, validators, answer } = await loadedServing(join(files.dir, 'mcp.yaml'));
   assert.deepEqual(answer, { content: [{ type: 'text', text: 'Hello, Ada!' }] });
   assert.ok(ran.has(kinds.get('content/tool')!), 'the content kind ran');
   assert.ok(ran.has('src/protocol/server.ts'), 'the protocol ran (the coverage names modules as expected)');
@@ -138,6 +182,11 @@ test('a manifest of content tools runs the content kind and no other kind module
   );
   assert.deepEqual(drivers, [], 'drivers loaded by a manifest without sources');
   assert.ok(!loaded.has('NativeModule http'), 'node:http loaded by a stdio server');
+  // A valid manifest conforms to its schemas, as manifest/conforms.ts can tell alone: no validator.
+  assert.deepEqual([...validators], [], 'precompiled validators loaded for a valid manifest');
+  // V8's flags stay as they are for a small manifest, and with them node's own compiled modules
+  // (cli/young-generation.cts): node:v8, which sets them, never loads.
+  assert.ok(!loaded.has('NativeModule v8'), 'node:v8 loaded for a small manifest');
   assert.ok(
     loaded.has('NativeModule readline') || loaded.has('NativeModule fs'),
     'the load list was written',

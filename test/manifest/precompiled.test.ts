@@ -35,15 +35,13 @@ describe('precompiled manifest validators', () => {
   });
 
   test('V8 takes each code cache under the flags the command line runs with', () => {
-    // A child node process, as the CLI: young-generation.ts sets its flags first (main.ts).
+    // A child node process with V8's own flags, as the CLI keeps them for a small manifest.
     const child = spawnSync(
       process.execPath,
       [
         '--input-type=module',
         '-e',
-        `const { keepYoungGenerationSmall } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/cli/young-generation.cjs')).href)});
-         keepYoungGenerationSmall();
-         const { codeCacheRejected } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/util/code-cache.cjs')).href)});
+        `const { codeCacheRejected } = await import(${JSON.stringify(pathToFileURL(join(REPO, 'dist/util/code-cache.cjs')).href)});
          const { readdirSync } = await import('node:fs');
          const dir = ${JSON.stringify(join(BUILT, 'precompiled'))};
          const files = readdirSync(dir).filter((f) => f.endsWith('.cjs'));

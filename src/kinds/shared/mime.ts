@@ -60,7 +60,8 @@ export function isTextMime(mime: string): boolean {
   );
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+/** Made on first use: a decoder costs a start about 0.2 ms, and most never serve a file. */
+let strictUtf8: InstanceType<typeof TextDecoder> | undefined;
 
 /**
  * Resource contents for bytes: `text` for text MIME types, base64 `blob` otherwise. With no known
@@ -78,6 +79,7 @@ export function toContents(uri: string, mimeType: string | undefined, bytes: Buf
 function decodeText(bytes: Buffer): string | undefined {
   if (bytes.includes(0)) return undefined;
   try {
+    strictUtf8 ??= new TextDecoder('utf-8', { fatal: true });
     return strictUtf8.decode(bytes);
   } catch {
     return undefined;
