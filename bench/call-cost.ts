@@ -78,7 +78,8 @@ async function startCounted(nodeArgs: readonly string[]): Promise<Counted> {
       '--perf-basic-prof',
       ...nodeArgs,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // In its own folder: with the perf map, V8 also writes an isolate-*.log where it runs.
+    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   return { dir, child, url: await listening(child) };
 }
