@@ -68,17 +68,32 @@ export function createSchemaCompiler(): (schema: JsonSchema, checked?: 'meta-che
  * 10,000 copies of the schema, each with its validator). Served and validated exactly as before.
  *
  * Equal structure is found without writing any schema out: each object or array gets a number for
- * its structure, its key the entries with nested objects by their numbers (hash-consing), and an
- * object met again (the shared definitions an import reuses under many tools' `$defs`) is looked up,
- * not walked. Work and memory go with the distinct nodes, not with the text each tool's schema
- * would expand to (an imported description's output schemas reach hundreds of definitions each).
+ * its structure, its key the entries with nested objects by their numbers and strings (keys and
+ * values) by theirs (hash-consing), and an object met again (the shared definitions an import reuses
+ * under many tools' `$defs`) is looked up, not walked. Work and memory go with the distinct nodes,
+ * not with the text each tool's schema would expand to (an imported description's output schemas
+ * reach hundreds of definitions each), and a key holds no copy of a description.
  */
 export function internSchemas(): (schema: JsonSchema) => JsonSchema {
   const numbers = new WeakMap<object, number>();
+  const strings = new Map<string, number>();
   const byKey = new Map<string, number>();
   const firsts = new Map<number, JsonSchema>();
+  const stringNumber = (text: string): number => {
+    let n = strings.get(text);
+    if (n === undefined) {
+      n = strings.size;
+      strings.set(text, n);
+    }
+    return n;
+  };
+  // `#` an object's number, `$` a string's, anything else its JSON text (digits, true, false, null).
   const part = (value: unknown): string =>
-    value !== null && typeof value === 'object' ? `#${numberOf(value)}` : String(JSON.stringify(value));
+    typeof value === 'string'
+      ? `$${stringNumber(value)}`
+      : value !== null && typeof value === 'object'
+        ? `#${numberOf(value)}`
+        : String(JSON.stringify(value));
   const numberOf = (node: object): number => {
     const known = numbers.get(node);
     if (known !== undefined) return known;
@@ -87,7 +102,7 @@ export function internSchemas(): (schema: JsonSchema) => JsonSchema {
     else {
       key = '{';
       for (const k of Object.keys(node))
-        key += `${JSON.stringify(k)}:${part((node as Record<string, unknown>)[k])},`;
+        key += `${stringNumber(k)}:${part((node as Record<string, unknown>)[k])},`;
     }
     let n = byKey.get(key);
     if (n === undefined) {
