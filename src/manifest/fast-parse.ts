@@ -62,18 +62,65 @@ const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
 /** The data of `text`, or undefined when the full parser must decide. */
 export function fastParse(text: string): { data: unknown } | undefined {
-  const structure = structureOf(text);
-  if (structure === undefined || UNUSUAL.test(structure) || MISREAD.test(structure)) return undefined;
-  const markers = structure.match(DOCUMENT_MARKER);
-  if (markers && (markers.length > 1 || markers[0] !== '---' || !text.startsWith('---'))) return undefined;
+  const structure = new Structure();
+  if (!readStructure(text, structure) || !structure.plain(text)) return undefined;
   let data: unknown;
   try {
     data = load(text, { schema: CORE_SCHEMA });
   } catch {
     return undefined;
   }
-  if (ANCHOR.test(structure) && !withinAliasLimit(data, structure)) return undefined;
+  if (structure.aliases !== undefined && !withinAliasLimit(data, structure.aliases)) return undefined;
   return plainKeys(data, new Set()) ? { data: data ?? {} } : undefined;
+}
+
+/** How many characters of structure lines the checks read at once: a string kept out of V8's large-object space. */
+const BATCH_CHARS = 16 * 1024;
+
+/**
+ * What the checks above find in the structure of a text (readStructure), read a batch of lines at a
+ * time: no match runs past its line, so lines read together match as they would in the whole. The
+ * structure as one string, and the text's lines as one array, were copies of the manifest's size,
+ * kept until the next full collection.
+ */
+class Structure {
+  private batch: string[] = [];
+  private chars = 0;
+  private unusual = false;
+  private markers = 0;
+  private firstMarker: string | undefined;
+  /** Each alias's number of uses, once an anchor or alias was seen; else undefined. */
+  aliases: Map<string, number> | undefined;
+
+  add(line: string): void {
+    this.batch.push(line);
+    this.chars += line.length + 1;
+    if (this.chars >= BATCH_CHARS) this.check();
+  }
+
+  /** No tag, directive, explicit or flow key, misread marker, and one `---` at most, the first line. */
+  plain(text: string): boolean {
+    this.check();
+    if (this.unusual) return false;
+    return this.markers === 0 || (this.markers === 1 && this.firstMarker === '---' && text.startsWith('---'));
+  }
+
+  private check(): void {
+    const lines = this.batch.join('\n');
+    this.batch = [];
+    this.chars = 0;
+    if (this.unusual || UNUSUAL.test(lines) || MISREAD.test(lines)) {
+      this.unusual = true;
+      return;
+    }
+    for (const [marker] of lines.matchAll(DOCUMENT_MARKER)) {
+      this.markers++;
+      this.firstMarker ??= marker;
+    }
+    if (!ANCHOR.test(lines)) return;
+    this.aliases ??= new Map();
+    for (const [, name] of lines.matchAll(ALIAS)) this.aliases.set(name!, (this.aliases.get(name!) ?? 0) + 1);
+  }
 }
 
 /**
@@ -101,9 +148,9 @@ const AFTER_QUOTE = /^[ \t]*(?:#.*)?$/;
 const LONG_LINE = 1000;
 
 /**
- * The structure of `text`, line for line: the text of its scalars blanked, so that the checks
- * above see keys, dashes, flow collections, properties and aliases only; or undefined for what
- * js-yaml may read otherwise than `yaml`, or accept where `yaml` refuses.
+ * Reads the structure of `text` into `structure`, line for line: the text of its scalars blanked,
+ * so that the checks above see keys, dashes, flow collections, properties and aliases only; false
+ * for what js-yaml may read otherwise than `yaml`, or accept where `yaml` refuses.
  *
  * Blanked: a scalar's first line stands as one letter, and the lines after it that are more
  * indented than its key (or its dash) go: YAML allows them to be nothing but its text. Imported
@@ -118,9 +165,8 @@ const LONG_LINE = 1000;
  * line or closes one it did not open (brackets count outside quotes and comments), an empty list
  * entry followed by a less indented one, and a long line without an early `: `.
  */
-function structureOf(text: string): string | undefined {
-  if (/\r(?!\n)/.test(text)) return undefined;
-  const lines = text.split(/\r?\n/);
+function readStructure(text: string, structure: Structure): boolean {
+  if (/\r(?!\n)/.test(text)) return false;
   let textAt = -1;
   /** The quote of a quoted scalar still open at the end of the last line. */
   let open: string | undefined;
@@ -128,24 +174,26 @@ function structureOf(text: string): string | undefined {
   let escapedBreak = false;
   /** The column of an empty list entry on the last line (`-` alone), if it was one. */
   let emptyAt = -1;
-  for (let i = 0; i < lines.length; i++) {
-    let line = lines[i]!;
+  for (let start = 0; start <= text.length; ) {
+    const stop = lineEnd(text, start);
+    let line = text.slice(start, stop > start && text.charCodeAt(stop - 1) === 0x0d ? stop - 1 : stop);
+    start = stop + 1;
     let col = 0;
     while (line.charCodeAt(col) === 0x20) col++;
-    if (line[col] === '\t') return undefined;
+    if (line[col] === '\t') return false;
     if (textAt >= 0 && (col > textAt || line.trim() === '')) {
       if (open !== undefined) {
         // yaml and js-yaml read an empty line after an escaped line break apart.
-        if (escapedBreak && line.trim() === '') return undefined;
+        if (escapedBreak && line.trim() === '') return false;
         const end = quoteEnd(line, col, open);
-        if (end === undefined || (end >= 0 && !AFTER_QUOTE.test(line.slice(end + 1)))) return undefined;
+        if (end === undefined || (end >= 0 && !AFTER_QUOTE.test(line.slice(end + 1)))) return false;
         if (end >= 0) open = undefined;
         escapedBreak = open === '"' && ESCAPED_BREAK.test(line);
       }
-      lines[i] = '';
+      // A blanked line: nothing of it is structure.
       continue;
     }
-    if (open !== undefined) return undefined;
+    if (open !== undefined) return false;
     textAt = -1;
     const indent = col;
     // Past a sequence entry's dashes (`- - key: |`) to the node.
@@ -155,37 +203,43 @@ function structureOf(text: string): string | undefined {
       while (line[col] === ' ') col++;
     }
     const node = line.slice(col);
-    if (line[col] === '\t' || node.startsWith('-\t')) return undefined;
+    if (line[col] === '\t' || node.startsWith('-\t')) return false;
     // An empty entry followed by an entry of a list less indented: js-yaml reads the second into
     // the first's list.
-    if (emptyAt >= 0 && line[dash >= 0 ? indent : col] === '-' && indent < emptyAt) return undefined;
+    if (emptyAt >= 0 && line[dash >= 0 ? indent : col] === '-' && indent < emptyAt) return false;
     // (A blank or comment line between the two changes nothing.)
     const bare = node.replace(/(?:^|[ \t])#.*$/, '').trim();
     if (bare !== '' || dash >= 0) emptyAt = bare === '-' ? col : bare === '' ? dash : -1;
     const key = KEY.exec(node)?.[0];
     const value = key !== undefined ? node.slice(key.length) : dash >= 0 && notKey(node) ? node : undefined;
     const block = BLOCK_HEADER.exec(value ?? node);
-    if (block && /[+1-9]/.test(block[1]!)) return undefined;
+    if (block && /[+1-9]/.test(block[1]!)) return false;
     // An anchor or a tag before a key on the same line as another (`a: &x b:`).
-    if (value !== undefined && /^(?:[&!]\S*[ \t]+)+[^\s[{"'#&!].*:(?:\s|$)/.test(value)) return undefined;
+    if (value !== undefined && /^(?:[&!]\S*[ \t]+)+[^\s[{"'#&!].*:(?:\s|$)/.test(value)) return false;
     if (value !== undefined && (block || SCALAR.test(value))) {
       textAt = key !== undefined ? col : dash;
       if (value[0] === '"' || value[0] === "'") {
         const end = quoteEnd(value, 1, value[0]);
-        if (end === undefined || (end >= 0 && !AFTER_QUOTE.test(value.slice(end + 1)))) return undefined;
+        if (end === undefined || (end >= 0 && !AFTER_QUOTE.test(value.slice(end + 1)))) return false;
         if (end < 0) open = value[0];
         escapedBreak = open === '"' && ESCAPED_BREAK.test(value);
       }
       // A tag or an anchor before a block scalar stays, to be refused or counted.
       if (value[0] !== '!' && value[0] !== '&') {
         line = `${line.slice(0, line.length - value.length)}x`;
-        lines[i] = line;
       }
     }
-    if (!flowClosed(line)) return undefined;
-    if (line.length > LONG_LINE && line.slice(0, LONG_LINE).search(/:(?:\s|$)/) < 0) return undefined;
+    if (!flowClosed(line)) return false;
+    if (line.length > LONG_LINE && line.slice(0, LONG_LINE).search(/:(?:\s|$)/) < 0) return false;
+    structure.add(line);
   }
-  return open === undefined ? lines.join('\n') : undefined;
+  return open === undefined;
+}
+
+/** Where the line that starts at `from` ends: its line feed, or the end of the text. */
+function lineEnd(text: string, from: number): number {
+  const at = text.indexOf('\n', from);
+  return at < 0 ? text.length : at;
 }
 
 /**
@@ -258,9 +312,7 @@ function plainKeys(value: unknown, seen: Set<object>): boolean {
  * is its references; a scalar's is bounded by 1 + how often `*name` appears in the text. A cycle (an alias
  * inside its own anchor) is left to `yaml` too. Either way a `false` only means the full path decides.
  */
-function withinAliasLimit(data: unknown, text: string): boolean {
-  const uses = new Map<string, number>();
-  for (const [, name] of text.matchAll(ALIAS)) uses.set(name!, (uses.get(name!) ?? 0) + 1);
+function withinAliasLimit(data: unknown, uses: ReadonlyMap<string, number>): boolean {
   // `yaml` counts the anchor itself and each use: 1 + uses.
   const scalarBound = 1 + Math.max(0, ...uses.values());
   if (scalarBound > MAX_ALIAS_COUNT) return false;

@@ -118,6 +118,23 @@ describe('fast parse', () => {
     for (const text of cases) assert.equal(fastParse(text), undefined, text);
   });
 
+  it('sees what stands far down a long text, as it sees it at the top', () => {
+    // Long enough that the structure is read in several batches (a few KB each).
+    const filler = Array.from({ length: 3000 }, (_, i) => `k${i}: a description of some length, ${i}`);
+    const long = (...tail: string[]) => ['top: &x 1', ...filler, ...tail].join('\n');
+    assert.ok(fastParse(long('end: 1')));
+    assert.equal(fastParse(long('end: !!str 1')), undefined, 'a tag at the end');
+    assert.equal(fastParse(long('---', 'end: 1')), undefined, 'a second document');
+    // The anchor at the top, its uses all the way down: yaml's limit counts them all.
+    const spread = (uses: number) =>
+      [
+        'top: &x 1',
+        ...filler.flatMap((line, i) => (i % 30 === 0 && i / 30 < uses ? [line, `u${i}: *x`] : [line])),
+      ].join('\n');
+    assert.deepEqual(fastParse(spread(99))?.data, full(spread(99)));
+    assert.equal(fastParse(spread(100)), undefined, 'one use too many');
+  });
+
   it('takes scalars whose text looks like YAML (imported descriptions) and reads them as yaml does', () => {
     const text = [
       'tools:',
