@@ -48,16 +48,21 @@ const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
   ],
 });
 
+/*
+ * Where a node may start: at the start of a line, after a space, after a flow collection's `[`, `{`
+ * or `,`, and after the `:` of a JSON-like key in a flow mapping (`{"a":*x}`), which needs no space.
+ */
+
 /**
  * A tag or explicit key indicator where a node may start; a directive line; a flow collection as a
  * key (`[a, b]: x`).
  */
-const UNUSUAL = /(?:^|[\s[{,])(?:!|\?(?:\s|$))|^%|[\]}][ \t]*:(?:\s|$)/m;
+const UNUSUAL = /(?:^|[\s[{,:])(?:!|\?(?:\s|$))|^%|[\]}][ \t]*:(?:\s|$)/m;
 /** An anchor or alias where a node may start (or in a string: then the check below just runs). */
-const ANCHOR = /(?:^|[\s[{,])[&*][^\s,[\]{}]/;
-const ALIAS = /(?:^|[\s[{,])\*([^\s,[\]{}]+)/g;
+const ANCHOR = /(?:^|[\s[{,:])[&*][^\s,[\]{}]/;
+const ALIAS = /(?:^|[\s[{,:])\*([^\s,[\]{}]+)/g;
 /** A document marker run into text (`---a`), an anchor or alias run into a bracket (`&a[]`). */
-const MISREAD = /^(?:---|\.\.\.)\S|(?:^|[\s[{,])[&*][^\s,[\]{}]*[[{]/m;
+const MISREAD = /^(?:---|\.\.\.)\S|(?:^|[\s[{,:])[&*][^\s,[\]{}]*[[{]/m;
 const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
 /** The data of `text`, or undefined when the full parser must decide. */

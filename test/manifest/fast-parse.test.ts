@@ -97,6 +97,9 @@ describe('fast parse', () => {
     const cases = [
       `a: &x 1\nb: [${Array(100).fill('*x').join(', ')}]`,
       'a: &x [1, *x]',
+      // An anchor and aliases after a JSON-like key's `:`, which needs no space: counted all the same.
+      `a: {"k":&x 1}\nb: [${Array(100).fill('{"k":*x}').join(', ')}]`,
+      'a: {"k":&x {"b":*x}}',
       'a: *x\nb: &x 1',
       'a: !!str 1',
       'a: ! 1',
