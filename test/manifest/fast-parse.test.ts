@@ -100,6 +100,8 @@ describe('fast parse', () => {
       // An anchor and aliases after a JSON-like key's `:`, which needs no space: counted all the same.
       `a: {"k":&x 1}\nb: [${Array(100).fill('{"k":*x}').join(', ')}]`,
       'a: {"k":&x {"b":*x}}',
+      // Aliases of collections nested in an anchored one: yaml counts 21 uses of b times 7 of a.
+      `a: &a [x, y]\nb: &b [${Array(6).fill('*a').join(', ')}]\nc: [${Array(20).fill('*b').join(', ')}]`,
       'a: *x\nb: &x 1',
       'a: !!str 1',
       'a: ! 1',
