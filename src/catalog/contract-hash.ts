@@ -3,73 +3,24 @@
  * manifests that differ only in formatting, comments, key order or list order (order is a list
  * change, not a contract change), and different when anything a client sees changed.
  *
- * Each value is hashed as it is walked, into a number per object: no canonical text is written.
- * Writing one (a string per part, each kept to name equal parts alike) allocated some 60 MB for an
- * imported API of a thousand tools, all of it while the first answer waited. Equal contents hash
- * alike whatever object holds them, and an object met again (compiled descriptors share their
- * schemas) is looked up, not walked.
+ * Each value is hashed as it is walked, into a number: no canonical text is written. Writing one (a
+ * string per part, each kept to name equal parts alike) allocated some 60 MB for an imported API of
+ * a thousand tools, all of it while the first answer waited. Equal contents hash alike whatever
+ * object holds them, and an object or string met again (compiled descriptors share their schemas,
+ * and every schema says `type`) is looked up, not hashed again.
+ *
+ * The mixing is cyrb53's (by bryc, public domain): a change detector, not a security hash. Not
+ * node:crypto: loading it would cost a stdio start about 5 ms before its first answer
+ * (src/util/lazy-node.ts), for a hash nobody needs to be unforgeable.
  */
 import { contractOf } from './diff.js';
 import { isNameList } from './schema-diff.js';
 import type { Catalog } from './types.js';
 
 /**
- * A running 64-bit hash (cyrb53's mixing, by bryc, public domain): a change detector, not a
- * security hash. Not node:crypto: loading it would cost a stdio start about 5 ms before its first
- * answer (src/util/lazy-node.ts), for a hash nobody needs to be unforgeable.
+ * What each kind of JSON value is marked with before its content, so that kinds never hash alike:
+ * the two starting words of its hash.
  */
-class RunningHash {
-  private h1 = 0xdeadbeef;
-  private h2 = 0x41c6ce57;
-
-  /** Starts again, as a new one: one object hashes each member of an object in turn. */
-  reset(): void {
-    this.h1 = 0xdeadbeef;
-    this.h2 = 0x41c6ce57;
-  }
-
-  /** Mixes in one 32-bit number (a character code, a tag, half of a nested hash). */
-  add(word: number): void {
-    this.h1 = Math.imul(this.h1 ^ word, 2654435761);
-    this.h2 = Math.imul(this.h2 ^ word, 1597334677);
-  }
-
-  /** Mixes in a string, its length first: `ab`,`c` and `a`,`bc` differ. */
-  addText(text: string): void {
-    let { h1, h2 } = this;
-    h1 = Math.imul(h1 ^ text.length, 2654435761);
-    h2 = Math.imul(h2 ^ text.length, 1597334677);
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
-    }
-    this.h1 = h1;
-    this.h2 = h2;
-  }
-
-  /** The final 64 bits, as two 32-bit halves. */
-  private final(): [number, number] {
-    let { h1, h2 } = this;
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return [h1 >>> 0, h2 >>> 0];
-  }
-
-  /** 16 hex digits. */
-  hex(): string {
-    const [h1, h2] = this.final();
-    return h2.toString(16).padStart(8, '0') + h1.toString(16).padStart(8, '0');
-  }
-
-  /** 53 of the 64 bits, as an exact number: what an enclosing value mixes in. */
-  value(): number {
-    const [h1, h2] = this.final();
-    return (h2 >>> 11) * 2 ** 32 + h1;
-  }
-}
-
-/** What each kind of JSON value is marked with before its content, so that kinds never hash alike. */
 const NULL = 1;
 const FALSE = 2;
 const TRUE = 3;
@@ -78,116 +29,132 @@ const STRING = 5;
 const ARRAY = 6;
 const OBJECT = 7;
 const SET = 8;
+const PAIR = 9;
+const CONTRACT = 10;
+
+const M1 = 2654435761;
+const M2 = 1597334677;
+const TWO_32 = 2 ** 32;
 
 /** A number's 64 bits, read as two words. */
 const FLOAT = new Float64Array(1);
 const WORDS = new Uint32Array(FLOAT.buffer);
 
 /**
- * Hashes JSON values as a client reads them: object members in any order, `required` lists in any
- * order (schema-diff.ts `isNameList`), members JSON leaves out (undefined, functions) left out.
- * What may come in any order is hashed as a sum of its items' hashes, so nothing is sorted.
+ * Hashes JSON values as a client reads them, each to a number of 53 bits (two words: `hash >>> 0`
+ * and `hash / 2 ** 32`): an object's members in any order, a `required` list in any order
+ * (schema-diff.ts `isNameList`), members JSON leaves out (undefined, functions) left out. What may
+ * come in any order is hashed as the sum of its items' hashes, so nothing is sorted.
  */
 class ValueHasher {
-  private readonly known = new Map<object, number>();
+  private readonly objects = new Map<object, number>();
+  private readonly strings = new Map<string, number>();
 
-  /** Mixes `value` into `hash`; an object or array by its own hash, worked out once. */
-  mix(hash: RunningHash, value: unknown): void {
+  of(value: unknown): number {
     switch (typeof value) {
-      case 'string':
-        hash.add(STRING);
-        hash.addText(value);
-        return;
-      case 'number':
-        // As JSON writes them: NaN and the infinities as null, -0 as 0.
-        if (!Number.isFinite(value)) hash.add(NULL);
-        else {
-          FLOAT[0] = value === 0 ? 0 : value;
-          hash.add(NUMBER);
-          hash.add(WORDS[0]!);
-          hash.add(WORDS[1]!);
+      case 'string': {
+        let hash = this.strings.get(value);
+        if (hash === undefined) {
+          hash = textHash(value);
+          this.strings.set(value, hash);
         }
-        return;
+        return hash;
+      }
+      case 'number':
+        return numberHash(value);
       case 'boolean':
-        hash.add(value ? TRUE : FALSE);
-        return;
-      case 'object':
-        if (value === null) hash.add(NULL);
-        else addNumber(hash, this.of(value));
-        return;
+        return words(value ? TRUE : FALSE);
+      case 'object': {
+        if (value === null) return words(NULL);
+        let hash = this.objects.get(value);
+        if (hash === undefined) {
+          hash = Array.isArray(value) ? this.list(value) : this.members(value as Record<string, unknown>);
+          this.objects.set(value, hash);
+        }
+        return hash;
+      }
       default:
         // Undefined or a function in an array: JSON writes null.
-        hash.add(NULL);
+        return words(NULL);
     }
   }
 
-  private of(value: object): number {
-    let own = this.known.get(value);
-    if (own !== undefined) return own;
-    const hash = new RunningHash();
-    if (Array.isArray(value)) {
-      hash.add(ARRAY);
-      hash.add(value.length);
-      for (const item of value) this.mix(hash, item);
-    } else this.members(hash, value as Record<string, unknown>);
-    own = hash.value();
-    this.known.set(value, own);
-    return own;
-  }
-
-  /** Mixes in items whose order means nothing: the sum of their hashes. */
-  unordered(hash: RunningHash, items: readonly unknown[]): void {
-    const sum = new Sum();
-    const item = new RunningHash();
-    for (const value of items) {
-      item.reset();
-      this.mix(item, value);
-      sum.add(item.value());
+  /** Items whose order means nothing (a list of entries, a `required` list): the sum of their hashes. */
+  set(items: readonly unknown[]): number {
+    let low = 0;
+    let high = 0;
+    for (const item of items) {
+      const hash = this.of(item);
+      low = (low + hash) >>> 0;
+      high = (high + hash / TWO_32) >>> 0;
     }
-    hash.add(SET);
-    sum.into(hash);
+    return words(SET, items.length, low, high);
   }
 
-  private members(hash: RunningHash, record: Record<string, unknown>): void {
-    const sum = new Sum();
-    const member = new RunningHash();
+  private list(items: readonly unknown[]): number {
+    let h1 = Math.imul(0xdeadbeef ^ ARRAY, M1);
+    let h2 = Math.imul(0x41c6ce57 ^ ARRAY, M2);
+    for (const item of items) {
+      const hash = this.of(item);
+      h1 = Math.imul(Math.imul(h1 ^ hash, M1) ^ (hash / TWO_32), M1);
+      h2 = Math.imul(Math.imul(h2 ^ hash, M2) ^ (hash / TWO_32), M2);
+    }
+    return finish(h1, h2);
+  }
+
+  private members(record: Record<string, unknown>): number {
+    let count = 0;
+    let low = 0;
+    let high = 0;
     for (const key of Object.keys(record)) {
       const value = record[key];
       if (value === undefined || typeof value === 'function') continue;
-      member.reset();
-      member.addText(key);
-      if (isNameList(key, value)) this.unordered(member, value);
-      else this.mix(member, value);
-      sum.add(member.value());
+      const member = pair(this.of(key), isNameList(key, value) ? this.set(value) : this.of(value));
+      count++;
+      low = (low + member) >>> 0;
+      high = (high + member / TWO_32) >>> 0;
     }
-    hash.add(OBJECT);
-    sum.into(hash);
+    return words(OBJECT, count, low, high);
   }
 }
 
-/** Hashes taken in any order: how many, and their sum. */
-class Sum {
-  private count = 0;
-  private low = 0;
-  private high = 0;
-
-  add(hash: number): void {
-    this.count++;
-    this.low = (this.low + (hash >>> 0)) >>> 0;
-    this.high = (this.high + Math.floor(hash / 2 ** 32)) >>> 0;
-  }
-
-  into(hash: RunningHash): void {
-    hash.add(this.count);
-    hash.add(this.low);
-    hash.add(this.high);
-  }
+/** cyrb53's last mix: 53 bits of the two words, as an exact number. */
+function finish(h1: number, h2: number): number {
+  const a = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  const b = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return TWO_32 * (b & 0x1fffff) + (a >>> 0);
 }
 
-/** Mixes in a nested hash (53 bits) as its two halves. */
-function addNumber(hash: RunningHash, value: number): void {
-  hash.add(Math.floor(value / 2 ** 32));
-  hash.add(value >>> 0);
+/** The hash of a tag and up to four words (each taken as its low 32 bits). */
+function words(tag: number, a = 0, b = 0, c = 0, d = 0): number {
+  let h1 = Math.imul(0xdeadbeef ^ tag, M1);
+  let h2 = Math.imul(0x41c6ce57 ^ tag, M2);
+  h1 = Math.imul(Math.imul(Math.imul(Math.imul(h1 ^ a, M1) ^ b, M1) ^ c, M1) ^ d, M1);
+  h2 = Math.imul(Math.imul(Math.imul(Math.imul(h2 ^ a, M2) ^ b, M2) ^ c, M2) ^ d, M2);
+  return finish(h1, h2);
+}
+
+/** A member: its key's hash and its value's, in that order. */
+function pair(key: number, value: number): number {
+  return words(PAIR, key, key / TWO_32, value, value / TWO_32);
+}
+
+function textHash(text: string): number {
+  let h1 = Math.imul(Math.imul(0xdeadbeef ^ STRING, M1) ^ text.length, M1);
+  let h2 = Math.imul(Math.imul(0x41c6ce57 ^ STRING, M2) ^ text.length, M2);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, M1);
+    h2 = Math.imul(h2 ^ c, M2);
+  }
+  return finish(h1, h2);
+}
+
+/** As JSON writes numbers: NaN and the infinities as null, -0 as 0. */
+function numberHash(value: number): number {
+  if (!Number.isFinite(value)) return words(NULL);
+  FLOAT[0] = value === 0 ? 0 : value;
+  return words(NUMBER, WORDS[0]!, WORDS[1]!);
 }
 
 const hashes = new WeakMap<Catalog, string>();
@@ -200,11 +167,23 @@ export function contractHash(catalog: Catalog): string {
   let found = hashes.get(catalog);
   if (found === undefined) {
     const { tools, resources, templates, prompts } = contractOf(catalog);
-    const hash = new RunningHash();
     const values = new ValueHasher();
-    for (const list of [tools, resources, templates, prompts]) values.unordered(hash, list);
-    found = hash.hex();
+    let h1 = Math.imul(0xdeadbeef ^ CONTRACT, M1);
+    let h2 = Math.imul(0x41c6ce57 ^ CONTRACT, M2);
+    for (const list of [tools, resources, templates, prompts]) {
+      const hash = values.set(list);
+      h1 = Math.imul(Math.imul(h1 ^ hash, M1) ^ (hash / TWO_32), M1);
+      h2 = Math.imul(Math.imul(h2 ^ hash, M2) ^ (hash / TWO_32), M2);
+    }
+    found = hex(h1, h2);
     hashes.set(catalog, found);
   }
   return found;
+}
+
+/** All 64 bits of the last mix, as 16 hex digits. */
+function hex(h1: number, h2: number): string {
+  const a = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  const b = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return (b >>> 0).toString(16).padStart(8, '0') + (a >>> 0).toString(16).padStart(8, '0');
 }
