@@ -17,17 +17,20 @@ export const MAX_ALIAS_COUNT = 100;
 /**
  * The four implicit scalar types of `yaml`'s core schema (YAML 1.2), with its own tests and values,
  * in its order. (js-yaml keeps one type per tag, so each tag's forms are tried inside one type.)
+ * Every plain scalar is tried against each type in turn: a type's forms are one pattern for that.
  */
 type Form = readonly [RegExp, (s: string) => unknown];
-const scalar = (tag: string, forms: readonly Form[]) =>
-  new Type(`tag:yaml.org,2002:${tag}`, {
+const scalar = (tag: string, forms: readonly Form[]) => {
+  const anyForm = new RegExp(forms.map(([test]) => test.source).join('|'));
+  return new Type(`tag:yaml.org,2002:${tag}`, {
     kind: 'scalar',
-    resolve: (s: string | null) => forms.some(([test]) => test.test(s ?? '')),
+    resolve: (s: string | null) => anyForm.test(s ?? ''),
     construct: (s: string | null) => {
       const text = s ?? '';
       return forms.find(([test]) => test.test(text))?.[1](text);
     },
   });
+};
 
 const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
   implicit: [

@@ -135,12 +135,15 @@ function readStructure(text: string, structure: Structure): boolean {
   /** The column of an empty list entry on the last line (`-` alone), if it was one. */
   let emptyAt = -1;
   for (let start = 0; start <= text.length; ) {
-    const stop = lineEnd(text, start);
-    let line = text.slice(start, stop > start && text.charCodeAt(stop - 1) === 0x0d ? stop - 1 : stop);
+    const from = start;
+    const stop = lineEnd(text, from);
     start = stop + 1;
     let col = 0;
-    while (line.charCodeAt(col) === 0x20) col++;
-    if (line[col] === '\t') return false;
+    while (text.charCodeAt(from + col) === 0x20) col++;
+    if (text.charCodeAt(from + col) === 0x09) return false;
+    // More of a scalar's text, more indented than its key: read without being cut out of the text.
+    if (textAt >= 0 && col > textAt && open === undefined) continue;
+    let line = text.slice(from, stop > from && text.charCodeAt(stop - 1) === 0x0d ? stop - 1 : stop);
     if (textAt >= 0 && (col > textAt || line.trim() === '')) {
       if (open !== undefined) {
         // yaml and js-yaml read an empty line after an escaped line break apart.
@@ -167,15 +170,20 @@ function readStructure(text: string, structure: Structure): boolean {
     // An empty entry followed by an entry of a list less indented: js-yaml reads the second into
     // the first's list.
     if (emptyAt >= 0 && line[dash >= 0 ? indent : col] === '-' && indent < emptyAt) return false;
-    // (A blank or comment line between the two changes nothing.)
-    const bare = node.replace(/(?:^|[ \t])#.*$/, '').trim();
-    if (bare !== '' || dash >= 0) emptyAt = bare === '-' ? col : bare === '' ? dash : -1;
+    // (A blank or comment line between the two changes nothing.) The node starts past the spaces, so
+    // it is blank when it is empty or a comment, and a dash alone when it is just `-`.
+    const blank = node === '' || node.charCodeAt(0) === 0x23;
+    if (!blank || dash >= 0) emptyAt = node === '-' ? col : blank ? dash : -1;
     const key = KEY.exec(node)?.[0];
     const value = key !== undefined ? node.slice(key.length) : dash >= 0 && notKey(node) ? node : undefined;
-    const block = BLOCK_HEADER.exec(value ?? node);
+    // Both checks below need a property or a block indicator first: most lines go without them.
+    const head = value ?? node;
+    const marked = startsWithPropertyOrBlock(head);
+    const block = marked ? BLOCK_HEADER.exec(head) : null;
     if (block && /[+1-9]/.test(block[1]!)) return false;
     // An anchor or a tag before a key on the same line as another (`a: &x b:`).
-    if (value !== undefined && /^(?:[&!]\S*[ \t]+)+[^\s[{"'#&!].*:(?:\s|$)/.test(value)) return false;
+    if (marked && value !== undefined && /^(?:[&!]\S*[ \t]+)+[^\s[{"'#&!].*:(?:\s|$)/.test(value))
+      return false;
     if (value !== undefined && (block || SCALAR.test(value))) {
       textAt = key !== undefined ? col : dash;
       if (value[0] === '"' || value[0] === "'") {
@@ -194,6 +202,12 @@ function readStructure(text: string, structure: Structure): boolean {
     structure.add(line);
   }
   return open === undefined;
+}
+
+/** Whether `text` starts with a tag (`!`), an anchor (`&`) or a block indicator (`|`, `>`). */
+function startsWithPropertyOrBlock(text: string): boolean {
+  const c = text.charCodeAt(0);
+  return c === 0x21 || c === 0x26 || c === 0x7c || c === 0x3e;
 }
 
 /** Where the line that starts at `from` ends: its line feed, or the end of the text. */
