@@ -48,19 +48,21 @@ const TRUE_HASH = new RunningHash(TRUE).value();
 class ValueHasher {
   private readonly objects = new Map<object, number>();
   private readonly strings = new Map<string, number>();
+  /** For a hash of a few numbers, worked out once they are all known (no walk in between). */
+  private readonly scratch = new RunningHash();
 
   of(value: unknown): number {
     switch (typeof value) {
       case 'string': {
         let hash = this.strings.get(value);
         if (hash === undefined) {
-          hash = new RunningHash(STRING).addText(value).value();
+          hash = this.scratch.reset(STRING).addText(value).value();
           this.strings.set(value, hash);
         }
         return hash;
       }
       case 'number':
-        return numberHash(value);
+        return this.number(value);
       case 'boolean':
         return value ? TRUE_HASH : FALSE_HASH;
       case 'object': {
@@ -87,7 +89,14 @@ class ValueHasher {
       low = (low + hash) >>> 0;
       high = (high + hash / TWO_32) >>> 0;
     }
-    return new RunningHash(SET).add(items.length).add(low).add(high).value();
+    return this.scratch.reset(SET).add(items.length).add(low).add(high).value();
+  }
+
+  /** As JSON writes numbers: NaN and the infinities as null, -0 as 0. */
+  private number(value: number): number {
+    if (!Number.isFinite(value)) return NULL_HASH;
+    FLOAT[0] = value === 0 ? 0 : value;
+    return this.scratch.reset(NUMBER).add(WORDS[0]!).add(WORDS[1]!).value();
   }
 
   private list(items: readonly unknown[]): number {
@@ -103,28 +112,23 @@ class ValueHasher {
     for (const key of Object.keys(record)) {
       const value = record[key];
       if (value === undefined || typeof value === 'function') continue;
-      const member = new RunningHash(PAIR);
-      addHash(member, this.of(key));
-      addHash(member, isNameList(key, value) ? this.set(value) : this.of(value));
+      const keyHash = this.of(key);
+      const valueHash = isNameList(key, value) ? this.set(value) : this.of(value);
+      const member = this.scratch.reset(PAIR);
+      addHash(member, keyHash);
+      addHash(member, valueHash);
       const hash = member.value();
       count++;
       low = (low + hash) >>> 0;
       high = (high + hash / TWO_32) >>> 0;
     }
-    return new RunningHash(OBJECT).add(count).add(low).add(high).value();
+    return this.scratch.reset(OBJECT).add(count).add(low).add(high).value();
   }
 }
 
 /** Mixes in a hash of 53 bits: its two words. */
 function addHash(hash: RunningHash, value: number): void {
   hash.add(value).add(value / TWO_32);
-}
-
-/** As JSON writes numbers: NaN and the infinities as null, -0 as 0. */
-function numberHash(value: number): number {
-  if (!Number.isFinite(value)) return NULL_HASH;
-  FLOAT[0] = value === 0 ? 0 : value;
-  return new RunningHash(NUMBER).add(WORDS[0]!).add(WORDS[1]!).value();
 }
 
 const hashes = new WeakMap<Catalog, string>();

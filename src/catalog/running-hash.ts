@@ -16,6 +16,13 @@ export class RunningHash {
     this.h2 = 0x41c6ce57 ^ seed;
   }
 
+  /** Starts again, as a new one with `seed`: one object can hash many short inputs in turn. */
+  reset(seed = 0): this {
+    this.h1 = 0xdeadbeef ^ seed;
+    this.h2 = 0x41c6ce57 ^ seed;
+    return this;
+  }
+
   /** Mixes in one word: the low 32 bits of `word`. */
   add(word: number): this {
     this.h1 = Math.imul(this.h1 ^ word, M1);
@@ -39,20 +46,25 @@ export class RunningHash {
 
   /** 53 of the 64 bits, as an exact number (`value >>> 0` and `value / 2 ** 32` are its two words). */
   value(): number {
-    const [low, high] = this.final();
-    return 2 ** 32 * (high & 0x1fffff) + low;
+    const low = this.low();
+    return 2 ** 32 * (this.high(low) & 0x1fffff) + (low >>> 0);
   }
 
   /** All 64 bits, as 16 hex digits. */
   hex(): string {
-    const [low, high] = this.final();
-    return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
+    const low = this.low();
+    const hex = (word: number) => (word >>> 0).toString(16).padStart(8, '0');
+    return hex(this.high(low)) + hex(low);
   }
 
-  private final(): [number, number] {
+  // cyrb53's last mix, one word each (two functions, so that a value is no array).
+  private low(): number {
     const { h1, h2 } = this;
-    const a = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    const b = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
-    return [a >>> 0, b >>> 0];
+    return Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  }
+
+  private high(low: number): number {
+    const { h2 } = this;
+    return Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(low ^ (low >>> 13), 3266489909);
   }
 }
