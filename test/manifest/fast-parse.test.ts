@@ -123,6 +123,20 @@ describe('fast parse', () => {
     for (const text of cases) assert.equal(fastParse(text), undefined, text);
   });
 
+  it('reads a text with characters past Latin-1 as yaml does, its strings each a copy of its own', () => {
+    const text = [
+      'a: "the repository\u2019s default branch, \u{1F600} and \\"quotes\\" and \\\\ back"',
+      'b: |',
+      '  Under normal conditions, you can expect API data within 4–6 hours',
+      '  and a line of Latin-1 only: café, naïve, déjà vu (long enough to be cut)',
+      'c: [plain text of some length, 😀 in a list of things, short]',
+      'd: { key: a value long enough to be sliced out of the text }',
+    ].join('\n');
+    const fast = fastParse(text);
+    assert.ok(fast, 'characters past Latin-1 take the fast path');
+    assert.deepEqual(fast.data, full(text));
+  });
+
   it('sees what stands far down a long text, as it sees it at the top', () => {
     // Long enough that the structure is read in several batches (a few KB each).
     const filler = Array.from({ length: 3000 }, (_, i) => `k${i}: a description of some length, ${i}`);
