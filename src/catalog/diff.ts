@@ -55,14 +55,12 @@ export function contractOf(catalog: Catalog): Contract {
  * Writes values canonically (src/catalog/schema-diff.ts `canonical`), each distinct part once: a
  * part is named by a number the first time its text is seen, and referred to by it afterwards, and
  * an object already written (compiled descriptors share their schemas) is not walked again. Equal
- * contents get equal names whatever object holds them, so the names compare contents, and the
- * texts, in order, hash a contract without writing out the megabytes a large API repeats.
+ * contents get equal names whatever object holds them, so the names compare contents without
+ * writing out the megabytes a large API repeats.
  */
 class Parts {
   private readonly names = new Map<string, string>();
   private readonly written = new Map<object, string>();
-
-  constructor(private readonly onPart?: (text: string, name: string) => void) {}
 
   readonly name = (value: unknown): string => {
     if (typeof value !== 'object' || value === null) return canonical(value);
@@ -73,69 +71,10 @@ class Parts {
     if (name === undefined) {
       name = `#${this.names.size}`;
       this.names.set(text, name);
-      this.onPart?.(text, name);
     }
     this.written.set(value, name);
     return name;
   };
-}
-
-/**
- * A running 64-bit hash over text (cyrb53's mixing, by bryc, public domain): a change detector, not
- * a security hash. Not node:crypto: loading it would cost a stdio start about 5 ms before its first
- * answer (src/util/lazy-node.ts), for a hash nobody needs to be unforgeable.
- */
-class RunningHash {
-  private h1 = 0xdeadbeef;
-  private h2 = 0x41c6ce57;
-
-  update(text: string): void {
-    let { h1, h2 } = this;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
-    }
-    this.h1 = h1;
-    this.h2 = h2;
-  }
-
-  digest(): string {
-    let { h1, h2 } = this;
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    const hex = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
-    return hex(h2) + hex(h1);
-  }
-}
-
-const hashes = new WeakMap<Catalog, string>();
-
-/**
- * The contract's hash, 16 hex digits: the same for two manifests that differ only in formatting,
- * comments, key order or list order (order is a list change, not a contract change); different when
- * anything a client sees changed. Worked out once per catalog, on first use.
- */
-export function contractHash(catalog: Catalog): string {
-  let hash = hashes.get(catalog);
-  if (hash === undefined) {
-    const running = new RunningHash();
-    const parts = new Parts((text, name) => running.update(`${name}=${text}\n`));
-    const contract = contractOf(catalog);
-    const by =
-      <T>(key: (item: T) => string) =>
-      (a: T, b: T) =>
-        key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
-    parts.name({
-      tools: [...contract.tools].sort(by((t) => t.name)),
-      resources: [...contract.resources].sort(by((r) => r.uri)),
-      templates: [...contract.templates].sort(by((t) => t.uriTemplate)),
-      prompts: [...contract.prompts].sort(by((p) => p.name)),
-    });
-    hash = running.digest();
-    hashes.set(catalog, hash);
-  }
-  return hash;
 }
 
 export function diffCatalogs(before: Catalog, after: Catalog): CatalogDiff {

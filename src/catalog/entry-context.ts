@@ -32,6 +32,12 @@ export class CompileScope {
    * YAML document) alive.
    */
   private loaded: LoadedManifest | undefined;
+  /**
+   * Where a kind's warnings go while compiling, undefined after: compile's own function, which
+   * would otherwise keep all of compile's variables (its closures share one V8 context) for the
+   * catalog's life.
+   */
+  private warn: ((warning: Diagnostic) => void) | undefined;
   /** The names of the declared sources, opened or not (one that failed has its own error). */
   private readonly declaredSources: ReadonlySet<string>;
 
@@ -40,12 +46,13 @@ export class CompileScope {
     readonly baseDir: string,
     readonly log: Logger,
     private readonly diagnostics: Diagnostic[],
-    private readonly warn: (warning: Diagnostic) => void,
+    warn: (warning: Diagnostic) => void,
     readonly sources: OpenedSources,
     /** File → the resource URIs whose content it is: what hot reload watches. */
     readonly watched: Map<string, string[]>,
   ) {
     this.loaded = manifest;
+    this.warn = warn;
     this.declaredSources = new Set(Object.keys(manifest.data.sources ?? {}));
   }
 
@@ -57,6 +64,7 @@ export class CompileScope {
   /** The compile is over: reports are ignored and warnings are just logged from now on. */
   finish(): void {
     this.loaded = undefined;
+    this.warn = undefined;
   }
 
   report(path: EntryPath, problem: Problem): void {
@@ -65,7 +73,7 @@ export class CompileScope {
 
   /** While compiling, a kind's warning is about its entry; later (at run time) it is just logged. */
   warnAt(path: EntryPath, message: string): void {
-    if (this.loaded === undefined) this.log.warn(message);
+    if (this.loaded === undefined || this.warn === undefined) this.log.warn(message);
     else this.warn({ ...this.loaded.diagnose(path, problems.ENTRY_WARNING(message)), severity: 'warning' });
   }
 

@@ -141,6 +141,11 @@ function pointer(root: unknown, ref: string): unknown {
   return at;
 }
 
+/** A `required` list of names: its order means nothing. */
+export function isNameList(key: string, value: unknown): value is string[] {
+  return key === 'required' && Array.isArray(value) && value.every((x) => typeof x === 'string');
+}
+
 /**
  * JSON with sorted keys, and `required` lists sorted: two schemas written in another order (fields
  * moved about in the manifest) are equal. `child` writes what is inside (src/catalog/diff.ts writes
@@ -152,8 +157,7 @@ export function canonical(value: unknown, child: (value: unknown) => string = ca
   const record = value as Record<string, unknown>;
   const item = (k: string) => {
     const v = record[k];
-    const sorted = k === 'required' && Array.isArray(v) && v.every((x) => typeof x === 'string');
-    return `${JSON.stringify(k)}:${child(sorted ? [...v].sort() : v)}`;
+    return `${JSON.stringify(k)}:${child(isNameList(k, v) ? [...v].sort() : v)}`;
   };
   return `{${Object.keys(record)
     .sort()

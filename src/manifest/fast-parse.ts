@@ -6,9 +6,10 @@
  * cases: its scalars resolve by `yaml`'s core schema rules, and anything where the two parsers could
  * differ (a syntax error, a duplicate key, a tag, aliases near the expansion limit, a directive, several documents,
  * a complex or null key) returns undefined, and the caller takes the full path, whose messages are
- * the ones reported.
+ * the ones reported. Its strings are copies of their own (ownString).
  */
 import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
+import { structureOf } from './fast-structure.js';
 
 /** Guards against a manifest crafted to exhaust memory: a billion-laughs alias tree (parse.ts). */
 export const MAX_ALIAS_COUNT = 100;
@@ -16,17 +17,20 @@ export const MAX_ALIAS_COUNT = 100;
 /**
  * The four implicit scalar types of `yaml`'s core schema (YAML 1.2), with its own tests and values,
  * in its order. (js-yaml keeps one type per tag, so each tag's forms are tried inside one type.)
+ * Every plain scalar is tried against each type in turn: a type's forms are one pattern for that.
  */
 type Form = readonly [RegExp, (s: string) => unknown];
-const scalar = (tag: string, forms: readonly Form[]) =>
-  new Type(`tag:yaml.org,2002:${tag}`, {
+const scalar = (tag: string, forms: readonly Form[]) => {
+  const anyForm = new RegExp(forms.map(([test]) => test.source).join('|'));
+  return new Type(`tag:yaml.org,2002:${tag}`, {
     kind: 'scalar',
-    resolve: (s: string | null) => forms.some(([test]) => test.test(s ?? '')),
+    resolve: (s: string | null) => anyForm.test(s ?? ''),
     construct: (s: string | null) => {
       const text = s ?? '';
       return forms.find(([test]) => test.test(text))?.[1](text);
     },
   });
+};
 
 const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
   implicit: [
@@ -48,251 +52,134 @@ const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({
   ],
 });
 
-/**
- * A tag or explicit key indicator where a node may start; a directive line; a flow collection as a
- * key (`[a, b]: x`).
- */
-const UNUSUAL = /(?:^|[\s[{,])(?:!|\?(?:\s|$))|^%|[\]}][ \t]*:(?:\s|$)/m;
-/** An anchor or alias where a node may start (or in a string: then the check below just runs). */
-const ANCHOR = /(?:^|[\s[{,])[&*][^\s,[\]{}]/;
-const ALIAS = /(?:^|[\s[{,])\*([^\s,[\]{}]+)/g;
-/** A document marker run into text (`---a`), an anchor or alias run into a bracket (`&a[]`). */
-const MISREAD = /^(?:---|\.\.\.)\S|(?:^|[\s[{,])[&*][^\s,[\]{}]*[[{]/m;
-const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
-
 /** The data of `text`, or undefined when the full parser must decide. */
 export function fastParse(text: string): { data: unknown } | undefined {
   const structure = structureOf(text);
-  if (structure === undefined || UNUSUAL.test(structure) || MISREAD.test(structure)) return undefined;
-  const markers = structure.match(DOCUMENT_MARKER);
-  if (markers && (markers.length > 1 || markers[0] !== '---' || !text.startsWith('---'))) return undefined;
+  if (structure === undefined) return undefined;
   let data: unknown;
   try {
     data = load(text, { schema: CORE_SCHEMA });
   } catch {
     return undefined;
   }
-  if (ANCHOR.test(structure) && !withinAliasLimit(data, structure)) return undefined;
-  return plainKeys(data, new Set()) ? { data: data ?? {} } : undefined;
+  const { aliases } = structure;
+  const own = PAST_LATIN1.test(text) ? narrowString : ownString;
+  const walk = new DataWalk(aliases !== undefined, own);
+  if (data !== null && typeof data === 'object' && !walk.walk(data)) return undefined;
+  if (aliases !== undefined && !walk.withinAliasLimit(aliases)) return undefined;
+  return { data: typeof data === 'string' ? own(data) : (data ?? {}) };
+}
+
+/** A character past Latin-1: V8 keeps the text, and every string cut from it, at two bytes each. */
+const PAST_LATIN1 = /[\u0100-\uffff]/;
+
+/**
+ * ownString, one byte a character where the string's characters allow it. A string cut from a text
+ * with a character past Latin-1 takes two bytes a character, even when all of its own are Latin-1
+ * (the GitHub description has 20 such characters in 3.2 million); JSON's parser builds each string
+ * in the narrowest form its characters allow.
+ */
+function narrowString(text: string): string {
+  return text.length < 13 ? text : JSON.parse(JSON.stringify(text));
 }
 
 /**
- * A block scalar's header after its key or dash: properties (an anchor is counted later, a tag
- * refused), the indicator, a comment. Group 1 holds the chomping and indentation indicators.
+ * A string that holds only its own characters. Parsers cut scalars out of the text, and V8 keeps a
+ * cut (a sliced string, 13 characters or more) pointing into the whole text: one title kept by the
+ * catalog kept the whole manifest (megabytes for an imported description) for the life of the
+ * server. A copy holds only its own characters.
  */
-const BLOCK_HEADER = /^(?:[!&]\S*[ \t]+)*[|>]([1-9+-]{0,2})[ \t]*(?:#.*)?$/;
-/**
- * A scalar that starts on its key's (or dash's) line, and whose next lines, if any, can only be
- * more of its text: a block scalar, or a quoted or plain scalar (not a property, alias, comment
- * or flow collection, whose node may go on below in other shapes).
- */
-const SCALAR = /^(?:["']|[^\s#&*!|>[\]{}%@`,?:-]|[?:-]\S)/;
-/**
- * A key on one line and its `:`: quoted, or plain (no `#`, a `:` only before a non-space). Each
- * character can match one way only, so a line costs time in its length, whatever it holds.
- */
-const KEY =
-  /^(?:(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ \t]*|[^\s"'#[\]{}:][^#:]*(?::(?![ \t]|$)[^#:]*)*):(?:[ \t]+|$)/;
-/** A line that ends in a backslash escaping its line break (an odd number of them). */
-const ESCAPED_BREAK = /(?:^|[^\\])(?:\\\\)*\\$/;
-/** What may follow a closed quoted scalar on its line. */
-const AFTER_QUOTE = /^[ \t]*(?:#.*)?$/;
-/** `yaml` refuses an implicit key longer than 1,024 characters; js-yaml does not. */
-const LONG_LINE = 1000;
+export function ownString(text: string): string {
+  return text.length < 13 ? text : ` ${text}`.slice(1);
+}
 
 /**
- * The structure of `text`, line for line: the text of its scalars blanked, so that the checks
- * above see keys, dashes, flow collections, properties and aliases only; or undefined for what
- * js-yaml may read otherwise than `yaml`, or accept where `yaml` refuses.
- *
- * Blanked: a scalar's first line stands as one letter, and the lines after it that are more
- * indented than its key (or its dash) go: YAML allows them to be nothing but its text. Imported
- * descriptions are full of `> [!NOTE]`, `**bold**`, `[links` cut at the end of a line and long
- * lines, in block scalars and in plain ones folded over several lines. A line that may hold a key
- * this cannot read (a `#` or an escape in it) is left as it is, and so are the lines after it.
- *
- * Refused, where the two parsers differ: a carriage return alone (a line break to js-yaml only), a
- * tab in a line's indentation, a block scalar with an indentation indicator or `+` (`|2`, `>+`), a
- * double-quoted escape `yaml` does not know or an empty line after an escaped line break, a quoted
- * scalar whose next lines are not indented past its key, a flow collection that goes on past its
- * line or closes one it did not open (brackets count outside quotes and comments), an empty list
- * entry followed by a less indented one, and a long line without an early `: `.
+ * One walk over the data js-yaml gave: each string made a copy of its own (ownString), each key
+ * checked (`yaml` names a key from a null or a collection otherwise), and, when the text has
+ * anchors or aliases, the objects met more than once counted, for the alias limit, and a cycle
+ * refused. Without them the data is a tree, and nothing needs to remember what it met: a set of
+ * every object, for each of three walks, was most of what checking the data cost.
  */
-function structureOf(text: string): string | undefined {
-  if (/\r(?!\n)/.test(text)) return undefined;
-  const lines = text.split(/\r?\n/);
-  let textAt = -1;
-  /** The quote of a quoted scalar still open at the end of the last line. */
-  let open: string | undefined;
-  /** That line ended in an escaped line break. */
-  let escapedBreak = false;
-  /** The column of an empty list entry on the last line (`-` alone), if it was one. */
-  let emptyAt = -1;
-  for (let i = 0; i < lines.length; i++) {
-    let line = lines[i]!;
-    let col = 0;
-    while (line.charCodeAt(col) === 0x20) col++;
-    if (line[col] === '\t') return undefined;
-    if (textAt >= 0 && (col > textAt || line.trim() === '')) {
-      if (open !== undefined) {
-        // yaml and js-yaml read an empty line after an escaped line break apart.
-        if (escapedBreak && line.trim() === '') return undefined;
-        const end = quoteEnd(line, col, open);
-        if (end === undefined || (end >= 0 && !AFTER_QUOTE.test(line.slice(end + 1)))) return undefined;
-        if (end >= 0) open = undefined;
-        escapedBreak = open === '"' && ESCAPED_BREAK.test(line);
-      }
-      lines[i] = '';
-      continue;
-    }
-    if (open !== undefined) return undefined;
-    textAt = -1;
-    const indent = col;
-    // Past a sequence entry's dashes (`- - key: |`) to the node.
-    let dash = -1;
-    while (line[col] === '-' && line[col + 1] === ' ') {
-      dash = col++;
-      while (line[col] === ' ') col++;
-    }
-    const node = line.slice(col);
-    if (line[col] === '\t' || node.startsWith('-\t')) return undefined;
-    // An empty entry followed by an entry of a list less indented: js-yaml reads the second into
-    // the first's list.
-    if (emptyAt >= 0 && line[dash >= 0 ? indent : col] === '-' && indent < emptyAt) return undefined;
-    // (A blank or comment line between the two changes nothing.)
-    const bare = node.replace(/(?:^|[ \t])#.*$/, '').trim();
-    if (bare !== '' || dash >= 0) emptyAt = bare === '-' ? col : bare === '' ? dash : -1;
-    const key = KEY.exec(node)?.[0];
-    const value = key !== undefined ? node.slice(key.length) : dash >= 0 && notKey(node) ? node : undefined;
-    const block = BLOCK_HEADER.exec(value ?? node);
-    if (block && /[+1-9]/.test(block[1]!)) return undefined;
-    // An anchor or a tag before a key on the same line as another (`a: &x b:`).
-    if (value !== undefined && /^(?:[&!]\S*[ \t]+)+[^\s[{"'#&!].*:(?:\s|$)/.test(value)) return undefined;
-    if (value !== undefined && (block || SCALAR.test(value))) {
-      textAt = key !== undefined ? col : dash;
-      if (value[0] === '"' || value[0] === "'") {
-        const end = quoteEnd(value, 1, value[0]);
-        if (end === undefined || (end >= 0 && !AFTER_QUOTE.test(value.slice(end + 1)))) return undefined;
-        if (end < 0) open = value[0];
-        escapedBreak = open === '"' && ESCAPED_BREAK.test(value);
-      }
-      // A tag or an anchor before a block scalar stays, to be refused or counted.
-      if (value[0] !== '!' && value[0] !== '&') {
-        line = `${line.slice(0, line.length - value.length)}x`;
-        lines[i] = line;
-      }
-    }
-    if (!flowClosed(line)) return undefined;
-    if (line.length > LONG_LINE && line.slice(0, LONG_LINE).search(/:(?:\s|$)/) < 0) return undefined;
+class DataWalk {
+  /** Every object met, when the text has anchors or aliases. */
+  private readonly seen: Set<object> | undefined;
+  /** The objects from the top to the one being walked: meeting one of them again is a cycle. */
+  private readonly path: object[] = [];
+  /** The objects met more than once (aliases of a collection), and how often. */
+  private readonly shared = new Map<object, number>();
+
+  /** `own`: how a string is made one of its own (ownString or narrowString). */
+  constructor(
+    aliased: boolean,
+    private readonly own: (text: string) => string,
+  ) {
+    this.seen = aliased ? new Set() : undefined;
   }
-  return open === undefined ? lines.join('\n') : undefined;
-}
 
-/**
- * A node (after a dash) that KEY did not take and that cannot be a key it missed: a quoted string
- * alone on its line or going on past it (a key is on one line), or plain text without a `:`.
- */
-function notKey(node: string): boolean {
-  if (node[0] !== '"' && node[0] !== "'") return !node.includes(':');
-  const end = quoteEnd(node, 1, node[0]);
-  return end !== undefined && (end < 0 || AFTER_QUOTE.test(node.slice(end + 1)));
-}
-
-/** Whether every flow collection `line` opens closes on it, with no quote left open. */
-function flowClosed(line: string): boolean {
-  let depth = 0;
-  for (let c = 0; c < line.length; c++) {
-    const code = line.charCodeAt(c);
-    if (code === 0x5b || code === 0x7b) depth++;
-    else if (code === 0x5d || code === 0x7d) {
-      if (--depth < 0) return false;
-    } else if ((code === 0x22 || code === 0x27) && (c === 0 || /[\s[{,:]/.test(line[c - 1]!))) {
-      const end = quoteEnd(line, c + 1, line[c]!);
-      if (end === undefined || end < 0) return false;
-      c = end;
-    } else if (code === 0x23 && (c === 0 || /\s/.test(line[c - 1]!))) break;
-  }
-  return depth === 0;
-}
-
-/** The escapes of a double-quoted scalar that `yaml` and js-yaml read alike. */
-const ESCAPE =
-  /^(?:[0abtnvfre "/\\N_LP\t]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U00(?:0[0-9a-fA-F]|10)[0-9a-fA-F]{4})/;
-
-/**
- * Where the quoted string that `quote` opened ends on `line`, looking from `from` (`''` and
- * escapes inside): -1 when it goes on past the line, undefined for an escape the two parsers may
- * read apart (one `yaml` refuses, or a line break escaped at the end of the line).
- */
-function quoteEnd(line: string, from: number, quote: string): number | undefined {
-  for (let c = from; c < line.length; c++) {
-    if (quote === '"' && line[c] === '\\') {
-      // A line break escaped at the end of the line: the scalar goes on (see `escapedBreak`).
-      if (c + 1 === line.length) return -1;
-      const escaped = ESCAPE.exec(line.slice(c + 1, c + 11));
-      if (!escaped) return undefined;
-      c += escaped[0].length;
-    } else if (line[c] === quote) {
-      if (quote === "'" && line[c + 1] === "'") c++;
-      else return c;
+  /** False when the full parser must decide: a key `yaml` names otherwise, or a cycle. */
+  walk(node: object): boolean {
+    if (this.seen?.has(node)) {
+      if (this.path.includes(node)) return false;
+      this.shared.set(node, (this.shared.get(node) ?? 1) + 1);
+      return true;
     }
+    this.seen?.add(node);
+    this.path.push(node);
+    const plain = Array.isArray(node) ? this.items(node) : this.members(node as Record<string, unknown>);
+    this.path.pop();
+    return plain;
   }
-  return -1;
-}
 
-/** False when a key came from a null or a collection: `yaml` names those differently. */
-function plainKeys(value: unknown, seen: Set<object>): boolean {
-  if (value === null || typeof value !== 'object' || seen.has(value)) return true;
-  seen.add(value);
-  for (const [k, v] of Object.entries(value)) {
-    if ((!Array.isArray(value) && (k === 'null' || k.includes('[object '))) || !plainKeys(v, seen))
-      return false;
-  }
-  return true;
-}
-
-/**
- * True when `yaml` could not refuse the aliases as a billion-laughs tree (parse.ts, MAX_ALIAS_COUNT),
- * by an upper bound of its count: an anchor's count (itself and its uses) times the largest count
- * of an alias inside it. An alias of a collection is one more reference to one object, so its count
- * is its references; a scalar's is bounded by 1 + how often `*name` appears in the text. A cycle (an alias
- * inside its own anchor) is left to `yaml` too. Either way a `false` only means the full path decides.
- */
-function withinAliasLimit(data: unknown, text: string): boolean {
-  const uses = new Map<string, number>();
-  for (const [, name] of text.matchAll(ALIAS)) uses.set(name!, (uses.get(name!) ?? 0) + 1);
-  // `yaml` counts the anchor itself and each use: 1 + uses.
-  const scalarBound = 1 + Math.max(0, ...uses.values());
-  if (scalarBound > MAX_ALIAS_COUNT) return false;
-  // References to each object, and no cycle.
-  const references = new Map<object, number>();
-  const onPath = new Set<object>();
-  const count = (value: unknown): boolean => {
-    if (value === null || typeof value !== 'object') return true;
-    if (onPath.has(value)) return false;
-    const seen = references.get(value);
-    references.set(value, (seen ?? 0) + 1);
-    if (seen !== undefined) return true;
-    onPath.add(value);
-    for (const v of Object.values(value)) if (!count(v)) return false;
-    onPath.delete(value);
+  private items(list: unknown[]): boolean {
+    for (let i = 0; i < list.length; i++) {
+      const value = list[i];
+      if (typeof value === 'string') list[i] = this.own(value);
+      else if (value !== null && typeof value === 'object' && !this.walk(value)) return false;
+    }
     return true;
-  };
-  if (!count(data)) return false;
-  // For each object, the largest bound of a shared object inside it; for a shared one, its own bound.
-  const inside = new Map<object, number>();
-  const largestInside = (value: object): number => {
-    let largest = inside.get(value);
-    if (largest !== undefined) return largest;
-    largest = 0;
-    for (const v of Object.values(value)) {
-      if (v === null || typeof v !== 'object') continue;
-      const refs = references.get(v) ?? 1;
-      const own = refs > 1 ? refs * Math.max(scalarBound, largestInside(v)) : 0;
-      largest = Math.max(largest, own, largestInside(v));
+  }
+
+  private members(record: Record<string, unknown>): boolean {
+    for (const key of Object.keys(record)) {
+      if (key === 'null' || key.includes('[object ')) return false;
+      const value = record[key];
+      if (typeof value === 'string') record[key] = this.own(value);
+      else if (value !== null && typeof value === 'object' && !this.walk(value)) return false;
     }
-    inside.set(value, largest);
-    return largest;
-  };
-  return data === null || typeof data !== 'object' || largestInside(data) <= MAX_ALIAS_COUNT;
+    return true;
+  }
+
+  /**
+   * True when `yaml` could not refuse the aliases as a billion-laughs tree (parse.ts,
+   * MAX_ALIAS_COUNT), by an upper bound of its count: for each anchor, its count (itself and its
+   * uses) times the largest count of an alias inside it. An alias of a collection is one more
+   * reference to one object, so its count is its references; a scalar's is bounded by 1 + how often
+   * `*name` appears in the text (`uses`). A `false` only means the full path decides.
+   */
+  withinAliasLimit(uses: ReadonlyMap<string, number>): boolean {
+    // `yaml` counts the anchor itself and each use: 1 + uses.
+    const scalarBound = 1 + Math.max(0, ...uses.values());
+    if (scalarBound > MAX_ALIAS_COUNT) return false;
+    // A shared object's bound, and the largest bound of a shared object inside it, each worked out
+    // once: only shared objects and what is inside them are walked again.
+    const bounds = new Map<object, number>();
+    const boundOf = (node: object): number => {
+      let bound = bounds.get(node);
+      if (bound === undefined) {
+        bound = (this.shared.get(node) ?? 1) * Math.max(scalarBound, largestInside(node));
+        bounds.set(node, bound);
+      }
+      return bound;
+    };
+    const largestInside = (node: object): number => {
+      let largest = 0;
+      for (const value of Object.values(node)) {
+        if (value === null || typeof value !== 'object') continue;
+        largest = Math.max(largest, this.shared.has(value) ? boundOf(value) : largestInside(value));
+      }
+      return largest;
+    };
+    for (const node of this.shared.keys()) if (boundOf(node) > MAX_ALIAS_COUNT) return false;
+    return true;
+  }
 }

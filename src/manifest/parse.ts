@@ -8,7 +8,7 @@
  */
 import type { Document, LineCounter } from 'yaml';
 import { problems } from '../errors.js';
-import { fastParse, MAX_ALIAS_COUNT } from './fast-parse.js';
+import { fastParse, MAX_ALIAS_COUNT, ownString } from './fast-parse.js';
 import type { Finding } from './finding.js';
 import { SourceMap } from './locate.js';
 import { yamlLib } from './yaml-lib.js';
@@ -29,7 +29,7 @@ export interface YamlFinding extends Finding {
 
 export function parseYaml(text: string): Parsed {
   const fast = fastParse(text);
-  if (fast) return { source: new SourceMap(text), data: ownStrings(fast.data), errors: [] };
+  if (fast) return { source: new SourceMap(text), data: fast.data, errors: [] };
   const { LineCounter, parseDocument } = yamlLib();
   const lines = new LineCounter();
   // prettyErrors off: the message stays one sentence; the code frame is ours. Duplicate keys are
@@ -112,16 +112,11 @@ function withoutFollowOns(found: readonly YamlError[], lines: LineCounter): Yaml
   }));
 }
 
-/**
- * The data with every string value a copy of its own. Parsers cut scalars out of the text, and V8
- * keeps a cut (a sliced string, 13 characters or more) pointing into the whole text: one title kept
- * by the catalog kept the whole manifest (megabytes for an imported description) for the life of
- * the server. A copy holds only its own characters.
- */
+/** The data with every string value a copy of its own (fast-parse.ts `ownString` says why). */
 function ownStrings<T>(data: T): T {
   const seen = new Set<object>();
   const own = (value: unknown): unknown => {
-    if (typeof value === 'string') return value.length < 13 ? value : ` ${value}`.slice(1);
+    if (typeof value === 'string') return ownString(value);
     if (value === null || typeof value !== 'object' || seen.has(value)) return value;
     seen.add(value);
     if (Array.isArray(value)) {

@@ -114,14 +114,33 @@ export function resolveEnv(data: unknown, env: NodeJS.ProcessEnv, baseDir = proc
     at.pop();
     return value;
   };
+  // A node with no reference under it is returned as it is, and one with a reference is a copy
+  // that shares its unchanged parts: a copy of the whole tree was the manifest's size again, kept
+  // until compile was over, for the handful of references a manifest has.
   const walk = (node: unknown): unknown => {
     if (typeof node === 'string') {
       return !node.includes('${') || isEntryKind(at) ? node : resolveString(node, [...at]);
     }
-    if (Array.isArray(node)) return node.map((item, i) => below(i, item));
+    if (Array.isArray(node)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < node.length; i++) {
+        const value = below(i, node[i]);
+        if (Object.is(value, node[i])) continue;
+        copy ??= [...node];
+        copy[i] = value;
+      }
+      return copy ?? node;
+    }
     if (isPlainObject(node)) {
-      // fromEntries defines own properties, so a `__proto__` key stays a plain key.
-      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, below(k, v)]));
+      let copy: Record<string, unknown> | undefined;
+      for (const key of Object.keys(node)) {
+        const value = below(key, node[key]);
+        if (Object.is(value, node[key])) continue;
+        // The spread copies a `__proto__` key as an own property, so this sets that plain key.
+        copy ??= { ...node };
+        copy[key] = value;
+      }
+      return copy ?? node;
     }
     return node;
   };

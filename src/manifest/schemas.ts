@@ -42,28 +42,51 @@ export function expandSharedSchemas(data: unknown): Finding[] {
   const unknown = (name: string, path: ManifestPath): void => {
     findings.push({ path, problem: problems.SCHEMA_UNKNOWN(name, names, suggest(name, names)) });
   };
-  /** A copy of `node` with `#/schemas/X` → `${base}X`, collecting the names it reaches. */
+  /**
+   * `node` with `#/schemas/X` → `${base}X`, collecting the names it reaches: a copy of each object
+   * or array on the way to a reference, the rest shared (copying every node, and a path for each,
+   * was most of this step's cost for an imported API). `path` is where `node` is, for a finding.
+   */
   const rewrite = (node: unknown, base: string, reached: Set<string>, path: ManifestPath): unknown => {
-    if (Array.isArray(node)) return node.map((item, i) => rewrite(item, base, reached, [...path, i]));
-    if (!isPlainObject(node)) return node;
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(node)) {
-      let value = v;
-      if (k === '$ref' && typeof v === 'string' && v.startsWith(PREFIX)) {
-        const name = decodePointer(v.slice(PREFIX.length));
-        if (!Object.hasOwn(shared, name)) unknown(name, [...path, k]);
-        else {
-          reached.add(name);
-          value = `${base}${encodePointer(name)}`;
+    const at = [...path];
+    const below = (key: string | number, value: unknown): unknown => {
+      at.push(key);
+      const rewritten = walk(value);
+      at.pop();
+      return rewritten;
+    };
+    const walk = (value: unknown): unknown => {
+      if (Array.isArray(value)) {
+        let copy: unknown[] | undefined;
+        for (let i = 0; i < value.length; i++) {
+          const item = below(i, value[i]);
+          if (item === value[i]) continue;
+          copy ??= [...value];
+          copy[i] = item;
         }
-      } else if (v !== null && typeof v === 'object') {
-        value = rewrite(v, base, reached, [...path, k]);
+        return copy ?? value;
       }
-      if (value !== v) changed = true;
-      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
-    }
-    return changed ? out : node;
+      if (!isPlainObject(value)) return value;
+      let copy: Record<string, unknown> | undefined;
+      for (const k of Object.keys(value)) {
+        const v = value[k];
+        let member = v;
+        if (k === '$ref' && typeof v === 'string' && v.startsWith(PREFIX)) {
+          const name = decodePointer(v.slice(PREFIX.length));
+          if (!Object.hasOwn(shared, name)) unknown(name, [...at, k]);
+          else {
+            reached.add(name);
+            member = `${base}${encodePointer(name)}`;
+          }
+        } else if (v !== null && typeof v === 'object') member = below(k, v);
+        if (member === v) continue;
+        // The spread copies a `__proto__` key as an own property, so this sets that plain key.
+        copy ??= { ...value };
+        copy[k] = member;
+      }
+      return copy ?? value;
+    };
+    return walk(node);
   };
   /** The definitions `schema` reaches, transitively, each rewritten for `base`. */
   const definitions = (reached: Set<string>, base: string): Record<string, unknown> => {

@@ -67,44 +67,80 @@ export function createSchemaCompiler(): (schema: JsonSchema, checked?: 'meta-che
  * repetitive manifests give many tools the same arguments (10,000 tools with one `q: string` were
  * 10,000 copies of the schema, each with its validator). Served and validated exactly as before.
  *
- * Equal structure is found without writing any schema out: each object or array gets a number for
- * its structure, its key the entries with nested objects by their numbers (hash-consing), and an
- * object met again (the shared definitions an import reuses under many tools' `$defs`) is looked up,
- * not walked. Work and memory go with the distinct nodes, not with the text each tool's schema
- * would expand to (an imported description's output schemas reach hundreds of definitions each).
+ * Equal structure is found without writing any schema out (hash-consing): each object or array
+ * gets a number for its structure, the first node met with it stands for it, and a node is compared
+ * with that one entry by entry, nested nodes by their numbers and strings (keys and values) by
+ * theirs; a hash of those numbers finds the node to compare with. An object met again (the shared
+ * definitions an import reuses under many tools' `$defs`) is looked up, not walked. Work and memory
+ * go with the distinct nodes, not with the text each tool's schema would expand to (an imported
+ * description's output schemas reach hundreds of definitions each), and nothing is written out to
+ * compare: keys of text per node were most of an imported API's compile.
  */
 export function internSchemas(): (schema: JsonSchema) => JsonSchema {
   const numbers = new WeakMap<object, number>();
-  const byKey = new Map<string, number>();
-  const firsts = new Map<number, JsonSchema>();
-  const part = (value: unknown): string =>
-    value !== null && typeof value === 'object' ? `#${numberOf(value)}` : String(JSON.stringify(value));
+  /** The first node of each structure, by its number. */
+  const firsts: object[] = [];
+  /** A hash of a structure → the number of the first node with it (a list if several share it). */
+  const byHash = new Map<number, number | number[]>();
+  const strings = new Map<string, number>();
+  const stringNumber = (text: string): number => {
+    let n = strings.get(text);
+    if (n === undefined) {
+      n = strings.size;
+      strings.set(text, n);
+    }
+    return n;
+  };
+  // A value as one number: a string by its number, a node by its structure's, anything else by its
+  // JSON text's number (as JSON serves it), each kind apart.
+  const code = (value: unknown): number =>
+    typeof value === 'string'
+      ? 4 * stringNumber(value)
+      : value !== null && typeof value === 'object'
+        ? 4 * numberOf(value) + 1
+        : 4 * stringNumber(String(JSON.stringify(value))) + 2;
   const numberOf = (node: object): number => {
     const known = numbers.get(node);
     if (known !== undefined) return known;
-    let key: string;
-    if (Array.isArray(node)) key = `[${node.map(part).join(',')}]`;
-    else {
-      key = '{';
-      for (const k of Object.keys(node))
-        key += `${JSON.stringify(k)}:${part((node as Record<string, unknown>)[k])},`;
-    }
-    let n = byKey.get(key);
-    if (n === undefined) {
-      n = byKey.size;
-      byKey.set(key, n);
-    }
+    const n = findOrAdd(node, structureHash(node));
     numbers.set(node, n);
     return n;
   };
-  return (schema) => {
-    const n = numberOf(schema);
-    const first = firsts.get(n);
-    if (first !== undefined) return first;
-    firsts.set(n, schema);
-    return schema;
+  const structureHash = (node: object): number => {
+    let hash = Array.isArray(node) ? 0x2545f491 : 0x9e3779b9;
+    if (Array.isArray(node)) for (const item of node) hash = mix(hash, code(item));
+    else
+      for (const key of Object.keys(node))
+        hash = mix(mix(hash, stringNumber(key)), code((node as Record<string, unknown>)[key]));
+    return hash;
   };
+  const findOrAdd = (node: object, hash: number): number => {
+    const found = byHash.get(hash);
+    if (typeof found === 'number' && sameStructure(node, firsts[found]!)) return found;
+    if (typeof found === 'object') for (const n of found) if (sameStructure(node, firsts[n]!)) return n;
+    const n = firsts.length;
+    firsts.push(node);
+    byHash.set(hash, found === undefined ? n : [...(typeof found === 'number' ? [found] : found), n]);
+    return n;
+  };
+  /** Entry by entry: the same keys in the same order, and values of the same codes. */
+  const sameStructure = (a: object, b: object): boolean => {
+    if (Array.isArray(a) || Array.isArray(b)) {
+      if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+      return a.every((item, i) => code(item) === code(b[i]));
+    }
+    const keys = Object.keys(a);
+    const other = Object.keys(b);
+    if (keys.length !== other.length) return false;
+    const x = a as Record<string, unknown>;
+    const y = b as Record<string, unknown>;
+    return keys.every((key, i) => key === other[i] && code(x[key]) === code(y[key]));
+  };
+  return (schema) => firsts[numberOf(schema)] as JsonSchema;
 }
+
+/** Mixes a number (its low 32 bits) into a 32-bit hash: only to find what to compare with. */
+const mix = (hash: number, value: number): number => Math.imul(hash ^ value, 0x5bd1e995);
 
 /** Throws the meta-schema's errors about `schema`, in ajv's words. */
 function checkAgainstMeta(schema: JsonSchema): void {

@@ -2,7 +2,7 @@
  * What results say about the server: capabilities, serverInfo, and the 2026-07-28 decoration
  * (resultType, ttlMs + cacheScope, `_meta` serverInfo) added to every modern result in one place.
  */
-import { contractHash } from '../catalog/diff.js';
+import { contractHash } from '../catalog/contract-hash.js';
 import type { Catalog } from '../catalog/types.js';
 import { ErrorCode, errorResponse, isObject, isRequestId, ProtocolError } from './jsonrpc.js';
 import { Meta } from './versions.js';

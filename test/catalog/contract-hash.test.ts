@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { contractHash } from '../../src/catalog/diff.js';
+import { contractHash } from '../../src/catalog/contract-hash.js';
 import { loadCatalog } from '../../src/catalog/load.js';
 import { builtinKinds } from '../../src/kinds/builtin.js';
 import { StderrLogger } from '../../src/log.js';
@@ -69,4 +69,23 @@ test('a change a client sees changes the hash, a description too', async () => {
   assert.notEqual(await hashOf(BASE.replace('maxLength: 5', 'maxLength: 6')), hash);
   assert.notEqual(await hashOf(BASE.replace('description: Second.', 'description: Second!')), hash);
   assert.notEqual(await hashOf(BASE.replace('  b:\n', '  c:\n')), hash);
+});
+
+const VERBATIM = `tools:
+  v:
+    kind: shell
+    description: Verbatim.
+    command: [echo, "{{a}}"]
+    inputSchema:
+      type: object
+      properties: { a: { type: string, maxLength: 5 }, b: { type: string, examples: [5] } }
+      required: [a, b]
+`;
+
+test('a required list in another order, or a number written otherwise, leaves the hash as it is', async () => {
+  const hash = await hashOf(VERBATIM);
+  assert.equal(await hashOf(VERBATIM.replace('required: [a, b]', 'required: [b, a]')), hash);
+  assert.equal(await hashOf(VERBATIM.replace('maxLength: 5', 'maxLength: 5.0')), hash);
+  assert.notEqual(await hashOf(VERBATIM.replace('required: [a, b]', 'required: [a]')), hash);
+  assert.notEqual(await hashOf(VERBATIM.replace('examples: [5]', 'examples: ["5"]')), hash);
 });

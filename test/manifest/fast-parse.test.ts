@@ -97,6 +97,11 @@ describe('fast parse', () => {
     const cases = [
       `a: &x 1\nb: [${Array(100).fill('*x').join(', ')}]`,
       'a: &x [1, *x]',
+      // An anchor and aliases after a JSON-like key's `:`, which needs no space: counted all the same.
+      `a: {"k":&x 1}\nb: [${Array(100).fill('{"k":*x}').join(', ')}]`,
+      'a: {"k":&x {"b":*x}}',
+      // Aliases of collections nested in an anchored one: yaml counts 21 uses of b times 7 of a.
+      `a: &a [x, y]\nb: &b [${Array(6).fill('*a').join(', ')}]\nc: [${Array(20).fill('*b').join(', ')}]`,
       'a: *x\nb: &x 1',
       'a: !!str 1',
       'a: ! 1',
@@ -116,6 +121,37 @@ describe('fast parse', () => {
       `${'k'.repeat(1100)}: v`,
     ];
     for (const text of cases) assert.equal(fastParse(text), undefined, text);
+  });
+
+  it('reads a text with characters past Latin-1 as yaml does, its strings each a copy of its own', () => {
+    const text = [
+      'a: "the repository\u2019s default branch, \u{1F600} and \\"quotes\\" and \\\\ back"',
+      'b: |',
+      '  Under normal conditions, you can expect API data within 4–6 hours',
+      '  and a line of Latin-1 only: café, naïve, déjà vu (long enough to be cut)',
+      'c: [plain text of some length, 😀 in a list of things, short]',
+      'd: { key: a value long enough to be sliced out of the text }',
+    ].join('\n');
+    const fast = fastParse(text);
+    assert.ok(fast, 'characters past Latin-1 take the fast path');
+    assert.deepEqual(fast.data, full(text));
+  });
+
+  it('sees what stands far down a long text, as it sees it at the top', () => {
+    // Long enough that the structure is read in several batches (a few KB each).
+    const filler = Array.from({ length: 3000 }, (_, i) => `k${i}: a description of some length, ${i}`);
+    const long = (...tail: string[]) => ['top: &x 1', ...filler, ...tail].join('\n');
+    assert.ok(fastParse(long('end: 1')));
+    assert.equal(fastParse(long('end: !!str 1')), undefined, 'a tag at the end');
+    assert.equal(fastParse(long('---', 'end: 1')), undefined, 'a second document');
+    // The anchor at the top, its uses all the way down: yaml's limit counts them all.
+    const spread = (uses: number) =>
+      [
+        'top: &x 1',
+        ...filler.flatMap((line, i) => (i % 30 === 0 && i / 30 < uses ? [line, `u${i}: *x`] : [line])),
+      ].join('\n');
+    assert.deepEqual(fastParse(spread(99))?.data, full(spread(99)));
+    assert.equal(fastParse(spread(100)), undefined, 'one use too many');
   });
 
   it('takes scalars whose text looks like YAML (imported descriptions) and reads them as yaml does', () => {

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${env:…} in plain strings is the syntax under test.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { resolveEnv } from '../../src/manifest/resolve.js';
 import { brief, failures, load, yaml } from './helpers.js';
 
 const tool = (source: string) =>
@@ -89,5 +90,30 @@ describe('resolve ${env:…}', () => {
   it('resolves after validation, so a reference in a number field is a type error', () => {
     const ds = failures(yaml('server: { pageSize: "${env:SIZE}" }'), { SIZE: '10' });
     assert.deepEqual(brief(ds), ['MANIFEST_INVALID_VALUE 1:21 server.pageSize']);
+  });
+
+  it('returns a subtree without references as the same object, and copies only the way to one', () => {
+    const plain = { description: 'no reference', input: { q: { type: 'string', enum: ['a', 'b'] } } };
+    const deep = { kind: 'http', query: { page: '${env:PAGE}' }, headers: { accept: 'json' } };
+    const data = { tools: { plain, deep }, prompts: { p: { messages: [{ text: 'hi' }] } } };
+    const before = JSON.stringify(data);
+    const resolved = resolveEnv(data, { PAGE: '2' }).data as typeof data;
+
+    assert.equal(resolved.tools.plain, plain, 'a tool without a reference is the same object');
+    assert.equal(resolved.prompts, data.prompts, 'a section without a reference is the same object');
+    assert.equal(resolved.tools.deep.query.page, '2', 'the reference deep in the tree is resolved');
+    assert.notEqual(resolved.tools.deep, deep, 'the way to it is a copy');
+    assert.equal(resolved.tools.deep.headers, deep.headers, 'its unchanged siblings are shared');
+    assert.equal(JSON.stringify(data), before, 'the given tree is left as it was');
+  });
+
+  it('resolves a reference in a list and under a __proto__ key, which stays a plain key', () => {
+    const data = JSON.parse('{"tools":{"t":{"__proto__":{"x":"${env:A}"},"args":["a","${env:A}"]}}}');
+    const resolved = resolveEnv(data, { A: 'v' }).data as { tools: { t: Record<string, unknown> } };
+    const t = resolved.tools.t;
+    assert.deepEqual(t.args, ['a', 'v']);
+    assert.deepEqual(Object.keys(t), ['__proto__', 'args']);
+    assert.equal(Object.getPrototypeOf(t), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(t, '__proto__')?.value, { x: 'v' });
   });
 });

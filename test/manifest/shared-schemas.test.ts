@@ -13,6 +13,7 @@ import { ManifestError } from '../../src/errors.js';
 import { builtinKinds } from '../../src/kinds/builtin.js';
 import { StderrLogger } from '../../src/log.js';
 import { loadManifest } from '../../src/manifest/load.js';
+import { expandSharedSchemas } from '../../src/manifest/schemas.js';
 import { callContext, tempDir } from '../kinds/context.js';
 
 const dir = tempDir('mcp-run-shared-schemas-');
@@ -83,4 +84,35 @@ test('a reference to an undeclared schema: SCHEMA_UNKNOWN at the $ref, with a di
   assert.equal(d!.code, 'SCHEMA_UNKNOWN');
   assert.match(d!.message, /schemas\.Persn.*did you mean "?Person/i);
   assert.equal(d!.line, 16);
+});
+
+test('only the way to a reference is copied: the rest, and the data as given, stay as they were', () => {
+  const label = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+  const plain = { type: 'object', properties: { q: { type: 'string', enum: ['a', 'b'] } } };
+  const untouched = { type: 'array', items: { type: 'integer' } };
+  const output = { type: 'object', properties: { label: { $ref: '#/schemas/Label' }, list: untouched } };
+  const data = {
+    schemas: { Label: label },
+    tools: { a: { kind: 'http', outputSchema: output, inputSchema: plain } },
+  };
+  const given = JSON.stringify(data);
+  assert.deepEqual(expandSharedSchemas(data), []);
+  const tool = data.tools.a as Record<string, any>;
+  assert.equal(tool.inputSchema, plain, 'a schema without a reference is the same object');
+  assert.equal(
+    tool.outputSchema.properties.list,
+    untouched,
+    'beside a reference, what is unchanged is shared',
+  );
+  assert.equal(tool.outputSchema.properties.label.$ref, '#/$defs/Label');
+  assert.equal(
+    tool.outputSchema.$defs.Label,
+    label,
+    'a definition with no reference of its own is shared too',
+  );
+  assert.equal(output.properties.label.$ref, '#/schemas/Label', 'the schema as written is left as it was');
+  assert.equal(
+    JSON.stringify({ schemas: data.schemas }),
+    JSON.stringify({ schemas: JSON.parse(given).schemas }),
+  );
 });

@@ -3,7 +3,7 @@
  * server sends them. Requests resolve with their response once `receive` has resolved.
  */
 
-import { contractHash } from '../../src/catalog/diff.js';
+import { contractHash } from '../../src/catalog/contract-hash.js';
 import type { Logger } from '../../src/kinds/contract/kinds.js';
 import type { Connection, Protocol, ReceiveOutcome, RequestRoute } from '../../src/protocol/server.js';
 import { createProtocol } from '../../src/protocol/server.js';
