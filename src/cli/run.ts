@@ -5,12 +5,15 @@
  * option parser (program.ts).
  */
 import { whenLoadIsLarge } from '../util/large-load.js';
-import { keepYoungGenerationSmall } from './young-generation.cjs';
+import { collectOftenWhileLoading, keepYoungGenerationSmall } from './young-generation.cjs';
 
 export async function run(args: readonly string[]): Promise<void> {
-  // A large manifest (or OpenAPI description) is loaded with the young generation kept small; a
-  // small one leaves V8's flags alone (young-generation.cts says why).
-  whenLoadIsLarge(() => keepYoungGenerationSmall());
+  // A large manifest (or OpenAPI description) is loaded with the young generation kept small and
+  // the old one collected often; a small one leaves V8's flags alone (young-generation.cts says why).
+  whenLoadIsLarge(() => {
+    keepYoungGenerationSmall();
+    collectOftenWhileLoading();
+  });
   if (args.length === 1 && /^[^-].*\.ya?ml$/i.test(args[0]!)) {
     const [{ serveCommand }, { SERVE_DEFAULTS }] = await Promise.all([
       import('./serve.js'),
