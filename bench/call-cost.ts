@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/call-cost.ts [--calls n] [--warmup n] [--top n] [--manifest file --tool name
- * --args json --expect text]`: the instructions one HTTP `tools/call` costs the serving process's
+ * --args json --expect text] [--cli path] [--no-bare]`: the instructions one HTTP `tools/call` costs the serving process's
  * main thread, counted by callgrind, for mcp-run in both eras and for the bare node:http server
  * answering the same bytes in each era (the http scenario's ceiling), with the ratio of the two.
  * Needs valgrind and the built CLI.
@@ -16,6 +16,8 @@
  * perf map of its compiled code (`--perf-basic-prof`), which names the JavaScript functions that
  * callgrind sees only as addresses; `--top n` prints each contender's n costliest functions, by
  * their own instructions. Not a test: a measurement. Defaults: the http scenario's `ping` tool.
+ * `--cli` counts another build of mcp-run (another checkout's dist/cli/bin.cjs: before and after a
+ * change, on the same machine), and `--no-bare` leaves the ceilings out.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -36,6 +38,8 @@ interface Options {
   readonly tool: string;
   readonly args: object;
   readonly expect: string;
+  readonly cli: string;
+  readonly bare: boolean;
 }
 
 function options(argv: readonly string[]): Options {
@@ -52,6 +56,8 @@ function options(argv: readonly string[]): Options {
     tool: flag('tool') ?? 'ping',
     args: JSON.parse(flag('args') ?? '{}') as object,
     expect: flag('expect') ?? 'pong',
+    cli: flag('cli') ?? CLI,
+    bare: !argv.includes('--no-bare'),
   };
 }
 
@@ -237,14 +243,18 @@ try {
   console.log('skipped: valgrind is not installed');
   process.exit(0);
 }
-if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
+if (!existsSync(o.cli)) throw new Error(`${o.cli} is missing: run npm run build`);
 const work = mkdtempSync(join(tmpdir(), 'mcp-run-call-cost-work-'));
 try {
   const manifest = o.manifest ?? cheapManifest(work);
-  const serve = [CLI, manifest, '--http', '--port', '0', '--no-watch'];
+  const serve = [o.cli, manifest, '--http', '--port', '0', '--no-watch'];
   const rows: [string, Cost, number][] = [];
   for (const era of ['modern', 'legacy'] as const) {
     const ours = await measure(serve, (url) => callTarget(url, era, o), o);
+    if (!o.bare) {
+      rows.push([`mcp-run ${era}`, ours, Number.NaN]);
+      continue;
+    }
     // The ceiling, as in the http scenario: a bare node:http server answering the bytes mcp-run
     // answered in this era, sent the same requests. mcp-run's answer is captured outside callgrind.
     const capture = spawn(process.execPath, serve, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -261,10 +271,8 @@ try {
   }
   console.log(`instructions per tools/call of ${o.tool}, main thread, ${o.calls} calls after ${o.warmup}:`);
   for (const [label, cost, bare] of rows) {
-    const times = (cost.perCall / bare).toFixed(2);
-    console.log(
-      `  ${label.padEnd(28)} ${Math.round(cost.perCall).toLocaleString('en').padStart(9)}  ${times}×`,
-    );
+    const times = Number.isNaN(bare) ? '' : `  ${(cost.perCall / bare).toFixed(2)}×`;
+    console.log(`  ${label.padEnd(28)} ${Math.round(cost.perCall).toLocaleString('en').padStart(9)}${times}`);
   }
   for (const [label, cost] of rows) {
     if (cost.top.length === 0) continue;
