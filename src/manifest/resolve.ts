@@ -11,7 +11,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { problems } from '../errors.js';
-import { type Finding, isPlainObject } from './finding.js';
+import type { Finding } from './finding.js';
+import { DESCEND, rewriteTree } from './rewrite-tree.js';
 import { ENTRY_SECTIONS, type EntrySection, type ManifestPath } from './types.js';
 
 export interface Resolved {
@@ -105,47 +106,14 @@ export function resolveEnv(data: unknown, env: NodeJS.ProcessEnv, baseDir = proc
     return out;
   };
 
-  // The path of the node being walked, one stack for the whole walk: a string gets a copy only
-  // when it holds a reference, which is rare (a path per node was most of a big manifest's garbage).
-  const at: (string | number)[] = [];
-  const below = (key: string | number, node: unknown): unknown => {
-    at.push(key);
-    const value = walk(node);
-    at.pop();
-    return value;
-  };
-  // A node with no reference under it is returned as it is, and one with a reference is a copy
-  // that shares its unchanged parts: a copy of the whole tree was the manifest's size again, kept
-  // until compile was over, for the handful of references a manifest has.
-  const walk = (node: unknown): unknown => {
-    if (typeof node === 'string') {
-      return !node.includes('${') || isEntryKind(at) ? node : resolveString(node, [...at]);
-    }
-    if (Array.isArray(node)) {
-      let copy: unknown[] | undefined;
-      for (let i = 0; i < node.length; i++) {
-        const value = below(i, node[i]);
-        if (Object.is(value, node[i])) continue;
-        copy ??= [...node];
-        copy[i] = value;
-      }
-      return copy ?? node;
-    }
-    if (isPlainObject(node)) {
-      let copy: Record<string, unknown> | undefined;
-      for (const key of Object.keys(node)) {
-        const value = below(key, node[key]);
-        if (Object.is(value, node[key])) continue;
-        // The spread copies a `__proto__` key as an own property, so this sets that plain key.
-        copy ??= { ...node };
-        copy[key] = value;
-      }
-      return copy ?? node;
-    }
-    return node;
-  };
+  // A string gets a copy of its path only when it holds a reference, which is rare (a path per
+  // node was most of a big manifest's garbage); the tree is copied only on the way to one.
+  const resolved = rewriteTree(data, (node, at) => {
+    if (typeof node !== 'string') return DESCEND;
+    return !node.includes('${') || isEntryKind(at) ? node : resolveString(node, [...at]);
+  });
 
-  return { data: walk(data), secrets: [...secrets], findings, files: [...files] };
+  return { data: resolved, secrets: [...secrets], findings, files: [...files] };
 }
 
 const isEntryKind = (path: ManifestPath) =>

@@ -23,6 +23,7 @@
 import { problems } from '../errors.js';
 import { suggest } from '../util/suggest.js';
 import { type Finding, isPlainObject } from './finding.js';
+import { DESCEND, rewriteTree } from './rewrite-tree.js';
 import type { ManifestPath } from './types.js';
 
 const PREFIX = '#/schemas/';
@@ -43,51 +44,25 @@ export function expandSharedSchemas(data: unknown): Finding[] {
     findings.push({ path, problem: problems.SCHEMA_UNKNOWN(name, names, suggest(name, names)) });
   };
   /**
-   * `node` with `#/schemas/X` → `${base}X`, collecting the names it reaches: a copy of each object
-   * or array on the way to a reference, the rest shared (copying every node, and a path for each,
-   * was most of this step's cost for an imported API). `path` is where `node` is, for a finding.
+   * `node` with `#/schemas/X` → `${base}X`, collecting the names it reaches; copied only on the way
+   * to a reference (rewrite-tree.ts). `path` is where `node` is, for a finding.
    */
-  const rewrite = (node: unknown, base: string, reached: Set<string>, path: ManifestPath): unknown => {
-    const at = [...path];
-    const below = (key: string | number, value: unknown): unknown => {
-      at.push(key);
-      const rewritten = walk(value);
-      at.pop();
-      return rewritten;
-    };
-    const walk = (value: unknown): unknown => {
-      if (Array.isArray(value)) {
-        let copy: unknown[] | undefined;
-        for (let i = 0; i < value.length; i++) {
-          const item = below(i, value[i]);
-          if (item === value[i]) continue;
-          copy ??= [...value];
-          copy[i] = item;
+  const rewrite = (node: unknown, base: string, reached: Set<string>, path: ManifestPath): unknown =>
+    rewriteTree(
+      node,
+      (value, at) => {
+        if (typeof value !== 'string') return DESCEND;
+        if (at.at(-1) !== '$ref' || !value.startsWith(PREFIX)) return value;
+        const name = decodePointer(value.slice(PREFIX.length));
+        if (!Object.hasOwn(shared, name)) {
+          unknown(name, [...at]);
+          return value;
         }
-        return copy ?? value;
-      }
-      if (!isPlainObject(value)) return value;
-      let copy: Record<string, unknown> | undefined;
-      for (const k of Object.keys(value)) {
-        const v = value[k];
-        let member = v;
-        if (k === '$ref' && typeof v === 'string' && v.startsWith(PREFIX)) {
-          const name = decodePointer(v.slice(PREFIX.length));
-          if (!Object.hasOwn(shared, name)) unknown(name, [...at, k]);
-          else {
-            reached.add(name);
-            member = `${base}${encodePointer(name)}`;
-          }
-        } else if (v !== null && typeof v === 'object') member = below(k, v);
-        if (member === v) continue;
-        // The spread copies a `__proto__` key as an own property, so this sets that plain key.
-        copy ??= { ...value };
-        copy[k] = member;
-      }
-      return copy ?? value;
-    };
-    return walk(node);
-  };
+        reached.add(name);
+        return `${base}${encodePointer(name)}`;
+      },
+      path,
+    );
   /** The definitions `schema` reaches, transitively, each rewritten for `base`. */
   const definitions = (reached: Set<string>, base: string): Record<string, unknown> => {
     let cache = copies.get(base);
