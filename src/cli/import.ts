@@ -19,6 +19,7 @@ import { formatDiagnostic, ManifestError, problems } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
 import { MAX_MANIFEST_BYTES } from '../manifest/load.js';
+import { badAliases } from '../manifest/parse.js';
 import { type HeaderInfo, renderManifest, renderPart, toText } from '../openapi/document.js';
 import { type Generated, generate, type ImportOptions } from '../openapi/generate.js';
 import { ImportError, loadSpec } from '../openapi/load.js';
@@ -212,9 +213,8 @@ function tooLarge(files: readonly (readonly [string, string])[]): boolean {
 
 function mergeFile(output: string, shown: string, previous: Sidecar | undefined, gen: Generated): void {
   const doc = parseDocument(readFileSync(output, 'utf8'));
-  if (doc.errors.length > 0) {
-    throw new ImportError(problems.MANIFEST_YAML(doc.errors[0]!.message.split('\n')[0] ?? ''), 1, shown);
-  }
+  const error = doc.errors[0]?.message.split('\n')[0] ?? badAliases(doc)[0]?.reason;
+  if (error !== undefined) throw new ImportError(problems.MANIFEST_YAML(error), 1, shown);
   const report = mergeInto(doc, previous, gen);
   // Nothing changed: leave the file as it is, byte for byte.
   if (report.changed) writeFileSync(output, toText(doc));

@@ -30,6 +30,12 @@ const UNUSUAL = /(?:^|[\s[{,:])(?:!|\?(?:\s|$))|^%|[\]}][ \t]*:(?:\s|$)/m;
 /** An anchor or alias where a node may start (or in a string: then the check below just runs). */
 const ANCHOR = /(?:^|[\s[{,:])[&*][^\s,[\]{}]/;
 const ALIAS = /(?:^|[\s[{,:])\*([^\s,[\]{}]+)/g;
+/**
+ * An anchor's name. js-yaml names a collection by its anchor when the collection ends, `yaml` where
+ * it starts: an anchor named again inside it (`a: &x {b: &x 1, c: *x}`, then `*x`) is another
+ * node to each, so a name used twice goes to the full parser.
+ */
+const ANCHOR_NAME = /(?:^|[\s[{,:])&([^\s,[\]{}]+)/g;
 /** A document marker run into text (`---a`), an anchor or alias run into a bracket (`&a[]`). */
 const MISREAD = /^(?:---|\.\.\.)\S|(?:^|[\s[{,:])[&*][^\s,[\]{}]*[[{]/m;
 const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
@@ -51,6 +57,8 @@ class Structure {
   private firstMarker: string | undefined;
   /** Each alias's number of uses, once an anchor or alias was seen; else undefined. */
   aliases: Map<string, number> | undefined;
+  /** The anchors' names seen so far. */
+  private readonly anchors = new Set<string>();
 
   add(line: string): void {
     this.batch.push(line);
@@ -78,6 +86,13 @@ class Structure {
       this.firstMarker ??= marker;
     }
     if (!ANCHOR.test(lines)) return;
+    for (const [, name] of lines.matchAll(ANCHOR_NAME)) {
+      if (this.anchors.has(name!)) {
+        this.unusual = true;
+        return;
+      }
+      this.anchors.add(name!);
+    }
     this.aliases ??= new Map();
     for (const [, name] of lines.matchAll(ALIAS)) this.aliases.set(name!, (this.aliases.get(name!) ?? 0) + 1);
   }

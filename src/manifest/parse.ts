@@ -48,7 +48,7 @@ export function parseYaml(text: string): Parsed {
     const reason = `duplicate key ${JSON.stringify(String(key ?? ''))}; keys in a mapping must be unique`;
     found.push({ path: path ?? [], reason, offset });
   }
-  found.push(...unresolvedAliases(doc));
+  found.push(...badAliases(doc));
   const errors = withoutFollowOns(found, lines);
   if (errors.length) return { source, errors };
   try {
@@ -63,7 +63,7 @@ export function parseYaml(text: string): Parsed {
 }
 
 /** A YAML error before it becomes a finding: where its text ends, and yaml's code for it if yaml found it. */
-interface YamlError {
+export interface YamlError {
   readonly path: Finding['path'];
   readonly reason: string;
   readonly offset?: number;
@@ -152,23 +152,30 @@ function duplicateKeys(doc: Document): number[] {
 }
 
 /**
- * yaml reports an alias to an unknown anchor only when converting, without a position; find it here.
- * One walk in document order: an alias resolves to an anchor set before it (or on a node that
- * contains it), so the anchors seen so far are all it can name. (`Alias.resolve` walks the whole
- * document once per alias: 26 s of a 3.6 MB manifest with 300 aliases.)
+ * yaml reports an alias to an unknown anchor only when converting, without a position, and makes an
+ * alias inside the node it names into a cyclic object that no walk of the manifest can end; find
+ * both here. One walk in document order: an alias resolves to the last node with its anchor set
+ * before it (or on a node that contains it), so the anchors seen so far are all it can name, and
+ * it is a cycle when that node is one of its ancestors. (`Alias.resolve` walks the whole document
+ * once per alias: 26 s of a 3.6 MB manifest with 300 aliases.)
  */
-function unresolvedAliases(doc: Document): YamlError[] {
+export function badAliases(doc: Document): YamlError[] {
   const { isAlias, visit } = yamlLib();
   const found: YamlError[] = [];
-  const anchors = new Set<string>();
+  const anchors = new Map<string, unknown>();
   visit(doc, {
-    Node(_, node) {
+    Node(_, node, ancestors) {
       if (isAlias(node)) {
-        if (!anchors.has(node.source)) {
-          const reason = `unknown anchor ${JSON.stringify(node.source)}; define &${node.source} before using *${node.source}`;
+        const target = anchors.get(node.source);
+        const name = node.source;
+        if (target === undefined) {
+          const reason = `unknown anchor ${JSON.stringify(name)}; define &${name} before using *${name}`;
+          found.push({ path: [], reason, offset: node.range?.[0] });
+        } else if (ancestors.includes(target as never)) {
+          const reason = `*${name} is inside the node &${name} names, so the value would contain itself; a manifest is a tree`;
           found.push({ path: [], reason, offset: node.range?.[0] });
         }
-      } else if (node.anchor) anchors.add(node.anchor);
+      } else if (node.anchor) anchors.set(node.anchor, node);
     },
   });
   return found;

@@ -133,4 +133,13 @@ actions:
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /MANIFEST_READ/);
   });
+
+  it('refuses a manifest whose alias is inside its own anchor, and leaves the file as it was', () => {
+    const text = 'tools:\n  t: &x\n    kind: content\n    text: hi\n    again: [*x]\n';
+    writeFileSync(file('cyclic.yaml'), text);
+    const run = cli('import', 'openapi', 'petstore.yaml', '--update', 'cyclic.yaml');
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /MANIFEST_YAML[\s\S]*\*x is inside the node &x names/);
+    assert.equal(readFileSync(file('cyclic.yaml'), 'utf8'), text);
+  });
 });

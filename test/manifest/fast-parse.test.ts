@@ -103,6 +103,9 @@ describe('fast parse', () => {
       // Aliases of collections nested in an anchored one: yaml counts 21 uses of b times 7 of a.
       `a: &a [x, y]\nb: &b [${Array(6).fill('*a').join(', ')}]\nc: [${Array(20).fill('*b').join(', ')}]`,
       'a: *x\nb: &x 1',
+      // An anchor named again inside its own node: js-yaml names the outer node last, yaml the inner.
+      'a: &x\n  b: &x 1\n  c: *x\nd: *x',
+      'a: &x {b: &x 1}\nd: [*x]',
       'a: !!str 1',
       'a: ! 1',
       '%YAML 1.1\n---\na: yes',

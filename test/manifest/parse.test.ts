@@ -115,6 +115,18 @@ describe('parse', () => {
     assert.match(ds[1]!.message, /unknown anchor "y"/);
   });
 
+  it('reports an alias inside the node its anchor is on (a cycle) where it is used', () => {
+    const ds = failures(yaml('tools:', '  t: &x', '    kind: content', '    y: [1, *x]'));
+    assert.deepEqual(brief(ds), ['MANIFEST_YAML 4:12']);
+    assert.match(ds[0]!.message, /\*x is inside the node &x names/);
+  });
+
+  it('takes an alias of an anchor redefined inside the node of its first use: the nearer one is not a cycle', () => {
+    const parsed = parseYaml(yaml('a: &x', '  b: &x 1', '  c: *x', 'd: *x'));
+    assert.deepEqual(parsed.errors, []);
+    assert.deepEqual(parsed.data, { a: { b: 1, c: 1 }, d: 1 });
+  });
+
   it('loads a document with 1,000 aliases, each the value of its anchor', () => {
     const lines = ['shared:'];
     for (let i = 0; i < 250; i++) lines.push(`  a${i}: &s${i} { n: ${i} }`);
