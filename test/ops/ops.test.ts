@@ -163,6 +163,41 @@ test('/metrics counts the calls made, per tool and outcome, parsed by a Promethe
   assert.ok(m.has('mcp_run_reloads_total'));
 });
 
+test('/metrics counts the SSE streams open: a 2025 GET stream while it is open, and not once it closed', async () => {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const init = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'streams', version: '1' },
+      },
+    }),
+  });
+  await init.text();
+  const session = {
+    'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+    'mcp-protocol-version': '2025-06-18',
+  };
+  const streams = async () => value((await scrape()).get('mcp_run_streams'), {});
+  assert.equal(await streams(), 0);
+  const abort = new AbortController();
+  const stream = await fetch(`${base}/mcp`, {
+    headers: { accept: 'text/event-stream', ...session },
+    signal: abort.signal,
+  });
+  assert.equal(stream.status, 200);
+  assert.equal(await streams(), 1);
+  abort.abort();
+  await eventually(async () => (await streams()) === 0, 'the closed stream no longer counted');
+  await fetch(`${base}/mcp`, { method: 'DELETE', headers: session });
+});
+
 test('--log-format json: one JSON object a line, with request ids', async () => {
   // A tool call with the client's X-Request-Id: the answer echoes it and the call's log line has it.
   const res = await served.post(

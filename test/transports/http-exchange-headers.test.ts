@@ -35,7 +35,14 @@ describe('X-Request-Id on every answer', () => {
       opsRoute: (req, res) => {
         if (req.url === '/healthz') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
         else if (req.url === '/pairs') res.writeHead(200, ['Content-Type', 'text/plain']).end('ok\n');
-        else if (req.url === '/implicit') {
+        else if (req.url === '/nested') res.writeHead(200, [['Content-Type', 'text/plain']]).end('ok\n');
+        else if (req.url === '/no-message') res.writeHead(200, undefined, { 'Content-Type': 'text/plain' }).end('ok\n');
+        else if (req.url === '/own-id') res.writeHead(200, { 'x-request-id': 'own' }).end('ok\n');
+        else if (req.url === '/own-id-pairs') res.writeHead(200, ['X-REQUEST-ID', 'own']).end('ok\n');
+        else if (req.url === '/set-before') {
+          res.setHeader('X-Request-Id', 'set');
+          res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
+        } else if (req.url === '/implicit') {
           res.statusCode = 204;
           res.end();
         } else return false;
@@ -148,5 +155,26 @@ describe('X-Request-Id on every answer', () => {
     const res = await send(s.url.replace(/\/mcp$/, '/implicit'), { method: 'GET', headers: given });
     assert.equal(res.status, 204);
     assert.equal(requestIdOf(res), ID);
+  });
+
+  it('a head given as [name, value] pairs, or as headers after an undefined status message', async () => {
+    for (const route of ['/nested', '/no-message']) {
+      const res = await send(s.url.replace(/\/mcp$/, route), { method: 'GET', headers: given });
+      assert.equal(res.status, 200, route);
+      assert.equal(res.headers['content-type'], 'text/plain', route);
+      assert.equal(requestIdOf(res), ID, route);
+    }
+  });
+
+  it("a route's own X-Request-Id, given in any case or set before the head, is sent once, in its place", async () => {
+    for (const [route, id] of [
+      ['/own-id', 'own'],
+      ['/own-id-pairs', 'own'],
+      ['/set-before', 'set'],
+    ] as const) {
+      const res = await send(s.url.replace(/\/mcp$/, route), { method: 'GET', headers: given });
+      assert.equal(res.status, 200, route);
+      assert.equal(requestIdOf(res), id, route);
+    }
   });
 });

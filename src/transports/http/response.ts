@@ -21,25 +21,47 @@ export class ExchangeResponse extends ServerResponse {
     this.exchangeHeaders = headers;
   }
 
+  /**
+   * node's `writeHead(status[, message][, headers])`, with the exchange's headers added to the ones
+   * given. A header of the same name given here, or set on the response before, wins over the
+   * exchange's, as it would over one set with `setHeader` ahead.
+   */
   override writeHead(statusCode: number, reason?: string | Headers, headers?: Headers): this {
     if (typeof reason === 'string') return super.writeHead(statusCode, reason, this.withExchange(headers));
-    return super.writeHead(statusCode, this.withExchange(reason));
+    return super.writeHead(statusCode, this.withExchange(headers ?? reason));
   }
 
-  private withExchange(headers: Headers | undefined): Headers | undefined {
+  private withExchange(given: Headers | undefined): Headers | undefined {
     const exchange = this.exchangeHeaders;
-    if (exchange === undefined) return headers;
-    if (headers === undefined) return exchange;
-    if (Array.isArray(headers)) {
-      // Names and values in turn, as node takes a head given as an array.
-      const pairs: OutgoingHttpHeader[] = [];
-      for (const name in exchange) pairs.push(name, exchange[name] as OutgoingHttpHeader);
-      return [...pairs, ...headers];
+    if (exchange === undefined) return given;
+    const added: [string, OutgoingHttpHeader][] = [];
+    for (const name in exchange) {
+      if (!this.hasHeader(name) && !names(given, name)) added.push([name, exchange[name] as OutgoingHttpHeader]);
+    }
+    if (given === undefined) return Object.fromEntries(added);
+    if (Array.isArray(given)) {
+      // node takes a head given as an array two ways: [name, value] pairs, or names and values in turn.
+      if (Array.isArray(given[0])) return [...added, ...given] as OutgoingHttpHeader[];
+      return [...added.flat(), ...given];
     }
     // Copied key by key: an object spread of the two took some 10,000 instructions more a request.
     const merged: OutgoingHttpHeaders = {};
-    for (const name in exchange) merged[name] = exchange[name];
-    for (const name in headers) merged[name] = headers[name];
+    for (const [name, value] of added) merged[name] = value;
+    for (const name in given) merged[name] = given[name];
     return merged;
   }
+}
+
+/** Whether `headers` (an object or either array form) names `name`, in any case. */
+function names(headers: Headers | undefined, name: string): boolean {
+  if (headers === undefined) return false;
+  const same = (other: unknown) =>
+    typeof other === 'string' && other.length === name.length && other.toLowerCase() === name.toLowerCase();
+  if (!Array.isArray(headers)) {
+    for (const other in headers) if (same(other)) return true;
+    return false;
+  }
+  if (Array.isArray(headers[0])) return headers.some((pair) => Array.isArray(pair) && same(pair[0]));
+  for (let i = 0; i < headers.length; i += 2) if (same(headers[i])) return true;
+  return false;
 }

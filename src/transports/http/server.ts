@@ -43,6 +43,7 @@ import { accessOf, missingScopes, scopesNeeded } from './oauth/scopes.js';
 import { ExchangeResponse } from './response.js';
 import { clientKey, SessionStore } from './sessions.js';
 import { SharedSessions } from './shared-sessions.js';
+import { isSseStream } from './sse.js';
 import { REPLAY_DEFAULTS, type ReplayLimits } from './streams.js';
 import { header, ProblemError, readBody, sendError, sendJson } from './wire.js';
 
@@ -425,10 +426,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     let bytesOut = bytesOfClosed;
     for (const socket of sockets) bytesOut += socket.bytesWritten;
     let streams = 0;
-    for (const res of responses) {
-      if (res.headersSent && String(res.getHeader('content-type') ?? '').startsWith('text/event-stream'))
-        streams++;
-    }
+    for (const res of responses) if (isSseStream(res)) streams++;
     return { sessions: sessions.size, streams, bytesOut };
   };
   const { port } = server.address() as AddressInfo;

@@ -16,6 +16,13 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'X-Accel-Buffering': 'no',
 };
 
+/** The responses an SseStream carries or carried: the metrics count those still open (isSseStream). */
+const streaming = new WeakSet<ServerResponse>();
+
+export function isSseStream(res: ServerResponse): boolean {
+  return streaming.has(res);
+}
+
 export class SseStream {
   private timer: NodeJS.Timeout | undefined;
   private ended = false;
@@ -27,6 +34,7 @@ export class SseStream {
     status = 200,
   ) {
     res.writeHead(status, SSE_HEADERS);
+    streaming.add(res);
     // The headers, a priming event and an answer that follows at once leave in one write: the
     // socket stays corked until this turn of the event loop is over (`end` uncorks it sooner).
     // The keep-alive starts at that turn's end too: a stream answered at once (most POST streams)
