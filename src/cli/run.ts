@@ -5,15 +5,20 @@
  * option parser (program.ts).
  */
 import { whenLoadIsLarge } from '../util/large-load.js';
-import { collectOftenWhileLoading, keepYoungGenerationSmall } from './young-generation.cjs';
+import {
+  collectOftenWhileLoading,
+  keepYoungGenerationSmall,
+  stopCollectingOften,
+} from './young-generation.cjs';
 
 export async function run(args: readonly string[]): Promise<void> {
   // A large manifest (or OpenAPI description) is loaded with the young generation kept small and
-  // the old one collected often; a small one leaves V8's flags alone (young-generation.cts says why).
+  // the old one collected often, until the server's first load is compiled; a small one leaves
+  // V8's flags alone (young-generation.cts says why).
   whenLoadIsLarge(() => {
     keepYoungGenerationSmall();
     collectOftenWhileLoading();
-  });
+  }, stopCollectingOften);
   if (args.length === 1 && /^[^-].*\.ya?ml$/i.test(args[0]!)) {
     const [{ serveCommand }, { SERVE_DEFAULTS }] = await Promise.all([
       import('./serve.js'),

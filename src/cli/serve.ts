@@ -24,6 +24,7 @@ import type { SharedState } from '../state/shared.js';
 // Types only: the HTTP transport (~50 modules) loads when --http asks for it, not for stdio.
 import type { HttpTransport, OAuthOptions, ScopePolicy } from '../transports/http/server.js';
 import { serveStdio } from '../transports/stdio.js';
+import { startupLoadIsOver } from '../util/large-load.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { describeCounts } from './counts.js';
 import { toolsetFault } from './toolset-arg.js';
@@ -150,6 +151,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     );
     process.exit(1);
   }
+  // The first load's settings are undone (young-generation.cts); a reload makes none.
+  startupLoadIsOver();
 
   const toolsets = options.toolset;
   if (toolsets !== undefined) {

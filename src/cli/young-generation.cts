@@ -18,8 +18,9 @@
  * in NODE_OPTIONS) keeps that choice.
  *
  * The old generation is the other half of a large load's peak: collectOftenWhileLoading keeps its
- * growth tight for the load (LOADING_HEAP_GROWTH_PERCENT says why), and HTTP serving gives V8 its
- * own factor back.
+ * growth tight for the load (LOADING_HEAP_GROWTH_PERCENT says why), and once the server's first
+ * load is compiled, stopCollectingOften gives V8 its own factor back, on either transport. Only the
+ * first load does either: a reload leaves V8's settings as serving has them.
  */
 
 // node:v8 (with node:heap_utils and node:promise_hooks) loads only when a flag is set, and
@@ -38,8 +39,8 @@ const GROWTH_SET_BY_USER = /--heap[-_]growing[-_]percent/;
  * load and then lets the old generation grow to about four times what that collection kept, so the
  * load's garbage (js-yaml's copy of the text, the parsed tree once it is compiled) is all still
  * there at the first answer. The GitHub import (1,223 tools) served: peak RSS 111 -> 96 MB at its
- * first answer, for about 2% more time to it. HTTP serving restores V8's own factor
- * (letYoungGenerationGrow): under load a tight old generation would mean more full collections.
+ * first answer, for about 2% more time to it. Serving restores V8's own factor
+ * (stopCollectingOften): under load a tight old generation would mean more full collections.
  */
 const LOADING_HEAP_GROWTH_PERCENT = 30;
 /** V8's own: 0 means its factor is worked out from the collector's speed and the heap's size. */
@@ -83,8 +84,20 @@ export function collectOftenWhileLoading(execArgv: readonly string[] = process.e
   return true;
 }
 
-/** Set by collectOftenWhileLoading, until letYoungGenerationGrow gives V8 its own factor back. */
+/** Set by collectOftenWhileLoading, until stopCollectingOften gives V8 its own factor back. */
 let collectingOften = false;
+
+/**
+ * Gives V8 its own growth of the old generation back, once the server's first load is compiled
+ * (util/large-load.ts startupLoadIsOver), on stdio as over HTTP: serving, a tight old generation
+ * would mean more full collections. True when it was set.
+ */
+export function stopCollectingOften(): boolean {
+  if (!collectingOften) return false;
+  v8().setFlagsFromString(`--heap-growing-percent=${V8_HEAP_GROWTH_PERCENT}`);
+  collectingOften = false;
+  return true;
+}
 
 /**
  * Lets the young generation grow again, up to about YOUNG_GENERATION_CAP, once the manifest is
@@ -103,12 +116,9 @@ export function letYoungGenerationGrow(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions: string = process.env.NODE_OPTIONS ?? '',
 ): boolean {
-  if (collectingOften) {
-    v8().setFlagsFromString(`--heap-growing-percent=${V8_HEAP_GROWTH_PERCENT}`);
-    collectingOften = false;
-  }
-  if (sizedByUser(execArgv, nodeOptions)) return false;
+  stopCollectingOften();
   growing = true;
+  if (sizedByUser(execArgv, nodeOptions)) return false;
   let factor = V8_GROWTH_FACTOR;
   v8().setFlagsFromString(`--semi-space-growth-factor=${factor}`);
   const observer = new (perfHooks().PerformanceObserver)(() => {

@@ -13,10 +13,17 @@
 export const LARGE_LOAD_BYTES = 64 * 1024;
 
 let beforeLargeLoad: (() => void) | undefined;
+let afterLargeLoad: (() => void) | undefined;
+let largeLoadBegun = false;
 
-/** `action` runs once, before the first load of more than LARGE_LOAD_BYTES. */
-export function whenLoadIsLarge(action: () => void): void {
-  beforeLargeLoad = action;
+/**
+ * `before` runs once, before the first load of more than LARGE_LOAD_BYTES; `after`, if `before` ran,
+ * when startupLoadIsOver says so. Loads after that (reloads) run neither.
+ */
+export function whenLoadIsLarge(before: () => void, after: () => void): void {
+  beforeLargeLoad = before;
+  afterLargeLoad = after;
+  largeLoadBegun = false;
 }
 
 /** A loader is about to parse `bytes` (with what it parsed before, for the files of one manifest). */
@@ -24,5 +31,14 @@ export function loading(bytes: number): void {
   if (bytes <= LARGE_LOAD_BYTES || beforeLargeLoad === undefined) return;
   const action = beforeLargeLoad;
   beforeLargeLoad = undefined;
+  largeLoadBegun = true;
   action();
+}
+
+/** The server's first load is compiled (cli/serve.ts): the settings for it are undone, and no later load makes them. */
+export function startupLoadIsOver(): void {
+  const after = largeLoadBegun ? afterLargeLoad : undefined;
+  beforeLargeLoad = afterLargeLoad = undefined;
+  largeLoadBegun = false;
+  after?.();
 }

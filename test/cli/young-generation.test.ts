@@ -36,6 +36,15 @@ const files = tempFiles({
     "process.on('exit', () => require('node:fs').writeFileSync(process.env.SIZES_OUT, JSON.stringify({ before, after: newSpace() })));",
     '',
   ].join('\n'),
+  // The V8 flags the CLI sets, in order, into the file FLAGS_OUT names as it exits.
+  'flags.cjs': [
+    "const v8 = require('node:v8');",
+    'const set = v8.setFlagsFromString;',
+    'const flags = [];',
+    'v8.setFlagsFromString = (flag) => { flags.push(flag); set(flag); };',
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.FLAGS_OUT, JSON.stringify(flags)));",
+    '',
+  ].join('\n'),
 });
 after(files.cleanup);
 
@@ -202,4 +211,25 @@ test('the command line loads a large manifest with the young generation at its i
   // The command line's own code loads before it knows the manifest is large: that may double it
   // once on Node 20, twice on Node 24 (1 -> 4 MB). Left to V8, this load grows it to 16 MB.
   assert.ok(after <= 4 * before, `new space ${before} → ${after}`);
+});
+
+test("serving a large manifest on stdio, V8's own growth of the old generation is back once it is loaded", () => {
+  const out = join(files.dir, 'flags.json');
+  // stdin ends at once: the server loads the manifest, serves nothing, and exits.
+  const child = spawnSync(
+    process.execPath,
+    ['--require', join(files.dir, 'flags.cjs'), CLI, join(files.dir, 'large.yaml')],
+    {
+      encoding: 'utf8',
+      input: '',
+      env: { ...withoutNodeOptions, FLAGS_OUT: out },
+      timeout: 60_000,
+    },
+  );
+  assert.equal(child.status, 0, child.stderr);
+  const flags = JSON.parse(readFileSync(out, 'utf8')) as string[];
+  assert.deepEqual(
+    flags.filter((f) => f.startsWith('--heap-growing-percent')),
+    ['--heap-growing-percent=30', '--heap-growing-percent=0'],
+  );
 });

@@ -36,7 +36,8 @@ export class ExchangeResponse extends ServerResponse {
     if (exchange === undefined) return given;
     const added: [string, OutgoingHttpHeader][] = [];
     for (const name in exchange) {
-      if (!this.hasHeader(name) && !names(given, name)) added.push([name, exchange[name] as OutgoingHttpHeader]);
+      if (!this.hasHeader(name) && !names(given, name))
+        added.push([name, exchange[name] as OutgoingHttpHeader]);
     }
     if (given === undefined) return Object.fromEntries(added);
     if (Array.isArray(given)) {
