@@ -89,3 +89,21 @@ test('a required list in another order, or a number written otherwise, leaves th
   assert.notEqual(await hashOf(VERBATIM.replace('required: [a, b]', 'required: [a]')), hash);
   assert.notEqual(await hashOf(VERBATIM.replace('examples: [5]', 'examples: ["5"]')), hash);
 });
+
+test('values that the mixing once took for one another hash apart', async () => {
+  // A double's two words; a number whose words are 0 and 65 (1.4e-312) against the text "A".
+  const words = new Uint32Array(2);
+  const asDouble = (low: number, high: number) => {
+    words[0] = low;
+    words[1] = high;
+    return new Float64Array(words.buffer)[0]!;
+  };
+  const withDefault = (value: string) => BASE.replace('maxLength: 5 }', `maxLength: 5, default: ${value} }`);
+  const pairs = [
+    ['1', '-1.0000004768371582'],
+    ['100', '-100.00003051757812'],
+    ['"A"', String(asDouble(0, 65))],
+  ];
+  for (const [a, b] of pairs)
+    assert.notEqual(await hashOf(withDefault(a!)), await hashOf(withDefault(b!)), `${a} ${b}`);
+});

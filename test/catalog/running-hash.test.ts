@@ -31,3 +31,24 @@ test('value() is the low 53 bits of the 64, an exact number', () => {
     assert.equal(value, Number(BigInt(`0x${hash.hex()}`) & ((1n << 53n) - 1n)));
   }
 });
+
+test('a word is mixed in whole: a flip of its top bit in two words does not cancel out', () => {
+  const top = 0x80000000;
+  assert.notEqual(new RunningHash().add(top).add(top).hex(), new RunningHash().add(0).add(0).hex());
+  assert.notEqual(
+    new RunningHash().add(top).add(1).add(top).hex(),
+    new RunningHash().add(0).add(1).add(0).hex(),
+  );
+});
+
+test('seeds one bit apart give inputs no way back to the same state', () => {
+  // Seed 5 then text "A" (its length 1, then 65) against seed 4 then the words 0 and 65.
+  assert.notEqual(new RunningHash(5).addText('A').hex(), new RunningHash(4).add(0).add(65).hex());
+  assert.notEqual(
+    new RunningHash(5).addText('A').hex(),
+    new RunningHash(4)
+      .add(1 ^ 5 ^ 4)
+      .add(65)
+      .hex(),
+  );
+});
