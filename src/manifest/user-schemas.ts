@@ -91,14 +91,17 @@ export function internSchemas(): (schema: JsonSchema) => JsonSchema {
     }
     return n;
   };
-  // A value as one number: a string by its number, a node by its structure's, anything else by its
-  // JSON text's number (as JSON serves it), each kind apart.
+  // A value as one number: a string by its number, a node by its structure's, a number by its
+  // text (NaN, the infinities and -0 too, which JSON would write as null or 0, and which a
+  // validator tells apart), anything else by its JSON text's; each kind apart.
   const code = (value: unknown): number =>
     typeof value === 'string'
       ? 4 * stringNumber(value)
       : value !== null && typeof value === 'object'
         ? 4 * numberOf(value) + 1
-        : 4 * stringNumber(String(JSON.stringify(value))) + 2;
+        : typeof value === 'number'
+          ? 4 * stringNumber(Object.is(value, -0) ? '-0' : String(value)) + 3
+          : 4 * stringNumber(String(JSON.stringify(value))) + 2;
   const numberOf = (node: object): number => {
     const known = numbers.get(node);
     if (known !== undefined) return known;

@@ -1,6 +1,7 @@
 /**
  * Schema interning (user-schemas.ts `internSchemas`): one object for schemas with the same JSON
- * text, and never one for two schemas whose text differs, however alike their parts look.
+ * text, and never one for two schemas whose text differs, however alike their parts look, nor for
+ * two whose numbers JSON writes alike (.inf and null, -0 and 0) but a validator does not take alike.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -18,7 +19,7 @@ test('schemas with the same JSON text are one object, nested parts compared by c
   assert.equal(intern(schema(structuredClone(copy))), first);
 });
 
-test('schemas whose JSON text differs stay apart', () => {
+test('schemas whose JSON text differs, or whose values a validator tells apart (.inf, .nan, -0), stay apart', () => {
   const intern = internSchemas();
   const variants = [
     { enum: [1, 2] },
@@ -31,6 +32,11 @@ test('schemas whose JSON text differs stay apart', () => {
     { enum: [true] },
     { enum: ['true'] },
     { enum: [1.5] },
+    { enum: [Number.POSITIVE_INFINITY] },
+    { enum: [Number.NEGATIVE_INFINITY] },
+    { enum: [Number.NaN] },
+    { enum: [-0] },
+    { enum: [0] },
     { enum: ['$1'] },
     { enum: ['#1'] },
     { default: 'a', description: 'b' },
