@@ -10,9 +10,9 @@
  * writes docs/benchmarks.md again from bench/results.json and bench/misses.md (the goals not met).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machine } from './lib/machine.js';
+import { atEnd, machine } from './lib/machine.js';
 import { CLI, REPO } from './lib/proc.js';
 import { type Results, renderMarkdown } from './lib/report.js';
 import type { BenchOptions, Scenario } from './lib/types.js';
@@ -119,7 +119,7 @@ async function main(): Promise<number> {
     console.error(`${scenario.name}: ${scenario.title}`);
     try {
       const result = await scenario.run(options, work);
-      scenarios[scenario.name] = { ...result, date, machine: { ...host, loadAtEnd: loadavg()[0]! } };
+      scenarios[scenario.name] = { ...result, date, machine: atEnd(host) };
     } catch (err) {
       failures++;
       console.error(`${scenario.name} failed: ${(err as Error).stack}`);
@@ -134,9 +134,7 @@ async function main(): Promise<number> {
     }
     console.error(`${scenario.name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  host.loadAtEnd = loadavg()[0]!;
-
-  const results: Results = { machine: host, date, options, scenarios };
+  const results: Results = { machine: atEnd(host), date, options, scenarios };
   if (out) mkdirSync(out, { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(markdownFile, markdown(results));

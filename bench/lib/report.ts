@@ -34,7 +34,13 @@ export const verdict = (g: Goal): string =>
 
 const machineLine = (m: Machine): string =>
   `${m.cores} × ${m.cpu}, ${m.memoryGb} GB, ${m.platform}, Node ${m.node}; 1-min load average ${m.loadAtStart.toFixed(2)} at the start` +
-  (m.loadAtEnd === undefined ? '' : `, ${m.loadAtEnd.toFixed(2)} at the end`);
+  (m.loadAtEnd === undefined ? '' : `, ${m.loadAtEnd.toFixed(2)} at the end`) +
+  (m.loopMs === undefined
+    ? ''
+    : `; a fixed loop of 10⁸ additions took ${m.loopMs.toFixed(0)} ms at the start`) +
+  (m.stolenPercent === undefined
+    ? ''
+    : `; the hypervisor took ${m.stolenPercent.toFixed(1)}% of the CPU time during the run (steal)`);
 
 /**
  * `misses` is bench/misses.md, written by hand from `--profile` runs: where the time of each goal
