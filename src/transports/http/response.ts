@@ -34,35 +34,40 @@ export class ExchangeResponse extends ServerResponse {
   private withExchange(given: Headers | undefined): Headers | undefined {
     const exchange = this.exchangeHeaders;
     if (exchange === undefined) return given;
+    if (given !== undefined && !Array.isArray(given)) {
+      // Copied key by key: an object spread of the two took some 10,000 instructions more a request.
+      const merged: OutgoingHttpHeaders = {};
+      for (const name in exchange) if (this.lacks(name, given)) merged[name] = exchange[name];
+      for (const name in given) merged[name] = given[name];
+      return merged;
+    }
     const added: [string, OutgoingHttpHeader][] = [];
-    for (const name in exchange) {
-      if (!this.hasHeader(name) && !names(given, name))
-        added.push([name, exchange[name] as OutgoingHttpHeader]);
-    }
+    for (const name in exchange)
+      if (this.lacks(name, given)) added.push([name, exchange[name] as OutgoingHttpHeader]);
     if (given === undefined) return Object.fromEntries(added);
-    if (Array.isArray(given)) {
-      // node takes a head given as an array two ways: [name, value] pairs, or names and values in turn.
-      if (Array.isArray(given[0])) return [...added, ...given] as OutgoingHttpHeader[];
-      return [...added.flat(), ...given];
-    }
-    // Copied key by key: an object spread of the two took some 10,000 instructions more a request.
-    const merged: OutgoingHttpHeaders = {};
-    for (const [name, value] of added) merged[name] = value;
-    for (const name in given) merged[name] = given[name];
-    return merged;
+    // node takes a head given as an array two ways: [name, value] pairs, or names and values in turn.
+    if (Array.isArray(given[0])) return [...added, ...given] as OutgoingHttpHeader[];
+    return [...added.flat(), ...given];
+  }
+
+  /** Neither set on the response before nor in `given`. */
+  private lacks(name: string, given: Headers | undefined): boolean {
+    return !this.hasHeader(name) && !names(given, name);
   }
 }
 
 /** Whether `headers` (an object or either array form) names `name`, in any case. */
 function names(headers: Headers | undefined, name: string): boolean {
   if (headers === undefined) return false;
-  const same = (other: unknown) =>
-    typeof other === 'string' && other.length === name.length && other.toLowerCase() === name.toLowerCase();
   if (!Array.isArray(headers)) {
-    for (const other in headers) if (same(other)) return true;
+    for (const other in headers) if (sameName(other, name)) return true;
     return false;
   }
-  if (Array.isArray(headers[0])) return headers.some((pair) => Array.isArray(pair) && same(pair[0]));
-  for (let i = 0; i < headers.length; i += 2) if (same(headers[i])) return true;
+  if (Array.isArray(headers[0]))
+    return headers.some((pair) => Array.isArray(pair) && sameName(pair[0], name));
+  for (let i = 0; i < headers.length; i += 2) if (sameName(headers[i], name)) return true;
   return false;
 }
+
+const sameName = (other: unknown, name: string): boolean =>
+  typeof other === 'string' && other.length === name.length && other.toLowerCase() === name.toLowerCase();
