@@ -36,7 +36,8 @@ describe('X-Request-Id on every answer', () => {
         if (req.url === '/healthz') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
         else if (req.url === '/pairs') res.writeHead(200, ['Content-Type', 'text/plain']).end('ok\n');
         else if (req.url === '/nested') res.writeHead(200, [['Content-Type', 'text/plain']]).end('ok\n');
-        else if (req.url === '/no-message') res.writeHead(200, undefined, { 'Content-Type': 'text/plain' }).end('ok\n');
+        else if (req.url === '/no-message')
+          res.writeHead(200, undefined, { 'Content-Type': 'text/plain' }).end('ok\n');
         else if (req.url === '/own-id') res.writeHead(200, { 'x-request-id': 'own' }).end('ok\n');
         else if (req.url === '/own-id-pairs') res.writeHead(200, ['X-REQUEST-ID', 'own']).end('ok\n');
         else if (req.url === '/set-before') {
