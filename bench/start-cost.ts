@@ -17,6 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { manyToolsText } from './lib/fixtures.js';
+import { INITIALIZED, initialize, request } from './lib/mcp.js';
 import { CLI, SERVERS } from './lib/proc.js';
 
 const argv = process.argv.slice(2);
@@ -28,20 +29,7 @@ const tools = Number(flag('tools') ?? 10);
 const runs = Number(flag('runs') ?? 2);
 const cli = flag('cli') ?? CLI;
 
-const INPUT = [
-  {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'start-cost', version: '1' },
-    },
-  },
-  { jsonrpc: '2.0', method: 'notifications/initialized' },
-  { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-]
+const INPUT = [initialize(1), INITIALIZED, request('legacy', 2, 'tools/list')]
   .map((m) => `${JSON.stringify(m)}\n`)
   .join('');
 

@@ -22,6 +22,35 @@ export interface ToolAnswer {
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
+/**
+ * Opens a 2025-era session on the server at `base` (`initialize`, then `notifications/initialized`);
+ * resolves with the headers every later request in it carries.
+ */
+export async function openSession(base: string): Promise<Record<string, string>> {
+  const post = (message: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, ...headers },
+      body: JSON.stringify(message),
+    });
+  const res = await post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'ops-test', version: '1' },
+    },
+  });
+  await res.text();
+  const session = res.headers.get('mcp-session-id') ?? undefined;
+  assert.ok(session, 'initialize gave a session');
+  const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).text();
+  return headers;
+}
+
 /** Starts `mcp-run <manifest> --http --port 0 --log-format json <args>`; resolves once it listens. */
 export async function serveJson(manifest: string, args: string[], { watch = false } = {}): Promise<Served> {
   const child = spawn(
@@ -61,20 +90,8 @@ export async function serveJson(manifest: string, args: string[], { watch = fals
       body: JSON.stringify(message),
     });
   const open = async () => {
-    const res = await post({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'ops-test', version: '1' },
-      },
-    });
-    await res.text();
-    session = res.headers.get('mcp-session-id') ?? undefined;
-    assert.ok(session, 'initialize gave a session');
-    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+    const headers = await openSession(base);
+    session = headers['mcp-session-id'];
   };
   return {
     base,

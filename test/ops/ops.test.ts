@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 // @ts-expect-error: the parser ships no types; parse() returns the metric families below.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { eventually, type Served, serveJson } from './harness.js';
+import { eventually, openSession, type Served, serveJson } from './harness.js';
 
 interface Family {
   name: string;
@@ -164,26 +164,7 @@ test('/metrics counts the calls made, per tool and outcome, parsed by a Promethe
 });
 
 test('/metrics counts the SSE streams open: a 2025 GET stream while it is open, and not once it closed', async () => {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const init = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'streams', version: '1' },
-      },
-    }),
-  });
-  await init.text();
-  const session = {
-    'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
-    'mcp-protocol-version': '2025-06-18',
-  };
+  const session = await openSession(base);
   const streams = async () => value((await scrape()).get('mcp_run_streams'), {});
   assert.equal(await streams(), 0);
   const abort = new AbortController();
