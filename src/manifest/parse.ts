@@ -6,7 +6,7 @@
  * misplaced line makes `yaml` report two or three errors, the later ones only its own confusion
  * about the same lines: those follow-ons are dropped (withoutFollowOns), the first one is kept.
  */
-import type { Document, LineCounter } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import { problems } from '../errors.js';
 import { fastParse, MAX_ALIAS_COUNT, ownString } from './fast-parse.js';
 import type { Finding } from './finding.js';
@@ -162,16 +162,16 @@ function duplicateKeys(doc: Document): number[] {
 export function badAliases(doc: Document): YamlError[] {
   const { isAlias, visit } = yamlLib();
   const found: YamlError[] = [];
-  const anchors = new Map<string, unknown>();
+  const anchors = new Map<string, Node>();
   visit(doc, {
     Node(_, node, ancestors) {
       if (isAlias(node)) {
-        const target = anchors.get(node.source);
         const name = node.source;
+        const target = anchors.get(name);
         if (target === undefined) {
           const reason = `unknown anchor ${JSON.stringify(name)}; define &${name} before using *${name}`;
           found.push({ path: [], reason, offset: node.range?.[0] });
-        } else if (ancestors.includes(target as never)) {
+        } else if (ancestors.includes(target)) {
           const reason = `*${name} is inside the node &${name} names, so the value would contain itself; a manifest is a tree`;
           found.push({ path: [], reason, offset: node.range?.[0] });
         }
