@@ -13,9 +13,9 @@
  * cli/run.ts asks for it), not at every start: once a flag changes, V8 refuses every code cache made
  * under the flags before, node's own modules' as well as the build's, and a 10-tool stdio start that
  * set it first spent about 2 ms more CPU before its first answer (node:v8 itself, then node:net and
- * the others after it compiled from source). Once an HTTP server listens, letYoungGenerationGrow lets it grow again within a cap: there, it is
- * requests in flight that survive. A user who sizes the young generation on node's command line (or
- * in NODE_OPTIONS) keeps that choice.
+ * the others after it compiled from source). Once an HTTP server listens, letYoungGenerationGrow
+ * lets it grow again within a cap: there, it is requests in flight that survive. A user who sizes
+ * the young generation on node's command line (or in NODE_OPTIONS) keeps that choice.
  *
  * The old generation is the other half of a large load's peak: collectOftenWhileLoading keeps its
  * growth tight for the load (LOADING_HEAP_GROWTH_PERCENT says why), and once the server's first
@@ -116,7 +116,6 @@ export function letYoungGenerationGrow(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions: string = process.env.NODE_OPTIONS ?? '',
 ): boolean {
-  stopCollectingOften();
   growing = true;
   if (sizedByUser(execArgv, nodeOptions)) return false;
   let factor = V8_GROWTH_FACTOR;
