@@ -12,33 +12,32 @@
 /** A manifest of about 300 tools like the benchmark's; its files together, for one with includes. */
 export const LARGE_LOAD_BYTES = 64 * 1024;
 
-let beforeLargeLoad: (() => void) | undefined;
-let afterLargeLoad: (() => void) | undefined;
-let largeLoadBegun = false;
+/** What runs before the first large load, and what undoes it then; until that load begins. */
+let waiting: { readonly before: () => void; readonly after: () => void } | undefined;
+/** What undoes the large load's settings, once it has begun, until the first load is over. */
+let undo: (() => void) | undefined;
 
 /**
  * `before` runs once, before the first load of more than LARGE_LOAD_BYTES; `after`, if `before` ran,
  * when startupLoadIsOver says so. Loads after that (reloads) run neither.
  */
 export function whenLoadIsLarge(before: () => void, after: () => void): void {
-  beforeLargeLoad = before;
-  afterLargeLoad = after;
-  largeLoadBegun = false;
+  waiting = { before, after };
+  undo = undefined;
 }
 
 /** A loader is about to parse `bytes` (with what it parsed before, for the files of one manifest). */
 export function loading(bytes: number): void {
-  if (bytes <= LARGE_LOAD_BYTES || beforeLargeLoad === undefined) return;
-  const action = beforeLargeLoad;
-  beforeLargeLoad = undefined;
-  largeLoadBegun = true;
-  action();
+  if (bytes <= LARGE_LOAD_BYTES || waiting === undefined) return;
+  const { before, after } = waiting;
+  waiting = undefined;
+  undo = after;
+  before();
 }
 
 /** The server's first load is compiled (cli/serve.ts): the settings for it are undone, and no later load makes them. */
 export function startupLoadIsOver(): void {
-  const after = largeLoadBegun ? afterLargeLoad : undefined;
-  beforeLargeLoad = afterLargeLoad = undefined;
-  largeLoadBegun = false;
+  const after = undo;
+  waiting = undo = undefined;
   after?.();
 }
