@@ -10,6 +10,14 @@ import { random as seeded } from '../openapi/big-spec.js';
 /** What the full parser makes of `text` (the reference the fast path must match). */
 const full = (text: string) => parse(text, { uniqueKeys: false }) ?? {};
 
+/** `text` takes the fast path (`why` says why it should) and gives the data yaml gives; that data. */
+function takenAsYaml(text: string, why: string): unknown {
+  const fast = fastParse(text);
+  assert.ok(fast, why);
+  assert.deepEqual(fast.data, full(text));
+  return fast.data;
+}
+
 describe('fast parse', () => {
   it('gives the data yaml gives, scalar by scalar (yaml 1.2 core rules, not js-yaml defaults)', () => {
     const text = [
@@ -45,9 +53,7 @@ describe('fast parse', () => {
       '  - - nested',
       'm: SELECT count(*) FROM t WHERE a = 1 -- why? because',
     ].join('\n');
-    const fast = fastParse(text);
-    assert.ok(fast, 'plain YAML takes the fast path');
-    assert.deepEqual(fast.data, full(text));
+    takenAsYaml(text, 'plain YAML takes the fast path');
   });
 
   it('gives the data yaml gives for every YAML file in the repository that it takes', () => {
@@ -81,10 +87,10 @@ describe('fast parse', () => {
       '  d: *c',
       'sql: SELECT * FROM t -- a * b, &amp; *not an alias*',
     ].join('\n');
-    const fast = fastParse(text);
-    assert.ok(fast, 'a few aliases take the fast path');
-    assert.deepEqual(fast.data, full(text));
-    const data = fast.data as { shared: object; tools: Record<string, { input: object }> };
+    const data = takenAsYaml(text, 'a few aliases take the fast path') as {
+      shared: object;
+      tools: Record<string, { input: object }>;
+    };
     assert.equal(data.tools.a!.input, data.shared);
     // 99 uses of one scalar: yaml's limit (count 100, itself included) still holds, so it is taken.
     const many = `a: &x 1\nb: [${Array(99).fill('*x').join(', ')}]`;
@@ -135,9 +141,7 @@ describe('fast parse', () => {
       'c: [plain text of some length, 😀 in a list of things, short]',
       'd: { key: a value long enough to be sliced out of the text }',
     ].join('\n');
-    const fast = fastParse(text);
-    assert.ok(fast, 'characters past Latin-1 take the fast path');
-    assert.deepEqual(fast.data, full(text));
+    takenAsYaml(text, 'characters past Latin-1 take the fast path');
   });
 
   it('sees what stands far down a long text, as it sees it at the top', () => {
@@ -188,9 +192,7 @@ describe('fast parse', () => {
       "    'it''s': x",
       '    empty:',
     ].join('\n');
-    const fast = fastParse(text);
-    assert.ok(fast, 'text in scalars does not send the manifest to the slow path');
-    assert.deepEqual(fast.data, full(text));
+    takenAsYaml(text, 'text in scalars does not send the manifest to the slow path');
   });
 
   it('still leaves to yaml what stands outside a scalar, however a scalar before it looks', () => {
