@@ -148,6 +148,11 @@ export const problems = {
     message: `${reason}`,
     hint: 'writes need readOnly: false on both the source and the tool; otherwise keep the statement a single read (SELECT, WITH, VALUES)',
   }),
+  SQL_QUERY_WITH_ROLE: (source: string, role: string, login: string, leastPrivilege: string): Problem => ({
+    code: 'SQL_QUERY_WITH_ROLE',
+    message: `source ${quote(source)} runs each call as role ${quote(role)} (role:) over the login ${quote(login)}, and SQL the model writes can step back to the login: a function that runs SQL from a string (query_to_xml, query_to_xml_and_xmlschema, ts_stat, ts_rewrite, an extension's) can call set_config('role', 'none', true), and what runs after it has every right of ${quote(login)}. role: does not bound sql-query, so this tool is not served there`,
+    hint: `serve sql-query from a source whose login is itself the reader, without \`role:\` (fixed sql tools may keep role:, their values are bound); or, to accept that the model reads whatever ${quote(login)} can, set allowSqlQueryWithRole: true on the source (the role check then inspects the login as well). A least-privilege login (replace app, public and the password):\n${leastPrivilege}`,
+  }),
   SQL_IDENTIFIER_NOT_ENUM: (name: string): Problem => ({
     code: 'SQL_IDENTIFIER_NOT_ENUM',
     message: `the identifier :${name} needs an enum of the allowed names under input.${name}`,

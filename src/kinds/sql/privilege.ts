@@ -8,6 +8,12 @@
  * (`LOAD_FILE`). The statement classifier refuses the known functions, but a list of names is never
  * complete (extensions add more), so a tool that runs model-written SQL (`sql-query`) is only
  * served on such a role when the source says `allowPrivilegedRole: true`.
+ *
+ * A PostgreSQL source with `role:` runs each call as that role, but SQL the model writes can step
+ * back to the login: a function that runs SQL from a string (`query_to_xml`, `ts_stat`, …) calls
+ * `set_config('role', 'none', true)` there, out of the statement check's sight. So `sql-query` is
+ * not served on such a source unless it says `allowSqlQueryWithRole: true`, and then the check
+ * judges the login's powers as well as the role's.
  */
 import type { SqlCapability } from '../contract/kinds.js';
 
@@ -17,6 +23,8 @@ const privileged = new WeakMap<SqlCapability, PrivilegedRole>();
 export interface PrivilegedRole {
   /** The role (PostgreSQL: the effective role) or account the source runs as. */
   readonly role: string;
+  /** PostgreSQL with `role:`: the login, whose powers count too (postgresSwitchReasons). */
+  readonly login?: string;
   /** Each power that escapes read-only, in words. */
   readonly reasons: readonly string[];
   /** The manifest opted in with `allowPrivilegedRole: true`. */
@@ -30,6 +38,27 @@ export function markPrivileged(sql: SqlCapability, role: PrivilegedRole): void {
 
 export function privilegeOf(sql: SqlCapability): PrivilegedRole | undefined {
   return privileged.get(sql);
+}
+
+/** A PostgreSQL source whose calls run as `role:`, over a login that is another role. */
+export interface RoleSwitch {
+  /** The role each call sets (`role:`). */
+  readonly role: string;
+  /** The login (session_user), which SQL run from a string can return to. */
+  readonly login: string;
+  /** The manifest opted in with `allowSqlQueryWithRole: true`. */
+  readonly allowed: boolean;
+}
+
+/** Why `role:` does not bound SQL the model writes, per capability (absent: no role: to leave). */
+const switched = new WeakMap<SqlCapability, RoleSwitch>();
+
+export function markRoleSwitch(sql: SqlCapability, role: RoleSwitch): void {
+  switched.set(sql, role);
+}
+
+export function roleSwitchOf(sql: SqlCapability): RoleSwitch | undefined {
+  return switched.get(sql);
 }
 
 /** Default roles whose members act outside the database or on other sessions. */
@@ -59,15 +88,20 @@ export const POSTGRES_GUARDED_FUNCTIONS = [
   'dblink_connect_u(text,text)',
 ];
 
-/** One row: the effective role's attributes, dangerous memberships and function grants. */
-export const POSTGRES_ROLE_QUERY = `SELECT r.rolname AS role, r.rolsuper AS superuser,
+/**
+ * One row: a role's attributes, dangerous memberships and function grants; of the effective role
+ * (`current_user`) or of the login (`session_user`), which ad-hoc SQL can return to under `role:`.
+ */
+export const postgresRoleQuery = (
+  of: 'current_user' | 'session_user',
+) => `SELECT r.rolname AS role, r.rolsuper AS superuser,
   r.rolcreaterole AS createrole, r.rolreplication AS replication,
   ARRAY(SELECT g.rolname::text FROM pg_roles g
         WHERE g.rolname = ANY($1::text[]) AND pg_has_role(r.oid, g.oid, 'MEMBER') ORDER BY 1) AS roles,
   ARRAY(SELECT f FROM unnest($2::text[]) f
         WHERE to_regprocedure(f) IS NOT NULL
           AND has_function_privilege(r.oid, to_regprocedure(f), 'EXECUTE') ORDER BY 1) AS functions
-FROM pg_roles r WHERE r.rolname = current_user`;
+FROM pg_roles r WHERE r.rolname = ${of}`;
 
 export interface PostgresRoleRow {
   readonly role: string;
@@ -91,6 +125,16 @@ export function postgresReasons(row: PostgresRoleRow): string[] {
   for (const role of row.roles) reasons.push(`member of ${role}: ${POSTGRES_DANGEROUS_ROLES[role]}`);
   for (const fn of row.functions) reasons.push(`EXECUTE on ${fn}`);
   return reasons;
+}
+
+/**
+ * What SQL the model writes can reach under `role:`: the role's powers, and the login's, which a
+ * string that a function runs can return to (`set_config('role', 'none', true)`).
+ */
+export function postgresSwitchReasons(role: PostgresRoleRow, login: PostgresRoleRow): string[] {
+  const own = postgresReasons(role);
+  const more = postgresReasons(login).filter((reason) => !own.includes(reason));
+  return [...own, ...more.map((reason) => `the login "${login.role}": ${reason}`)];
 }
 
 /** Global privileges (ON *.*) that reach past the database's tables or into other sessions. */
@@ -157,12 +201,19 @@ export function privilegedRoleRefusal(
   source: string,
   role: PrivilegedRole,
 ): { message: string; hint: string } {
+  // `role: mcp_reader` bounds fixed sql tools only: SQL the model writes can return to the login.
   const others =
-    role.dialect === 'postgres'
-      ? `, or keep the login and add \`role: mcp_reader\` to the source (SET ROLE; the login must be a member: GRANT mcp_reader TO <login>)`
-      : '';
+    role.dialect === 'mysql'
+      ? ''
+      : role.login === undefined
+        ? ` (\`role: mcp_reader\` on the source, with GRANT mcp_reader TO <login>, bounds fixed sql tools only: SQL the model writes can step back to the login, docs/security.md)`
+        : ', and drop role: (the login is what SQL the model writes can reach)';
+  const who =
+    role.login === undefined
+      ? `${role.dialect === 'postgres' ? 'role' : 'account'} "${role.role}"`
+      : `role "${role.role}" over the login "${role.login}" (allowSqlQueryWithRole: SQL the model writes can step back to the login)`;
   return {
-    message: `source "${source}" runs as ${role.dialect === 'postgres' ? 'role' : 'account'} "${role.role}", which can escape read-only: ${role.reasons.join('; ')}. This tool runs SQL the model writes, so it is not served there`,
+    message: `source "${source}" runs as ${who}, which can escape read-only: ${role.reasons.join('; ')}. This tool runs SQL the model writes, so it is not served there`,
     hint: `connect as a role that can only read${others}; or, to accept the risk, set allowPrivilegedRole: true on the source. A least-privilege role (replace app, public and the password):\n${LEAST_PRIVILEGE_SQL[role.dialect]}`,
   };
 }

@@ -3,7 +3,8 @@
  * database sees it, the statement is checked to be a single read (shared/sql-classify.ts); it then
  * runs in a read-only transaction with the row cap and the time limit, whatever the source allows.
  * It is not served on a source whose role can escape read-only (privilege.ts) unless the source
- * says `allowPrivilegedRole: true`.
+ * says `allowPrivilegedRole: true`, nor on a PostgreSQL source with `role:`, which SQL the model
+ * writes can leave for the login's rights, unless the source says `allowSqlQueryWithRole: true`.
  *
  * @example
  * ```yaml
@@ -16,7 +17,7 @@ import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import { classifySql } from './classify.js';
 import { refuseInput } from './list-tables-tool.js';
-import { privilegedRoleRefusal, privilegeOf } from './privilege.js';
+import { LEAST_PRIVILEGE_SQL, privilegedRoleRefusal, privilegeOf, roleSwitchOf } from './privilege.js';
 import { sqlQueryToolInfo } from './query-tool.info.js';
 import { readStatements } from './result.js';
 import { rowsToolResult } from './rows.js';
@@ -33,6 +34,15 @@ export const sqlQueryTool: ToolKind<SqlQueryToolConfig> = {
   compile(config, ctx) {
     const capability = ctx.source(config.source, 'sql', ['source']);
     if (!refuseInput(config, ctx) || !capability) return undefined;
+    const switched = roleSwitchOf(capability);
+    if (switched && !switched.allowed) {
+      const { role, login } = switched;
+      ctx.error(
+        ['source'],
+        problems.SQL_QUERY_WITH_ROLE(config.source, role, login, LEAST_PRIVILEGE_SQL.postgres),
+      );
+      return undefined;
+    }
     const privileged = privilegeOf(capability);
     if (privileged && !privileged.allowed) {
       const { message, hint } = privilegedRoleRefusal(config.source, privileged);

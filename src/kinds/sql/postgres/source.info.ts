@@ -24,7 +24,13 @@ export const postgresSourceInfo: KindInfo = {
       type: 'string',
       minLength: 1,
       description:
-        'Every call runs as this role (`SET LOCAL ROLE` in its transaction), e.g. a read-only role the login is a member of; the privilege check inspects it rather than the login.',
+        'Every call runs as this role (`SET LOCAL ROLE` in its transaction), e.g. a read-only role the login is a member of; the privilege check inspects it rather than the login. It bounds fixed `sql` tools only: SQL the model writes can step back to the login, so `sql-query` is refused here unless `allowSqlQueryWithRole: true`.',
+    },
+    allowSqlQueryWithRole: {
+      type: 'boolean',
+      default: false,
+      description:
+        "Serve `sql-query` on this source although `role:` does not bound it: a function that runs SQL from a string (`query_to_xml`, `ts_stat`, …) can call `set_config('role', 'none', true)`, and what runs after it has the login's rights. The privilege check then inspects the login as well as the role. Off by default: use a login that is itself the reader instead.",
     },
   }),
 };

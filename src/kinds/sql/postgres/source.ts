@@ -28,12 +28,14 @@
  *     kind: postgres
  *     url: ${env:CRM_DATABASE_URL}
  *     schemas: [public, sales]   # what sql-schema shows (default: the search path)
- *     role: mcp_reader           # optional: every call runs as this role (SET LOCAL ROLE)
+ *     role: mcp_reader           # optional: every call runs as this role (SET LOCAL ROLE); not for sql-query
  * ```
  *
  * When it opens, the source inspects the effective role (privilege.ts): a role that can escape
  * read-only (superuser, pg_read_server_files, …) gets no `sql-query` tool unless the source says
- * `allowPrivilegedRole: true`. No advisory lock or setting outlives its call: a read-only call ends
+ * `allowPrivilegedRole: true`; a source with `role:` gets none unless it says
+ * `allowSqlQueryWithRole: true` (SQL run from a string can step back to the login, whose powers the
+ * check then judges too). No advisory lock or setting outlives its call: a read-only call ends
  * in ROLLBACK, which undoes every SET and set_config of its transaction (session-level ones too),
  * after `pg_advisory_unlock_all()` (left out when the role can take no session-level lock: it can
  * execute no advisory lock function, no SECURITY DEFINER function and no extension's C function,
@@ -48,12 +50,14 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defa
 import { catalogQuery, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import {
   markPrivileged,
+  markRoleSwitch,
   POSTGRES_DANGEROUS_ROLES,
   POSTGRES_GUARDED_FUNCTIONS,
   POSTGRES_LOCKLESS_QUERY,
-  POSTGRES_ROLE_QUERY,
   type PostgresRoleRow,
   postgresReasons,
+  postgresRoleQuery,
+  postgresSwitchReasons,
 } from '../privilege.js';
 import { CANCELLED_MESSAGE, RowBudget, redactor, rowObjects, uniqueColumns, valueBytes } from '../result.js';
 import { QueryWatch, urlSecrets } from '../watch.js';
@@ -78,6 +82,7 @@ export interface PostgresConfig {
   readonly schemas?: readonly string[];
   readonly role?: string;
   readonly allowPrivilegedRole?: boolean;
+  readonly allowSqlQueryWithRole?: boolean;
 }
 
 /** How long past statement_timeout the client waits before it cancels the query itself. */
@@ -244,6 +249,8 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     const asRole = config.role ? `SET LOCAL ROLE ${driver.escapeIdentifier(config.role)}` : undefined;
     let schemas: readonly string[];
     let roleRow: PostgresRoleRow | undefined;
+    /** With `role:`, the login: SQL run from a string can return to it (privilege.ts). */
+    let loginRow: PostgresRoleRow | undefined;
     let lockless = false;
     try {
       const client = await connect();
@@ -262,12 +269,15 @@ export const postgresSource: SourceKind<PostgresConfig> = {
             `no schema ${missing.rows.map((r) => JSON.stringify(r.name)).join(', ')} in the database`,
           );
         }
-        roleRow = (
-          await client.query<PostgresRoleRow>(POSTGRES_ROLE_QUERY, [
-            Object.keys(POSTGRES_DANGEROUS_ROLES),
-            POSTGRES_GUARDED_FUNCTIONS,
-          ])
-        ).rows[0];
+        const inspect = async (of: 'current_user' | 'session_user') =>
+          (
+            await client.query<PostgresRoleRow>(postgresRoleQuery(of), [
+              Object.keys(POSTGRES_DANGEROUS_ROLES),
+              POSTGRES_GUARDED_FUNCTIONS,
+            ])
+          ).rows[0];
+        roleRow = await inspect('current_user');
+        if (config.role) loginRow = await inspect('session_user');
         // With `role:` the check would judge the read role, while a statement can reach the login's
         // own rights (set_config('role', 'none', true) inside query_to_xml's text): the unlock stays.
         lockless =
@@ -377,9 +387,24 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       maxBytes,
     });
     if (roleRow) {
-      const reasons = postgresReasons(roleRow);
+      // Under role:, ad-hoc SQL reaches the login too; only with the opt-in is it served at all.
+      const login = loginRow && loginRow.role !== roleRow.role ? loginRow : undefined;
+      const withRole = login !== undefined && config.allowSqlQueryWithRole === true;
+      if (login) markRoleSwitch(sql, { role: roleRow.role, login: login.role, allowed: withRole });
+      const reasons = withRole ? postgresSwitchReasons(roleRow, login) : postgresReasons(roleRow);
       const allowed = config.allowPrivilegedRole === true;
-      markPrivileged(sql, { role: roleRow.role, reasons, allowed, dialect: 'postgres' });
+      markPrivileged(sql, {
+        role: roleRow.role,
+        ...(withRole && { login: login.role }),
+        reasons,
+        allowed,
+        dialect: 'postgres',
+      });
+      if (withRole) {
+        ctx.log.warn(
+          `source ${ctx.name}: sql-query can step back from role "${roleRow.role}" to the login "${login.role}" and read what it can; served because allowSqlQueryWithRole is true`,
+        );
+      }
       if (reasons.length > 0 && allowed) {
         ctx.log.warn(
           `source ${ctx.name}: role "${roleRow.role}" can escape read-only (${reasons.join('; ')}); served because allowPrivilegedRole is true`,

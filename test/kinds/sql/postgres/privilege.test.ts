@@ -1,7 +1,8 @@
 /**
  * Issue 13 on a real PostgreSQL (MCP_RUN_TEST_POSTGRES_URL, a superuser login): `sql-query` is not
- * served on a role that can escape read-only unless the source opts in; `role:` serves through a
- * restricted role; the classifier refuses the side-effect functions even on an opted-in superuser,
+ * served on a role that can escape read-only unless the source opts in; `role:` with
+ * `allowSqlQueryWithRole` serves through a restricted role (role-query.test.ts: why it needs that);
+ * the classifier refuses the side-effect functions even on an opted-in superuser,
  * and nothing happens on the server; a connection is reset before the pool hands it on. Every role,
  * schema and database here has a unique name and is dropped afterwards.
  */
@@ -143,8 +144,14 @@ describe('the role check', () => {
   test('role: serves a superuser login through a restricted role, and checks that role', {
     skip,
   }, async () => {
+    // sql-query under role: needs its own opt-in, and the superuser login counts: both opt-ins.
     const reader = await role('through', 'NOLOGIN');
-    const sql = await open({ role: reader, schemas: [schema] });
+    const sql = await open({
+      role: reader,
+      schemas: [schema],
+      allowSqlQueryWithRole: true,
+      allowPrivilegedRole: true,
+    });
     const { tool, errors } = compileQuery(sql);
     assert.ok(tool, JSON.stringify(errors));
     const who = await tool.run({ sql: 'SELECT current_user AS who, session_user AS login' }, callContext());
@@ -153,7 +160,7 @@ describe('the role check', () => {
     ]);
     // The effective role is checked, not the login: a role: with a dangerous membership is refused.
     const reads = await role('through_files', 'NOLOGIN', 'GRANT pg_read_server_files TO {R}');
-    const refused = compileQuery(await open({ role: reads, schemas: [schema] }));
+    const refused = compileQuery(await open({ role: reads, schemas: [schema], allowSqlQueryWithRole: true }));
     assert.equal(refused.tool, undefined);
     assert.match(refused.errors[0]!.problem.message, new RegExp(`role "${reads}".*pg_read_server_files`));
   });
