@@ -145,12 +145,14 @@ describe('mcp-run diff URL: redirects', () => {
         `${redirecting.origin}/mcp`,
         '--header',
         'Authorization: Bearer s3cret',
+        '--header',
+        'X-Api-Key: k3y',
       ]);
+      assert.equal(other.seen.length, 0, JSON.stringify(other.seen));
+      assert.equal(redirecting.seen.length, 1);
       assert.equal(run.code, 3, run.stdout);
       assert.match(run.stderr, new RegExp(`answered 307, a redirect to ${other.origin}/mcp: another origin`));
       assert.match(run.stderr, /give its URL instead/);
-      assert.equal(redirecting.seen.length, 1);
-      assert.equal(other.seen.length, 0, JSON.stringify(other.seen));
     } finally {
       await Promise.all([other.close(), redirecting.close()]);
     }
@@ -231,5 +233,27 @@ describe('list, call and read: text from outside mcp-run is escaped for a person
     assert.equal(human.stdout, 'notes\\x1b]0;title\\x07\n');
     const raw = await runCliAsync(['read', 'test://notes', '--manifest', manifest, '--raw']);
     assert.equal(JSON.parse(raw.stdout).contents[0].text, 'notes\x1b]0;title\x07');
+  });
+});
+
+describe('import openapi: what the document says is escaped in the summary', () => {
+  const doc = {
+    openapi: '3.0.3',
+    info: { title: 'Shop', version: '1' },
+    servers: [{ url: 'https://api.example.com' }],
+    paths: {
+      '/ok': { get: { operationId: 'ok', responses: { 200: { description: 'ok' } } } },
+      [`/evil${CLEAR}`]: { trace: { responses: { 200: { description: 'no' } } } },
+    },
+  };
+  const files = tempFiles({ 'openapi.json': JSON.stringify(doc) });
+  after(() => files.cleanup());
+
+  test('a warning quoting a path shows its escapes; the manifest on stdout is the import', async () => {
+    const run = await runCliAsync(['import', 'openapi', join(files.dir, 'openapi.json')]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, RAW_CONTROL);
+    assert.match(run.stderr, /warning: not imported: TRACE \/evil\\x1b\[2J/);
+    assert.match(run.stdout, /^tools:/m);
   });
 });
