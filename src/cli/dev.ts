@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Playground } from '../dev/playground.js';
 import type { LogThreshold } from '../log.js';
+import { Guards, interfaceAddresses } from '../transports/http/guards.js';
 import { type ServeOptions, serveCommand } from './serve.js';
 import { SERVE_DEFAULTS } from './serve-defaults.js';
 
@@ -22,9 +23,19 @@ export interface DevOptions {
 }
 
 export async function devCommand(file: string, options: DevOptions): Promise<void> {
+  // The page and its event stream check Host on every bind: on a wildcard one, this machine's
+  // addresses and the --allowed-host names (the MCP endpoint keeps the plain command's rule; its
+  // POSTs carry an Origin, which is checked on every bind).
+  const pageGuards = new Guards({
+    bindHost: options.host,
+    allowedHosts: options.allowedHost ?? [],
+    allowedOrigins: [],
+    wildcardNames: interfaceAddresses(),
+  });
   const playground = new Playground({
     manifest: resolve(file),
     mcpPath: SERVE_DEFAULTS.path,
+    hostFault: (req) => pageGuards.hostFault(req),
   });
   const serve: ServeOptions = {
     ...SERVE_DEFAULTS,

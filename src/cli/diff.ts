@@ -20,6 +20,7 @@ import { loadCatalog } from '../catalog/load.js';
 import { formatDiagnostic, ManifestError, problems } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
+import { escapeControls } from './print.js';
 import { RemoteError, remoteContract } from './remote-contract.js';
 
 export interface DiffOptions {
@@ -49,7 +50,8 @@ export async function diffCommand(before: string, after: string, options: DiffOp
     refuseBreaking = b.refuseBreaking;
   } catch (err) {
     if (!(err instanceof ManifestError || err instanceof RemoteError)) throw err;
-    process.stderr.write(`${log.redact(err.message)}\n`);
+    // A server's error text is the server's: shown escaped, as its names are.
+    process.stderr.write(`${escapeControls(log.redact(err.message))}\n`);
     process.exitCode = 3;
     return;
   }
@@ -60,13 +62,14 @@ export async function diffCommand(before: string, after: string, options: DiffOp
       `${JSON.stringify({ summary: summarizeContract(changes), counts, changes }, null, 2)}\n`,
     );
   } else {
-    process.stdout.write(formatChanges(changes));
+    // Names, URIs and media types come from the sides compared: a URL side is any server.
+    process.stdout.write(escapeControls(formatChanges(changes)));
   }
   const breaking = changes.some((c) => c.class === 'breaking');
   // The new manifest's own policy: what a server serving the old one would refuse, diff fails on.
   if (breaking && refuseBreaking) {
     const problem = problems.RELOAD_BREAKING_CHANGE(summarizeContract(changes));
-    process.stderr.write(`${formatDiagnostic({ ...problem, file: after })}\n`);
+    process.stderr.write(`${escapeControls(formatDiagnostic({ ...problem, file: after }))}\n`);
   }
   const failing =
     options.failOn === 'any'

@@ -33,6 +33,7 @@ import {
 } from '../openapi/merge.js';
 import { applyOverlay } from '../openapi/overlay.js';
 import { formatChanges } from './diff.js';
+import { escapeControls } from './print.js';
 
 const SCHEMA = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
 
@@ -83,7 +84,8 @@ export async function importOpenApiCommand(spec: string, given: ImportCommandOpt
     else run(spec, options);
   } catch (err) {
     if (!(err instanceof ImportError)) throw err;
-    process.stderr.write(`${formatDiagnostic({ ...err.problem, file: err.file ?? spec })}\n`);
+    // The problem may quote the document: its text is a third party's, shown escaped.
+    process.stderr.write(`${escapeControls(formatDiagnostic({ ...err.problem, file: err.file ?? spec }))}\n`);
     process.exitCode = err.exitCode;
   }
 }
@@ -120,14 +122,16 @@ function run(spec: string, options: ImportCommandOptions): void {
   const loaded = loadSpec(spec, (doc) => {
     for (const overlay of overlays) overlayWarnings.push(...applyOverlay(doc, overlay).warnings);
   });
-  for (const warning of overlayWarnings) process.stderr.write(`mcp-run: warning: ${warning}\n`);
+  for (const warning of overlayWarnings) warn(warning);
   const gen = generate(loaded, chosen as ImportOptions);
-  for (const warning of gen.warnings) process.stderr.write(`mcp-run: warning: ${warning}\n`);
+  for (const warning of gen.warnings) warn(warning);
   if (gen.tools.length === 0) throw new ImportError(problems.IMPORT_NOTHING(gen.skipped.length), 1);
   if (gen.nameDerived) {
     const prefix = /(\$\{env:)([A-Z0-9_]+)_BASE_URL/.exec(String(gen.source.config.baseUrl))?.[2];
     process.stderr.write(
-      `mcp-run: named the API "${gen.apiName}" (server ${gen.server.name}, source ${gen.sourceName}${prefix ? `, variables ${prefix}_*` : ''}); --name NAME picks another\n`,
+      escapeControls(
+        `mcp-run: named the API "${gen.apiName}" (server ${gen.server.name}, source ${gen.sourceName}${prefix ? `, variables ${prefix}_*` : ''}); --name NAME picks another\n`,
+      ),
     );
   }
 
@@ -218,13 +222,13 @@ function mergeFile(output: string, shown: string, previous: Sidecar | undefined,
   const report = mergeInto(doc, previous, gen);
   // Nothing changed: leave the file as it is, byte for byte.
   if (report.changed) writeFileSync(output, toText(doc));
-  for (const warning of report.warnings) process.stderr.write(`mcp-run: warning: ${warning}\n`);
+  for (const warning of report.warnings) warn(warning);
   const parts = [
     `${report.added.length} added${names(report.added)}`,
     `${report.updated.length} updated${names(report.updated)}`,
     `${report.removed.length} removed${names(report.removed)}`,
   ];
-  process.stdout.write(`Merged into ${shown}: tools ${parts.join(', ')}.\n`);
+  process.stdout.write(escapeControls(`Merged into ${shown}: tools ${parts.join(', ')}.\n`));
 }
 
 /**
@@ -238,10 +242,14 @@ async function update(spec: string, options: ImportCommandOptions, file: string)
   if (process.exitCode) return;
   const after = await contractOrReason(file);
   if (typeof before === 'string' || typeof after === 'string') {
-    process.stdout.write(`No contract diff: ${typeof before === 'string' ? before : after}\n`);
+    process.stdout.write(
+      escapeControls(`No contract diff: ${typeof before === 'string' ? before : after}\n`),
+    );
     return;
   }
-  process.stdout.write(`\nWhat changed for clients:\n${formatChanges(compareContracts(before, after))}`);
+  process.stdout.write(
+    `\nWhat changed for clients:\n${escapeControls(formatChanges(compareContracts(before, after)))}`,
+  );
 }
 
 /**
@@ -300,3 +308,8 @@ const pick = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V
   value === undefined ? {} : ({ [key]: value } as { [P in K]: V });
 
 const names = (list: readonly string[]): string => (list.length > 0 ? ` (${list.join(', ')})` : '');
+
+/** A warning may quote the document (a name, a path, an overlay's target): shown escaped. */
+function warn(warning: string): void {
+  process.stderr.write(`mcp-run: warning: ${escapeControls(warning)}\n`);
+}

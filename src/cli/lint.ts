@@ -12,6 +12,7 @@ import { type LintScope, lintCatalog } from '../lint/lint.js';
 import { formatReport } from '../lint/report.js';
 import { StderrLogger } from '../log.js';
 import { loadManifest } from '../manifest/load.js';
+import { escapeControls } from './print.js';
 import { toolsetFault } from './toolset-arg.js';
 
 /**
@@ -44,7 +45,10 @@ export async function lintCommand(
             toolsetScope(catalog, options.toolset),
           );
     await catalog.dispose();
-    const text = options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, file);
+    // A finding may quote a description an importer copied from a third party's document.
+    const text = options.json
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : escapeControls(formatReport(report, file));
     process.stdout.write(log.redact(text));
     if (report.errors > 0) process.exitCode = 1;
   } catch (err) {

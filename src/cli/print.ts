@@ -1,6 +1,32 @@
-/** Human-readable renderings of protocol results for the CLI. */
+/**
+ * Human-readable renderings of protocol results for the CLI, and the one rule for text from
+ * outside mcp-run shown to a person (`escapeControls`). `--json` and `--raw` print JSON untouched.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: protocol results are free-form JSON, read field by field for printing
 type Json = Record<string, any>;
+
+/**
+ * Control characters a terminal acts on (ESC sequences that move the cursor, clear the screen,
+ * retitle the window or plant an OSC 8 link; BEL; a CR that overwrites the line; C1 controls such as
+ * U+009B, a one-character CSI) and the bidi overrides and isolates that reorder what is read. Tab,
+ * newline and a CR before a newline stay: they only lay text out.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROLS = /\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text a server, a tool's upstream or an imported document wrote, as the CLI shows it to a person:
+ * each control character and bidi override printed escaped (`\x1b`, `\u202e`), so it is seen, not
+ * obeyed. Every human output of a command that prints such text goes through here.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x80
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
 
 export interface Lists {
   readonly tools: Json[];

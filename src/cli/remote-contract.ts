@@ -4,6 +4,10 @@
  * resources/templates/list and prompts/list the server's capabilities offer, then the session is
  * ended (DELETE). Answers may come as JSON or as an SSE stream. Each answer is bounded in bytes and
  * each request in time: the server is whatever the URL points at.
+ *
+ * Redirects are followed by hand, and only within the origin of the URL given (a 307 or 308, which
+ * keep the POST and its body): a redirect to another origin would carry the request, the session
+ * and the --header credentials to a server the user did not name, so it is refused.
  */
 import type { Contract } from '../catalog/diff.js';
 import { isObject } from '../util/is-object.js';
@@ -13,6 +17,8 @@ const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 const TIMEOUT_MS = 30_000;
 /** A server that keeps answering with a next page is stopped at this many pages of one list. */
 const MAX_PAGES = 1000;
+/** Same-origin redirects followed for one request at most. */
+const MAX_REDIRECTS = 5;
 
 type Json = Record<string, unknown>;
 
@@ -93,11 +99,7 @@ class Session {
 
   async close(): Promise<void> {
     if (this.id === undefined) return;
-    await fetch(this.url, {
-      method: 'DELETE',
-      headers: this.headersFor(),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    })
+    await this.send('DELETE', this.headersFor())
       .then((r) => r.body?.cancel())
       .catch(() => undefined);
   }
@@ -110,22 +112,58 @@ class Session {
     };
   }
 
-  private async post(body: Json): Promise<Response> {
-    try {
-      return await fetch(this.url, {
-        method: 'POST',
-        headers: {
-          ...this.headersFor(),
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-    } catch (err) {
-      const cause = (err as { cause?: { message?: string } }).cause?.message;
-      throw new RemoteError(`cannot reach ${this.url}: ${cause ?? (err as Error).message}`);
+  private post(body: Json): Promise<Response> {
+    const headers = {
+      ...this.headersFor(),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    return this.send('POST', headers, JSON.stringify(body));
+  }
+
+  /** One request, following same-origin 307/308 redirects only (see the file comment). */
+  private async send(method: string, headers: Record<string, string>, body?: string): Promise<Response> {
+    const origin = new URL(this.url).origin;
+    let url = this.url;
+    for (let hops = 0; ; hops++) {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method,
+          headers,
+          ...(body !== undefined && { body }),
+          redirect: 'manual',
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
+      } catch (err) {
+        const cause = (err as { cause?: { message?: string } }).cause?.message;
+        throw new RemoteError(`cannot reach ${url}: ${cause ?? (err as Error).message}`);
+      }
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status > 399 || location === null) return response;
+      await response.body?.cancel().catch(() => undefined);
+      const target = redirectTarget(location, url);
+      const where = `${url} answered ${response.status}, a redirect to ${target?.href ?? JSON.stringify(location)}`;
+      if (target?.origin !== origin)
+        throw new RemoteError(
+          `${where}: another origin than ${origin}. mcp-run does not follow it, so the request and its headers (--header credentials included) reach only the server you named; if that server is the one you mean, give its URL instead`,
+        );
+      if (response.status !== 307 && response.status !== 308)
+        throw new RemoteError(
+          `${where}: a ${response.status} would turn the request into a GET; give that URL instead`,
+        );
+      if (hops === MAX_REDIRECTS)
+        throw new RemoteError(`${where}: more than ${MAX_REDIRECTS} redirects; give the final URL instead`);
+      url = target.href;
     }
+  }
+}
+
+function redirectTarget(location: string, base: string): URL | undefined {
+  try {
+    return new URL(location, base);
+  } catch {
+    return undefined;
   }
 }
 

@@ -6,11 +6,15 @@
  *
  * `call --task` runs the tool as a 2025-11-25 task: it prints the task id, follows the status
  * notifications, then waits in `tasks/result` for the end and prints the result as a direct call.
+ *
+ * What a tool returns, a resource holds or a log line says comes from outside mcp-run (an upstream
+ * API, a command, a file, an imported description): everything shown to a person goes through
+ * `escapeControls`; `--raw` and `--json` print the JSON as it is.
  */
 import type { JsonSchema } from '../catalog/types.js';
 import { suggest } from '../util/suggest.js';
 import { type LocalClient, type LocalClientOptions, openLocalClient, RequestFailed } from './local-client.js';
-import { formatContent, formatLists, formatToolResult, type Lists } from './print.js';
+import { escapeControls, formatContent, formatLists, formatToolResult, type Lists } from './print.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: protocol results are free-form JSON, read field by field for printing
 type Json = Record<string, any>;
@@ -91,7 +95,7 @@ async function runAsTask(client: LocalClient, tool: string, args: Json, taskable
     );
   const created = await client.request('tools/call', { name: tool, arguments: args, task: {} });
   const taskId = (created.task as Json).taskId as string;
-  process.stderr.write(`task ${taskId} started\n`);
+  process.stderr.write(`task ${escapeControls(taskId)} started\n`);
   return client.request('tasks/result', { taskId });
 }
 
@@ -101,11 +105,11 @@ function confirmFromCli(method: string, params: Json): Json | undefined {
   const fields = Object.keys((params.requestedSchema?.properties ?? {}) as Json);
   if (fields.length > 0) {
     process.stderr.write(
-      `mcp-run: declined a question with fields (${fields.join(', ')}): --yes answers confirmations only\n`,
+      `mcp-run: declined a question with fields (${escapeControls(fields.join(', '))}): --yes answers confirmations only\n`,
     );
     return { action: 'decline' };
   }
-  process.stderr.write(`confirmed (--yes): ${params.message}\n`);
+  process.stderr.write(`confirmed (--yes): ${escapeControls(String(params.message))}\n`);
   return { action: 'accept', content: {} };
 }
 
@@ -160,7 +164,9 @@ export async function listCommand(
         resourceTemplates: await listAll(client, 'resources/templates/list', 'resourceTemplates'),
         prompts: await listAll(client, 'prompts/list', 'prompts'),
       };
-      process.stdout.write(options.json ? `${JSON.stringify(lists, null, 2)}\n` : formatLists(lists));
+      process.stdout.write(
+        options.json ? `${JSON.stringify(lists, null, 2)}\n` : escapeControls(formatLists(lists)),
+      );
     },
     showNotification,
     viewOf(options),
@@ -178,7 +184,7 @@ async function withClient(
     await run(client);
   } catch (err) {
     if (!(err instanceof RequestFailed || err instanceof UsageError)) throw err;
-    process.stderr.write(`mcp-run: ${client.log.redact(err.message)}\n`);
+    process.stderr.write(`mcp-run: ${escapeControls(client.log.redact(err.message))}\n`);
     process.exitCode = err instanceof UsageError ? 2 : 1;
   } finally {
     await client.close();
@@ -198,16 +204,15 @@ async function listAll(client: LocalClient, method: string, key: string): Promis
 
 function showNotification(message: Json): void {
   const params = (message.params ?? {}) as Json;
+  const show = (line: string) => process.stderr.write(`${escapeControls(line)}\n`);
   if (message.method === 'notifications/progress') {
     const total = params.total === undefined ? '' : `/${params.total}`;
-    process.stderr.write(
-      `progress ${params.progress}${total}${params.message ? ` ${params.message}` : ''}\n`,
-    );
+    show(`progress ${params.progress}${total}${params.message ? ` ${params.message}` : ''}`);
   } else if (message.method === 'notifications/tasks/status') {
     const note = params.statusMessage ? ` ${params.statusMessage}` : '';
-    process.stderr.write(`task ${params.taskId}: ${params.status}${note}\n`);
+    show(`task ${params.taskId}: ${params.status}${note}`);
   } else if (message.method === 'notifications/message') {
-    process.stderr.write(`[${params.level}] ${logData(message)}\n`);
+    show(`[${params.level}] ${logData(message)}`);
   }
 }
 
@@ -217,7 +222,9 @@ function logData(message: Json): string {
 }
 
 function print(result: Json, options: RawOption, readable: () => string): void {
-  process.stdout.write(options.raw ? `${JSON.stringify(result, null, 2)}\n` : `${readable()}\n`);
+  process.stdout.write(
+    options.raw ? `${JSON.stringify(result, null, 2)}\n` : `${escapeControls(readable())}\n`,
+  );
 }
 
 class UsageError extends Error {}

@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { findTestFiles, loadTestFile, type TestFile, TestFileError } from '../testing/cases.js';
 import { format, type Reporter, summary, totals } from '../testing/report.js';
 import { type FileResult, runTestFile } from '../testing/runner.js';
+import { escapeControls } from './print.js';
 
 export interface TestOptions {
   readonly reporter: Reporter;
@@ -45,10 +46,13 @@ export async function testCommand(paths: string[], options: TestOptions): Promis
     );
   }
   const report = format(options.reporter, results);
+  // The spec report is for a person and quotes what tools returned (an upstream's text): escaped.
+  // TAP and JUnit are for machines and stay as they are.
+  const forPerson = () => escapeControls(options.reporter === 'spec' ? report : format('spec', results));
   if (options.output) {
     await writeFile(options.output, report);
-    process.stdout.write(format('spec', results));
-  } else process.stdout.write(report);
+    process.stdout.write(forPerson());
+  } else process.stdout.write(options.reporter === 'spec' ? forPerson() : report);
   if (options.reporter !== 'spec' && !options.output) process.stderr.write(`${summary(totals(results))}\n`);
   process.exitCode = totals(results).failed > 0 ? 1 : 0;
 }

@@ -5,6 +5,7 @@ import { StderrLogger } from '../log.js';
 import { loadManifest } from '../manifest/load.js';
 import type { ManifestData } from '../manifest/types.js';
 import { describeCounts, plural } from './counts.js';
+import { escapeControls } from './print.js';
 
 export interface ValidateOptions {
   readonly json?: boolean;
@@ -51,7 +52,9 @@ export async function validateCommand(file: string, options: ValidateOptions): P
     process.stdout.write(`${log.redact(JSON.stringify(report, null, 2))}\n`);
   } else {
     const all = sortByPosition([...errors, ...warnings]);
-    if (all.length > 0) process.stderr.write(`${log.redact(all.map(formatDiagnostic).join('\n\n'))}\n\n`);
+    // A message may quote a value an importer copied from a third party's document: shown escaped.
+    const shown = escapeControls(log.redact(all.map(formatDiagnostic).join('\n\n')));
+    if (all.length > 0) process.stderr.write(`${shown}\n\n`);
     const counted = [plural(errors.length, 'error'), plural(warnings.length, 'warning')];
     const found = counted.filter((c) => !c.startsWith('0 ')).join(' and ');
     if (errors.length > 0) process.stderr.write(`${found} in ${file}\n`);

@@ -6,7 +6,10 @@
  * frame while the last good catalog keeps serving).
  *
  * The HTTP transport asks `route` after its Host and Origin guards (HttpOptions.pageRoute), so the
- * page and the stream are out of reach of other sites exactly as the MCP endpoint is.
+ * page and the stream are out of reach of other sites exactly as the MCP endpoint is. Those guards
+ * let every Host through on a wildcard bind (0.0.0.0 or ::) named by no `--allowed-host`, and a
+ * same-origin GET carries no Origin: a DNS-rebound page could read the stream. So the page checks
+ * Host itself too (`hostFault`), on every bind.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -53,6 +56,8 @@ export interface PlaygroundOptions {
   readonly mcpPath: string;
   /** Where the built page lives (default: dist/dev/page/ beside this build). */
   readonly pageDir?: string;
+  /** Why a request's `Host` is not one of this server's names, checked on every bind; else undefined. */
+  readonly hostFault: (req: IncomingMessage) => string | undefined;
 }
 
 export class Playground {
@@ -74,6 +79,11 @@ export class Playground {
     const path = query === -1 ? url : url.slice(0, query);
     const served = FILES[path];
     if (served === undefined && path !== EVENTS_PATH) return false;
+    const foreign = this.options.hostFault(req);
+    if (foreign !== undefined) {
+      res.writeHead(403, { 'Content-Type': 'text/plain' }).end(`Forbidden: ${foreign}\n`);
+      return true;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('Method Not Allowed\n');
       return true;

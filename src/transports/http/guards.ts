@@ -7,6 +7,7 @@
  * loopback server that accepts only loopback names in both is out of reach (digest §6.2, §6.3).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { networkInterfaces } from 'node:os';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -17,11 +18,22 @@ export interface GuardOptions {
   readonly allowedHosts: readonly string[];
   /** Extra accepted browser origins, exact (`https://app.example.com`). */
   readonly allowedOrigins: readonly string[];
+  /**
+   * The names a wildcard bind answers to (`interfaceAddresses()`), for what checks `Host` on every
+   * bind: `mcp-run dev`'s pages. Absent, a wildcard bind checks Host only when `allowedHosts` are
+   * given, since a container is reached by service names the server cannot know.
+   */
+  readonly wildcardNames?: readonly string[];
 }
 
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '');
   return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+/** This machine's interface addresses: what a client on the network puts in `Host` for a wildcard bind. */
+export function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
 }
 
 /** Brackets an IPv6 literal the way it appears in a Host header or URL. */
@@ -37,9 +49,11 @@ export class Guards {
   constructor(options: GuardOptions) {
     const bindIsWildcard = ['0.0.0.0', '::', '[::]'].includes(options.bindHost);
     // On a wildcard bind the public names are unknown: Host is checked only when names were given.
-    this.checkHosts = !bindIsWildcard || options.allowedHosts.length > 0;
+    this.checkHosts =
+      !bindIsWildcard || options.allowedHosts.length > 0 || options.wildcardNames !== undefined;
     for (const name of LOOPBACK_NAMES) this.hostNames.add(name);
-    if (!bindIsWildcard) this.hostNames.add(urlHost(options.bindHost).toLowerCase());
+    const bound = bindIsWildcard ? (options.wildcardNames ?? []) : [options.bindHost];
+    for (const name of bound) this.hostNames.add(urlHost(name).toLowerCase());
     for (const entry of options.allowedHosts) {
       const lower = entry.toLowerCase();
       if (/:\d+$/.test(lower) && !lower.endsWith(']')) this.hostsWithPort.add(lower);
@@ -68,7 +82,9 @@ export class Guards {
     if (host === undefined || host === '') return 'the request has no Host header';
     if (this.hostsWithPort.has(host)) return undefined;
     const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '');
-    return this.hostNames.has(name) ? undefined : `Host "${host}" is not allowed (DNS rebinding protection)`;
+    return this.hostNames.has(name)
+      ? undefined
+      : `Host "${host}" is not allowed (DNS rebinding protection; --allowed-host names another)`;
   }
 
   /** Undefined when there is no Origin or it is allowed, else why not. */
