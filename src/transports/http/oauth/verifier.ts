@@ -8,7 +8,8 @@
  * leeway, and `aud` naming this resource (RFC 8707). A token that is not a JWT goes to introspection
  * when it is configured, else it is invalid.
  *
- * Outcomes: a Principal; `invalid` (401, `error="invalid_token"`); or `unavailable` (503) when the
+ * Outcomes: a Principal, keyed on the token's `sub` (else its `client_id`); `invalid` (401,
+ * `error="invalid_token"`), also for a valid token that names neither; or `unavailable` (503) when the
  * JWKS, the issuer's metadata or the introspection endpoint cannot be reached: a token that cannot be
  * checked is never accepted. A JWT that no key could make valid (its algorithm, issuer, audience or
  * times) is refused with 401 before the keys are fetched, so an outage answers 503 only to tokens
@@ -42,7 +43,10 @@ export interface VerifierOptions {
 }
 
 export interface Principal {
-  /** Names the caller for the per-client session share and logs; never a secret. */
+  /**
+   * Names the caller: its sessions, tasks and per-client shares are keyed on it (principalOf's
+   * `callerLabel`: one label per principal); never a secret.
+   */
   readonly label: string;
   readonly subject: string | undefined;
   readonly clientId: string | undefined;
@@ -127,7 +131,7 @@ export class TokenVerifier {
         clockTolerance: this.options.clockToleranceSec ?? 30,
         requiredClaims: ['exp'],
       });
-      return { ok: true, principal: principalOf(payload, this.options.issuer, token) };
+      return principalOf(payload, this.options.issuer, token);
     } catch (err) {
       return classify(err);
     }
@@ -135,7 +139,8 @@ export class TokenVerifier {
 
   /**
    * The 401 for a JWT that fails whatever the keys say: an algorithm not accepted (`none`, HMAC), a
-   * payload that is not a claims set, another issuer or audience, no `exp`, expired, not yet valid.
+   * payload that is not a claims set, another issuer or audience, no `exp`, expired, not yet valid,
+   * no principal (principalFault).
    * The claims are unverified here, so they can only refuse, never admit: jwtVerify checks them
    * again against the signature.
    */
@@ -164,7 +169,8 @@ export class TokenVerifier {
     if (claims.exp + leeway <= now) return invalid(DESCRIPTIONS.ERR_JWT_EXPIRED!);
     if (typeof claims.nbf === 'number' && claims.nbf - leeway > now)
       return invalid('the access token is not yet valid');
-    return undefined;
+    const fault = principalFault(claims);
+    return fault === undefined ? undefined : invalid(fault);
   }
 
   private async keySet(): Promise<KeySet> {
@@ -260,7 +266,7 @@ export class TokenVerifier {
     const audiences = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
     if (!audiences.some((a) => typeof a === 'string' && accepted.includes(a)))
       return invalid('the access token is not meant for this resource');
-    return { ok: true, principal: principalOf(body as JWTPayload, this.options.issuer, token) };
+    return principalOf(body as JWTPayload, this.options.issuer, token);
   }
 }
 
@@ -277,13 +283,26 @@ function looksLikeJwt(
   }
 }
 
-function principalOf(payload: JWTPayload, issuer: string, token: string): Principal {
+/**
+ * Who a verified token names, or the 401 when it names no one. The caller is the token's subject
+ * (`sub`); a token without one (a client-credentials token of an authorization server that leaves
+ * `sub` out) is its client's own, named by `client_id` (RFC 9068 §2.2, RFC 7662, RFC 8693). `azp` is
+ * not used: it names the application a token was issued to, which many users share, so a sub-less
+ * token that carries only `azp` could not tell them apart. A `sub` or `client_id` that is there but
+ * not a non-empty string is refused rather than skipped, so a malformed subject never falls back to
+ * a client that others share.
+ */
+function principalOf(payload: JWTPayload, issuer: string, token: string): Verdict {
   const scopes = new Set<string>();
   if (typeof payload.scope === 'string')
     for (const s of payload.scope.split(' ')) if (s !== '') scopes.add(s);
   if (Array.isArray(payload.scp)) for (const s of payload.scp) if (typeof s === 'string') scopes.add(s);
-  const subject = typeof payload.sub === 'string' ? payload.sub : undefined;
-  const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+  const fault = principalFault(payload);
+  if (fault !== undefined) return invalid(fault);
+  const subject = payload.sub;
+  const clientId = nonEmpty(payload.client_id) ? payload.client_id : undefined;
+  const label = callerLabel(issuer, subject, clientId);
+  if (label === undefined) return invalid(NO_PRINCIPAL);
   const identity: CallerIdentity = {
     issuer,
     subject,
@@ -292,12 +311,50 @@ function principalOf(payload: JWTPayload, issuer: string, token: string): Princi
     accessToken: () => token,
   };
   return {
-    label: `oauth:${issuer}#${subject ?? `client:${clientId ?? '?'}`}`,
-    subject,
-    clientId,
-    scopes,
-    identity,
+    ok: true,
+    principal: {
+      label,
+      subject,
+      clientId,
+      scopes,
+      identity,
+    },
   };
+}
+
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+const NO_PRINCIPAL =
+  'the access token names no principal: it has neither a "sub" nor a "client_id" claim; ask the authorization server to include the subject';
+
+/** Why the claims name no principal (principalOf), or undefined when they name one. */
+function principalFault(claims: JWTPayload): string | undefined {
+  if (claims.sub !== undefined) {
+    return nonEmpty(claims.sub) ? undefined : 'the access token\'s "sub" claim is not a non-empty string';
+  }
+  if (claims.client_id === undefined) return NO_PRINCIPAL;
+  return nonEmpty(claims.client_id)
+    ? undefined
+    : 'the access token\'s "client_id" claim is not a non-empty string';
+}
+
+/**
+ * The caller's label, which keys its sessions, its tasks and its shares (sessions.ts, connection.ts):
+ * `oauth:<issuer>#sub:<subject>`, or `oauth:<issuer>#client:<client_id>` for a token without a
+ * subject; undefined when it has neither. It is injective, so two principals never share one: the
+ * issuer has its `%` and `#` escaped, so the first `#` ends it; the kind (`sub`, `client`) ends at the
+ * next `:`, and the value is the rest, whatever it holds. A subject "client:abc" is
+ * `…#sub:client:abc`, never the client "abc" (`…#client:abc`).
+ */
+function callerLabel(
+  issuer: string,
+  subject: string | undefined,
+  clientId: string | undefined,
+): string | undefined {
+  const from = `oauth:${issuer.replaceAll('%', '%25').replaceAll('#', '%23')}#`;
+  if (subject !== undefined) return `${from}sub:${subject}`;
+  if (clientId !== undefined) return `${from}client:${clientId}`;
+  return undefined;
 }
 
 /** jose's error codes that mean the keys could not be fetched, as opposed to a bad token. */
