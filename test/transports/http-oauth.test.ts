@@ -431,6 +431,7 @@ describe('OAuth resource server: the authorization server is stopped', () => {
       ],
       ['expired', await sign(k1.privateKey, 'k1', { ...claims, exp: now - 3600 }), /expired/],
       ['not yet valid', await sign(k1.privateKey, 'k1', { ...claims, nbf: now + 3600 }), /not yet valid/],
+      ['no principal', await sign(k1.privateKey, 'k1', { ...claims, sub: undefined }), /names no principal/],
       [
         'an unknown key, another audience',
         await sign(k2.privateKey, 'k2', { ...claims, aud: 'x' }),

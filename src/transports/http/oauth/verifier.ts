@@ -16,7 +16,9 @@
  * that might be good. Token values are never put into a message or a log line.
  */
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
-import type { CallerIdentity } from '../../../catalog/types.js';
+import { type Principal, principalFault, principalOf } from './principal.js';
+
+export type { Principal } from './principal.js';
 
 export interface IntrospectionOptions {
   /** The RFC 7662 endpoint; default: `introspection_endpoint` from the issuer's metadata. */
@@ -40,20 +42,6 @@ export interface VerifierOptions {
   readonly timeoutMs?: number;
   /** An unknown `kid` re-fetches the JWKS at most this often (rotation). Default 30000 ms. */
   readonly jwksCooldownMs?: number;
-}
-
-export interface Principal {
-  /**
-   * Names the caller: its sessions, tasks and per-client shares are keyed on it (principalOf's
-   * `callerLabel`: one label per principal); never a secret.
-   */
-  readonly label: string;
-  readonly subject: string | undefined;
-  readonly clientId: string | undefined;
-  /** The granted scopes; undefined for a static credential, which carries every right. */
-  readonly scopes: ReadonlySet<string> | undefined;
-  /** The verified token's claims, for claim-bound inputs and token exchange; none for a static credential. */
-  readonly identity?: CallerIdentity;
 }
 
 export type Verdict =
@@ -131,7 +119,7 @@ export class TokenVerifier {
         clockTolerance: this.options.clockToleranceSec ?? 30,
         requiredClaims: ['exp'],
       });
-      return principalOf(payload, this.options.issuer, token);
+      return admit(payload, this.options.issuer, token);
     } catch (err) {
       return classify(err);
     }
@@ -266,7 +254,7 @@ export class TokenVerifier {
     const audiences = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
     if (!audiences.some((a) => typeof a === 'string' && accepted.includes(a)))
       return invalid('the access token is not meant for this resource');
-    return principalOf(body as JWTPayload, this.options.issuer, token);
+    return admit(body as JWTPayload, this.options.issuer, token);
   }
 }
 
@@ -281,80 +269,6 @@ function looksLikeJwt(
   } catch {
     return false;
   }
-}
-
-/**
- * Who a verified token names, or the 401 when it names no one. The caller is the token's subject
- * (`sub`); a token without one (a client-credentials token of an authorization server that leaves
- * `sub` out) is its client's own, named by `client_id` (RFC 9068 §2.2, RFC 7662, RFC 8693). `azp` is
- * not used: it names the application a token was issued to, which many users share, so a sub-less
- * token that carries only `azp` could not tell them apart. A `sub` or `client_id` that is there but
- * not a non-empty string is refused rather than skipped, so a malformed subject never falls back to
- * a client that others share.
- */
-function principalOf(payload: JWTPayload, issuer: string, token: string): Verdict {
-  const scopes = new Set<string>();
-  if (typeof payload.scope === 'string')
-    for (const s of payload.scope.split(' ')) if (s !== '') scopes.add(s);
-  if (Array.isArray(payload.scp)) for (const s of payload.scp) if (typeof s === 'string') scopes.add(s);
-  const fault = principalFault(payload);
-  if (fault !== undefined) return invalid(fault);
-  const subject = payload.sub;
-  const clientId = nonEmpty(payload.client_id) ? payload.client_id : undefined;
-  const label = callerLabel(issuer, subject, clientId);
-  if (label === undefined) return invalid(NO_PRINCIPAL);
-  const identity: CallerIdentity = {
-    issuer,
-    subject,
-    claims: Object.freeze({ ...payload }),
-    expiresAt: typeof payload.exp === 'number' ? payload.exp : undefined,
-    accessToken: () => token,
-  };
-  return {
-    ok: true,
-    principal: {
-      label,
-      subject,
-      clientId,
-      scopes,
-      identity,
-    },
-  };
-}
-
-const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
-
-const NO_PRINCIPAL =
-  'the access token names no principal: it has neither a "sub" nor a "client_id" claim; ask the authorization server to include the subject';
-
-/** Why the claims name no principal (principalOf), or undefined when they name one. */
-function principalFault(claims: JWTPayload): string | undefined {
-  if (claims.sub !== undefined) {
-    return nonEmpty(claims.sub) ? undefined : 'the access token\'s "sub" claim is not a non-empty string';
-  }
-  if (claims.client_id === undefined) return NO_PRINCIPAL;
-  return nonEmpty(claims.client_id)
-    ? undefined
-    : 'the access token\'s "client_id" claim is not a non-empty string';
-}
-
-/**
- * The caller's label, which keys its sessions, its tasks and its shares (sessions.ts, connection.ts):
- * `oauth:<issuer>#sub:<subject>`, or `oauth:<issuer>#client:<client_id>` for a token without a
- * subject; undefined when it has neither. It is injective, so two principals never share one: the
- * issuer has its `%` and `#` escaped, so the first `#` ends it; the kind (`sub`, `client`) ends at the
- * next `:`, and the value is the rest, whatever it holds. A subject "client:abc" is
- * `…#sub:client:abc`, never the client "abc" (`…#client:abc`).
- */
-function callerLabel(
-  issuer: string,
-  subject: string | undefined,
-  clientId: string | undefined,
-): string | undefined {
-  const from = `oauth:${issuer.replaceAll('%', '%25').replaceAll('#', '%23')}#`;
-  if (subject !== undefined) return `${from}sub:${subject}`;
-  if (clientId !== undefined) return `${from}client:${clientId}`;
-  return undefined;
 }
 
 /** jose's error codes that mean the keys could not be fetched, as opposed to a bad token. */
@@ -389,6 +303,12 @@ function classify(err: unknown): Verdict {
 }
 
 const invalid = (description: string): Verdict => ({ ok: false, status: 401, description });
+
+/** A verified token's verdict: its principal, or 401 when it names none (principal.ts). */
+function admit(claims: JWTPayload, issuer: string, token: string): Verdict {
+  const named = principalOf(claims, issuer, token);
+  return typeof named === 'string' ? invalid(named) : { ok: true, principal: named };
+}
 const unavailable = (description: string): Verdict => ({ ok: false, status: 503, description });
 
 /** An error's message for a 503 description; these come from fetch/URLs, never from a token. */
