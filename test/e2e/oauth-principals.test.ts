@@ -41,6 +41,8 @@ tools:
     input:
       secret: { type: string }
     command: [echo, "kept {{secret}}"]
+toolsets:
+  support: { tools: [keep] }
 `;
 
 describe('OAuth callers: one principal, one caller (mcp-run --http, both eras)', () => {
@@ -150,6 +152,23 @@ describe('OAuth callers: one principal, one caller (mcp-run --http, both eras)',
       assert.equal(own.result?.status, 'completed', JSON.stringify(own));
       assert.match(JSON.stringify(own.result.result), new RegExp(secret));
     }
+  });
+
+  test('2026: a subject that reads like a toolset suffix never owns a task of another toolset', async () => {
+    // A task's owner is the caller and the toolsets it was started on; the subject below once made
+    // the caller on /mcp the same owner as "alice" on /mcp/support.
+    const alice = await token({ sub: 'alice' });
+    const mallory = await token({ sub: 'alice toolsets:["support"]' });
+    const created = await taskRequest(`${served.url}/support`, alice, 1, 'tools/call', {
+      name: 'keep',
+      arguments: { secret: 'secret-on-support' },
+    });
+    const taskId = created.result?.taskId as string;
+    assert.equal(typeof taskId, 'string', JSON.stringify(created));
+    const read = await settled(mallory, taskId);
+    assert.equal(read.error?.code, -32602, `read: ${JSON.stringify(read)}`);
+    const own = await taskRequest(`${served.url}/support`, alice, 3, 'tasks/get', { taskId });
+    assert.equal(own.error, undefined, JSON.stringify(own));
   });
 
   test("2025-11-25 (official v1 client): a subject's session and task are unknown to the client id of the same text", async () => {
