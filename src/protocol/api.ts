@@ -78,7 +78,7 @@ export interface RequestRoute extends Outlet {
   /** The toolsets of the endpoint the request came to (2026 HTTP: its path); absent: the connection's. */
   readonly toolsets?: readonly string[];
   /**
-   * Who the authenticated caller is (a token's or key's label, an OAuth subject): tasks belong to
+   * Who the authenticated caller is (a token's or key's label, an OAuth principal): tasks belong to
    * it. Absent: the connection (stdio, a 2025 session), else (2026 HTTP without auth) nobody in
    * particular, and the unguessable task id is the only key.
    */

@@ -332,7 +332,8 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     toolsets: readonly string[] | undefined,
   ): string {
     const on = toolsets === undefined ? '' : ` toolsets:${JSON.stringify(toolsets)}`;
-    if (route?.caller !== undefined) return `caller:${route.caller}${on}`;
+    // Quoted: a label may hold any text (an OAuth subject), which must not read as a toolset suffix.
+    if (route?.caller !== undefined) return `caller:${JSON.stringify(route.caller)}${on}`;
     if (era === 'legacy' || route === undefined) return this.ownTasks;
     return `anonymous${on}`;
   }

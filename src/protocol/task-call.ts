@@ -6,9 +6,10 @@
  * - 2026-07-28: the server decides: a tool that allows tasks runs as one when this request declared
  *   the extension; a `required` one answers -32021 to a request that did not.
  *
- * A task's call runs detached from its request, on the task's own AbortSignal (tasks/cancel). Its
- * steps ask the client from inside the task: 2026 parks the questions as `inputRequests` until
- * `tasks/update` answers them all; 2025 sends them through the client's `tasks/result` in flight.
+ * A task's call runs detached from its request, on the task's own AbortSignal (tasks/cancel), with
+ * the request's verified caller (its claims for `fromClaim` inputs). Its steps ask the client from
+ * inside the task: 2026 parks the questions as `inputRequests` until `tasks/update` answers them
+ * all; 2025 sends them through the client's `tasks/result` in flight.
  * A tool with `task.steps: before` asks them on the call itself first (2026 input_required rounds)
  * and starts the task once answered. Progress and logs of a 2025 task go on the session's standing
  * channel with the `related-task` `_meta`; in 2026 (no channel outlives the request) progress
@@ -98,8 +99,16 @@ async function startTask(
   let committed = mrtr === undefined;
   const interaction = taskInteraction(scope, taskId, mrtr, () => committed);
   const unwatch = watchStatus(scope, taskId);
+  // The verified caller goes with the run (fromClaim inputs, token exchange): it stays in this
+  // process, in the call's context, and never enters the task's record or its store.
+  const identity = scope.identity;
   const settled = tool
-    .call(args, { signal: engine.signal(taskId), interaction, ...taskReports(scope, taskId) })
+    .call(args, {
+      signal: engine.signal(taskId),
+      interaction,
+      ...taskReports(scope, taskId),
+      ...(identity !== undefined && { identity }),
+    })
     .then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),

@@ -4,6 +4,7 @@
  * caller's email, an http tool sending it in the path, the query and a header to a real upstream,
  * and a shell tool passing it as a program argument. Each caller gets only its own rows; an
  * argument that tries to set the bound input is refused; a static token (no identity) is refused.
+ * Run as a task (both eras), the tool gets its caller's claim, and only that caller reads the task.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,7 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type ServedCli, spawnHttpCli, taskRequest } from '../transports/http-harness.js';
 import { type Issuer, startIssuer } from './oidc-issuer.js';
 
 const REDIRECT = 'http://127.0.0.1:7/callback';
@@ -179,6 +181,66 @@ describe('fromClaim: inputs bound to the verified caller (oidc-provider tokens, 
     assert.equal(api.isError, true);
     assert.equal(seen.length, 0, 'nothing was sent upstream');
     await client.close();
+  });
+
+  /** 2026: `tasks/get` until the task ends, or its error (-32602 for a task that is not the caller's). */
+  async function settled(token: string, taskId: string): Promise<Json> {
+    for (let i = 0; i < 200; i++) {
+      const got = await taskRequest(cli.url, token, 2, 'tasks/get', { taskId });
+      if (got.error !== undefined || got.result.status !== 'working') return got;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`task ${taskId} did not end`);
+  }
+
+  it("runs a bound tool as a 2026 task with the caller's claim; another caller cannot read it", async () => {
+    const alice = await issuer.token('claims-client', 'alice', 'notes');
+    const bob = await issuer.token('claims-client', 'bob', 'notes');
+    const created = await taskRequest(cli.url, alice, 1, 'tools/call', {
+      name: 'whoami_shell',
+      arguments: {},
+    });
+    assert.equal(created.result?.resultType, 'task', JSON.stringify(created));
+    const taskId = created.result.taskId as string;
+    const theirs = await settled(bob, taskId);
+    assert.equal(theirs.error?.code, -32602, JSON.stringify(theirs));
+    const done = await settled(alice, taskId);
+    assert.equal(done.result.status, 'completed', JSON.stringify(done));
+    assert.equal(done.result.result.isError, undefined, JSON.stringify(done.result.result));
+    assert.equal(done.result.result.content[0].text.trim(), 'user=alice@example.test');
+  });
+
+  it("runs a bound tool as a 2025-11-25 task with the caller's claim; another caller cannot read it", async () => {
+    const aliceTransport = new HttpV1(
+      new URL(cli.url),
+      bearer(await issuer.token('claims-client', 'alice', 'notes')),
+    );
+    const alice = new ClientV1({ name: 'claims', version: '1' });
+    await alice.connect(aliceTransport);
+    const created = await alice.request(
+      { method: 'tools/call', params: { name: 'whoami_shell', arguments: {}, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const taskId = created.task.taskId;
+    const result = (await alice.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as Json;
+    assert.equal(result.isError, undefined, JSON.stringify(result));
+    assert.equal(result.content[0].text.trim(), 'user=alice@example.test');
+
+    const bobToken = await issuer.token('claims-client', 'bob', 'notes');
+    const bob = new ClientV1({ name: 'claims', version: '1' });
+    await bob.connect(new HttpV1(new URL(cli.url), bearer(bobToken)));
+    await assert.rejects(bob.experimental.tasks.getTask(taskId), (err: Json) => err.code === -32602);
+    const onAlices = new ClientV1({ name: 'claims', version: '1' });
+    await onAlices.connect(
+      new HttpV1(new URL(cli.url), { ...bearer(bobToken), sessionId: aliceTransport.sessionId as string }),
+    );
+    await assert.rejects(
+      onAlices.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+      /404|not found/i,
+    );
+    await alice.close();
+    await bob.close();
+    await onAlices.close().catch(() => {});
   });
 
   it('refuses a bound tool to a caller with no verified identity (a static bearer token)', async () => {

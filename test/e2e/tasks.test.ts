@@ -30,14 +30,7 @@ import {
 import { CLI, tempFiles } from '../helpers/demo.js';
 import { alive, treeOf } from '../helpers/process-tree.js';
 import { schemaFor } from '../protocol/mcp-schemas.js';
-import {
-  type Json,
-  MODERN,
-  modernRequest,
-  post,
-  type ServedCli,
-  spawnHttpCli,
-} from '../transports/http-harness.js';
+import { type Json, MODERN, type ServedCli, spawnHttpCli, taskRequest } from '../transports/http-harness.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const PV = 'io.modelcontextprotocol/protocolVersion';
@@ -491,20 +484,6 @@ describe('tasks over HTTP, across clients and callers', () => {
     await other.close();
   });
 });
-
-/** One 2026 request with the tasks extension and a bearer token; its (last) answer. */
-async function taskRequest(
-  url: string,
-  token: string,
-  id: number,
-  method: string,
-  params: Json,
-): Promise<Json> {
-  const { message, headers } = modernRequest(id, method, params, { [CAPS]: WITH_TASKS });
-  if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
-  const res = await post(url, message, { ...headers, authorization: `Bearer ${token}` });
-  return res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
-}
 
 describe('tasks with credentials and limits (HTTP)', () => {
   let served: ServedCli;

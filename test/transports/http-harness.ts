@@ -144,6 +144,24 @@ export function postModern(
   return post(url, message, headers);
 }
 
+/**
+ * One 2026 request that declares the tasks extension, with a bearer token; its (last) answer, the
+ * whole JSON-RPC response. `tasks/*` name their task in `Mcp-Name`, as the official transports do.
+ */
+export async function taskRequest(
+  url: string,
+  token: string,
+  id: number,
+  method: string,
+  params: Json,
+): Promise<Json> {
+  const withTasks = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+  const { message, headers } = modernRequest(id, method, params, { [CAPS]: withTasks });
+  if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
+  const res = await post(url, message, { ...headers, authorization: `Bearer ${token}` });
+  return res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
+}
+
 /** Runs the 2025 handshake; resolves with the new session's id. */
 export async function initSession(url: string, version = '2025-11-25'): Promise<string> {
   const res = await post(url, {

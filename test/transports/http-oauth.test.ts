@@ -1,86 +1,27 @@
 /**
  * The HTTP transport as an OAuth resource server, against a real issuer stand-in on 127.0.0.1 that
- * publishes RFC 8414 metadata and a JWKS. Tokens are signed here with locally generated keys (the
- * verifier's unit level); the end-to-end flow with a real authorization server is in
- * test/e2e/oauth-sdk.test.ts.
+ * publishes RFC 8414 metadata and a JWKS (test/helpers/jwks-issuer.ts). Tokens are signed here with
+ * locally generated keys (the verifier's unit level); the end-to-end flow with a real authorization
+ * server is in test/e2e/oauth-sdk.test.ts.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
 import type { OAuthOptions } from '../../src/transports/http/server.js';
 import { CLI } from '../helpers/demo.js';
+import {
+  type Claims,
+  challenge,
+  type JwksIssuer as Issuer,
+  keyPair,
+  sign,
+  startJwksIssuer as startIssuer,
+} from '../helpers/jwks-issuer.js';
 import { type Json, post, postModern, type Served, send, startHttp } from './http-harness.js';
-
-interface Issuer {
-  readonly url: string;
-  /** The keys the JWKS publishes; tests add one to rotate. */
-  readonly published: JWK[];
-  jwksDown: boolean;
-  close(): Promise<void>;
-}
-
-async function startIssuer(): Promise<Issuer> {
-  const published: JWK[] = [];
-  const state = { jwksDown: false };
-  const server: Server = createServer((req, res) => {
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    if (req.url === '/.well-known/oauth-authorization-server') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/jwks` }));
-    } else if (req.url === '/jwks' && !state.jwksDown) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ keys: published }));
-    } else {
-      res.writeHead(state.jwksDown ? 500 : 404);
-      res.end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    published,
-    get jwksDown() {
-      return state.jwksDown;
-    },
-    set jwksDown(value: boolean) {
-      state.jwksDown = value;
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
-
-async function keyPair(kid: string): Promise<{ privateKey: PrivateKey; jwk: JWK }> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } };
-}
-
-interface Claims {
-  iss?: string;
-  aud?: string;
-  scope?: string;
-  exp?: number;
-  nbf?: number;
-  sub?: string;
-}
-
-async function sign(key: PrivateKey, kid: string, claims: Claims): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const { exp = now + 300, ...rest } = claims;
-  return new SignJWT({ sub: 'alice', ...rest })
-    .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' })
-    .setIssuedAt(now)
-    .setExpirationTime(exp)
-    .sign(key);
-}
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -90,16 +31,6 @@ const scopes = {
   prompts: { greet: ['prompts'] },
   resources: { 'test://static': ['files'], 'test://items/{id}': ['items'] },
 };
-
-/** Parses `Bearer a="b", c="d"` into its parameters. */
-function challenge(header: string | undefined): Record<string, string> {
-  assert.ok(header?.startsWith('Bearer '), `WWW-Authenticate: ${header}`);
-  if (header === undefined) return {};
-  const params: Record<string, string> = {};
-  for (const m of header.slice(7).matchAll(/([a-z_]+)="((?:[^"\\]|\\.)*)"/g))
-    params[m[1] as string] = (m[2] as string).replace(/\\(.)/g, '$1');
-  return params;
-}
 
 const initialize = {
   jsonrpc: '2.0',
@@ -253,6 +184,40 @@ describe('OAuth resource server', () => {
     assert.equal(alice.status, 200, alice.body);
   });
 
+  /** A 2025 session opened with `owner`'s token; whether `other`'s token may use it (else 404). */
+  async function sessionShared(owner: Claims, other: Claims): Promise<boolean> {
+    const init = await post(s.url, initialize, bearer(await good(owner)));
+    assert.equal(init.status, 200, init.body);
+    const headers = {
+      'mcp-session-id': init.headers['mcp-session-id'] as string,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const own = await post(s.url, list, { ...headers, ...bearer(await good(owner)) });
+    assert.equal(own.status, 200, own.body);
+    const res = await post(s.url, list, { ...headers, ...bearer(await good(other)) });
+    assert.ok(res.status === 200 || res.status === 404, res.body);
+    return res.status === 200;
+  }
+
+  it("keys a token without sub on its client_id: another client's sub-less token gets 404 on its session", async () => {
+    const a = { sub: undefined, client_id: 'svc-a' };
+    assert.equal(await sessionShared(a, { sub: undefined, client_id: 'svc-b' }), false);
+    assert.equal(await sessionShared(a, { sub: undefined, client_id: 'svc-a', scope: 'mcp' }), true);
+  });
+
+  it('never makes a subject and a client id one caller, whatever their text', async () => {
+    const pairs: [Claims, Claims][] = [
+      [{ sub: 'client:abc' }, { sub: undefined, client_id: 'abc' }],
+      [{ sub: 'abc' }, { sub: undefined, client_id: 'abc' }],
+      [{ sub: 'sub:abc' }, { sub: undefined, client_id: 'sub:abc' }],
+    ];
+    for (const [one, two] of pairs) {
+      assert.equal(await sessionShared(one, two), false, `${JSON.stringify(one)} vs ${JSON.stringify(two)}`);
+      assert.equal(await sessionShared(two, one), false, `${JSON.stringify(two)} vs ${JSON.stringify(one)}`);
+    }
+  });
+
   it('refuses a token without the required scope with 403', async () => {
     const res = await postModern(s.url, 1, 'tools/list', {}, bearer(await good({ scope: 'math' })));
     assert.equal(res.status, 403);
@@ -311,6 +276,18 @@ describe('OAuth resource server', () => {
       /algorithm/,
     ],
     ['a token that is not a JWT (no introspection configured)', async () => 'opaque-value-123', /not a JWT/],
+    [
+      'a token with neither sub nor client_id',
+      () => good({ sub: undefined }),
+      /names no principal: it has neither a "sub" nor a "client_id" claim/,
+    ],
+    ['a token whose sub is not a string', () => good({ sub: 42, client_id: 'svc' }), /"sub" claim/],
+    ['a token with an empty sub', () => good({ sub: '', client_id: 'svc' }), /"sub" claim/],
+    [
+      'a sub-less token with an empty client_id',
+      () => good({ sub: undefined, client_id: '' }),
+      /"client_id"/,
+    ],
   ];
   for (const [what, make, why] of invalid) {
     it(`answers ${what} with 401 invalid_token`, async () => {
@@ -454,6 +431,7 @@ describe('OAuth resource server: the authorization server is stopped', () => {
       ],
       ['expired', await sign(k1.privateKey, 'k1', { ...claims, exp: now - 3600 }), /expired/],
       ['not yet valid', await sign(k1.privateKey, 'k1', { ...claims, nbf: now + 3600 }), /not yet valid/],
+      ['no principal', await sign(k1.privateKey, 'k1', { ...claims, sub: undefined }), /names no principal/],
       [
         'an unknown key, another audience',
         await sign(k2.privateKey, 'k2', { ...claims, aud: 'x' }),

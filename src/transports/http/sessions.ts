@@ -28,7 +28,7 @@ export interface Session {
   readonly connection: Connection;
   /** The toolsets of the path it was created on (`<path>/<toolset>`); absent: the default endpoint. */
   readonly toolsets?: readonly string[];
-  /** Whose session it is: a principal's label (`token#1`, `key#0`, `oauth:<iss>#<sub>`) or `addr:<remote address>`. */
+  /** Whose session it is: a principal's label (`token#1`, `key#0`, `oauth:<iss>#sub:<sub>`) or `addr:<remote address>`. */
   readonly client: string;
   /** The version `initialize` negotiated; undefined until it answered. */
   version: string | undefined;
@@ -314,7 +314,8 @@ const isIdle = (session: Session): boolean => session.busy === 0 && !session.str
 /**
  * Who a request comes from, for the per-client share. With auth on it is the principal the
  * authenticator admitted the request as (auth.ts): a static credential by its position in the
- * configuration (`token#0`, `key#2`), an OAuth caller by issuer and subject; never a secret.
+ * configuration (`token#0`, `key#2`), an OAuth caller by issuer and subject (or, without a
+ * subject, its client id: oauth/verifier.ts principalOf); never a secret.
  * Without auth it is the remote address: behind a reverse proxy every client shares the proxy's
  * address, so turn auth on to tell them apart.
  */

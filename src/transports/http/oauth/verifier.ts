@@ -8,14 +8,17 @@
  * leeway, and `aud` naming this resource (RFC 8707). A token that is not a JWT goes to introspection
  * when it is configured, else it is invalid.
  *
- * Outcomes: a Principal; `invalid` (401, `error="invalid_token"`); or `unavailable` (503) when the
+ * Outcomes: a Principal, keyed on the token's `sub` (else its `client_id`); `invalid` (401,
+ * `error="invalid_token"`), also for a valid token that names neither; or `unavailable` (503) when the
  * JWKS, the issuer's metadata or the introspection endpoint cannot be reached: a token that cannot be
  * checked is never accepted. A JWT that no key could make valid (its algorithm, issuer, audience or
  * times) is refused with 401 before the keys are fetched, so an outage answers 503 only to tokens
  * that might be good. Token values are never put into a message or a log line.
  */
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
-import type { CallerIdentity } from '../../../catalog/types.js';
+import { type Principal, principalFault, principalOf } from './principal.js';
+
+export type { Principal } from './principal.js';
 
 export interface IntrospectionOptions {
   /** The RFC 7662 endpoint; default: `introspection_endpoint` from the issuer's metadata. */
@@ -39,17 +42,6 @@ export interface VerifierOptions {
   readonly timeoutMs?: number;
   /** An unknown `kid` re-fetches the JWKS at most this often (rotation). Default 30000 ms. */
   readonly jwksCooldownMs?: number;
-}
-
-export interface Principal {
-  /** Names the caller for the per-client session share and logs; never a secret. */
-  readonly label: string;
-  readonly subject: string | undefined;
-  readonly clientId: string | undefined;
-  /** The granted scopes; undefined for a static credential, which carries every right. */
-  readonly scopes: ReadonlySet<string> | undefined;
-  /** The verified token's claims, for claim-bound inputs and token exchange; none for a static credential. */
-  readonly identity?: CallerIdentity;
 }
 
 export type Verdict =
@@ -127,7 +119,7 @@ export class TokenVerifier {
         clockTolerance: this.options.clockToleranceSec ?? 30,
         requiredClaims: ['exp'],
       });
-      return { ok: true, principal: principalOf(payload, this.options.issuer, token) };
+      return admit(payload, this.options.issuer, token);
     } catch (err) {
       return classify(err);
     }
@@ -135,7 +127,8 @@ export class TokenVerifier {
 
   /**
    * The 401 for a JWT that fails whatever the keys say: an algorithm not accepted (`none`, HMAC), a
-   * payload that is not a claims set, another issuer or audience, no `exp`, expired, not yet valid.
+   * payload that is not a claims set, another issuer or audience, no `exp`, expired, not yet valid,
+   * no principal (principalFault).
    * The claims are unverified here, so they can only refuse, never admit: jwtVerify checks them
    * again against the signature.
    */
@@ -164,7 +157,8 @@ export class TokenVerifier {
     if (claims.exp + leeway <= now) return invalid(DESCRIPTIONS.ERR_JWT_EXPIRED!);
     if (typeof claims.nbf === 'number' && claims.nbf - leeway > now)
       return invalid('the access token is not yet valid');
-    return undefined;
+    const fault = principalFault(claims);
+    return fault === undefined ? undefined : invalid(fault);
   }
 
   private async keySet(): Promise<KeySet> {
@@ -260,7 +254,7 @@ export class TokenVerifier {
     const audiences = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
     if (!audiences.some((a) => typeof a === 'string' && accepted.includes(a)))
       return invalid('the access token is not meant for this resource');
-    return { ok: true, principal: principalOf(body as JWTPayload, this.options.issuer, token) };
+    return admit(body as JWTPayload, this.options.issuer, token);
   }
 }
 
@@ -275,29 +269,6 @@ function looksLikeJwt(
   } catch {
     return false;
   }
-}
-
-function principalOf(payload: JWTPayload, issuer: string, token: string): Principal {
-  const scopes = new Set<string>();
-  if (typeof payload.scope === 'string')
-    for (const s of payload.scope.split(' ')) if (s !== '') scopes.add(s);
-  if (Array.isArray(payload.scp)) for (const s of payload.scp) if (typeof s === 'string') scopes.add(s);
-  const subject = typeof payload.sub === 'string' ? payload.sub : undefined;
-  const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
-  const identity: CallerIdentity = {
-    issuer,
-    subject,
-    claims: Object.freeze({ ...payload }),
-    expiresAt: typeof payload.exp === 'number' ? payload.exp : undefined,
-    accessToken: () => token,
-  };
-  return {
-    label: `oauth:${issuer}#${subject ?? `client:${clientId ?? '?'}`}`,
-    subject,
-    clientId,
-    scopes,
-    identity,
-  };
 }
 
 /** jose's error codes that mean the keys could not be fetched, as opposed to a bad token. */
@@ -332,6 +303,12 @@ function classify(err: unknown): Verdict {
 }
 
 const invalid = (description: string): Verdict => ({ ok: false, status: 401, description });
+
+/** A verified token's verdict: its principal, or 401 when it names none (principal.ts). */
+function admit(claims: JWTPayload, issuer: string, token: string): Verdict {
+  const named = principalOf(claims, issuer, token);
+  return typeof named === 'string' ? invalid(named) : { ok: true, principal: named };
+}
 const unavailable = (description: string): Verdict => ({ ok: false, status: 503, description });
 
 /** An error's message for a 503 description; these come from fetch/URLs, never from a token. */
