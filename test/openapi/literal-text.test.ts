@@ -40,6 +40,7 @@ const SPECIALS = [
 describe('import openapi: imported text is data', () => {
   const files = tempFiles({ secret: `${FILE_SECRET}\n` });
   const FILE = `\${file:${join(files.dir, 'secret')}}`;
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's reference syntax, as text
   const ENV = '${env:X}';
   const both = `${ENV} and ${FILE}`;
   const spec = join(files.dir, 'api.json');
