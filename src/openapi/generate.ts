@@ -32,6 +32,8 @@ export interface ImportOptions {
    * output schemas (default), instead of inlining them at every use.
    */
   readonly inlineSchemas?: boolean;
+  /** Folders besides the document's that file `$ref`s may read (`--allow-ref-dir`). */
+  readonly allowRefDirs?: readonly string[];
 }
 
 export interface GeneratedTool {
@@ -71,7 +73,7 @@ export function generate(spec: Spec, options: ImportOptions = {}): Generated {
   const apiName = options.name ?? shortApiName(serverUrl(spec, [], 'API'), title);
   const prefix = envPrefix(apiName);
   const source = sourceName(apiName);
-  const refs = new RefResolver(spec.file, spec.doc, spec.major === 2);
+  const refs = new RefResolver(spec.file, spec.doc, spec.major === 2, options.allowRefDirs);
   const outputs =
     options.outputSchema === false ? 'none' : options.inlineSchemas ? 'inline' : ('shared' as const);
   // The shared schemas in manifest form, converted once each, on first need.
