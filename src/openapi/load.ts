@@ -105,6 +105,11 @@ function parseDocumentText(path: string): unknown {
     return parse(text, { maxAliasCount: 10_000 });
   } catch (err) {
     const first = (err as Error).message.split('\n')[0] ?? '';
+    // The YAML parser recurses: nesting it cannot follow is too deep for us as well. Say so, and where.
+    if (err instanceof RangeError || first.startsWith('Maximum call stack size exceeded')) {
+      const at = / at (line \d+, column \d+)/.exec(first)?.[1];
+      throw new ImportError(problems.OPENAPI_TOO_DEEP(`${at ?? 'a place'} of ${path}`, MAX_DEPTH));
+    }
     throw new ImportError(problems.OPENAPI_READ(path, `it is neither valid YAML nor JSON (${first})`));
   }
 }

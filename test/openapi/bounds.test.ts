@@ -122,6 +122,21 @@ describe('a schema nested thousands deep', () => {
     assert.match(err.problem.message, /nests more than 256 levels deep/);
   });
 
+  test('20,000 levels in a YAML document: OPENAPI_TOO_DEEP with the line, not a parser overflow', () => {
+    const file = join(files.dir, 'deep.yaml');
+    const deep = `${'{ a: '.repeat(DEPTH)}1${' }'.repeat(DEPTH)}`;
+    writeFileSync(
+      file,
+      `openapi: 3.0.3\ninfo: { title: Deep, version: '1' }\npaths: {}\ncomponents:\n  schemas:\n    Deep: ${deep}\n`,
+    );
+    const err = importError(file);
+    assert.equal(err.problem.code, 'OPENAPI_TOO_DEEP');
+    assert.match(
+      err.problem.message,
+      /^the schema at line 6, column \d+ of .*deep\.yaml nests more than 256 levels deep/,
+    );
+  });
+
   test('20,000 schemas each referencing the next, inlined: OPENAPI_TOO_DEEP naming the first', () => {
     const schemas: Record<string, unknown> = {};
     for (let i = 0; i < DEPTH; i++) {
