@@ -41,8 +41,10 @@ export class RefResolver {
   /** The document's schema components kept as references (`keep`), by their name in the manifest. */
   readonly kept = new Map<string, { readonly value: unknown; readonly file: string; readonly key: string }>();
   private readonly keptNames = new Map<string, string>();
-  /** The folders file `$ref`s may read (real paths): the document's, and those `--allow-ref-dir` names. */
+  /** The folders file `$ref`s may read: the document's, and those `--allow-ref-dir` names. */
   private readonly readable: readonly string[];
+  /** The same, with symbolic links followed (what is read must be inside one of these). */
+  private readonly readableReal: readonly string[];
   /** Values inlined so far, against MAX_INLINED. */
   private inlined = 0;
 
@@ -53,7 +55,8 @@ export class RefResolver {
     allowRefDirs: readonly string[] = [],
   ) {
     this.files.set(rootFile, rootDoc);
-    this.readable = [dirname(rootFile), ...allowRefDirs].map((dir) => realFolder(resolve(dir)));
+    this.readable = [dirname(rootFile), ...allowRefDirs].map((dir) => resolve(dir));
+    this.readableReal = this.readable.map(realFolder);
   }
 
   /**
@@ -157,7 +160,9 @@ export class RefResolver {
       try {
         doc = readDocument(file);
       } catch (err) {
-        throw new ImportError(problems.OPENAPI_REF(ref, (err as ImportError).problem.message));
+        // A file too deep keeps its own code; one that cannot be read is a $ref that cannot be followed.
+        if (!(err instanceof ImportError) || err.problem.code !== 'OPENAPI_READ') throw err;
+        throw new ImportError(problems.OPENAPI_REF(ref, err.problem.message));
       }
       this.files.set(file, doc);
     }
@@ -189,10 +194,9 @@ export class RefResolver {
   private checkReadable(ref: string, file: string): void {
     // A missing file is judged by its folder; readDocument then says it is missing.
     const real = existsSync(file) ? realpathSync(file) : join(realFolder(dirname(file)), basename(file));
-    if (this.readable.some((dir) => isInside(real, dir))) return;
-    const linked =
-      real !== file &&
-      this.readable.some((dir) => isInside(join(realFolder(dirname(file)), basename(file)), dir));
+    if (this.readableReal.some((dir) => isInside(real, dir))) return;
+    // Inside as written, outside once resolved: a symbolic link (the file or a folder on the way) leads out.
+    const linked = this.readable.some((dir) => isInside(file, dir));
     throw new ImportError(problems.OPENAPI_REF_OUTSIDE(ref, real, this.readable[0]!, linked));
   }
 }

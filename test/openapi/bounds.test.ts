@@ -52,6 +52,7 @@ describe('file $refs stay in the folder the document is in', () => {
   after(() => files.cleanup());
   const outside = join(files.dir, 'outside');
   symlinkSync(join(outside, 'secret.yaml'), join(files.dir, 'api/linked.yaml'));
+  symlinkSync(outside, join(files.dir, 'api/shared'));
   const write = (name: string, ref: string) => {
     const file = join(files.dir, 'api', name);
     writeFileSync(file, api({ $ref: ref }));
@@ -60,12 +61,14 @@ describe('file $refs stay in the folder the document is in', () => {
   const dotdot = write('dotdot.json', '../outside/secret.yaml#/Secret');
   const absolute = write('absolute.json', `${join(outside, 'secret.yaml')}#/Secret`);
   const linked = write('linked.json', './linked.yaml#/Secret');
+  const linkedFolder = write('linked-folder.json', './shared/secret.yaml#/Secret');
   const inside = write('inside.json', './common.yaml#/Inside');
 
   for (const [how, file] of [
     ['by ..', dotdot],
     ['by an absolute path', absolute],
     ['by a symbolic link', linked],
+    ['by a symbolic link to a folder', linkedFolder],
   ] as const) {
     test(`a $ref that leaves ${how} is refused, naming the file and the flag`, () => {
       const err = importError(file);
@@ -73,12 +76,12 @@ describe('file $refs stay in the folder the document is in', () => {
       assert.match(err.problem.message, /outside the document's folder/);
       assert.ok(err.problem.message.includes(join(outside, 'secret.yaml')), err.problem.message);
       assert.match(err.problem.hint ?? '', /--allow-ref-dir/);
-      if (how === 'by a symbolic link') assert.match(err.problem.message, /through a symbolic link/);
+      if (how.includes('symbolic')) assert.match(err.problem.message, /through a symbolic link/);
     });
   }
 
   test('--allow-ref-dir names the folder: the same $refs are read', () => {
-    for (const file of [dotdot, absolute, linked]) {
+    for (const file of [dotdot, absolute, linked, linkedFolder]) {
       const gen = generate(loadSpec(file), { allowRefDirs: [outside], outputSchema: true });
       const output = gen.tools[0]!.config.outputSchema as Record<string, any>;
       assert.equal(output.properties.result.description, 'read from outside');
