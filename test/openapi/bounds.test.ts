@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { generate, type ImportOptions } from '../../src/openapi/generate.js';
@@ -183,5 +185,29 @@ describe('a $ref fan-out with --inline-schemas', () => {
   test('without --inline-schemas each schema is written once: the import succeeds', () => {
     const gen = generate(loadSpec(file));
     assert.equal(Object.keys(gen.schemas).length, LEVELS + 1);
+  });
+});
+
+describe('remote $refs', () => {
+  // Not a fix: today's loader already never fetches; this keeps it so (a real server that must see nothing).
+  test('an http $ref is never fetched, even from 127.0.0.1: left unexpanded, with a warning', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.end('X: { type: string }');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const files = tempFiles({});
+    try {
+      const { port } = server.address() as AddressInfo;
+      const file = join(files.dir, 'remote.json');
+      writeFileSync(file, api({ $ref: `http://127.0.0.1:${port}/x.yaml#/X` }));
+      const gen = generate(loadSpec(file));
+      assert.deepEqual(seen, []);
+      assert.match(gen.warnings.join('\n'), /is a remote reference; it was not fetched/);
+    } finally {
+      files.cleanup();
+      await new Promise((done) => server.close(done));
+    }
   });
 });
