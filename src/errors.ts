@@ -265,6 +265,21 @@ export const problems = {
     message: `cannot resolve $ref ${quote(ref)}: ${reason}`,
     hint: 'local refs (#/components/…) and relative files (common.yaml#/Pet) are followed; URLs are not fetched',
   }),
+  OPENAPI_REF_OUTSIDE: (ref: string, file: string, folder: string, linked: boolean): Problem => ({
+    code: 'OPENAPI_REF_OUTSIDE',
+    message: `$ref ${quote(ref)} reads ${quote(file)}, outside the document's folder ${quote(folder)}${linked ? ' (through a symbolic link)' : ''}: the import reads only the files it was given`,
+    hint: 'if you trust the folder that holds it, name that folder with --allow-ref-dir DIR (repeatable)',
+  }),
+  OPENAPI_TOO_DEEP: (where: string, limit: number): Problem => ({
+    code: 'OPENAPI_TOO_DEEP',
+    message: `the schema at ${where} nests more than ${limit} levels deep`,
+    hint: 'no API needs that depth: fix the document, or leave the operation out with --tags or --operations (an overlay can remove it)',
+  }),
+  OPENAPI_TOO_LARGE: (where: string, limit: number): Problem => ({
+    code: 'OPENAPI_TOO_LARGE',
+    message: `inlining the schemas passed ${limit.toLocaleString('en-US')} values while expanding ${where}: its $refs multiply (each schema referencing the next more than once)`,
+    hint: 'import without --inline-schemas (shared schemas are written once), or fix the schema in the document',
+  }),
   OPENAPI_UNKNOWN_OPERATION: (name: string, known: readonly string[], suggestion?: string): Problem => ({
     code: 'OPENAPI_UNKNOWN_OPERATION',
     message: `--operations names ${quote(name)}, which is not an operation of the document${didYouMean(suggestion)}`,

@@ -50,6 +50,11 @@ export interface ImportCommandOptions {
   readonly split?: boolean;
   /** `--overlay FILE` (repeatable): Overlay 1.0 documents applied to the description first. */
   readonly overlay?: readonly string[];
+  /**
+   * `--allow-ref-dir DIR` (repeatable): folders besides the document's that file `$ref`s may read.
+   * Not recorded for `--update`: reading outside the folder is asked for on each run.
+   */
+  readonly allowRefDir?: readonly string[];
   /** `--update FILE`: merge into FILE as `-o FILE --merge` does, and print the contract diff. */
   readonly update?: string;
 }
@@ -123,7 +128,7 @@ function run(spec: string, options: ImportCommandOptions): void {
     for (const overlay of overlays) overlayWarnings.push(...applyOverlay(doc, overlay).warnings);
   });
   for (const warning of overlayWarnings) warn(warning);
-  const gen = generate(loaded, chosen as ImportOptions);
+  const gen = generate(loaded, { ...(chosen as ImportOptions), allowRefDirs: options.allowRefDir ?? [] });
   for (const warning of gen.warnings) warn(warning);
   if (gen.tools.length === 0) throw new ImportError(problems.IMPORT_NOTHING(gen.skipped.length), 1);
   if (gen.nameDerived) {
@@ -288,6 +293,8 @@ function header(folder: string, specLabel: string, options: ImportCommandOptions
   if (options.inlineSchemas) args.push('--inline-schemas');
   if (options.split) args.push('--split');
   for (const overlay of options.overlay ?? []) args.push('--overlay', relative(folder, resolve(overlay)));
+  for (const dir of options.allowRefDir ?? [])
+    args.push('--allow-ref-dir', relative(folder, resolve(dir)) || '.');
   if (options.output) args.push('-o', relative(folder, resolve(options.output)));
   return {
     schemaLine: `yaml-language-server: $schema=${relative(folder, SCHEMA)}`,

@@ -532,12 +532,20 @@ Examples:
       [],
     )
     .option(
+      '--allow-ref-dir <dir>',
+      "a folder outside the document's own that file $refs may read (repeatable; not recorded)",
+      collect,
+      [],
+    )
+    .option(
       '--update <manifest>',
       're-import into this manifest, keeping your edits (renamed and removed tools, descriptions, output shaping), and print what changed for clients',
     )
     .addHelpText(
       'after',
       `
+Only the document's folder is read: a file $ref that leaves it (by .., an absolute path or a symbolic link) is refused unless --allow-ref-dir names the folder; URLs are never fetched.
+
 Exit codes: 0 done; 1 the document cannot be read or imported (or an overlay applied), nothing in it can be imported, the output exists (use --update, --merge or --force), the --update manifest does not exist, or what was written is larger than the 4 MiB load limit; 2 bad usage (unknown --tags or --operations, --merge without -o, --split without -o or with --merge, --update with -o, --merge, --force or --split).
 
 Examples:

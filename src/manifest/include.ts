@@ -14,6 +14,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { problems } from '../errors.js';
+import { isInside } from '../util/inside.js';
 import { loading } from '../util/large-load.js';
 import { type Finding, isPlainObject } from './finding.js';
 import { type Parsed, parseYaml, type YamlFinding } from './parse.js';
@@ -99,11 +100,7 @@ export function gatherIncludes(top: ManifestFile, limits: IncludeLimits): Gather
         continue;
       }
       const target = resolve(folder, entry);
-      const inside = (child: string, parent: string) => {
-        const rel = relative(parent, child);
-        return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-      };
-      if (!inside(target, folder)) {
+      if (!isInside(target, folder)) {
         at(path, "it is outside this file's folder", entry);
         continue;
       }
@@ -131,7 +128,7 @@ export function gatherIncludes(top: ManifestFile, limits: IncludeLimits): Gather
         continue;
       }
       // A symbolic link may not lead out of the folder either.
-      if (!inside(real, safeRealpath(folder))) {
+      if (!isInside(real, safeRealpath(folder))) {
         at(path, "it leads outside this file's folder (through a symbolic link)", entry);
         continue;
       }

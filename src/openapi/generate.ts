@@ -2,9 +2,12 @@
  * An API description as the parts of a manifest: one `http` source and one `http` tool per selected
  * operation, plus the comments and warnings that go with them. Tool names are given over all
  * operations before selecting, so an operation keeps its name whatever `--tags` or `--operations`
- * picks (which is what lets a later `--merge` recognise it).
+ * picks (which is what lets a later `--merge` recognise it). What it returns is in manifest form:
+ * the document's text is data (`$${` for each `${`, manifest/literal.ts), so the manifest, the
+ * record and a later merge all hold the same strings.
  */
 import { problems } from '../errors.js';
+import { manifestData } from '../manifest/literal.js';
 import { parsePathTemplate } from '../util/http-path.js';
 import { suggest } from '../util/suggest.js';
 import { ImportError, isObj, type Obj, type Spec } from './load.js';
@@ -29,6 +32,8 @@ export interface ImportOptions {
    * output schemas (default), instead of inlining them at every use.
    */
   readonly inlineSchemas?: boolean;
+  /** Folders besides the document's that file `$ref`s may read (`--allow-ref-dir`). */
+  readonly allowRefDirs?: readonly string[];
 }
 
 export interface GeneratedTool {
@@ -68,7 +73,7 @@ export function generate(spec: Spec, options: ImportOptions = {}): Generated {
   const apiName = options.name ?? shortApiName(serverUrl(spec, [], 'API'), title);
   const prefix = envPrefix(apiName);
   const source = sourceName(apiName);
-  const refs = new RefResolver(spec.file, spec.doc, spec.major === 2);
+  const refs = new RefResolver(spec.file, spec.doc, spec.major === 2, options.allowRefDirs);
   const outputs =
     options.outputSchema === false ? 'none' : options.inlineSchemas ? 'inline' : ('shared' as const);
   // The shared schemas in manifest form, converted once each, on first need.
@@ -117,15 +122,16 @@ export function generate(spec: Spec, options: ImportOptions = {}): Generated {
       name,
       route: routeOf(op),
       ...(op.operationId && { operationId: op.operationId }),
-      ...draft,
+      config: manifestData(draft.config),
+      notes: draft.notes,
     });
   }
   for (const s of skipped) warnings.push(`not imported: ${s}`);
   // Every component the tools reach, directly or through other components (the map grows as
   // converting one finds the next).
   const schemas: Record<string, Obj> = {};
-  for (const name of refs.kept.keys()) schemas[name] = component(name)!;
-  const sourceDraftValue = sourceDraft(spec, operations, prefix, refs);
+  for (const name of refs.kept.keys()) schemas[name] = manifestData(component(name)!);
+  const drafted = sourceDraft(spec, operations, prefix, refs);
   warnings.push(...new Set(refs.warnings));
 
   const version =
@@ -135,15 +141,15 @@ export function generate(spec: Spec, options: ImportOptions = {}): Generated {
     title,
     apiVersion: version,
     format: spec.major === 2 ? `Swagger ${spec.version}` : `OpenAPI ${spec.version}`,
-    server: {
+    server: manifestData({
       name: serverName(apiName),
       ...(version && { version }),
       ...(description && { description }),
-    },
+    }),
     sourceName: source,
     apiName,
     nameDerived: options.name === undefined,
-    source: sourceDraftValue,
+    source: { ...drafted, config: manifestData(drafted.config) },
     tools,
     schemas,
     tags,

@@ -41,8 +41,46 @@ const MAX_BYTES = 64 * 1024 * 1024;
 
 export const isObj: (v: unknown) => v is Obj = isObject;
 
-/** Parses one YAML or JSON file; throws ImportError(OPENAPI_READ). Also used for `$ref`'d files. */
+/**
+ * How deep maps and lists may nest in a document, and in a schema once its `$ref`s are inlined
+ * (refs.ts). Real descriptions stay far below it; each step of the import and of the manifest's load
+ * walks a schema recursively, so a deeper one would end in a stack overflow.
+ */
+export const MAX_DEPTH = 256;
+
+/**
+ * Parses one YAML or JSON file; throws ImportError(OPENAPI_READ), or OPENAPI_TOO_DEEP for a
+ * document nested deeper than MAX_DEPTH. Also used for `$ref`'d files and overlays.
+ */
 export function readDocument(path: string): unknown {
+  const doc = parseDocumentText(path);
+  const deep = tooDeep(doc, 0, []);
+  if (deep) throw new ImportError(problems.OPENAPI_TOO_DEEP(`${pointer(deep)} in ${path}`, MAX_DEPTH));
+  return doc;
+}
+
+/** The path to the first value nested deeper than MAX_DEPTH (recursing at most that deep). */
+function tooDeep(value: unknown, depth: number, path: string[]): string[] | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (depth > MAX_DEPTH) return path;
+  for (const key in value) {
+    const item = (value as Obj)[key];
+    if (item === null || typeof item !== 'object') continue;
+    path.push(key);
+    if (tooDeep(item, depth + 1, path)) return path;
+    path.pop();
+  }
+  return undefined;
+}
+
+/** A JSON pointer, its start and its end when it is long (`#/components/schemas/A/…/b (300 levels)`). */
+function pointer(path: readonly string[]): string {
+  const escaped = path.map((key) => key.replaceAll('~', '~0').replaceAll('/', '~1'));
+  if (path.length <= 12) return `#/${escaped.join('/')}`;
+  return `#/${escaped.slice(0, 8).join('/')}/…/${escaped.slice(-2).join('/')} (${path.length} levels)`;
+}
+
+function parseDocumentText(path: string): unknown {
   let text: string;
   try {
     const size = statSync(path).size;
@@ -67,6 +105,11 @@ export function readDocument(path: string): unknown {
     return parse(text, { maxAliasCount: 10_000 });
   } catch (err) {
     const first = (err as Error).message.split('\n')[0] ?? '';
+    // The YAML parser recurses: nesting it cannot follow is too deep for us as well. Say so, and where.
+    if (err instanceof RangeError || first.startsWith('Maximum call stack size exceeded')) {
+      const at = / at (line \d+, column \d+)/.exec(first)?.[1];
+      throw new ImportError(problems.OPENAPI_TOO_DEEP(`${at ?? 'a place'} of ${path}`, MAX_DEPTH));
+    }
     throw new ImportError(problems.OPENAPI_READ(path, `it is neither valid YAML nor JSON (${first})`));
   }
 }

@@ -5,6 +5,7 @@
  * the environment: `<API>_TOKEN` for bearer (and OAuth 2 / OpenID Connect, whose flow mcp-run does
  * not run), `<API>_USERNAME` and `<API>_PASSWORD` for basic, `<API>_API_KEY` for an API key.
  */
+import { reference } from '../manifest/literal.js';
 import type { Spec } from './load.js';
 import { isObj, type Obj } from './load.js';
 import { type Operation, routeOf } from './operations.js';
@@ -17,8 +18,6 @@ export interface SourceDraft {
   /** Variables the manifest reads, with what they hold. */
   readonly env: [name: string, meaning: string][];
 }
-
-const env = (name: string) => `\${env:${name}}`;
 
 export function sourceDraft(
   spec: Spec,
@@ -35,13 +34,18 @@ export function sourceDraft(
   const variables: [string, string][] = [[`${prefix}_BASE_URL`, `the API's address (default ${url})`]];
   const auth = securityAuth(spec, ops, prefix, refs, notes, variables);
   return {
-    config: { kind: 'http', baseUrl: `\${env:${prefix}_BASE_URL:-${url}}`, ...(auth && { auth }) },
+    config: { kind: 'http', baseUrl: reference(`${prefix}_BASE_URL`, url), ...(auth && { auth }) },
     notes,
     env: variables,
   };
 }
 
-/** The first server's URL with its variables at their defaults, without a trailing slash. */
+/**
+ * The first server's URL with its variables at their defaults, without a trailing slash. It becomes
+ * the fallback of `${env:<API>_BASE_URL:-<url>}`, where `$${` is no escape and a `}` would end the
+ * reference early (and start another): so `{` and `}`, which a URL may not hold as they are
+ * (RFC 3986), are percent-encoded, as a browser sends them.
+ */
 export function serverUrl(spec: Spec, notes: string[], prefix: string): string {
   let url: string;
   if (spec.major === 2) {
@@ -69,7 +73,7 @@ export function serverUrl(spec: Spec, notes: string[], prefix: string): string {
     );
     url = `http://localhost${url.startsWith('/') ? '' : '/'}${url}`;
   }
-  return url.replace(/\/+$/, '').replaceAll('}', '%7D');
+  return url.replace(/\/+$/, '').replaceAll('{', '%7B').replaceAll('}', '%7D');
 }
 
 type Auth = Obj;
@@ -149,11 +153,13 @@ function authFor(
       );
     }
     variables.push([`${prefix}_TOKEN`, type === 'http' ? 'the bearer token' : 'an OAuth access token']);
-    return { bearer: env(`${prefix}_TOKEN`) };
+    return { bearer: reference(`${prefix}_TOKEN`) };
   }
   if ((type === 'http' && httpScheme === 'basic') || type === 'basic') {
     variables.push([`${prefix}_USERNAME`, 'the user name'], [`${prefix}_PASSWORD`, 'the password']);
-    return { basic: { username: env(`${prefix}_USERNAME`), password: env(`${prefix}_PASSWORD`) } };
+    return {
+      basic: { username: reference(`${prefix}_USERNAME`), password: reference(`${prefix}_PASSWORD`) },
+    };
   }
   if (
     type === 'apiKey' &&
@@ -164,7 +170,7 @@ function authFor(
       `${prefix}_API_KEY`,
       `the API key (sent as the ${scheme.name} ${scheme.in === 'header' ? 'header' : 'query parameter'})`,
     ]);
-    return { apiKey: { [scheme.in]: scheme.name, value: env(`${prefix}_API_KEY`) } };
+    return { apiKey: { [scheme.in]: scheme.name, value: reference(`${prefix}_API_KEY`) } };
   }
   notes.push(
     `Security scheme ${name} (${type}${httpScheme ? ` ${httpScheme}` : ''}${scheme.in ? ` in ${scheme.in}` : ''}) cannot be sent by an http source.`,

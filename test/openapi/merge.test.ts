@@ -153,3 +153,32 @@ describe('merging a changed document into an edited manifest', () => {
     assert.match(r.warnings[0] ?? '', /no record of the last import/);
   });
 });
+
+describe('the escape of the imported text across merges', () => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's reference syntax, as text
+  const said = 'Reads ${env:X}';
+  const written = 'Reads $${env:X}';
+  const doc = V1.replace('summary: List all pets', `summary: ${JSON.stringify(said)}`);
+  const now = importText(doc);
+  /** What an import before the escape wrote: the document's text as it was, `${` live. */
+  const unescaped = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll('$${', '${'));
+  const before: Generated = {
+    ...now,
+    server: unescaped(now.server),
+    tools: now.tools.map((t) => ({ ...t, config: unescaped(t.config) })),
+  };
+
+  test('a manifest imported before the escape gets it from the next merge (where not edited)', () => {
+    const { text, report } = merge(render(before), before, now);
+    assert.equal(parse(text).tools.list_pets.description, written);
+    assert.deepEqual(report.updated, ['list_pets']);
+  });
+
+  test('merging the same document again neither doubles nor drops the escape', () => {
+    const first = render(now);
+    const { text, report } = merge(first, now, importText(doc));
+    assert.equal(text, first);
+    assert.equal(report.changed, false);
+    assert.equal(parse(text).tools.list_pets.description, written);
+  });
+});
