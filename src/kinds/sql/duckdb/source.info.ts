@@ -72,7 +72,7 @@ export const duckdbSourceInfo: KindInfo = {
         pattern: SIZE,
         default: DUCKDB_DEFAULTS.memoryLimit,
         description:
-          "DuckDB's memory_limit: a query that needs more spills to the temporary folder or fails.",
+          "DuckDB's memory_limit: a query that needs more spills to the temporary folder or fails. The process DuckDB runs in is killed past memoryLimit plus the result budgets, and the call fails (docs/kinds-sql.md).",
       },
       threads: {
         type: 'integer',
@@ -100,7 +100,8 @@ export const duckdbSourceInfo: KindInfo = {
         type: 'integer',
         minimum: 1,
         default: DEFAULT_TIMEOUT_MS,
-        description: 'Default time limit of a query; DuckDB interrupts a query that runs longer.',
+        description:
+          'Default time limit of a query; DuckDB interrupts a query that runs longer, and one that does not stop within 3 s more is ended with its process.',
       },
       maxRows: {
         type: 'integer',
