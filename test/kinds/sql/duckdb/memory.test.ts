@@ -95,9 +95,9 @@ async function peakWhile<T>(
   return { peak: status(process.pid, 'VmHWM') + child, outcome: outcome! };
 }
 
-/** Whether the process is gone, within 5 s. */
+/** Whether the process is gone, within 10 s. */
 async function gone(pid: string): Promise<boolean> {
-  for (let i = 0; i < 50 && children().includes(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 100 && children().includes(pid); i++) await new Promise((r) => setTimeout(r, 100));
   return !children().includes(pid);
 }
 
@@ -134,6 +134,20 @@ test('a query that does not stop at its interrupt ends at timeoutMs and the grac
   // Seconds of work in one call of a function that does not look at the interrupt, in little memory.
   await assert.rejects(runSql(sql, SLOW(100_000), [], { timeoutMs: 300 }), /took longer than 300 ms/);
   assert.ok(await gone(worker), 'the process running the query was ended');
+  assert.deepEqual((await runSql(sql, 'SELECT 1 AS one')).rows, [{ one: 1 }]);
+});
+
+test('a cancelled call is answered at once; a query deaf to the interrupt is ended with its process', {
+  skip: linux,
+}, async () => {
+  const { sql, pid } = await open({ memoryLimit: '256MB' });
+  assert.deepEqual((await runSql(sql, 'SELECT 1 AS one')).rows, [{ one: 1 }]);
+  const worker = pid();
+  const controller = new AbortController();
+  const running = runSql(sql, SLOW(100_000), [], { timeoutMs: 60_000, signal: controller.signal });
+  setTimeout(() => controller.abort(), 100);
+  await assert.rejects(running, /cancelled/);
+  assert.ok(await gone(worker), 'the process running the cancelled query was ended');
   assert.deepEqual((await runSql(sql, 'SELECT 1 AS one')).rows, [{ one: 1 }]);
 });
 
