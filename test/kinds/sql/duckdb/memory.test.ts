@@ -143,6 +143,7 @@ test('a cancelled call is answered at once; a query deaf to the interrupt is end
   const { sql, pid } = await open({ memoryLimit: '256MB' });
   assert.deepEqual((await runSql(sql, 'SELECT 1 AS one')).rows, [{ one: 1 }]);
   const worker = pid();
+  assert.ok(worker, 'DuckDB runs in a process of its own');
   const controller = new AbortController();
   const running = runSql(sql, SLOW(100_000), [], { timeoutMs: 60_000, signal: controller.signal });
   setTimeout(() => controller.abort(), 100);
@@ -156,6 +157,7 @@ test('the other queries running when the bound is passed run again, and answer',
 }, async () => {
   const { sql, pid } = await open({ memoryLimit: '128MB', poolSize: 2 });
   assert.deepEqual((await runSql(sql, 'SELECT 1 AS one')).rows, [{ one: 1 }]);
+  assert.ok(pid(), 'DuckDB runs in a process of its own');
   const workers = new Set<string>([pid()]);
   const timer = setInterval(() => workers.add(pid()), 5);
   const rest = status(pid(), 'VmRSS');
