@@ -21,6 +21,7 @@
  * and a call's time limit counts from when it was sent.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CallSignal } from '../../../util/call-signal.js';
 import type { SourcePoolStats, SqlResult } from '../../contract/kinds.js';
@@ -69,6 +70,8 @@ interface Pending {
 
 export class DuckdbHost {
   private worker: WorkerProcess | undefined;
+  /** The running worker's own temporary folder. */
+  private workerTemp = '';
   /** The worker has not greeted yet: the time it may take (the timer also keeps the server alive for it). */
   private starting: NodeJS.Timeout | undefined;
   private readonly queue: Pending[] = [];
@@ -164,6 +167,12 @@ export class DuckdbHost {
     await worker?.exited;
   }
 
+  /** Ends the worker; its temporary folder (a killed worker's spill files) goes once it has exited. */
+  private end(worker: WorkerProcess, temp: string): void {
+    worker.kill();
+    worker.exited.then(() => rm(temp, { recursive: true, force: true })).catch(() => undefined);
+  }
+
   private spawn(): void {
     this.starting = setTimeout(
       () => this.lost(undefined, `the DuckDB process did not open the source within ${START_MS / 1000} s`),
@@ -171,13 +180,14 @@ export class DuckdbHost {
     );
     this.connections = 0;
     const temp = mkdtempSync(join(this.temp, 'worker-'));
-    const worker = startWorker('kinds/sql/duckdb/worker', WORKER_ARG, {
+    const worker: WorkerProcess = startWorker('kinds/sql/duckdb/worker', WORKER_ARG, {
       line: (line) => this.answered(worker, JSON.parse(line) as WorkerGreeting | WorkerAnswer),
       gone: (why) => {
         if (this.worker === worker) this.lost(undefined, `the DuckDB process stopped (${why}); try again`);
       },
     });
     this.worker = worker;
+    this.workerTemp = temp;
     worker.send(JSON.stringify({ ...this.init, temp } satisfies WorkerInit));
   }
 
@@ -236,7 +246,7 @@ export class DuckdbHost {
     if ('failed' in greeting) {
       this.failure = greeting;
       this.worker = undefined;
-      worker.kill();
+      this.end(worker, this.workerTemp);
       const err = new Error(`the DuckDB source cannot open: ${greeting.failed}`);
       for (const pending of this.queue.splice(0)) pending.reject(err);
       this.opening?.reject(err);
@@ -287,7 +297,7 @@ export class DuckdbHost {
     clearTimeout(this.starting);
     this.starting = undefined;
     this.stopWatch();
-    worker?.kill();
+    if (worker) this.end(worker, this.workerTemp);
     const running = [...this.running.values()];
     this.running.clear();
     const known = culprit ?? (running.length === 1 || running[0]?.alone ? running[0] : undefined);
