@@ -15,8 +15,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
 import { type DuckdbConfig, openDuckdb } from '../../../../src/kinds/sql/duckdb/source.js';
+import { sqlQueryTool } from '../../../../src/kinds/sql/query-tool.js';
 import { runSql } from '../../../helpers/databases.js';
-import { tempDir, testContext } from '../../context.js';
+import { callContext, tempDir, testContext } from '../../context.js';
 
 const MIB = 1024 * 1024;
 /** The source's memoryLimit: DuckDB reads 128MB as 128 × 1000². */
@@ -95,6 +96,17 @@ async function peakWhile<T>(
   return { peak: status(process.pid, 'VmHWM') + child, outcome: outcome! };
 }
 
+/** The ready-made `sql-query` tool on a capability, as a model calls it: its result's text. */
+async function queryTool(sql: SqlCapability) {
+  const ctx = testContext({ baseDir: dir, sources: { files: { sql } } });
+  const compiled = sqlQueryTool.compile({ kind: 'sql-query', source: 'files' }, ctx);
+  assert.ok(compiled, JSON.stringify(ctx.errors));
+  return async (text: string) => {
+    const result = await compiled.run({ sql: text }, callContext());
+    return { isError: result.isError === true, text: (result.content[0] as { text: string }).text };
+  };
+}
+
 /** Whether the process is gone, within 10 s. */
 async function gone(pid: string): Promise<boolean> {
   for (let i = 0; i < 100 && children().includes(pid); i++) await new Promise((r) => setTimeout(r, 100));
@@ -105,22 +117,23 @@ async function gone(pid: string): Promise<boolean> {
 const atRest = () =>
   status(process.pid, 'VmRSS') + children().reduce((sum, pid) => sum + status(pid, 'VmRSS'), 0);
 
-test('a string past memoryLimit stops at the bound with an error that names it; the next call works', {
+test('a string past memoryLimit stops at the bound with an error result that names it; the next call works', {
   skip: linux,
 }, async () => {
   const { sql } = await open({ memoryLimit: '128MB', timeoutMs: 60_000 });
+  const query = await queryTool(sql);
   assert.deepEqual((await runSql(sql, 'SELECT 1 AS one')).rows, [{ one: 1 }]);
   const rest = atRest();
-  const { peak, outcome } = await peakWhile(() => runSql(sql, HOG, [], { timeoutMs: 60_000 }));
+  const { peak, outcome } = await peakWhile(() => query(HOG));
   const bound = rest + MEMORY_LIMIT + RESULT_BUDGET + SLACK;
   assert.ok(
     peak <= bound,
     `the server and its DuckDB process reached ${Math.round(peak / MIB)} MiB, past ${Math.round(bound / MIB)} MiB (${Math.round(rest / MIB)} MiB at rest + memoryLimit + one result budget + ${SLACK / MIB} MiB)`,
   );
-  assert.equal(outcome.status, 'rejected', 'the query was not stopped');
-  const message = (outcome as PromiseRejectedResult).reason.message as string;
-  assert.match(message, /past its memory bound \(\d+ MiB: the source's memoryLimit of 122 MiB/);
-  assert.match(message, /raise memoryLimit/);
+  assert.equal(outcome.status, 'fulfilled', String((outcome as PromiseRejectedResult).reason));
+  assert.equal(outcome.value.isError, true, `the query was not stopped: ${outcome.value.text}`);
+  assert.match(outcome.value.text, /past its memory bound \(\d+ MiB: the source's memoryLimit of 122 MiB/);
+  assert.match(outcome.value.text, /raise memoryLimit/);
   assert.deepEqual((await runSql(sql, `SELECT count(*) AS n FROM '${dir}/data/sales.csv'`)).rows, [{ n: 2 }]);
 });
 
