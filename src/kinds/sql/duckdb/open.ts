@@ -79,7 +79,7 @@ export async function openInstance(
   };
   const pool = new ConnectionPool(connect, init.poolSize);
   try {
-    pool.release(await pool.acquire(new AbortController().signal), true);
+    pool.release(await pool.acquire(new AbortController().signal));
   } catch (err) {
     await pool.close();
     instance.closeSync();

@@ -36,7 +36,7 @@ export async function runOn(
     throw watch.error(err, (t) => t);
   } finally {
     await watch.finish();
-    pool.release(conn, true);
+    pool.release(conn);
   }
 }
 
