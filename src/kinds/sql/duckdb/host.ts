@@ -17,8 +17,9 @@
  * passed with several running, which one passed it is not known, so each runs again alone (nothing
  * else with it), and one that passes the bound alone is the culprit.
  *
- * At most `poolSize` queries are in the worker at once (one per connection); the others wait here,
- * and a call's time limit counts from when it was sent.
+ * At most `poolSize` queries are in the worker at once (one per connection); the others wait here.
+ * A call's time limit counts from its start, waiting included (as on SQLite): one whose limit passed
+ * while it waited fails without being sent.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -57,8 +58,8 @@ interface Pending {
   readonly run: Omit<WorkerRun, 'deadlineMs'>;
   readonly resolve: (value: SqlResult) => void;
   readonly reject: (err: Error) => void;
-  /** Its time limit ends then (Date.now()), once sent. */
-  deadline?: number;
+  /** Its time limit ends then (Date.now()): it counts from the call's start, waiting included. */
+  readonly deadline: number;
   timer?: NodeJS.Timeout;
   /** Cancelled while it ran: its caller has its answer, the worker's is dropped. */
   cancelled?: boolean;
@@ -123,6 +124,7 @@ export class DuckdbHost {
         text,
         values: values.map(channelValue),
         run,
+        deadline: Date.now() + run.timeoutMs,
         resolve: (value) => {
           pending.settle();
           resolve(value);
@@ -137,6 +139,7 @@ export class DuckdbHost {
           signal.removeEventListener('abort', onAbort);
         },
       };
+      pending.timer = setTimeout(() => this.overdue(pending), run.timeoutMs + GRACE_MS);
       this.queue.push(pending);
       this.dispatch();
     });
@@ -199,16 +202,17 @@ export class DuckdbHost {
     while (this.queue.length > 0 && this.running.size < this.limits.poolSize) {
       if (this.queue[0]!.alone && this.running.size > 0) return;
       const pending = this.queue.shift()!;
+      // Its time limit passed while it waited: it would be interrupted as it starts.
+      if (Date.now() >= pending.deadline) {
+        pending.reject(new Error(timeoutMessage(pending.run.timeoutMs)));
+        continue;
+      }
       this.send(pending);
       if (pending.alone) return;
     }
   }
 
   private send(pending: Pending): void {
-    if (pending.deadline === undefined) {
-      pending.deadline = Date.now() + pending.run.timeoutMs;
-      pending.timer = setTimeout(() => this.overdue(pending), pending.run.timeoutMs + GRACE_MS);
-    }
     this.running.set(pending.id, pending);
     this.connections = Math.max(this.connections, this.running.size);
     const request: WorkerRequest = {
@@ -303,16 +307,12 @@ export class DuckdbHost {
     const known = culprit ?? (running.length === 1 || running[0]?.alone ? running[0] : undefined);
     const again: Pending[] = [];
     for (const pending of running) {
-      clearTimeout(pending.timer);
       if (pending === known || pending.cancelled) {
+        clearTimeout(pending.timer);
         if (!pending.settled) pending.reject(new Error(message));
         continue;
       }
-      // Its time limit still counts from its first send.
-      pending.timer = setTimeout(
-        () => this.overdue(pending),
-        Math.max(0, pending.deadline! + GRACE_MS - Date.now()),
-      );
+      // Its time limit, and the timer that holds it, still count from the call's start.
       if (!culprit) pending.alone = true;
       again.push(pending);
     }

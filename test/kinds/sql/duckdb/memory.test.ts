@@ -165,6 +165,16 @@ test('a cancelled call is answered at once; a query deaf to the interrupt is end
   assert.deepEqual((await runSql(sql, 'SELECT 1 AS one')).rows, [{ one: 1 }]);
 });
 
+test('a call waiting for a connection ends within its own time limit and the grace', {
+  skip: linux,
+}, async () => {
+  const { sql } = await open({ poolSize: 1 });
+  const busy = runSql(sql, SLOW(100_000), [], { timeoutMs: 60_000 });
+  busy.catch(() => undefined);
+  // Its time limit counts from its start, waiting included: it does not wait for the slow one.
+  await assert.rejects(runSql(sql, 'SELECT 1 AS one', [], { timeoutMs: 200 }), /took longer than 200 ms/);
+});
+
 test('the other queries running when the bound is passed run again, and answer', {
   skip: linux,
 }, async () => {
