@@ -1,12 +1,12 @@
 /**
- * DuckDB connections of one database, at most `max` in use at once. A DuckDB connection runs one
- * query at a time and holds one of libuv's threads while it runs; the cap keeps queries from taking
- * every thread of that pool (which file reads and DNS look-ups share). Callers past it wait in
- * arrival order until a connection frees or their call is cancelled.
+ * DuckDB connections of one database, in its worker process, at most `max` in use at once. A DuckDB
+ * connection runs one query at a time and holds one of libuv's threads while it runs; the cap keeps
+ * queries from taking every thread of that pool (which file reads share). The server sends no more
+ * than `max` queries at once (host.ts); a caller past it would wait in arrival order until a
+ * connection frees or its call is cancelled.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CallSignal } from '../../../util/call-signal.js';
-import type { SourcePoolStats } from '../../contract/kinds.js';
 import { CANCELLED_MESSAGE } from '../result.js';
 
 interface Waiter {
@@ -56,20 +56,14 @@ export class ConnectionPool {
     });
   }
 
-  /** Hands a connection back; one that is still busy in the engine (`reusable` false) is dropped. */
-  release(conn: DuckDBConnection, reusable: boolean): void {
-    if (!reusable || this.closed) {
+  /**
+   * Hands a connection back. A query that does not stop at its interrupt is never waited for here:
+   * the server ends the whole worker process (host.ts).
+   */
+  release(conn: DuckDBConnection): void {
+    if (this.closed) {
       this.total--;
-      if (reusable) conn.closeSync();
-      // A dropped busy connection is left to the engine; a new one takes its place for a waiter.
-      const next = this.waiters.shift();
-      if (next && !this.closed) {
-        this.total++;
-        this.connect().then(next.grant, (err: Error) => {
-          this.total--;
-          next.fail(err);
-        });
-      }
+      conn.closeSync();
       return;
     }
     const next = this.waiters.shift();
@@ -84,9 +78,5 @@ export class ConnectionPool {
       this.total--;
       conn.closeSync();
     }
-  }
-
-  stats(): SourcePoolStats {
-    return { total: this.total, idle: this.idle.length, waiting: this.waiters.length };
   }
 }

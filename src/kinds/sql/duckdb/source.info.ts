@@ -17,6 +17,24 @@ export const DUCKDB_DEFAULTS = {
 /** A DuckDB size: a number and a unit, as `memory_limit` takes it. */
 const SIZE = '^[0-9]+(\\.[0-9]+)?\\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$';
 
+const UNITS: Readonly<Record<string, number>> = {
+  B: 1,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  TB: 1e12,
+  KiB: 2 ** 10,
+  MiB: 2 ** 20,
+  GiB: 2 ** 30,
+  TiB: 2 ** 40,
+};
+
+/** A size as DuckDB reads it (`128MB` is 128 × 1000², `128MiB` 128 × 1024²), in bytes. */
+export function sizeBytes(size: string): number {
+  const [, number, unit] = /^([0-9.]+)\s*([A-Za-z]+)$/.exec(size) ?? [];
+  return Number(number) * (UNITS[unit ?? ''] ?? Number.NaN);
+}
+
 export const duckdbSourceInfo: KindInfo = {
   kind: 'duckdb',
   description:
@@ -54,7 +72,7 @@ export const duckdbSourceInfo: KindInfo = {
         pattern: SIZE,
         default: DUCKDB_DEFAULTS.memoryLimit,
         description:
-          "DuckDB's memory_limit: a query that needs more spills to the temporary folder or fails.",
+          "DuckDB's memory_limit: a query that needs more spills to the temporary folder or fails. The process DuckDB runs in is killed past memoryLimit plus the result budgets, and the call fails (docs/kinds-sql.md).",
       },
       threads: {
         type: 'integer',
@@ -82,7 +100,8 @@ export const duckdbSourceInfo: KindInfo = {
         type: 'integer',
         minimum: 1,
         default: DEFAULT_TIMEOUT_MS,
-        description: 'Default time limit of a query; DuckDB interrupts a query that runs longer.',
+        description:
+          'Default time limit of a query; DuckDB interrupts a query that runs longer, and one that does not stop within 3 s more is ended with its process.',
       },
       maxRows: {
         type: 'integer',

@@ -15,22 +15,13 @@
  * killed for one request's timeout or cancel, the others of its batch (reads, which may run again)
  * go back to the front of the queue, to run alone, so no read is cut off twice.
  *
- * Each worker talks over a channel of its own, a socket each way (`stdio[3]` for requests, `stdio[4]`
- * for answers: wire.ts says why two), newline-delimited JSON written with one write and split
- * with one scan (worker.ts): node's IPC channel (`process.send`) costs about twice the round
- * trip for the same bytes.
- *
- * Workers run the compiled `worker.js` beside this file; when this file runs from src/ under
- * tsx (the tests), `worker.ts` with tsx's loader.
+ * Each worker is started, reached and killed by the family's worker-process helper
+ * (../worker-process.ts: its channel, a socket each way of newline-delimited JSON).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { BUILD_ROOT } from '../../../util/build-root.js';
 import type { CallSignal } from '../../../util/call-signal.js';
-import { LineFramer } from '../../../util/line-framer.js';
 import { CANCELLED_MESSAGE, timeoutMessage } from '../result.js';
-import { ANSWER_FD, REQUEST_FD, WORKER_ARG } from './wire.js';
+import { startWorker, type WorkerProcess } from '../worker-process.js';
+import { WORKER_ARG } from './wire.js';
 import type { WorkerInit, WorkerRequest, WorkerResponse } from './worker.js';
 
 /** A request without its id (the pool numbers them). */
@@ -47,11 +38,7 @@ interface Pending {
 }
 
 interface Slot {
-  child?: ChildProcess;
-  /** The server's end of the socket the child reads its requests from. */
-  requests?: Socket;
-  /** The server's end of the socket the child writes its answers to. */
-  answers?: Socket;
+  child?: WorkerProcess;
   /** The requests sent to the worker and not answered yet, in the order it runs them. */
   batch: Pending[];
 }
@@ -66,20 +53,6 @@ const CANCEL_GRACE_MS = 250;
 const mustRead = (p: Pending) => p.request.op === 'query' && p.request.readsOnly;
 /** Reads may share a batch: they run again if the batch is cut off. */
 const batchable = (p: Pending) => mustRead(p) && !p.alone;
-
-/** Every live worker of every pool, killed when the server process exits however it exits. */
-const live = new Set<ChildProcess>();
-let exitHook = false;
-
-function workerEntry(): { path: string; execArgv: string[] } {
-  if (import.meta.url.endsWith('.ts')) {
-    return {
-      path: fileURLToPath(new URL('kinds/sql/sqlite/worker.ts', BUILD_ROOT)),
-      execArgv: ['--import', import.meta.resolve('tsx')],
-    };
-  }
-  return { path: fileURLToPath(new URL('kinds/sql/sqlite/worker.js', BUILD_ROOT)), execArgv: [] };
-}
 
 export class SqlitePool {
   private readonly slots: Slot[];
@@ -185,7 +158,7 @@ export class SqlitePool {
       for (const pending of batch) pending.slot = slot;
       // One request costs one line; an answer comes back before the request's timer is due, and
       // that timer keeps the server's loop alive meanwhile (the channel itself never does).
-      slot.requests!.write(`${JSON.stringify(batch.map((p) => p.request))}\n`);
+      slot.child!.send(JSON.stringify(batch.map((p) => p.request)));
       this.sent++;
     }
   }
@@ -203,56 +176,22 @@ export class SqlitePool {
   }
 
   private spawn(slot: Slot): void {
-    const entry = workerEntry();
-    const stdio: ('ignore' | 'inherit' | 'pipe')[] = ['ignore', 'ignore', 'inherit'];
-    stdio[REQUEST_FD] = 'pipe';
-    stdio[ANSWER_FD] = 'pipe';
-    const child = spawn(process.execPath, [...entry.execArgv, entry.path, WORKER_ARG], { stdio });
-    const requests = child.stdio[REQUEST_FD] as Socket;
-    const answers = child.stdio[ANSWER_FD] as Socket;
-    live.add(child);
-    if (!exitHook) {
-      exitHook = true;
-      process.on('exit', () => {
-        for (const c of live) c.kill('SIGKILL');
-      });
-    }
-    // Neither an idle worker nor its channel keeps the server alive.
-    child.unref();
-    requests.unref();
-    answers.unref();
-    // The worker's answers are bounded by its budgets, not by the line: no limit of the framer's.
-    const framer = new LineFramer(
-      Number.POSITIVE_INFINITY,
-      (line) => {
-        if (slot.child === child) this.answered(slot, JSON.parse(line) as readonly WorkerResponse[]);
+    const child = startWorker('kinds/sql/sqlite/worker', WORKER_ARG, {
+      line: (line) => this.answered(slot, JSON.parse(line) as readonly WorkerResponse[]),
+      gone: (why) => {
+        if (slot.child !== child) return;
+        slot.child = undefined;
+        const batch = slot.batch;
+        slot.batch = [];
+        for (const pending of batch) {
+          pending.slot = undefined;
+          pending.reject(new Error(`the SQLite worker stopped (${why}); try again`));
+        }
+        if (!this.closed) this.dispatch();
       },
-      () => undefined,
-    );
-    answers.on('data', (data: Buffer) => framer.push(data));
-    const gone = (why: string) => {
-      live.delete(child);
-      if (slot.child !== child) return;
-      slot.child = undefined;
-      slot.requests = undefined;
-      slot.answers = undefined;
-      const batch = slot.batch;
-      slot.batch = [];
-      for (const pending of batch) {
-        pending.slot = undefined;
-        pending.reject(new Error(`the SQLite worker stopped (${why}); try again`));
-      }
-      if (!this.closed) this.dispatch();
-    };
-    child.on('exit', (code, sig) => gone(sig ? `signal ${sig}` : `exit code ${code}`));
-    child.on('error', (err) => gone(err.message));
-    // A broken channel (the worker died) shows as its exit; the error itself has nothing to add.
-    requests.on('error', () => undefined);
-    answers.on('error', () => undefined);
-    requests.write(`${JSON.stringify(this.init)}\n`);
+    });
+    child.send(JSON.stringify(this.init));
     slot.child = child;
-    slot.requests = requests;
-    slot.answers = answers;
   }
 
   private answered(slot: Slot, answers: readonly WorkerResponse[]): void {
@@ -292,11 +231,7 @@ export class SqlitePool {
    */
   private kill(slot: Slot, culprit?: Pending): void {
     const child = slot.child;
-    slot.requests?.destroy();
-    slot.answers?.destroy();
     slot.child = undefined;
-    slot.requests = undefined;
-    slot.answers = undefined;
     const batch = slot.batch;
     slot.batch = [];
     const again: Pending[] = [];
@@ -307,10 +242,7 @@ export class SqlitePool {
       again.push(pending);
     }
     this.queue.unshift(...again);
-    if (child) {
-      child.kill('SIGKILL');
-      live.delete(child);
-    }
+    child?.kill();
     if (!this.closed) queueMicrotask(() => this.dispatch());
   }
 }

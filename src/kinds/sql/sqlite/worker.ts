@@ -10,8 +10,8 @@
  * SQLite's journal makes that safe for the database file.
  *
  * The channel is newline-delimited JSON (JSON text never holds a raw newline): requests on fd 3,
- * answers on fd 4, two sockets the pool made for this process (one each way: wire.ts says
- * why), read and written with blocking calls. The worker has nothing else to wait for, so it sleeps
+ * answers on fd 4, two sockets the pool made for this process (one each way:
+ * ../worker-process.ts says why), read and written with blocking calls. The worker has nothing else to wait for, so it sleeps
  * in `read` and wakes straight into the next batch, without a turn of an event loop or node's IPC
  * machinery on either side (half the round trip of `process.send`). The first line is the
  * WorkerInit; every line after it a batch. When the server goes away its request socket reads end
