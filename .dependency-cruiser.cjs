@@ -1,6 +1,7 @@
 /**
- * The import rules of src/ (ARCHITECTURE.md §2), checked by `npm run lint`:
- * no circle anywhere, and a kind reaches the core only through its contract.
+ * The import rules of src/ (docs/architecture.md, "The rooms"), checked by `npm run lint`:
+ * no circle anywhere, the rooms import downwards only, and a kind reaches the core only through its
+ * contract.
  */
 /** A kind family: any folder of src/kinds/ but the contract and the shared helpers (group 1: its name). */
 const FAMILY = '^src/kinds/(?!contract/|shared/)([^/]+)/';
@@ -22,6 +23,22 @@ module.exports = {
         'A kind imports only kinds/contract, its own family, kinds/shared, errors, util and log; never the catalog, the steps, the protocol, the transports, the CLI or the manifest pipeline.',
       from: { path: '^src/kinds/[^/]+/' },
       to: { path: '^src/(catalog|steps|protocol|transports|cli|openapi|manifest)/' },
+    },
+    {
+      name: 'the-registry-stays-below-the-steps',
+      severity: 'error',
+      comment:
+        "The registry and its list (kinds/registry.ts, kinds/builtin.ts) sit below every room that uses kinds: the fields a section's entries share (a tool's steps among them) come from kinds/contract/, never from steps/, the catalog or anything above.",
+      from: { path: '^src/kinds/[^/]+$' },
+      to: { path: '^src/(steps|catalog|tasks|protocol|transports|state|ops|cli|dev|openapi|testing|lint)/' },
+    },
+    {
+      name: 'manifest-knows-no-kind',
+      severity: 'error',
+      comment:
+        'The manifest pipeline (parse, validate, resolve) is the lowest room but util/: it imports only itself, util/, errors.ts and log.ts. The kinds reach it through the KindSchemas interface it declares (manifest/types.ts), never the other way; a type both need lives in util/.',
+      from: { path: '^src/manifest/' },
+      to: { path: '^src/', pathNot: '^src/(manifest/|util/|errors\\.ts$|log\\.ts$)' },
     },
     {
       name: 'kind-families-stay-apart',

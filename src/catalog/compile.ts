@@ -24,6 +24,7 @@ import {
   sortByPosition,
 } from '../errors.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
+import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
 import {
@@ -34,7 +35,6 @@ import {
 } from '../manifest/types.js';
 import { createSchemaCompiler, internSchemas } from '../manifest/user-schemas.js';
 import { entrySteps, withStepInputs } from '../steps/entry.js';
-import type { StepsConfig } from '../steps/schema.js';
 import { suggest } from '../util/suggest.js';
 import {
   claimArguments,

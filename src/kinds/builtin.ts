@@ -6,9 +6,9 @@
  * tool gets the contract's fields and the interactive steps, every prompt its `ask` forms.
  */
 
-import { ASK_SCHEMA, STEP_FIELDS } from '../steps/schema.js';
 import { contentToolInfo } from './content/tool.info.js';
 import { LINT_FIELDS, MIRROR_FIELDS, TOOL_FIELDS } from './contract/fields.js';
+import { ASK_SCHEMA, STEP_FIELDS } from './contract/step-fields.js';
 import { directoryResourceInfo } from './files/directory.info.js';
 import { fileResourceInfo } from './files/file.info.js';
 import { textResourceInfo } from './files/text.info.js';

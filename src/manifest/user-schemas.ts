@@ -8,7 +8,7 @@
  * front was the largest cost of start-up and of each reload, and of memory with many tools.
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { JsonSchema } from '../kinds/contract/types.js';
+import type { JsonSchema } from '../util/json-schema.js';
 import { newAjv2020, precompiledMeta, USER_SCHEMA_OPTIONS } from './precompiled.js';
 
 export type Validator = (value: unknown) => string | undefined;

@@ -6,9 +6,9 @@
  */
 import { problems } from '../errors.js';
 import type { KindContext } from '../kinds/contract/kinds.js';
+import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { JsonSchema } from '../kinds/contract/types.js';
 import { compileSteps, type StepPlan } from './plan.js';
-import type { StepsConfig } from './schema.js';
 
 const STEP_KEYS = ['roots', 'ask', 'confirm', 'sample'] as const;
 

@@ -6,9 +6,9 @@
 
 import { problems } from '../errors.js';
 import type { EntryPath, KindContext } from '../kinds/contract/kinds.js';
+import type { FieldConfig } from '../kinds/contract/step-fields.js';
 import type { JsonSchema } from '../kinds/contract/types.js';
 import { createSchemaCompiler, type Validator } from '../manifest/user-schemas.js';
-import type { FieldConfig } from './schema.js';
 
 export interface CompiledForm {
   /** The `requestedSchema` sent to the client. */

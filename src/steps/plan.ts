@@ -9,19 +9,19 @@
  */
 import { problems } from '../errors.js';
 import type { EntryPath, KindContext } from '../kinds/contract/kinds.js';
-import type { JsonSchema } from '../kinds/contract/types.js';
-import { compileTemplate, templateVariables } from '../kinds/shared/template.js';
-import { parseTemplate } from '../util/handlebars.js';
-import { firstRootPath, readElicitResult, readRoots, readSamplingText } from './answers.js';
-import { compileForm, defaultFormMessage } from './form.js';
-import { type InputMethod, type InputRequest, InvalidInputResponse } from './interaction.js';
 import {
   DEFAULT_SAMPLING_TIMEOUT_MS,
   DEFAULT_USER_TIMEOUT_MS,
   type FormConfig,
   type SampleConfig,
   type StepsConfig,
-} from './schema.js';
+} from '../kinds/contract/step-fields.js';
+import type { JsonSchema } from '../kinds/contract/types.js';
+import { compileTemplate, templateVariables } from '../kinds/shared/template.js';
+import { parseTemplate } from '../util/handlebars.js';
+import { firstRootPath, readElicitResult, readRoots, readSamplingText } from './answers.js';
+import { compileForm, defaultFormMessage } from './form.js';
+import { type InputMethod, type InputRequest, InvalidInputResponse } from './interaction.js';
 
 type Values = Readonly<Record<string, unknown>>;
 

@@ -6,9 +6,9 @@
  */
 
 import type { CallSignal } from '../../util/call-signal.js';
+import type { JsonSchema } from '../../util/json-schema.js';
 
-/** A JSON Schema object, as plain data. */
-export type JsonSchema = { [key: string]: unknown };
+export type { JsonSchema };
 
 /** RFC 5424 severities, lowest first, as MCP names them. */
 export const LOG_LEVELS = [

@@ -1,9 +1,11 @@
 /**
- * The manifest fields of the interactive steps, common to every tool kind (and `ask` to prompts):
- * their JSON Schema (merged into each kind's schema by the registry, so the manifest schema and
- * editors know them) and their TypeScript shapes. steps.ts compiles them.
+ * The manifest fields of the interactive steps (`roots`, `ask`, `confirm`, `sample`), common to every
+ * tool kind (and `ask` to prompts): their JSON Schema and their TypeScript shapes. Like the other
+ * fields a section's entries share (fields.ts), they live in the contract because the registry adds
+ * them to each kind's schema (builtin.ts), and the registry sits below the steps: src/steps/ compiles
+ * and runs them (steps/entry.ts, steps/plan.ts), the catalog wraps tools with them. No kind reads them.
  */
-import type { JsonSchema } from '../kinds/contract/types.js';
+import type { JsonSchema } from './types.js';
 
 export const DEFAULT_USER_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_SAMPLING_TIMEOUT_MS = 2 * 60_000;
