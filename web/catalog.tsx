@@ -38,6 +38,8 @@ export function CatalogList() {
                   class={`item${selected ? ' selected' : ''}`}
                   aria-current={selected || undefined}
                   data-testid={`${kind}-item`}
+                  // A URI can be longer than the column: the whole of it on hover too.
+                  title={kind === 'resource' || kind === 'template' ? key : undefined}
                   onClick={() => {
                     store.selected = { kind, key };
                     update();

@@ -12,7 +12,7 @@ export function ResourceView(props: { readonly item: Json }) {
     <section>
       <Header item={r} name={r.name ?? r.uri} />
       <p>
-        <code>{r.uri}</code> {r.mimeType && <span class="muted">{r.mimeType}</span>}{' '}
+        <code class="uri">{r.uri}</code> {r.mimeType && <span class="muted">{r.mimeType}</span>}{' '}
         {r.size !== undefined && <span class="muted">{r.size} bytes</span>}
       </p>
       <button type="button" onClick={() => void perform(key, 'resources/read', { uri: r.uri })}>
@@ -48,7 +48,7 @@ export function TemplateView(props: { readonly item: Json }) {
     <section>
       <Header item={t} name={t.name ?? t.uriTemplate} />
       <p>
-        <code>{t.uriTemplate}</code>
+        <code class="uri">{t.uriTemplate}</code>
       </p>
       <form
         onSubmit={(e) => {
@@ -67,7 +67,7 @@ export function TemplateView(props: { readonly item: Json }) {
           </div>
         ))}
         <p class="muted">
-          URI: <code>{uri}</code>
+          URI: <code class="uri">{uri}</code>
         </p>
         <button type="submit">Read</button>
       </form>

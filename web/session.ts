@@ -147,7 +147,9 @@ export async function followDevEvents(): Promise<void> {
           const data = JSON.parse(e.data || 'null');
           if (e.event === 'hello') {
             store.dev = { manifest: data.manifest, folder: data.folder, mcpPath: data.mcpPath };
-            if (data.last) store.reload = data.last;
+            // A failed reload before the page connected still holds (its errors are the file's
+            // now); a good one is over: the badge says "reloaded" only for reloads this page saw.
+            if (data.last && !data.last.ok) store.reload = data.last;
           } else if (e.event === 'reload') store.reload = data;
           update();
           return false;
@@ -209,6 +211,28 @@ export async function perform(key: string, method: string, p: Json): Promise<voi
 export function readResource(uri: string): void {
   store.selected = { kind: 'resource', key: uri };
   void perform(`resource:${uri}`, 'resources/read', { uri });
+}
+
+/**
+ * The values the server offers for a prompt argument: `completion/complete` with an empty value.
+ * MCP's prompt descriptor has no schema, so this is how a client learns a manifest argument's
+ * `enum` (and its `complete` suggestions: the answer does not tell the two apart). Undefined when
+ * the server does not complete, offers nothing, or offers more than one answer holds.
+ */
+export async function offeredValues(prompt: string, argument: string): Promise<string[] | undefined> {
+  const client = store.client;
+  if (!client?.capabilities?.completions) return undefined;
+  try {
+    const { completion } = await client.request('completion/complete', {
+      ref: { type: 'ref/prompt', name: prompt },
+      argument: { name: argument, value: '' },
+    });
+    const values = completion?.values;
+    return Array.isArray(values) && values.length > 0 && !completion.hasMore ? values : undefined;
+  } catch {
+    // The trace shows the error; the field stays a text field.
+    return undefined;
+  }
 }
 
 export const describe = (err: unknown): string =>
