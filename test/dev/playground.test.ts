@@ -430,7 +430,10 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
     await page.close();
   });
 
-  test('the demo manifest, screenshotted into docs/dev-playground.png', async () => {
+  // The picture in docs/dev.md is taken only when asked (`npm run screenshots`): a test run leaves the tree clean.
+  const SCREENSHOT =
+    process.env.MCP_RUN_WRITE_SCREENSHOTS === '1' ? join(REPO, 'docs/dev-playground.png') : undefined;
+  test('the demo manifest, readable in both schemes (and screenshotted with MCP_RUN_WRITE_SCREENSHOTS=1)', async () => {
     const copy = demoCopy();
     const demo = await startDev(copy.manifest);
     try {
@@ -444,7 +447,7 @@ describe('mcp-run dev: the playground in a browser', { skip: BROWSER_SKIP }, () 
       await page.keyboard.press('Escape');
       await page.locator('body').press('/');
       assert.equal(await page.evaluate('document.activeElement?.id'), 'search');
-      await page.screenshot({ path: join(REPO, 'docs/dev-playground.png') });
+      if (SCREENSHOT) await page.screenshot({ path: SCREENSHOT });
       // Readable in both schemes: the text keeps a contrast of at least 7:1 on its background.
       for (const scheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: scheme });
