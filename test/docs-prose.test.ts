@@ -46,3 +46,8 @@ test('docs/testing.md names every environment variable the tests and benchmarks 
   const missing = [...names].filter((name) => !new RegExp(`\\b${name}\\b`).test(doc)).sort();
   assert.deepEqual(missing, []);
 });
+
+test("the manifest reference says a prompt's kind may be left out, and what it then is", () => {
+  const prompts = read('docs/manifest.md').split('\n## prompts\n')[1]?.split('\n### ')[0] ?? '';
+  assert.match(prompts, /`kind`: it defaults to `template`/);
+});
