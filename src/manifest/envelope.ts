@@ -25,7 +25,8 @@ const SECTION_DESCRIPTIONS: Readonly<Record<EntrySection, string>> = {
     'Named connections shared by entries (databases, HTTP APIs). Each entry picks an implementation with `kind`.',
   tools: 'Tools the model can call, by name. Each entry picks an implementation with `kind`.',
   resources: 'Resources (files, folders, schemas) clients can read, by name.',
-  prompts: 'Prompt templates, by name.',
+  prompts:
+    'Prompt templates, by name. An entry may leave out `kind`: it defaults to `template` (the one prompt kind).',
 };
 
 const SCOPE_LIST = {

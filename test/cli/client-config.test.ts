@@ -67,7 +67,7 @@ describe('the printed client config', () => {
     await connectWith(JSON.parse(line) as Launch);
   });
 
-  test('the stdio banner (stdin a terminal) prints the same config', { skip: !hasScript() }, async () => {
+  test('the stdio banner (stdin a terminal) prints the same config', { skip: noScript() }, async () => {
     const run = spawnSync(
       'script',
       ['-qc', `"${process.execPath}" "${CLI}" mcp.yaml --no-watch`, '/dev/null'],
@@ -139,6 +139,9 @@ test('no doc or recipe tells users to run npx mcp-run or npm install -g mcp-run 
   }
 });
 
-function hasScript(): boolean {
-  return spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+/** Why the terminal test cannot run here, if it cannot: it needs util-linux's script(1) for a pty. */
+function noScript(): string | false {
+  return spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0
+    ? false
+    : 'script(1) is not installed (apt-get install util-linux): it gives the CLI a terminal';
 }
