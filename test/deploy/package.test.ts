@@ -49,6 +49,8 @@ describe('the package a user installs', () => {
       .filter((f) => f.endsWith('mcp.yaml'));
     const needed = [
       'package.json',
+      'README.md',
+      'LICENSE',
       'dist/cli/bin.cjs',
       'dist/cli/main.js',
       'dist/cli/mcp-run.cjs',
