@@ -247,10 +247,7 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
     )
     .argument('[manifest]', 'the manifest to serve (default mcp.yaml)')
     .addOption(manifestOption())
-    .option(
-      '--demo',
-      'serve the demo shipped with mcp-run (a small shop on SQLite; its database goes to the data folder, docs/install.md)',
-    )
+    .option('--demo', 'the demo shipped with mcp-run, in the playground (a small shop on SQLite)')
     .addOption(
       new Option('--port <n>', 'HTTP port of the endpoint and the page; 0 picks a free one')
         .argParser(parsePort)
@@ -287,7 +284,9 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
       'after',
       '\nThe page is a client of the MCP endpoint (/mcp) of the same origin; docs/dev.md says what it shows.\nExit codes: 0 stopped (SIGTERM or SIGINT); 1 the manifest has errors, or the port cannot be bound; 2 bad usage.\n\nExamples:\n  $ mcp-run dev\n  $ mcp-run dev recipes/shop/mcp.yaml --port 8765 --open',
     )
-    .action(withManifest(devCommand));
+    .action((positional: string | undefined, options: Opts) =>
+      devCommand(servedManifest(positional, options.manifest, options.demo), options),
+    );
 
   program
     .command('validate')

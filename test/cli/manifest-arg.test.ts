@@ -58,5 +58,8 @@ describe('the manifest, as an argument or as -m/--manifest', () => {
     assert.equal(both.code, 2);
     assert.match(both.stderr, /--demo serves the demo shipped with mcp-run; give it or the manifest/);
     assert.equal(runCli(['--demo', '-m', M]).code, 2);
+    const dev = runCli(['dev', '--demo', M]);
+    assert.equal(dev.code, 2);
+    assert.match(dev.stderr, /--demo serves the demo shipped with mcp-run/);
   });
 });
