@@ -1,82 +1,88 @@
-// CI step: the user install the README shows. `npm pack` of this checkout, installed into an empty
-// folder with only the runtime dependencies (`--omit=dev`, from the local npm cache where it can),
-// must print its version and serve the demo shipped in the package over stdio: initialize,
-// tools/list and one SQL tool call answered, nothing but JSON-RPC on stdout, and none of the build's
-// tools installed. A step here and not a unit test: it packs and installs 100-odd packages.
-// The install runs with --ignore-scripts: the one runtime dependency with an install script is
-// better-sqlite3, whose script compiles SQLite from source here (no prebuilt binary can be fetched;
-// two to five minutes of CI for a compile the Node 24 run's `npm ci` already proves). Its binary is
-// taken from this checkout instead, built by the same Node from the same locked version.
+// CI step: the installs the README shows, from `npm pack` of this checkout (docs/install.md), run as a
+// user would, from an empty folder:
+// - a global install (`npm install -g <tgz>`, into a prefix of its own here): the runtime dependencies
+//   alone, none of the build's tools; `mcp-run --version`, and `mcp-run --demo` served over stdio;
+// - `npx --package=<tgz> mcp-run`: `--version`, and the demo again.
+// The demo's answers are checked (initialize, tools/list and one SQL tool call; nothing but JSON-RPC
+// on stdout), its database must be made in the data folder ($XDG_DATA_HOME/mcp-run/shop-assistant),
+// and nothing may be written into the installed package (a listing before and after).
+// Both installs come from the local npm cache where they can (--prefer-offline), and run with
+// --ignore-scripts: the one runtime dependency with an install script is better-sqlite3, whose script
+// compiles SQLite from source here (no prebuilt binary can be fetched; two to five minutes of CI for a
+// compile the Node 24 run's `npm ci` already proves). Its binary is taken from this checkout instead,
+// built by the same Node from the same locked version. `--version` needs no binary: SQLite loads on use.
+// A step here and not a unit test: it packs and installs 100-odd packages, twice.
 // test/deploy/package.test.ts checks the packed file list and dist/'s imports in a second.
 // Usage: node .ci/user-install.mjs (after a build); exits non-zero with the reason on a failure.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
+const started = Date.now();
 const work = mkdtempSync(join(tmpdir(), 'mcp-run-user-install-'));
+const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
+const SQLITE_BINARY = 'better-sqlite3/build/Release/better_sqlite3.node';
 const fail = (why) => {
   console.error(`user install: ${why}`);
   process.exitCode = 1;
 };
+// The npm settings of both installs, as environment (npx takes them so too).
+const npmEnv = {
+  ...process.env,
+  npm_config_ignore_scripts: 'true',
+  npm_config_prefer_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+  npm_config_yes: 'true',
+};
 
 function run(command, args, options = {}) {
-  const started = Date.now();
-  const result = spawnSync(command, args, { encoding: 'utf8', ...options });
+  const begun = Date.now();
+  const result = spawnSync(command, args, { encoding: 'utf8', env: npmEnv, ...options });
   if (result.status !== 0) {
     throw new Error(
       `${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`,
     );
   }
-  return { ...result, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+  return { ...result, seconds: ((Date.now() - begun) / 1000).toFixed(1) };
 }
 
-try {
-  const pack = run('npm', ['pack', '--json', '--pack-destination', work], { cwd: REPO });
-  const tarball = join(work, JSON.parse(pack.stdout)[0].filename);
-  const home = join(work, 'home');
-  mkdirSync(home);
-  const install = run(
-    'npm',
-    [
-      'install',
-      '--omit=dev',
-      '--ignore-scripts',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '--prefix',
-      home,
-      tarball,
-    ],
-    { cwd: work },
-  );
-  const modules = join(home, 'node_modules');
-  const sqliteBuild = 'better-sqlite3/build/Release/better_sqlite3.node';
-  cpSync(join(REPO, 'node_modules', sqliteBuild), join(modules, sqliteBuild));
-  const installed = readdirSync(modules)
-    .filter((d) => !d.startsWith('.'))
-    .flatMap((d) => (d.startsWith('@') ? readdirSync(join(modules, d)).map((s) => `${d}/${s}`) : [d]));
-  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
-  // The build's tools must not come along (a devDependency a runtime package needs, such as
-  // @types/node, a peer of mysql2, may).
-  const tools = ['typescript', 'tsx', 'esbuild', '@biomejs/biome'].filter((d) =>
-    existsSync(join(modules, d)),
-  );
-  if (tools.length > 0) fail(`the build's tools were installed: ${tools.join(', ')}`);
-  console.error(`user install: ${installed.length} packages in ${install.seconds} s`);
+/** Every path under `dir` with its size and time: what a write into the package would change. */
+function listing(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .sort()
+    .map((path) => {
+      const s = lstatSync(join(dir, path));
+      return `${path} ${s.size} ${s.mtimeMs}`;
+    });
+}
 
-  const bin = join(modules, '.bin/mcp-run');
-  const version = run(bin, ['--version']).stdout.trim();
-  if (version !== pkg.version) fail(`mcp-run --version printed "${version}", not ${pkg.version}`);
+/** An empty folder to run from, and an empty data folder for the demo's database. */
+function emptyFolders(name) {
+  const cwd = join(work, `${name}-cwd`);
+  const data = join(work, `${name}-data`);
+  mkdirSync(cwd);
+  return { cwd, data };
+}
 
-  // The demo as the package ships it, served from a folder of the user's (it writes its database).
-  const demo = join(work, 'demo');
-  mkdirSync(join(demo, 'recipes'), { recursive: true });
-  cpSync(join(modules, 'mcp-run/mcp.yaml.example'), join(demo, 'mcp.yaml'));
-  cpSync(join(modules, 'mcp-run/recipes/shop'), join(demo, 'recipes/shop'), { recursive: true });
+/** Serves the demo with `command args` from an empty folder; checks its answers and where its data went. */
+function serveDemo(name, command, args, packageDir) {
+  const { cwd, data } = emptyFolders(name);
+  const before = listing(packageDir);
   const requests = [
     {
       id: 1,
@@ -87,31 +93,102 @@ try {
     { id: 2, method: 'tools/list' },
     { id: 3, method: 'tools/call', params: { name: 'find_orders', arguments: { email: 'ada@example.com' } } },
   ];
-  const serve = run(bin, ['mcp.yaml'], {
-    cwd: demo,
+  const serve = run(command, args, {
+    cwd,
+    env: { ...npmEnv, XDG_DATA_HOME: data },
     input: requests.map((r) => `${JSON.stringify({ jsonrpc: '2.0', ...r })}\n`).join(''),
     timeout: 60_000,
   });
-  const lines = serve.stdout.split('\n').filter(Boolean);
-  const replies = lines.map((line) => {
-    try {
-      return JSON.parse(line);
-    } catch {
-      fail(`stdout carries a line that is not JSON-RPC: ${line}`);
-      return {};
-    }
-  });
+  const replies = serve.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      try {
+        return JSON.parse(line);
+      } catch {
+        fail(`${name}: stdout carries a line that is not JSON-RPC: ${line}`);
+        return {};
+      }
+    });
   const ids = replies.map((r) => r.id).join(',');
   if (ids !== '1,2,3' || replies.some((r) => r.jsonrpc !== '2.0' || !r.result)) {
-    fail(`the demo did not answer initialize, tools/list and tools/call:\n${serve.stdout}\n${serve.stderr}`);
-  } else {
-    const tools = replies[1].result.tools.length;
-    const call = replies[2].result;
-    if (call.isError) fail(`find_orders failed: ${JSON.stringify(call.content)}`);
-    console.error(`user install: mcp-run ${version} served the demo (${tools} tools; find_orders answered)`);
+    fail(
+      `${name}: the demo did not answer initialize, tools/list and tools/call:\n${serve.stdout}\n${serve.stderr}`,
+    );
+    return;
   }
+  if (replies[2].result.isError)
+    fail(`${name}: find_orders failed: ${JSON.stringify(replies[2].result.content)}`);
+  if (!existsSync(join(data, 'mcp-run/shop-assistant/shop.db')))
+    fail(`${name}: the demo's database is not in the data folder ${data}:\n${serve.stderr}`);
+  if (readdirSync(cwd).length > 0)
+    fail(`${name}: the demo wrote into the folder it ran from: ${readdirSync(cwd)}`);
+  const after = listing(packageDir);
+  const written = after.filter((line) => !before.includes(line));
+  if (written.length > 0) fail(`${name}: the demo wrote into the installed package: ${written.join(', ')}`);
+  console.error(
+    `user install: ${name} served the demo in ${serve.seconds} s (${replies[1].result.tools.length} tools; find_orders answered; its database in the data folder)`,
+  );
+}
+
+function checkVersion(name, printed) {
+  if (printed.trim() !== pkg.version)
+    fail(`${name}: mcp-run --version printed "${printed.trim()}", not ${pkg.version}`);
+}
+
+let npxDir;
+try {
+  const pack = run('npm', ['pack', '--json', '--pack-destination', work], { cwd: REPO });
+  const tarball = join(work, JSON.parse(pack.stdout)[0].filename);
+  console.error(`user install: packed ${tarball} in ${pack.seconds} s`);
+
+  // 1. npm install -g <tgz>, into a global prefix of its own.
+  const global = join(work, 'global');
+  const install = run('npm', ['install', '--global', '--prefix', global, tarball], { cwd: work });
+  const installed = join(global, 'lib/node_modules/mcp-run');
+  const modules = join(installed, 'node_modules');
+  cpSync(join(REPO, 'node_modules', SQLITE_BINARY), join(modules, SQLITE_BINARY));
+  const packages = readdirSync(modules)
+    .filter((d) => !d.startsWith('.'))
+    .flatMap((d) => (d.startsWith('@') ? readdirSync(join(modules, d)).map((s) => `${d}/${s}`) : [d]));
+  // The build's tools must not come along (a devDependency a runtime package needs, such as
+  // @types/node, a peer of mysql2, may).
+  const tools = ['typescript', 'tsx', 'esbuild', '@biomejs/biome'].filter((d) =>
+    existsSync(join(modules, d)),
+  );
+  if (tools.length > 0) fail(`the build's tools were installed: ${tools.join(', ')}`);
+  console.error(`user install: npm install -g: ${packages.length} packages in ${install.seconds} s`);
+  const bin = join(global, 'bin/mcp-run');
+  checkVersion('npm install -g', run(bin, ['--version'], { cwd: emptyFolders('global-version').cwd }).stdout);
+  serveDemo('mcp-run --demo (npm install -g)', bin, ['--demo'], installed);
+
+  // 2. npx --package=<tgz> mcp-run: npx installs into the npm cache's _npx folder once, then reuses it.
+  const npx = ['--package', tarball, 'mcp-run'];
+  const version = run('npx', [...npx, '--version'], { cwd: emptyFolders('npx-version').cwd });
+  checkVersion('npx', version.stdout);
+  console.error(
+    `user install: npx --package=<tgz> mcp-run --version in ${version.seconds} s (its install included)`,
+  );
+  // Where npx put it: the _npx folder whose package.json asks for this tarball.
+  const npxRoot = join(run('npm', ['config', 'get', 'cache']).stdout.trim(), '_npx');
+  npxDir = readdirSync(npxRoot)
+    .map((hash) => join(npxRoot, hash))
+    .find((dir) => readFileSync(join(dir, 'package.json'), 'utf8').includes(tarball));
+  if (npxDir === undefined) throw new Error(`npx installed the tarball in no folder of ${npxRoot}`);
+  cpSync(join(REPO, 'node_modules', SQLITE_BINARY), join(npxDir, 'node_modules', SQLITE_BINARY));
+  serveDemo(
+    'npx --package=<tgz> mcp-run --demo',
+    'npx',
+    [...npx, '--demo'],
+    join(npxDir, 'node_modules/mcp-run'),
+  );
 } catch (error) {
   fail(error.message);
 } finally {
+  // npx's folder names a tarball that is gone after this run: nothing would reuse it.
+  if (npxDir !== undefined) rmSync(npxDir, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
+  console.error(
+    `user install: ${process.exitCode ? 'failed' : 'done'} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
 }

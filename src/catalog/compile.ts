@@ -35,6 +35,7 @@ import {
 } from '../manifest/types.js';
 import { createSchemaCompiler, internSchemas } from '../manifest/user-schemas.js';
 import { entrySteps, withStepInputs } from '../steps/entry.js';
+import { dataFolder } from '../util/data-folder.js';
 import { suggest } from '../util/suggest.js';
 import {
   claimArguments,
@@ -112,7 +113,8 @@ async function compileWith(
   for (const path of manifest.secretFiles ?? []) watched.set(path, []);
   // Every entry's context (entry-context.ts) reaches the manifest through `scope`, which lets go of
   // it when the compile is over: the contexts outlive it.
-  const scope = new CompileScope(manifest, baseDir, log, diagnostics, warn, sources, watched);
+  const dataDir = dataFolder(data.server?.name ?? 'mcp-run');
+  const scope = new CompileScope(manifest, baseDir, dataDir, log, diagnostics, warn, sources, watched);
   const report = (path: EntryPath, problem: Problem) => scope.report(path, problem);
   /** Runs one kind's open or compile; a throw, sync or async, fails the entry instead of escaping. */
   const guard = async <T>(section: EntrySection, name: string, call: () => T | Promise<T>) => {

@@ -1,6 +1,6 @@
 /**
  * The context compile hands each kind for one entry (the KindContext and EntryContext contracts):
- * its name, the manifest folder, a logger, and `error`, `watch` and `source`, all about that entry.
+ * its name, the manifest folder, the data folder, a logger, and `error`, `watch` and `source`, all about that entry.
  *
  * Kinds keep their context (a tool's run closure shares a scope with the compile that used it), so
  * there is one per entry for the life of the catalog. As object literals of arrow functions a
@@ -44,6 +44,8 @@ export class CompileScope {
   constructor(
     manifest: LoadedManifest,
     readonly baseDir: string,
+    /** Where created data files go when the manifest's place is an installed package (KindContext). */
+    readonly dataDir: string,
     readonly log: Logger,
     private readonly diagnostics: Diagnostic[],
     warn: (warning: Diagnostic) => void,
@@ -111,6 +113,7 @@ export class CompileScope {
 class EntryScope implements EntryContext {
   readonly log: Logger;
   readonly baseDir: string;
+  readonly dataDir: string;
 
   constructor(
     private readonly section: EntrySection,
@@ -119,6 +122,7 @@ class EntryScope implements EntryContext {
   ) {
     this.log = new EntryLogger(section, name, scope);
     this.baseDir = scope.baseDir;
+    this.dataDir = scope.dataDir;
   }
 
   error(at: EntryPath, problem: Problem): void {

@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+
 /**
  * Every command that reads a manifest takes it either way: as its positional argument
  * (`mcp-run list shop.yaml`) or as `-m/--manifest` (`mcp-run list -m shop.yaml`). Both given and
@@ -13,4 +15,25 @@ export function manifestPath(positional: string | undefined, option: string | un
     process.exit(2);
   }
   return option ?? positional ?? DEFAULT_MANIFEST;
+}
+
+/**
+ * The demo shipped in the package (`mcp-run --demo`), served where it lies: its database goes to the
+ * data folder when that place is an installed package (util/data-folder.ts).
+ */
+export const DEMO_MANIFEST = fileURLToPath(new URL('../../mcp.yaml.example', import.meta.url));
+
+/** The manifest `mcp-run` serves: the demo with `--demo` (and no manifest besides), else as above. */
+export function servedManifest(
+  positional: string | undefined,
+  option: string | undefined,
+  demo: boolean | undefined,
+): string {
+  if (demo && (positional !== undefined || option !== undefined)) {
+    process.stderr.write(
+      `mcp-run: --demo serves the demo shipped with mcp-run; give it or the manifest ${positional ?? option}, not both\n`,
+    );
+    process.exit(2);
+  }
+  return demo ? DEMO_MANIFEST : manifestPath(positional, option);
 }

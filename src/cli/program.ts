@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { manifestPath } from './manifest-arg.js';
+import { manifestPath, servedManifest } from './manifest-arg.js';
 import { readPackageVersion } from './package-version.js';
 import { SERVE_DEFAULTS } from './serve-defaults.js';
 
@@ -146,6 +146,10 @@ export function commandLine(): Command {
   program
     .argument('[manifest]', 'the manifest to serve (default mcp.yaml)')
     .addOption(manifestOption())
+    .option(
+      '--demo',
+      'serve the demo shipped with mcp-run (a small shop on SQLite; its database goes to the data folder, docs/install.md)',
+    )
     .addOption(
       new Option('--log-level <level>', 'what mcp-run logs to stderr')
         .choices(['debug', 'info', 'warn', 'error', 'silent'])
@@ -225,13 +229,16 @@ Exit codes: 0 stopped (stdin ended, SIGTERM or SIGINT); 1 the manifest has error
 Examples:
   $ mcp-run                        serve ./mcp.yaml
   $ mcp-run shop.yaml --log-level debug
+  $ mcp-run --demo                 serve the demo shipped with mcp-run
   $ MCP_TOKENS=s3cret mcp-run --http --port 8080 --auth-token-env MCP_TOKENS
 
 A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is installed (ready to paste;
 \`mcp-run config <manifest> --client claude-desktop|vscode|cursor\` prints a client's whole block):
   ${helpConfig()}`,
     )
-    .action(withManifest(serveCommand));
+    .action((positional: string | undefined, options: Opts) =>
+      serveCommand(servedManifest(positional, options.manifest, options.demo), options),
+    );
 
   program
     .command('dev')
@@ -240,6 +247,7 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
     )
     .argument('[manifest]', 'the manifest to serve (default mcp.yaml)')
     .addOption(manifestOption())
+    .option('--demo', 'the demo shipped with mcp-run, in the playground (a small shop on SQLite)')
     .addOption(
       new Option('--port <n>', 'HTTP port of the endpoint and the page; 0 picks a free one')
         .argParser(parsePort)
@@ -276,7 +284,9 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
       'after',
       '\nThe page is a client of the MCP endpoint (/mcp) of the same origin; docs/dev.md says what it shows.\nExit codes: 0 stopped (SIGTERM or SIGINT); 1 the manifest has errors, or the port cannot be bound; 2 bad usage.\n\nExamples:\n  $ mcp-run dev\n  $ mcp-run dev recipes/shop/mcp.yaml --port 8765 --open',
     )
-    .action(withManifest(devCommand));
+    .action((positional: string | undefined, options: Opts) =>
+      devCommand(servedManifest(positional, options.manifest, options.demo), options),
+    );
 
   program
     .command('validate')

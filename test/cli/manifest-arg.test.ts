@@ -53,4 +53,13 @@ describe('the manifest, as an argument or as -m/--manifest', () => {
     assert.match(b.stderr, /serving .*mcp\.yaml on stdio/);
     assert.equal(runCli([M, '-m', demo.manifest]).code, 2);
   });
+  test('serve --demo: the demo shipped in the package; with a manifest besides, bad usage', () => {
+    const both = runCli(['--demo', M]);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--demo serves the demo shipped with mcp-run; give it or the manifest/);
+    assert.equal(runCli(['--demo', '-m', M]).code, 2);
+    const dev = runCli(['dev', '--demo', M]);
+    assert.equal(dev.code, 2);
+    assert.match(dev.stderr, /--demo serves the demo shipped with mcp-run/);
+  });
 });

@@ -49,6 +49,8 @@ describe('the package a user installs', () => {
       .filter((f) => f.endsWith('mcp.yaml'));
     const needed = [
       'package.json',
+      'README.md',
+      'LICENSE',
       'dist/cli/bin.cjs',
       'dist/cli/main.js',
       'dist/cli/mcp-run.cjs',
@@ -67,6 +69,12 @@ describe('the package a user installs', () => {
     }
     const stray = [...files].filter((f) => /^(test|bench|src|scripts)\//.test(f) || f.endsWith('.db'));
     assert.deepEqual(stray, []);
+    // tsc's per-module source maps point at src/, which is not packed, and the page's map is never
+    // served; the bundle's map carries its sources (`node --enable-source-maps`). The build's stamp
+    // only tells a clone's build whether dist/ is stale.
+    const unused = [...files].filter((f) => f.endsWith('.js.map') || f === 'dist/.build-stamp');
+    assert.deepEqual(unused, []);
+    assert.ok(files.has('dist/cli/mcp-run.cjs.map'));
   });
 
   it('every package dist/ loads is a runtime dependency, none a devDependency', () => {

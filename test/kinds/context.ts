@@ -1,7 +1,7 @@
 // A tiny EntryContext for kind tests: records every problem and log line, serves the given sources.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after } from 'node:test';
 import type { CallContext } from '../../src/catalog/types.js';
 import { type Problem, problems } from '../../src/errors.js';
@@ -23,6 +23,8 @@ export interface TestContext extends EntryContext {
 
 export function testContext(options: {
   baseDir: string;
+  /** Where created data files go from an installed package; default: a `data` folder in baseDir. */
+  dataDir?: string;
   name?: string;
   sources?: Record<string, Partial<SourceCapabilities>>;
 }): TestContext {
@@ -33,6 +35,7 @@ export function testContext(options: {
   return {
     name: options.name ?? 'entry',
     baseDir: options.baseDir,
+    dataDir: options.dataDir ?? resolve(options.baseDir, 'data'),
     log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
     errors,
     logs,

@@ -58,6 +58,12 @@ export interface KindContext {
   readonly name: string;
   /** Absolute folder of the manifest; relative paths in the manifest are resolved from here. */
   readonly baseDir: string;
+  /**
+   * Absolute folder for the data files a kind creates (a database made from its seed) when the place
+   * the manifest names lies in an installed package, which mcp-run never writes into
+   * (util/data-folder.ts: `createdFilePlace`). It may not exist yet: the kind creates it.
+   */
+  readonly dataDir: string;
   readonly log: Logger;
   /** Records a problem at a path inside this entry. Compilation goes on to find more. */
   error(at: EntryPath, problem: Problem): void;

@@ -31,10 +31,11 @@
  *     maxBytes: 4194304        # 4 MiB of values per result at most (the default)
  * ```
  */
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { problems } from '../../../errors.js';
+import { createdFilePlace } from '../../../util/data-folder.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlStatement } from '../../contract/kinds.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
 import { engineCapability, type SqlEngine } from '../engine.js';
@@ -71,12 +72,30 @@ export const sqliteSource: SourceKind<SqliteConfig> = {
     const { default: Driver } = await import('better-sqlite3');
     const readOnly = config.readOnly ?? true;
     const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const memory = config.path === MEMORY;
-    const file = memory ? MEMORY : resolve(ctx.baseDir, config.path);
     const fail = (at: string, reason: string) => {
       ctx.error([at], problems.SOURCE_OPEN_FAILED(ctx.name, reason));
       return undefined;
     };
+    const memory = config.path === MEMORY;
+    const declared = memory ? MEMORY : resolve(ctx.baseDir, config.path);
+    // A file this source creates (from its seed, or an empty writable one) never goes into an
+    // installed package: there it goes to the data folder (util/data-folder.ts).
+    const creates = config.seed !== undefined || !readOnly;
+    const file = memory || !creates ? declared : createdFilePlace(declared, ctx.dataDir);
+    if (file !== declared) {
+      try {
+        mkdirSync(ctx.dataDir, { recursive: true });
+      } catch (err) {
+        return fail(
+          'path',
+          `${JSON.stringify(declared)} lies in an installed package, which mcp-run never writes into, and the data folder ${JSON.stringify(ctx.dataDir)} cannot be created (${(err as Error).message}); set XDG_DATA_HOME to a folder you can write`,
+        );
+      }
+      // Said on every start: the manifest names another place, so the user must be told this one.
+      ctx.log.info(
+        `source ${ctx.name}: ${JSON.stringify(declared)} lies in an installed package, which mcp-run never writes into; the database is ${JSON.stringify(file)} (delete it to start again${config.seed === undefined ? '' : ' from the seed'})`,
+      );
+    }
 
     let seedSql: string | undefined;
     if (config.seed !== undefined && (memory || !existsSync(file))) {
