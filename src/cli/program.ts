@@ -501,10 +501,11 @@ Examples:
       '--record',
       'send HTTP requests to the real upstreams and write the fixtures, instead of replaying',
     )
+    .option('--live', 'send an HTTP request no fixture answers to the real upstream, without recording it')
     .addOption(toolsetOption())
     .addHelpText(
       'after',
-      '\nExit codes: 0 all passed or skipped; 1 a case failed; 2 bad usage.\n\nExamples:\n  $ mcp-run test\n  $ mcp-run test recipes --reporter junit -o junit.xml\n  $ mcp-run test shop.yaml --update',
+      '\nExit codes: 0 no case failed (passed, skipped, or needs --record outside CI); 1 a case failed; 2 bad usage.\nWith CI set (CI=true), a missing snapshot or HTTP fixture fails instead of being written or waiting for --record.\n\nExamples:\n  $ mcp-run test\n  $ mcp-run test recipes --reporter junit -o junit.xml\n  $ mcp-run test shop.yaml --update',
     )
     .action((paths: string[], options: Opts) =>
       testCommand([...paths, ...(options.manifest === undefined ? [] : [options.manifest])], options),

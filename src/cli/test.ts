@@ -1,7 +1,8 @@
 /**
- * `mcp-run test [paths…]`: runs the test cases of manifests (their `tests:` section and the `tests/*.yaml` files beside them) and prints each
- * case, the failures with their diffs, and a summary. Exit codes: 0 every case passed (or was
- * skipped), 1 a case failed, 2 bad usage (a path or test file that cannot be used).
+ * `mcp-run test [paths…]`: runs the test cases of manifests (their `tests:` section and the
+ * `tests/*.yaml` files beside them) and prints each case, the failures with their diffs, and a
+ * summary. Exit codes: 0 no case failed (each passed, was skipped, or needs --record outside CI),
+ * 1 a case failed, 2 bad usage (a path or test file that cannot be used).
  */
 import { writeFile } from 'node:fs/promises';
 import { findTestFiles, loadTestFile, type TestFile, TestFileError } from '../testing/cases.js';
@@ -14,6 +15,8 @@ export interface TestOptions {
   readonly output?: string;
   readonly update?: boolean;
   readonly record?: boolean;
+  /** A request no fixture answers goes to the real upstream, and is not recorded. */
+  readonly live?: boolean;
   /** `--toolset`, repeatable: run the cases against what a client of those toolsets sees. */
   readonly toolset?: readonly string[];
 }
@@ -41,6 +44,8 @@ export async function testCommand(paths: string[], options: TestOptions): Promis
       await runTestFile(test, {
         update: options.update === true,
         record: options.record === true,
+        live: options.live === true,
+        ci: isCI(process.env.CI),
         ...(options.toolset !== undefined && { toolsets: options.toolset }),
       }),
     );
@@ -55,4 +60,13 @@ export async function testCommand(paths: string[], options: TestOptions): Promis
   } else process.stdout.write(options.reporter === 'spec' ? forPerson() : report);
   if (options.reporter !== 'spec' && !options.output) process.stderr.write(`${summary(totals(results))}\n`);
   process.exitCode = totals(results).failed > 0 ? 1 : 0;
+}
+
+/**
+ * CI is on when `CI` is set to anything but empty, `false` or `0`, as Jest reads it (CI services
+ * set CI=true): there, a missing snapshot or HTTP fixture fails rather than being written or
+ * waiting for --record, since nothing written there would be kept.
+ */
+export function isCI(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && !/^(false|0)$/i.test(value);
 }

@@ -2,23 +2,25 @@
  * Runs one test file: loads its manifest with the file's environment, points every http source at
  * the record/replay tape, compiles, and sends each case through the real protocol core in-process
  * (as `mcp-run call` does), checking the result. Snapshots live beside the test file
- * (`<name>.snap.json`) and are written only when `update` is set; HTTP fixtures likewise
- * (`<name>.http.json`), written only when recording.
+ * (`<name>.snap.json`): a missing one is written when its case passes (the first run), except under
+ * CI, where it fails; a different one fails unless `update` is set. HTTP fixtures likewise
+ * (`<name>.http.json`), written only when recording; a file without one still runs every case, and
+ * those whose requests found no answer need --record (misses.ts).
  */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { compileCatalog } from '../catalog/compile.js';
 import { unknownToolset } from '../catalog/toolsets.js';
-import { type CallerIdentity, CatalogRef } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
 import { loadManifest } from '../manifest/load.js';
 import type { LoadedManifest } from '../manifest/types.js';
-import { createProtocol } from '../protocol/server.js';
-import type { TestCase, TestFile } from './cases.js';
-import { check, type Observed, snapshotOf } from './expect.js';
+import type { TestFile } from './cases.js';
+import { connect, perform, RequestFailed } from './client.js';
+import { check, snapshotOf } from './expect.js';
+import { missOutcome, verdict } from './misses.js';
 import { type Fixture, startTape, type Tape } from './tape.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: protocol results are free-form JSON
@@ -29,17 +31,29 @@ export interface RunOptions {
   readonly update?: boolean;
   /** Forward http sources to their real origins and write the fixture, instead of replaying it. */
   readonly record?: boolean;
+  /** Replaying, a request with no recorded answer goes to the real upstream (nothing is written). */
+  readonly live?: boolean;
+  /**
+   * Running under CI: a missing snapshot or HTTP fixture fails, rather than being written or
+   * reported as needing --record (nothing written there would be kept).
+   */
+  readonly ci?: boolean;
   readonly env?: NodeJS.ProcessEnv;
   /** `test --toolset`: the cases run as a client of these toolsets (their union) sees the server. */
   readonly toolsets?: readonly string[];
 }
 
+/** `needs-record`: the case made HTTP requests that no fixture answers yet; not a failure (outside CI). */
+export type CaseStatus = 'pass' | 'fail' | 'skip' | 'needs-record';
+
 export interface CaseResult {
   readonly name: string;
-  readonly status: 'pass' | 'fail' | 'skip';
-  /** Failed expectations, or the reason of a skip. */
+  readonly status: CaseStatus;
+  /** Failed expectations, the reason of a skip, or what needs recording. */
   readonly messages: readonly string[];
   readonly ms: number;
+  /** The snapshot file this case's snapshot was written to (its first run, or --update). */
+  readonly snapshotWritten?: string;
 }
 
 export interface FileResult {
@@ -104,17 +118,21 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
   ];
   let tape: Tape | undefined;
   const wrote: string[] = [];
+  const fixtureFile = fixturePath(test.file);
+  const fixtureExists = existsSync(fixtureFile);
   if (httpSources.size > 0) {
-    const fixtureFile = fixturePath(test.file);
-    let fixture: Fixture = { exchanges: [] };
-    if (!options.record) {
-      if (!existsSync(fixtureFile))
-        return allFail(
-          `the manifest has http sources and ${fixtureFile} does not exist: record it with --record`,
-        );
-      fixture = JSON.parse(await readFile(fixtureFile, 'utf8')) as Fixture;
-    }
-    tape = await startTape(httpSources, options.record ? 'record' : 'replay', fixture, secrets);
+    // No fixture yet stops nothing: the tape replays from an empty one, and only the cases whose
+    // requests find no answer are affected.
+    const fixture: Fixture =
+      fixtureExists && !options.record
+        ? (JSON.parse(await readFile(fixtureFile, 'utf8')) as Fixture)
+        : { exchanges: [] };
+    tape = await startTape(httpSources, {
+      mode: options.record ? 'record' : 'replay',
+      fixture,
+      live: options.live === true,
+      secrets,
+    });
     const sources = { ...manifest.data.sources };
     for (const [name, url] of tape.baseUrls) sources[name] = { ...sources[name]!, baseUrl: url };
     manifest = { ...manifest, data: { ...manifest.data, sources } };
@@ -146,6 +164,7 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
         const started = performance.now();
         const misses = tape?.misses.length ?? 0;
         const messages: string[] = [];
+        let unsnapped: unknown;
         try {
           const observed = await perform(client, c);
           let snapshot: string | undefined;
@@ -153,27 +172,45 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
             const current = snapshotOf(observed);
             const stored = snapshots[c.name];
             if (options.update) {
-              if (stored === undefined || JSON.stringify(stored, null, 2) !== current) {
-                snapshots[c.name] = observed.result;
-                snapshotsChanged = true;
-              }
-            } else if (stored === undefined) {
+              if (stored === undefined || JSON.stringify(stored, null, 2) !== current)
+                unsnapped = observed.result;
+            } else if (stored !== undefined) snapshot = JSON.stringify(stored, null, 2);
+            else if (options.ci)
               messages.push(
-                `no snapshot stored for "${c.name}" in ${basename(snapFile)}: run with --update to write it`,
+                `no snapshot stored for "${c.name}" in ${basename(snapFile)}: run with --update to write it, and commit it (under CI a missing snapshot fails instead of being written)`,
               );
-            } else snapshot = JSON.stringify(stored, null, 2);
+            else unsnapped = observed.result;
           }
           messages.push(...check(c.expect, observed, snapshot));
         } catch (err) {
           messages.push(err instanceof RequestFailed ? `the request failed: ${err.message}` : String(err));
         }
-        for (const miss of tape?.misses.slice(misses) ?? [])
-          messages.push(`no recorded HTTP answer for ${miss} (record with --record)`);
+        const outcomes = (tape?.misses.slice(misses) ?? []).map((miss) =>
+          missOutcome(miss, {
+            fixture: fixtureFile,
+            fixtureExists,
+            record: options.record === true,
+            ci: options.ci === true,
+          }),
+        );
+        const { status, messages: reported } = verdict(messages, outcomes);
+        let snapshotWritten: string | undefined;
+        // --update writes what it is given; the first run writes only a result its case accepts.
+        // Neither keeps a result made from a stand-in answer.
+        if (unsnapped !== undefined && (options.update ? outcomes.length === 0 : status === 'pass')) {
+          snapshots[c.name] = unsnapped;
+          snapshotsChanged = true;
+          snapshotWritten = snapFile;
+        } else if (unsnapped !== undefined && !options.update && outcomes.length === 0)
+          reported.push(
+            `no snapshot stored for "${c.name}" in ${basename(snapFile)}: it is written on the first run where the case's other expectations pass`,
+          );
         results.push({
           name: c.name,
-          status: messages.length ? 'fail' : 'pass',
-          messages: messages.map((m) => log.redact(m)),
+          status,
+          messages: reported.map((m) => log.redact(m)),
           ms: Math.round(performance.now() - started),
+          ...(snapshotWritten && { snapshotWritten }),
         });
       }
     } finally {
@@ -188,9 +225,8 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
     wrote.push(snapFile);
   }
   if (tape && options.record) {
-    const file = fixturePath(test.file);
-    await writeFile(file, `${JSON.stringify({ exchanges: tape.recorded }, null, 2)}\n`);
-    wrote.push(file);
+    await writeFile(fixtureFile, `${JSON.stringify({ exchanges: tape.recorded }, null, 2)}\n`);
+    wrote.push(fixtureFile);
   }
   return { file: test.file, cases: results, wrote };
 }
@@ -211,96 +247,4 @@ function expandEnv(values: Readonly<Record<string, string>>, env: NodeJS.Process
       v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, n) => env[n] ?? ''),
     ]),
   );
-}
-
-class RequestFailed extends Error {}
-
-/** A case's caller: the claims as given; `iss` and `sub` from them when they are strings. */
-function testIdentity(claims: Readonly<Record<string, unknown>>): CallerIdentity {
-  return {
-    issuer: typeof claims.iss === 'string' ? claims.iss : 'mcp-run-test',
-    subject: typeof claims.sub === 'string' ? claims.sub : undefined,
-    claims,
-    expiresAt: undefined,
-    // No real token exists: a token exchange in a test gets this placeholder (and its tape answers).
-    accessToken: () => 'mcp-run-test-access-token',
-  };
-}
-
-interface Client {
-  /** With `claims`, the request carries a verified identity with those claims (TestCase.claims). */
-  request(method: string, params?: Json, claims?: Readonly<Record<string, unknown>>): Promise<Json>;
-  close(): void;
-}
-
-async function perform(client: Client, c: TestCase): Promise<Observed> {
-  const a = c.action;
-  if (a.type === 'call') {
-    const result = await client.request('tools/call', { name: a.name, arguments: a.args }, c.claims);
-    // The text a person reads: the JSON copy of structuredContent kept for older clients is left out.
-    const copy =
-      result.structuredContent === undefined ? undefined : JSON.stringify(result.structuredContent);
-    const blocks = ((result.content ?? []) as Json[]).filter((c) => !(c.type === 'text' && c.text === copy));
-    return { text: blocks.map(contentText).join('\n'), result, isTool: true };
-  }
-  if (a.type === 'read') {
-    const result = await client.request('resources/read', { uri: a.uri }, c.claims);
-    return { text: (result.contents as Json[]).map(contentText).join('\n'), result, isTool: false };
-  }
-  const result = await client.request('prompts/get', { name: a.name, arguments: a.args }, c.claims);
-  const text = (result.messages as Json[]).map((m) => `[${m.role}]\n${contentText(m.content)}`).join('\n\n');
-  return { text, result, isTool: false };
-}
-
-function contentText(c: Json): string {
-  if (typeof c.text === 'string') return c.text;
-  if (c.type === 'resource' && typeof c.resource?.text === 'string') return c.resource.text;
-  return `[${c.type ?? 'content'}${c.mimeType ? ` ${c.mimeType}` : ''}]`;
-}
-
-/** A 2025-era session with the protocol core, in-process. */
-async function connect(
-  catalog: import('../catalog/types.js').Catalog,
-  toolsets: readonly string[] | undefined,
-): Promise<Client> {
-  const log = new StderrLogger('error');
-  const pending = new Map<number, (message: Json) => void>();
-  const connection = createProtocol(new CatalogRef(catalog), { log, listChanged: false }).connect(
-    (message) => {
-      const m = message as Json;
-      const waiter = typeof m.id === 'number' ? pending.get(m.id) : undefined;
-      if (waiter && !('method' in m)) waiter(m);
-    },
-    toolsets && { toolsets },
-  );
-  let nextId = 0;
-  const request = async (
-    method: string,
-    params: Json = {},
-    claims?: Readonly<Record<string, unknown>>,
-  ): Promise<Json> => {
-    const id = ++nextId;
-    const response = new Promise<Json>((resolve) => pending.set(id, resolve));
-    const sent = { jsonrpc: '2.0', id, method, params };
-    // An identity travels with its request (as the HTTP transport passes a verified token's).
-    if (claims === undefined) await connection.receive(sent);
-    else
-      await connection.receive(sent, {
-        identity: testIdentity(claims),
-        notify: () => {},
-        respond: (answer) => pending.get(id)?.(answer as Json),
-      });
-    const message = await response;
-    pending.delete(id);
-    const error = message.error as { code: number; message: string } | undefined;
-    if (error) throw new RequestFailed(`${error.message} (${error.code})`);
-    return message.result as Json;
-  };
-  await request('initialize', {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'mcp-run-test', version: '1' },
-  });
-  await connection.receive({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return { request, close: () => connection.close() };
 }

@@ -1,12 +1,14 @@
 /**
  * HTTP record and replay for `mcp-run test`: each http source of the manifest is pointed at a
  * server of ours on 127.0.0.1 (its baseUrl's origin replaced, its path kept). Replaying, that server
- * answers from the fixture file and sends nothing anywhere; recording, it forwards each request to
- * the source's own origin (the one the manifest and environment name, never another) and keeps the
- * exchange. What is kept never holds a secret: request headers are not kept at all (Authorization,
- * API key headers), only the response's content-type is, and every value that came from the
- * environment or sits in a source's `auth` (tokens, keys in a query), and every query parameter
- * named like a credential (api_key, token, …), is replaced by `***` in paths, bodies and answers.
+ * answers from the fixture file and sends nothing anywhere, unless `live` lets a request with no
+ * recorded answer go to the real upstream (`test --live`: answered, not kept). Recording, it
+ * forwards each request to the source's own origin (the one the manifest and environment name,
+ * never another) and keeps the exchange. What is kept never holds a secret: request headers are not
+ * kept at all (Authorization, API key headers), only the response's content-type is, and every
+ * value that came from the environment or sits in a source's `auth` (tokens, keys in a query), and
+ * every query parameter named like a credential (api_key, token, …), is replaced by `***` in paths,
+ * bodies and answers.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,11 +28,34 @@ export interface Fixture {
   readonly exchanges: readonly Exchange[];
 }
 
+/**
+ * A request the tape could not answer truly: `unrecorded` (replaying, no answer in the fixture),
+ * `unreachable` (forwarding, the upstream did not answer: refused, unknown host, …) or `refused`
+ * (a request target outside the source's origin, never forwarded).
+ */
+export interface Miss {
+  /** `source METHOD path`, secrets replaced. */
+  readonly request: string;
+  readonly why: 'unrecorded' | 'unreachable' | 'refused';
+  /** What went wrong, for `unreachable` and `refused`. */
+  readonly detail?: string;
+}
+
+export interface TapeOptions {
+  readonly mode: 'replay' | 'record';
+  /** Replaying: the recorded answers. */
+  readonly fixture: Fixture;
+  /** Replaying: a request with no recorded answer is forwarded to the real upstream (not kept). */
+  readonly live?: boolean;
+  /** Redacted before matching and keeping. */
+  readonly secrets: readonly string[];
+}
+
 export interface Tape {
   /** The baseUrl to give each source (its original path below our origin). */
   readonly baseUrls: ReadonlyMap<string, string>;
-  /** Requests that had no recorded answer, as `source METHOD path`. */
-  readonly misses: string[];
+  /** Requests that had no true answer, in order. */
+  readonly misses: Miss[];
   /** Recording: what was exchanged, in order. */
   readonly recorded: Exchange[];
   close(): Promise<void>;
@@ -38,16 +63,9 @@ export interface Tape {
 
 export const MISS_STATUS = 599;
 
-/**
- * One server per source. `secrets` are redacted before matching and keeping. `mode` is replay
- * (answers from `fixture`) or record (forwards to the original base URL's origin).
- */
-export async function startTape(
-  sources: ReadonlyMap<string, string>,
-  mode: 'replay' | 'record',
-  fixture: Fixture,
-  secrets: readonly string[],
-): Promise<Tape> {
+/** One server per source (name → its baseUrl). */
+export async function startTape(sources: ReadonlyMap<string, string>, options: TapeOptions): Promise<Tape> {
+  const { mode, fixture, secrets } = options;
   const redact = (text: string) =>
     secrets
       .filter((s) => s.length >= 4)
@@ -56,7 +74,7 @@ export async function startTape(
         text,
       );
   const used = new Set<Exchange>();
-  const misses: string[] = [];
+  const misses: Miss[] = [];
   const recorded: Exchange[] = [];
   const servers: Server[] = [];
   const baseUrls = new Map<string, string>();
@@ -67,6 +85,7 @@ export async function startTape(
       const method = req.method ?? 'GET';
       const path = redactQuery(redact(req.url ?? '/'));
       const keptBody = body.length ? redact(body.toString('utf8')) : undefined;
+      const request = `${source} ${method} ${path}${keptBody ? ` ${keptBody}` : ''}`;
       if (mode === 'replay') {
         const match = fixture.exchanges.find(
           (x) =>
@@ -76,22 +95,24 @@ export async function startTape(
             x.path === path &&
             x.body === keptBody,
         );
-        if (!match) {
-          misses.push(`${source} ${method} ${path}${keptBody ? ` ${keptBody}` : ''}`);
+        if (match) {
+          used.add(match);
+          res.writeHead(match.status, match.contentType ? { 'content-type': match.contentType } : {});
+          res.end(match.response);
+          return;
+        }
+        if (!options.live) {
+          misses.push({ request, why: 'unrecorded' });
           res.writeHead(MISS_STATUS, { 'content-type': 'text/plain' });
           res.end(`mcp-run test: no recorded answer for ${method} ${path}; record with --record`);
           return;
         }
-        used.add(match);
-        res.writeHead(match.status, match.contentType ? { 'content-type': match.contentType } : {});
-        res.end(match.response);
-        return;
       }
       // Only ever the source's own origin: an absolute-form or `//host` request target is refused.
       const requested = req.url ?? '/';
       const target = requested.startsWith('/') ? parseUrl(`${original.origin}${requested}`) : undefined;
       if (target === undefined || target.origin !== original.origin) {
-        misses.push(`${source} ${method} ${path}: not a path below ${original.origin}`);
+        misses.push({ request, why: 'refused', detail: `not a path below ${original.origin}` });
         res.writeHead(400, { 'content-type': 'text/plain' });
         res.end('mcp-run test: only paths below the source origin are forwarded');
         return;
@@ -110,21 +131,23 @@ export async function startTape(
         });
         const text = await answer.text();
         const contentType = answer.headers.get('content-type') ?? undefined;
-        recorded.push({
-          source,
-          method,
-          path,
-          ...(keptBody !== undefined && { body: keptBody }),
-          status: answer.status,
-          ...(contentType && { contentType }),
-          response: redact(text),
-        });
+        if (mode === 'record')
+          recorded.push({
+            source,
+            method,
+            path,
+            ...(keptBody !== undefined && { body: keptBody }),
+            status: answer.status,
+            ...(contentType && { contentType }),
+            response: redact(text),
+          });
         res.writeHead(answer.status, contentType ? { 'content-type': contentType } : {});
         res.end(text);
       } catch (err) {
-        misses.push(`${source} ${method} ${path}: ${(err as Error).message}`);
+        const detail = redact(causeOf(err, target));
+        misses.push({ request, why: 'unreachable', detail });
         res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end(`mcp-run test: recording failed: ${(err as Error).message}`);
+        res.end(`mcp-run test: the upstream did not answer: ${detail}`);
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -148,6 +171,14 @@ export async function startTape(
       );
     },
   };
+}
+
+/** fetch says only "fetch failed"; the reason (ECONNREFUSED 127.0.0.1:9, ENOTFOUND …) is its cause. */
+function causeOf(err: unknown, target: URL): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const text = cause?.message ?? cause?.code ?? (err as Error).message;
+  // fetch refuses the ports browsers block (9, 6000, 6667, …) before connecting.
+  return text === 'bad port' ? `fetch refuses to connect to port ${target.port}` : text;
 }
 
 /** `URL.parse` is Node 22's; this runs on 20 too. */

@@ -1,8 +1,9 @@
 /**
  * `mcp-run test` as a user runs it: the built CLI as a process, on real manifests and test files in
  * temp folders, and a real HTTP upstream on 127.0.0.1 to record from. Covers the recipes offline,
- * failures with their diffs and exit 1, snapshots written only with --update, record/replay with no
- * secret kept, and the TAP and JUnit reports.
+ * failures with their diffs and exit 1, snapshots written only with --update under CI, record/replay
+ * with no secret kept, and the TAP and JUnit reports. The first run outside CI (a snapshot written, a
+ * case needing --record) is first-run.test.ts's.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -27,6 +28,9 @@ function runAsync(args: string[], env: NodeJS.ProcessEnv = process.env) {
   });
 }
 
+/** As CI runs it (.ci/run): a missing snapshot or fixture fails, and nothing is written. */
+const UNDER_CI = { ...process.env, CI: 'true' };
+
 const PROMPT_MANIFEST = `prompts:
   greet:
     description: Greets someone.
@@ -38,9 +42,10 @@ const PROMPT_MANIFEST = `prompts:
 
 describe('mcp-run test', () => {
   test('runs every recipe offline: HTTP recipes replay their fixtures, database ones say why they skip', () => {
-    // Base URLs that cannot answer: a request that left the tape would fail.
+    // Base URLs that cannot answer: a request that left the tape would fail. Under CI, as .ci/run
+    // runs it: every snapshot and fixture must be committed, and none is written into the checkout.
     const env = {
-      ...process.env,
+      ...UNDER_CI,
       ISSUES_API_URL: 'http://127.0.0.1:9',
       WEATHER_API_URL: 'http://127.0.0.1:9',
       GEOCODING_API_URL: 'http://127.0.0.1:9',
@@ -170,7 +175,7 @@ tools:
     }
   });
 
-  test('snapshots are written only with --update, beside the test file, and a change is a diff', () => {
+  test('under CI, snapshots are written only with --update, beside the test file, and a change is a diff', () => {
     const t = tempFiles({
       'mcp.yaml': PROMPT_MANIFEST,
       'tests/snap.yaml':
@@ -178,7 +183,7 @@ tools:
     });
     const snap = join(t.dir, 'tests/snap.snap.json');
     try {
-      const missing = runCli(['test', t.dir]);
+      const missing = runCli(['test', t.dir], { env: UNDER_CI });
       assert.equal(missing.code, 1);
       assert.match(
         missing.stdout,
@@ -186,15 +191,15 @@ tools:
       );
       assert.equal(existsSync(snap), false, 'a snapshot was written without --update');
 
-      const update = runCli(['test', t.dir, '--update']);
+      const update = runCli(['test', t.dir, '--update'], { env: UNDER_CI });
       assert.equal(update.code, 0, update.stdout);
       assert.match(update.stdout, /wrote tests\/snap\.snap\.json|wrote .*snap\.snap\.json/);
       assert.match(readFileSync(snap, 'utf8'), /Hello, Ada!/);
-      assert.equal(runCli(['test', t.dir]).code, 0);
+      assert.equal(runCli(['test', t.dir], { env: UNDER_CI }).code, 0);
 
       writeFileSync(join(t.dir, 'mcp.yaml'), PROMPT_MANIFEST.replace('Hello', 'Goodbye'));
       const before = readFileSync(snap, 'utf8');
-      const changed = runCli(['test', t.dir]);
+      const changed = runCli(['test', t.dir], { env: UNDER_CI });
       assert.equal(changed.code, 1);
       assert.match(changed.stdout, /differs from its snapshot \(run with --update to accept it\)/);
       assert.match(changed.stdout, /- .*Hello, Ada!/);
@@ -252,7 +257,7 @@ tests:
       const t = tempFiles({ 'mcp.yaml': manifest, 'tests/api.yaml': cases });
       const fixture = join(t.dir, 'tests/api.http.json');
       try {
-        const offline = await runAsync(['test', t.dir]);
+        const offline = await runAsync(['test', t.dir], UNDER_CI);
         assert.equal(offline.code, 1);
         assert.match(offline.stdout, /api\.http\.json does not exist: record it with --record/);
 
