@@ -78,6 +78,8 @@ function byEnumFirst(errors: readonly ErrorObject[]): ErrorObject[] {
   const enumAt = new Set(enums);
   const itemWrong = (path: string) => enums.some((p) => p.startsWith(`${path}/`));
   return errors.filter((e) =>
-    e.keyword === 'enum' ? !(Array.isArray(e.data) && itemWrong(e.instancePath)) : !enumAt.has(e.instancePath),
+    e.keyword === 'enum'
+      ? !(Array.isArray(e.data) && itemWrong(e.instancePath))
+      : !enumAt.has(e.instancePath),
   );
 }
