@@ -37,6 +37,9 @@ const PLAIN_SCHEMA = {
   additionalProperties: false,
 };
 
+/** The keywords of a plain property: a key among them, found beside the property, was meant inside it (misindent.ts). */
+export const PLAIN_KEYWORDS: ReadonlySet<string> = new Set(Object.keys(PLAIN_SCHEMA.properties));
+
 /** `input` sits at `base` (tools.NAME.input); the boolean `required` shorthand is not JSON Schema. */
 export function checkPropertySchemas(input: unknown, base: ManifestPath): Finding[] {
   if (!isPlainObject(input)) return [];
