@@ -13,7 +13,11 @@ import { PLAIN_KEYWORDS } from './property-schemas.js';
 import { ENTRY_SECTIONS, type EntrySection, type KindSchemas, type ManifestPath } from './types.js';
 
 /** The findings with each misplaced key's pair of findings replaced by one MANIFEST_MISINDENTED. */
-export function explainMisindents(findings: readonly Finding[], data: unknown, kinds: KindSchemas): Finding[] {
+export function explainMisindents(
+  findings: readonly Finding[],
+  data: unknown,
+  kinds: KindSchemas,
+): Finding[] {
   const owed = new Set<string>();
   const out = findings.map((f) => {
     if (!isMisplacedSymptom(f)) return f;
@@ -29,8 +33,7 @@ export function explainMisindents(findings: readonly Finding[], data: unknown, k
   });
   // The field its owner "lacks" is the misplaced key: the error at the key says it all.
   return out.filter(
-    (f) =>
-      f.problem.code !== 'MANIFEST_MISSING_FIELD' || !owed.has(JSON.stringify([...f.path, f.field])),
+    (f) => f.problem.code !== 'MANIFEST_MISSING_FIELD' || !owed.has(JSON.stringify([...f.path, f.field])),
   );
 }
 
@@ -51,7 +54,8 @@ function homesOf(data: unknown, parent: ManifestPath, key: string, kinds: KindSc
   // Indented too little: it follows the keys of the mapping just above it.
   const keys = Object.keys(mapping);
   const above = keys[keys.indexOf(key) - 1];
-  if (above !== undefined && takes(data, [...parent, above], key, value, kinds)) homes.push([...parent, above]);
+  if (above !== undefined && takes(data, [...parent, above], key, value, kinds))
+    homes.push([...parent, above]);
   // Indented too much: the nearest enclosing mapping that takes it.
   for (let i = parent.length - 1; i >= 0; i--) {
     const outer = parent.slice(0, i);
