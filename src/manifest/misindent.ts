@@ -76,6 +76,11 @@ function takes(data: unknown, path: ManifestPath, key: string, value: unknown, k
   if (path.length === 0) return key in topLevelFields();
   // An entry one level too deep: a mapping with a kind, under the section's other entries.
   if (isSection && path.length === 1) return isPlainObject(value) && typeof value.kind === 'string';
+  // A field of `server:` (or another top-level mapping) left at the top level.
+  if (path.length === 1) {
+    const schema = topLevelFields()[String(section)] as { properties?: object } | undefined;
+    return schema?.properties !== undefined && key in schema.properties;
+  }
   if (isSection && path.length === 2 && typeof mapping.kind === 'string') {
     const schema = kinds.schema(section as EntrySection, mapping.kind) as { properties?: object } | undefined;
     return schema?.properties !== undefined && key in schema.properties;
