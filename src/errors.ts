@@ -300,6 +300,11 @@ export const problems = {
     message: `cannot include ${quote(file)}: ${reason}`,
     hint: "an included file is a manifest of sources/tools/resources/prompts/schemas in the including file's folder (or below it)",
   }),
+  MANIFEST_MISINDENTED: (field: string, readAs: string, homes: readonly string[]): Problem => ({
+    code: 'MANIFEST_MISINDENTED',
+    message: `${quote(field)} is read as part of ${readAs}, where it does not belong: it may be misindented`,
+    hint: `to put it ${homes.join(' or ')}, line it up with the keys there`,
+  }),
   MANIFEST_DUPLICATE_ENTRY: (what: string, other: string): Problem => ({
     code: 'MANIFEST_DUPLICATE_ENTRY',
     message: `${what} is declared twice: here and in ${other}`,

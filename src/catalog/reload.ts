@@ -56,6 +56,15 @@ export interface ReloadListener {
   reloaded?(summary: string): void;
 }
 
+/**
+ * A failed reload as the author's client reads it in the log notification: the summary, then every
+ * error as `mcp-run validate` prints it (file:line:col, code frame, hint). It names the manifest's
+ * paths and shows its lines, so the server sends it only to clients that may see them (serve.ts).
+ */
+export function reloadFailureDetail(summary: string, diagnostics: readonly Diagnostic[]): string {
+  return [summary, ...diagnostics.map(formatDiagnostic)].join('\n\n');
+}
+
 export interface ReloaderOptions {
   /** Absolute path of the manifest. */
   readonly file: string;

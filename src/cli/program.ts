@@ -208,6 +208,10 @@ export function commandLine(): Command {
       'export OpenTelemetry traces over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318)',
     )
     .option(
+      '--reload-errors-detail',
+      "HTTP beyond loopback: send a failed reload's errors with their code frames to clients, not only its summary",
+    )
+    .option(
       '--state <url>',
       'HTTP: share 2025-era sessions with other replicas through Redis, redis://host:port[/db][?prefix=name]',
     )

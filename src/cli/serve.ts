@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
-import { Reloader } from '../catalog/reload.js';
+import { Reloader, reloadFailureDetail } from '../catalog/reload.js';
 import { toolsetScopes } from '../catalog/toolsets.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
 // Types only: the playground loads with `mcp-run dev`, never for the plain command.
@@ -81,6 +81,8 @@ export interface ServeOptions {
   readonly onListening?: (url: string) => void;
   /** `--toolset`, repeatable: stdio serves only these toolsets (docs/toolsets.md). */
   readonly toolset?: string[];
+  /** `--reload-errors-detail`: a failed reload's code frames go to HTTP clients beyond loopback too. */
+  readonly reloadErrorsDetail?: boolean;
 }
 
 /** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
@@ -175,6 +177,10 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   });
   // With --state the 2025 sessions of every replica are told through the shared store, once each.
   let shared: HttpTransport['shared'];
+  // A failed reload's code frames show the manifest's paths and lines: the operator's data. Clients
+  // on stdio and on a loopback HTTP server are the author's own and get them; a server bound beyond
+  // loopback sends the summary only, unless the operator passes --reload-errors-detail.
+  let reloadDetail = !options.http || options.reloadErrorsDetail === true;
   const reloader = options.watch
     ? new Reloader({
         file: resolve(file),
@@ -193,8 +199,9 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
           reloaded: (summary) => options.playground?.reloaded(summary),
           reloadFailed: (summary, diagnostics) => {
             options.playground?.reloadFailed(summary, diagnostics);
-            protocol.notifyLog('error', summary);
-            void shared?.logToSessions('error', summary, digest(JSON.stringify(summary)));
+            const data = reloadDetail ? log.redact(reloadFailureDetail(summary, diagnostics)) : summary;
+            protocol.notifyLog('error', data);
+            void shared?.logToSessions('error', data, digest(JSON.stringify(data)));
           },
         },
       })
@@ -228,6 +235,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     const auth = ref.current.auth;
     const host = options.host ?? '127.0.0.1';
     const { isLoopbackHost } = await import('../transports/http/guards.js');
+    // Known before watch() starts below, so before any reload can fail.
+    if (isLoopbackHost(host)) reloadDetail = true;
     const oauth =
       auth &&
       withMirrorScopes(auth, ref, (await import('../transports/http/oauth/scopes.js')).withMirrorScopes);

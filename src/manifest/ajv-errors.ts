@@ -9,6 +9,7 @@ import { suggest } from '../util/suggest.js';
 import { describeOwner, describeSchema, describeValue, orList, show, typeWords } from './describe.js';
 import { NAME_PATTERNS } from './envelope.js';
 import { type Finding, isPlainObject } from './finding.js';
+import { millisecondsHint, typeAlias } from './fix-hints.js';
 import { ENTRY_SECTIONS, type EntrySection, type ManifestPath } from './types.js';
 
 /** `errors` come from validating `root`, which sits at `base` in the manifest. */
@@ -76,16 +77,19 @@ function explain(e: ErrorObject, path: ManifestPath): Finding {
         wants(p.type, 'string') && ['number', 'boolean'].includes(typeof e.data)
           ? 'YAML reads this as a number or boolean; put it in quotes to make it a string'
           : undefined;
-      return invalid(`expected ${typeWords(p.type)}, got ${got}`, quoteHint);
+      const unitHint = wants(p.type, 'integer') ? millisecondsHint(path.at(-1), e.data) : undefined;
+      return invalid(`expected ${typeWords(p.type)}, got ${got}`, quoteHint ?? unitHint);
     }
     case 'enum': {
       const allowed = (p.allowedValues as unknown[]) ?? [];
+      // `type: int` is not a typo of "integer" but another language's name for it.
       const suggestion =
         typeof e.data === 'string'
-          ? suggest(
+          ? (typeAlias(e.data, allowed) ??
+            suggest(
               e.data,
               allowed.filter((a) => typeof a === 'string'),
-            )
+            ))
           : undefined;
       const mean = suggestion ? ` (did you mean ${show(suggestion)}?)` : '';
       return invalid(`expected one of ${allowed.map(show).join(', ')}; got ${got}${mean}`);

@@ -17,6 +17,8 @@ export interface Finding {
   readonly field?: string;
   /** For MANIFEST_UNKNOWN_FIELD: the suggested field, if any. */
   readonly suggestion?: string;
+  /** Other places the problem leaves incomplete (a misindented key's home): their entries are not compiled either. */
+  readonly alsoAt?: readonly ManifestPath[];
 }
 
 export { isObject as isPlainObject } from '../util/is-object.js';

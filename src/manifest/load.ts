@@ -122,7 +122,7 @@ export function loadManifestText(
     [...findings, ...warnings]
       // A name declared twice keeps its first declaration, which is compiled as usual.
       .filter((f) => f.problem.code !== 'MANIFEST_DUPLICATE_ENTRY')
-      .map((f) => entryKey(f.path))
+      .flatMap((f) => [f.path, ...('alsoAt' in f ? (f.alsoAt ?? []) : [])].map(entryKey))
       .filter((k) => k !== undefined),
   );
   return {

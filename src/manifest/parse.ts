@@ -49,7 +49,7 @@ export function parseYaml(text: string): Parsed {
     found.push({ path: path ?? [], reason, offset });
   }
   found.push(...badAliases(doc));
-  const errors = withoutFollowOns(found, lines);
+  const errors = withoutFollowOns(found, lines, text);
   if (errors.length) return { source, errors };
   try {
     return { source, data: ownStrings(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {}), errors };
@@ -78,13 +78,15 @@ export interface YamlError {
  * mappings" and "implicit keys need to be on a single line" over the same two lines; an
  * under-indented one gives "all mapping items must start at the same column" and then both of those.
  * Mistakes on lines apart are each still reported. When the dropped ones say that a key ran on to a
- * later line, the kept one names that line: it is where the indentation went wrong.
+ * later line, the kept one points at the key on that line: it is where the indentation went wrong.
  */
-function withoutFollowOns(found: readonly YamlError[], lines: LineCounter): YamlFinding[] {
+function withoutFollowOns(found: readonly YamlError[], lines: LineCounter, text: string): YamlFinding[] {
   const lineOf = (offset: number) => lines.linePos(offset).line;
   const sorted = [...found].sort((a, b) => (a.offset ?? -1) - (b.offset ?? -1));
   const kept: YamlError[] = [];
   const hints = new Map<YamlError, string>();
+  /** Where the over-indented key itself starts: the error points there, not at the line above. */
+  const keyAt = new Map<YamlError, number>();
   let coveredTo = -1;
   for (const error of sorted) {
     if (error.offset === undefined) {
@@ -96,8 +98,10 @@ function withoutFollowOns(found: readonly YamlError[], lines: LineCounter): Yaml
     const cause = kept.at(-1);
     if (cause && start <= coveredTo) {
       if (error.code === 'MULTILINE_IMPLICIT_KEY' && cause.code === 'BLOCK_AS_IMPLICIT_KEY' && end > start) {
-        const hint = `line ${end} is indented deeper than the key before it; keys of one mapping start at the same column`;
+        const hint = `this key may be misindented: it is deeper than the key on line ${lineOf(cause.offset!)}; keys of one mapping start at the same column`;
         hints.set(cause, hint);
+        const start = lines.lineStarts[end - 1]!;
+        keyAt.set(cause, start + (/^ */.exec(text.slice(start))?.[0].length ?? 0));
       }
       coveredTo = Math.max(coveredTo, end);
       continue;
@@ -108,7 +112,7 @@ function withoutFollowOns(found: readonly YamlError[], lines: LineCounter): Yaml
   return kept.map((e) => ({
     path: e.path,
     problem: problems.MANIFEST_YAML(e.reason, hints.get(e)),
-    offset: e.offset,
+    offset: keyAt.get(e) ?? e.offset,
   }));
 }
 

@@ -37,6 +37,9 @@ const PLAIN_SCHEMA = {
   additionalProperties: false,
 };
 
+/** The keywords of a plain property: a key among them, found beside the property, was meant inside it (misindent.ts). */
+export const PLAIN_KEYWORDS: ReadonlySet<string> = new Set(Object.keys(PLAIN_SCHEMA.properties));
+
 /** `input` sits at `base` (tools.NAME.input); the boolean `required` shorthand is not JSON Schema. */
 export function checkPropertySchemas(input: unknown, base: ManifestPath): Finding[] {
   if (!isPlainObject(input)) return [];
@@ -70,9 +73,16 @@ export function checkSchema(schema: unknown, at: ManifestPath): Finding[] {
 
 /**
  * `type: strin` fails both of the meta-schema's forms (a type name, a list of them): the name form
- * says what was meant, so at a place with an `enum` error the other errors there are dropped.
+ * says what was meant, so at a place with an `enum` error the other errors there are dropped. In a
+ * list (`type: [string, dict]`) the wrong item's own error says it, so the list's is dropped.
  */
 function byEnumFirst(errors: readonly ErrorObject[]): ErrorObject[] {
-  const enumAt = new Set(errors.filter((e) => e.keyword === 'enum').map((e) => e.instancePath));
-  return errors.filter((e) => e.keyword === 'enum' || !enumAt.has(e.instancePath));
+  const enums = errors.filter((e) => e.keyword === 'enum').map((e) => e.instancePath);
+  const enumAt = new Set(enums);
+  const itemWrong = (path: string) => enums.some((p) => p.startsWith(`${path}/`));
+  return errors.filter((e) =>
+    e.keyword === 'enum'
+      ? !(Array.isArray(e.data) && itemWrong(e.instancePath))
+      : !enumAt.has(e.instancePath),
+  );
 }

@@ -9,6 +9,7 @@ import { explainAjvErrors } from './ajv-errors.js';
 import { conforms } from './conforms.js';
 import { envelopeSchema, SINGULAR } from './envelope.js';
 import { type Finding, isPlainObject } from './finding.js';
+import { explainMisindents } from './misindent.js';
 import { MANIFEST_AJV_OPTIONS, newAjv, precompiled } from './precompiled.js';
 import { checkPropertySchemas, checkSchema } from './property-schemas.js';
 import { ENTRY_SECTIONS, type EntrySection, type KindSchemas, type ManifestPath } from './types.js';
@@ -38,7 +39,7 @@ export class ManifestValidator {
         }
       }
     }
-    return findings.map((f) => withKindHint(f, kinds));
+    return explainMisindents(findings, data, kinds).map((f) => withKindHint(f, kinds));
   }
 
   private validateEntry(

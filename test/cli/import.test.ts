@@ -118,13 +118,13 @@ describe('the imported tools, served, against a Petstore stand-in', () => {
       assert.deepEqual(one.structuredContent, { id: 3, name: 'Rex', tag: 'dog' });
       const created = await call('create_pets', { id: 10, name: 'Nemo', tag: 'fish' });
       assert.equal(created.isError, undefined, created.content[0]?.text);
-      assert.equal(created.content[0]!.text, 'POST /pets returned 201 Created with no content.');
+      assert.equal(created.content[0]!.text, 'POST /v1/pets returned 201 Created with no content.');
       assert.deepEqual(store.pets.at(-1), { id: 10, name: 'Nemo', tag: 'fish' });
       const missing = await call('show_pet_by_id', { petId: '99' });
       assert.equal(missing.isError, true);
       assert.match(
         missing.content[0]!.text,
-        /^GET \/pets\/99 returned 404 Not Found: \{"code":404,"message":"pet 99 not found"\}/,
+        /^GET \/v1\/pets\/99 returned 404 Not Found: \{"code":404,"message":"pet 99 not found"\}/,
       );
     } finally {
       await client.close();
@@ -152,7 +152,7 @@ describe('the imported tools, served, against a Petstore stand-in', () => {
       const deleted = await call('delete_pet', { id: kit.id });
       assert.equal(
         deleted.content[0]!.text,
-        `DELETE /pets/${kit.id} returned 204 No Content with no content.`,
+        `DELETE /api/pets/${kit.id} returned 204 No Content with no content.`,
       );
       const gone = await call('find_pet_by_id', { id: kit.id });
       assert.equal(gone.isError, true);

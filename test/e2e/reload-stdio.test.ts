@@ -114,14 +114,19 @@ describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
     assert.match(log.text, /reload of mcp\.yaml failed with 1 error; still serving the previous version/);
     assert.match(log.text, /error\[MANIFEST_UNKNOWN_KIND\] .*mcp\.yaml:5:16 tools\.one\.kind/);
     assert.deepEqual(seen, { tools: 3, prompts: 1, resources: 0, updated: [] });
+    // On stdio the client is the author's: the data is the summary, then the errors with their frames.
     assert.deepEqual(
-      messages,
+      messages.map((m) => ({ ...m, data: String(m.data).split('\n\n')[0] })),
       broken.map(() => ({
         level: 'error',
         logger: 'mcp-run',
         data: 'reload of mcp.yaml failed with 1 error; still serving the previous version',
       })),
       'each failed reload reaches the client at level error (the default level is warning)',
+    );
+    assert.match(
+      String(messages[1]!.data),
+      /\n\nerror\[MANIFEST_UNKNOWN_KIND\] .*mcp\.yaml:5:16 tools\.one\.kind\n[\s\S]*> 5 \| {3}one: \{ kind: sqll/,
     );
     await log.edit(file, manifest(`${ONE}\n${TWO}`));
     assert.deepEqual(await toolNames(), ['one', 'two']);
@@ -145,11 +150,17 @@ describe('hot reload over stdio, SDK v1 client (2025-11-25)', () => {
     assert.match(report, /error\[[A-Z_]+\] .*tools\.two\.source[\s\S]*"nope"/);
     // The log line on stderr can come before the notification on stdout: wait for it (bounded).
     await until(async () => messages.length > told);
-    assert.deepEqual(messages.at(-1), {
-      level: 'error',
-      logger: 'mcp-run',
-      data: 'reload of mcp.yaml failed with 2 errors; still serving the previous version',
-    });
+    const last = messages.at(-1)!;
+    assert.deepEqual(
+      { ...last, data: String(last.data).split('\n\n')[0] },
+      {
+        level: 'error',
+        logger: 'mcp-run',
+        data: 'reload of mcp.yaml failed with 2 errors; still serving the previous version',
+      },
+    );
+    assert.match(String(last.data), /error\[MANIFEST_UNKNOWN_FIELD\] .*tools\.one\.maxRowz/);
+    assert.match(String(last.data), /error\[[A-Z_]+\] .*tools\.two\.source[\s\S]*"nope"/);
     // The last good catalog still serves both tools.
     assert.deepEqual(await toolNames(), ['one', 'two']);
     const result = await client.callTool({ name: 'two', arguments: {} });

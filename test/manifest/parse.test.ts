@@ -23,14 +23,15 @@ describe('parse', () => {
 
   // One misindented key: yaml's first error is kept with its frame, its follow-ons (the same
   // lines, yaml's own confusion) are dropped; a second mistake further down is still reported.
+  // A key indented too deep is pointed at itself, not at the line above it.
   const tool = (name: string, ...body: string[]) => [`  ${name}:`, '    kind: content', ...body];
   const misindented: [string, string[], string[], RegExp, RegExp | undefined][] = [
     [
       'a key indented deeper than the one before it',
       tool('greet', '    description: Greets.', '     content: [{ text: hi }]'),
-      ['MANIFEST_YAML 5:18'],
+      ['MANIFEST_YAML 6:6'],
       /^invalid YAML: nested mappings are not allowed in compact mappings$/,
-      /^line 6 is indented deeper than the key before it/,
+      /^this key may be misindented: it is deeper than the key on line 5;/,
     ],
     [
       'a key indented less than the one before it',
@@ -42,9 +43,9 @@ describe('parse', () => {
     [
       'a key of a sequence item indented too deep',
       tool('greet', '    description: Greets.', '    content:', '      - text: hi', '         type: text'),
-      ['MANIFEST_YAML 7:15'],
+      ['MANIFEST_YAML 8:10'],
       /nested mappings are not allowed/,
-      /^line 8 is indented deeper/,
+      /^this key may be misindented: it is deeper than the key on line 7;/,
     ],
     [
       'two misindented keys far apart: both',
@@ -54,7 +55,7 @@ describe('parse', () => {
         ...tool('b', '    description: B.', '    content: [{ text: b }]'),
         ...tool('c', '    description: C.', '     content: [{ text: c }]'),
       ],
-      ['MANIFEST_YAML 5:1', 'MANIFEST_YAML 17:18'],
+      ['MANIFEST_YAML 5:1', 'MANIFEST_YAML 18:6'],
       /^invalid YAML: all mapping items must start at the same column$/,
       undefined,
     ],

@@ -103,12 +103,12 @@ describe('recipes/petstore', () => {
       tag: 'cat',
     });
     const deleted = await call('delete_pet', { id });
-    assert.equal(deleted.content[0]!.text, `DELETE /pets/${id} returned 204 No Content with no content.`);
+    assert.equal(deleted.content[0]!.text, `DELETE /api/pets/${id} returned 204 No Content with no content.`);
     const gone = await call('find_pet_by_id', { id });
     assert.equal(gone.isError, true);
     assert.equal(
       gone.content[0]!.text,
-      `GET /pets/${id} returned 404 Not Found: {"code":404,"message":"pet ${id} not found"}\nIt does not exist, or the credentials cannot see it.`,
+      `GET /api/pets/${id} returned 404 Not Found: {"code":404,"message":"pet ${id} not found"}\nIt does not exist, or the credentials cannot see it.`,
     );
     const bad = await call('find_pet_by_id', { id: 'seven' });
     assert.equal(bad.isError, true);

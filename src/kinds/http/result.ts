@@ -14,7 +14,7 @@ import { isTextMime } from '../shared/mime.js';
 import type { Pick } from './json-pick.js';
 
 export interface ShapeOptions {
-  /** `GET /repos/a/b/issues/9`: the method and the path, never the query (it may hold a key). */
+  /** `GET /api/v2/items/9`: the method and the full path (base path included), never the query (it may hold a key). */
   readonly label: string;
   /** Where the answer came from, for embedded blobs (no query). */
   readonly uri: string;

@@ -124,6 +124,10 @@ export const httpTool: ToolKind<HttpToolConfig> = {
     const autoBody =
       config.body === undefined && BODY_METHODS.has(method) && unused.length > 0 ? unused : undefined;
     const pathTemplate = path;
+    // Errors name the path the upstream saw, the base URL's prefix included (`/api/v2/items/42`,
+    // not `/items/42`): the upstream's logs and docs know only that one. baseUrl holds no
+    // credentials, query or fragment (the source refuses them), so its path is safe to show.
+    const basePath = new URL(http.baseUrl).pathname.replace(/\/+$/, '');
 
     return {
       annotations: impliedAnnotations(method, http.loopback),
@@ -133,9 +137,9 @@ export const httpTool: ToolKind<HttpToolConfig> = {
         try {
           target = pathTemplate.render(args);
         } catch (err) {
-          return errorResult(`${method} ${config.path}: ${(err as Error).message}.`);
+          return errorResult(`${method} ${basePath}${config.path}: ${(err as Error).message}.`);
         }
-        const label = `${method} ${target}`;
+        const label = `${method} ${basePath}${target}`;
         const headers: Record<string, string> = {};
         for (const [name, node] of headerNodes) {
           const value = evaluateTree(node!, args);

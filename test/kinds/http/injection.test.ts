@@ -98,7 +98,7 @@ test('CR or LF in a header value is refused and nothing is sent', async () => {
     assert.equal(result.isError, true, JSON.stringify(attack));
     assert.equal(
       text(result),
-      'GET /h refused: the value for the X-Trace header contains a line break or NUL.',
+      'GET /api/h refused: the value for the X-Trace header contains a line break or NUL.',
     );
     assert.equal(arrived.length, 0);
   }

@@ -24,6 +24,8 @@ const flaky =
     else echo(seen, res);
   };
 
+const notFound: Handler = (_seen, res) => send(res, 404, { message: 'no such item' });
+
 const routes: [prefix: string, handler: Handler][] = [
   ['/api/v1/missing', (_s, res) => send(res, 404, { message: 'Not Found', token_seen: `Bearer ${TOKEN}` })],
   ['/api/v1/list', (_s, res) => send(res, 200, [{ id: 1 }, { id: 2 }])],
@@ -456,7 +458,7 @@ describe('responses', () => {
       ],
     });
     assert.deepEqual(await call({ method: 'DELETE', path: '/empty' }), {
-      content: [{ type: 'text', text: 'DELETE /empty returned 204 No Content with no content.' }],
+      content: [{ type: 'text', text: 'DELETE /api/v1/empty returned 204 No Content with no content.' }],
     });
   });
 
@@ -465,7 +467,7 @@ describe('responses', () => {
     assert.equal(r.isError, true);
     assert.equal(
       text(r),
-      `GET /missing/9 returned 404 Not Found: {"message":"Not Found","token_seen":"Bearer ${TOKEN}"}\nIt does not exist, or the credentials cannot see it.`,
+      `GET /api/v1/missing/9 returned 404 Not Found: {"message":"Not Found","token_seen":"Bearer ${TOKEN}"}\nIt does not exist, or the credentials cannot see it.`,
     );
   });
 });
@@ -491,7 +493,10 @@ describe('guards', () => {
     const r = await call({ path: '/always-busy', retries: 1 });
     assert.equal(r.isError, true);
     assert.equal(upstream.hits('/api/v1/always-busy').length, 2);
-    assert.match(text(r), /^GET \/always-busy returned 503 Service Unavailable: \{"message":"busy"\}/);
+    assert.match(
+      text(r),
+      /^GET \/api\/v1\/always-busy returned 503 Service Unavailable: \{"message":"busy"\}/,
+    );
     assert.match(text(r), /Tried 2 times\./);
   });
 
@@ -557,7 +562,7 @@ describe('guards', () => {
     assert.equal(r.isError, true);
     assert.equal(
       text(r),
-      'GET /hang/timeout failed: no complete answer within 200 ms; try again later or raise timeoutMs.',
+      'GET /api/v1/hang/timeout failed: no complete answer within 200 ms; try again later or raise timeoutMs.',
     );
     await upstream.hits('/api/v1/hang/timeout')[0]!.aborted;
   });
@@ -569,7 +574,7 @@ describe('guards', () => {
     controller.abort();
     const r = await pending;
     assert.equal(r.isError, true);
-    assert.equal(text(r), 'GET /hang/cancel failed: the request was cancelled.');
+    assert.equal(text(r), 'GET /api/v1/hang/cancel failed: the request was cancelled.');
     await upstream.hits('/api/v1/hang/cancel')[0]!.aborted;
   });
 
@@ -587,6 +592,28 @@ describe('guards', () => {
       assert.ok(own.openConnections() >= 1);
       await source.dispose();
       while (own.openConnections() > 0) await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("an error names the full path the upstream saw, base path included, never the query's secret", async () => {
+    const own = await startUpstream((url) => (url.startsWith('/api/v2/items/') ? notFound : echo));
+    try {
+      await openSource('v2', {
+        baseUrl: `${own.origin}/api/v2/`,
+        auth: { apiKey: { query: 'key', value: API_KEY } },
+      });
+      const r = await call(
+        { source: 'v2', path: '/items/{id}', input: { id: { type: 'integer' }, token: { type: 'string' } } },
+        { id: 42, token: 'sekrit-query-value' },
+      );
+      assert.equal(r.isError, true);
+      assert.equal(
+        text(r),
+        'GET /api/v2/items/42 returned 404 Not Found: {"message":"no such item"}\nIt does not exist, or the credentials cannot see it.',
+      );
+      assert.doesNotMatch(text(r), /sekrit|key=|with\+special/);
     } finally {
       await own.close();
     }
