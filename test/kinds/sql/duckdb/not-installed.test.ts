@@ -5,8 +5,9 @@
  * "stopped". The real package, as an install lays it out: `npm pack`'s files copied into a
  * `node_modules` whose other packages are this checkout's (linked one by one, @duckdb left out),
  * nothing on the way up from it that holds @duckdb; the built CLI runs from it, and so does its real
- * DuckDB worker. Two layouts: a project's (`<project>/node_modules/mcp-run`) and a global install's
- * (`<prefix>/lib/node_modules/mcp-run`, `<prefix>/bin/mcp-run`). Needs the build (dist/).
+ * DuckDB worker. Three layouts: a project's (`<project>/node_modules/mcp-run`), a global install's
+ * (`<prefix>/lib/node_modules/mcp-run`, `<prefix>/bin/mcp-run`) and npx's
+ * (`<cache>/_npx/<hash>/node_modules/mcp-run`). Needs the build (dist/).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -109,6 +110,19 @@ describe('a manifest with a duckdb source, in an install without DuckDB', () => 
     assertNotInstalled(
       validate.stderr,
       `mcp-run is installed globally: \`npm install --global --prefix ${prefix} @duckdb/node-api@${RANGE}\` puts DuckDB beside it`,
+    );
+  });
+
+  it("through npx: validate says to name DuckDB's package in the same npx command", () => {
+    const cache = mkdtempSync(join(tmpdir(), 'mcp-run-no-duckdb-npm-cache-'));
+    roots.push(cache);
+    const pkg = install(join(cache, '_npx', '0123456789abcdef', 'node_modules'));
+
+    const validate = mcpRun(pkg, ['validate']);
+    assert.equal(validate.status, 1, validate.stderr);
+    assertNotInstalled(
+      validate.stderr,
+      `npx installs every --package of one command together: \`npx --package=mcp-run --package=@duckdb/node-api@${RANGE} mcp-run …\``,
     );
   });
 });
