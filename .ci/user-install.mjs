@@ -13,7 +13,8 @@
 // built by the same Node from the same locked version. `--version` needs no binary: SQLite loads on use.
 // The global install's node_modules is held to a budget (BUDGET_BYTES, the README's "Install"
 // figures): its bytes on disk and its package count are printed, and the step fails past it. DuckDB
-// (70 MB) is an optional peer and is not in it.
+// (70 MB) is an optional peer and is not in it: a duckdb source is refused with the command that
+// adds it, and that command, run as printed, makes the source open.
 // A step here and not a unit test: it packs and installs 100-odd packages, twice.
 // test/deploy/package.test.ts checks the packed file list and dist/'s imports in a second.
 // Usage: node .ci/user-install.mjs (after a build); exits non-zero with the reason on a failure.
@@ -161,6 +162,27 @@ function serveDemo(name, command, args, packageDir) {
   );
 }
 
+/**
+ * A duckdb source in the global install, which lacks DuckDB: validate refuses it with the command
+ * that adds DuckDB, and that command, run as printed, makes the manifest valid (docs/install.md).
+ */
+function addDuckdb(bin) {
+  const { cwd } = emptyFolders('global-duckdb');
+  const fixture = join(REPO, 'test/fixtures/invalid/cli/source-engine-not-installed');
+  for (const file of ['mcp.yaml', 'data']) cpSync(join(fixture, file), join(cwd, file), { recursive: true });
+  const refused = spawnSync(bin, ['validate', 'mcp.yaml'], { cwd, encoding: 'utf8', env: npmEnv });
+  const command = /hint: .*`(npm install [^`]+)`/.exec(refused.stderr)?.[1];
+  if (refused.status === 0 || !refused.stderr.includes('SOURCE_ENGINE_NOT_INSTALLED') || !command) {
+    fail(`a duckdb source without DuckDB was not refused with the command that adds it:\n${refused.stderr}`);
+    return;
+  }
+  const added = run('npm', command.split(' ').slice(1), { cwd });
+  run(bin, ['validate', 'mcp.yaml'], { cwd });
+  console.error(
+    `user install: a duckdb source: refused, then valid after \`${command}\` (${added.seconds} s)`,
+  );
+}
+
 function checkVersion(name, printed) {
   if (printed.trim() !== pkg.version)
     fail(`${name}: mcp-run --version printed "${printed.trim()}", not ${pkg.version}`);
@@ -201,6 +223,7 @@ try {
   const bin = join(global, 'bin/mcp-run');
   checkVersion('npm install -g', run(bin, ['--version'], { cwd: emptyFolders('global-version').cwd }).stdout);
   serveDemo('mcp-run --demo (npm install -g)', bin, ['--demo'], installed);
+  addDuckdb(bin);
 
   // 2. npx --package=<tgz> mcp-run: npx installs into the npm cache's _npx folder once, then reuses it.
   const npx = ['--package', tarball, 'mcp-run'];
