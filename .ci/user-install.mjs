@@ -11,6 +11,10 @@
 // compiles SQLite from source here (no prebuilt binary can be fetched; two to five minutes of CI for a
 // compile the Node 24 run's `npm ci` already proves). Its binary is taken from this checkout instead,
 // built by the same Node from the same locked version. `--version` needs no binary: SQLite loads on use.
+// The global install's node_modules is held to a budget (BUDGET_BYTES, the README's "Install"
+// figures): its bytes on disk and its package count are printed, and the step fails past it. DuckDB
+// (70 MB) is an optional peer and is not in it: a duckdb source is refused with the command that
+// adds it, and that command, run as printed, makes the source open.
 // A step here and not a unit test: it packs and installs 100-odd packages, twice.
 // test/deploy/package.test.ts checks the packed file list and dist/'s imports in a second.
 // Usage: node .ci/user-install.mjs (after a build); exits non-zero with the reason on a failure.
@@ -34,6 +38,8 @@ const started = Date.now();
 const work = mkdtempSync(join(tmpdir(), 'mcp-run-user-install-'));
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
 const SQLITE_BINARY = 'better-sqlite3/build/Release/better_sqlite3.node';
+/** At most this much node_modules for the use-only install (issue 48; the README states it). */
+const BUDGET_BYTES = 100 * 1000 * 1000;
 const fail = (why) => {
   console.error(`user install: ${why}`);
   process.exitCode = 1;
@@ -69,6 +75,31 @@ function listing(dir) {
       const s = lstatSync(join(dir, path));
       return `${path} ${s.size} ${s.mtimeMs}`;
     });
+}
+
+/** The bytes on disk of every file under `dir` (as `du -sb` counts them: file sizes, links not followed). */
+function bytesUnder(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map((path) => lstatSync(join(dir, String(path))))
+    .filter((s) => s.isFile())
+    .reduce((sum, s) => sum + s.size, 0);
+}
+
+/** Every package in a node_modules tree, nested ones included (each folder holding a package.json). */
+function packagesUnder(modules) {
+  let count = 0;
+  for (const name of readdirSync(modules)) {
+    if (name.startsWith('.')) continue;
+    const dirs = name.startsWith('@')
+      ? readdirSync(join(modules, name)).map((s) => join(modules, name, s))
+      : [join(modules, name)];
+    for (const dir of dirs) {
+      if (!existsSync(join(dir, 'package.json'))) continue;
+      count += 1;
+      if (existsSync(join(dir, 'node_modules'))) count += packagesUnder(join(dir, 'node_modules'));
+    }
+  }
+  return count;
 }
 
 /** An empty folder to run from, and an empty data folder for the demo's database. */
@@ -131,6 +162,27 @@ function serveDemo(name, command, args, packageDir) {
   );
 }
 
+/**
+ * A duckdb source in the global install, which lacks DuckDB: validate refuses it with the command
+ * that adds DuckDB, and that command, run as printed, makes the manifest valid (docs/install.md).
+ */
+function addDuckdb(bin) {
+  const { cwd } = emptyFolders('global-duckdb');
+  const fixture = join(REPO, 'test/fixtures/invalid/cli/source-engine-not-installed');
+  for (const file of ['mcp.yaml', 'data']) cpSync(join(fixture, file), join(cwd, file), { recursive: true });
+  const refused = spawnSync(bin, ['validate', 'mcp.yaml'], { cwd, encoding: 'utf8', env: npmEnv });
+  const command = /hint: .*`(npm install [^`]+)`/.exec(refused.stderr)?.[1];
+  if (refused.status === 0 || !refused.stderr.includes('SOURCE_ENGINE_NOT_INSTALLED') || !command) {
+    fail(`a duckdb source without DuckDB was not refused with the command that adds it:\n${refused.stderr}`);
+    return;
+  }
+  const added = run('npm', command.split(' ').slice(1), { cwd });
+  run(bin, ['validate', 'mcp.yaml'], { cwd });
+  console.error(
+    `user install: a duckdb source: refused, then valid after \`${command}\` (${added.seconds} s)`,
+  );
+}
+
 function checkVersion(name, printed) {
   if (printed.trim() !== pkg.version)
     fail(`${name}: mcp-run --version printed "${printed.trim()}", not ${pkg.version}`);
@@ -158,9 +210,20 @@ try {
   );
   if (tools.length > 0) fail(`the build's tools were installed: ${tools.join(', ')}`);
   console.error(`user install: npm install -g: ${packages.length} packages in ${install.seconds} s`);
+  // Measured with better-sqlite3's binary in place, as a user's install has it.
+  const bytes = bytesUnder(modules);
+  const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+  console.error(
+    `user install: node_modules of the global install: ${mb(bytes)} in ${packagesUnder(modules)} packages (budget ${mb(BUDGET_BYTES)})`,
+  );
+  if (bytes > BUDGET_BYTES)
+    fail(`the use-only install's node_modules is ${mb(bytes)}, over its budget of ${mb(BUDGET_BYTES)}`);
+  if (existsSync(join(modules, '@duckdb')))
+    fail('DuckDB (@duckdb) was installed: it is an optional peer, left out of the default install');
   const bin = join(global, 'bin/mcp-run');
   checkVersion('npm install -g', run(bin, ['--version'], { cwd: emptyFolders('global-version').cwd }).stdout);
   serveDemo('mcp-run --demo (npm install -g)', bin, ['--demo'], installed);
+  addDuckdb(bin);
 
   // 2. npx --package=<tgz> mcp-run: npx installs into the npm cache's _npx folder once, then reuses it.
   const npx = ['--package', tarball, 'mcp-run'];

@@ -136,6 +136,11 @@ export const problems = {
     code: 'SOURCE_OPEN_FAILED',
     message: `cannot open source ${quote(name)}: ${reason}`,
   }),
+  SOURCE_ENGINE_NOT_INSTALLED: (name: string, kind: string, pkg: string, hint: string): Problem => ({
+    code: 'SOURCE_ENGINE_NOT_INSTALLED',
+    message: `source ${quote(name)} (kind ${kind}) needs ${pkg}, which is not installed: mcp-run leaves this engine out of its default install for its size`,
+    hint,
+  }),
   SQL_PARAM_UNDECLARED: (param: string, declared: readonly string[], suggestion?: string): Problem => ({
     code: 'SQL_PARAM_UNDECLARED',
     message: `the SQL uses :${param} but input has no property ${quote(param)}${didYouMean(suggestion)}`,

@@ -17,8 +17,15 @@ import { REPO } from '../helpers/demo.js';
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   devDependencies: Record<string, string>;
 };
+
+/** Peers npm does not install: an engine a manifest names, added by whoever uses it. */
+const optionalPeers = Object.keys(pkg.peerDependencies ?? {}).filter(
+  (name) => pkg.peerDependenciesMeta?.[name]?.optional === true,
+);
 
 /** The package a specifier names: `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
 function packageOf(specifier: string): string {
@@ -77,10 +84,19 @@ describe('the package a user installs', () => {
     assert.ok(files.has('dist/cli/mcp-run.cjs.map'));
   });
 
-  it('every package dist/ loads is a runtime dependency, none a devDependency', () => {
+  it('leaves DuckDB (70 MB) out of the default install: an optional peer, and a devDependency for the tests', () => {
+    // optionalDependencies are installed by default; an optional peer is not.
+    const installed = { ...pkg.dependencies, ...pkg.optionalDependencies };
+    assert.equal(installed['@duckdb/node-api'], undefined, 'DuckDB is installed by default');
+    assert.ok(optionalPeers.includes('@duckdb/node-api'), 'DuckDB is not an optional peer');
+    assert.equal(pkg.devDependencies['@duckdb/node-api'], pkg.peerDependencies?.['@duckdb/node-api']);
+  });
+
+  it('every package dist/ loads is a runtime dependency or an optional peer, none a devDependency', () => {
     const runtime = new Set([
       ...Object.keys(pkg.dependencies),
       ...Object.keys(pkg.optionalDependencies ?? {}),
+      ...optionalPeers,
     ]);
     const builtins = new Set(builtinModules);
     const loaded = new Map<string, string>();

@@ -86,7 +86,7 @@ export class DuckdbHost {
   private connections = 0;
   private opening: { resolve: () => void; reject: (err: Error) => void } | undefined;
   /** Why the last worker could not open, and which field of the source it is about. */
-  failure: { readonly failed: string; readonly at?: 'path' | 'tables' } = { failed: '' };
+  failure: Extract<WorkerGreeting, { failed: string }> = { failed: '' };
 
   constructor(
     private readonly init: Omit<WorkerInit, 'temp'>,

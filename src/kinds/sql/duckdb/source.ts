@@ -39,6 +39,7 @@ import { catalogQuery, catalogRun, type EngineRun, engineCapability, type SqlEng
 import { quoteDoubled } from '../identifiers.js';
 import { allowedFiles } from './files.js';
 import { DuckdbHost } from './host.js';
+import { DUCKDB_PACKAGE, duckdbInstallHint } from './install.js';
 import { duckdbSchemaReader } from './schema.js';
 import { DUCKDB_DEFAULTS, duckdbSourceInfo, sizeBytes } from './source.info.js';
 
@@ -118,6 +119,12 @@ export async function openDuckdb(
   } catch (err) {
     await host.close();
     await removeTemp();
+    if (host.failure.notInstalled) {
+      // At the source's `kind: duckdb`: the line that asks for the engine.
+      const hint = duckdbInstallHint();
+      ctx.error(['kind'], problems.SOURCE_ENGINE_NOT_INSTALLED(ctx.name, 'duckdb', DUCKDB_PACKAGE, hint));
+      return undefined;
+    }
     const at = host.failure.at;
     const reason = host.failure.failed || (err as Error).message;
     ctx.error(at !== undefined ? [at] : [], problems.SOURCE_OPEN_FAILED(ctx.name, reason));

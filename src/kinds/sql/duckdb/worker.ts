@@ -16,10 +16,10 @@ import { Socket } from 'node:net';
 import { LineFramer } from '../../../util/line-framer.js';
 import type { SqlResult } from '../../contract/kinds.js';
 import { ANSWER_FD, REQUEST_FD, unpackValue } from '../worker-process.js';
-import { OpenFailure, openInstance, type WorkerInit } from './open.js';
+import type { WorkerInit } from './open.js';
 import { ReadParser } from './parser.js';
 import type { ConnectionPool } from './pool.js';
-import { runOn, type WorkerRun } from './run.js';
+import type { runOn as RunOn, WorkerRun } from './run.js';
 
 export type WorkerRequest =
   | {
@@ -39,10 +39,55 @@ export type WorkerAnswer =
 /** The first answer, to the WorkerInit. */
 export type WorkerGreeting =
   | { readonly ready: true }
-  | { readonly failed: string; readonly at?: 'path' | 'tables' };
+  | {
+      readonly failed: string;
+      readonly at?: 'path' | 'tables';
+      /** `@duckdb/node-api` could not be imported: it is not installed (source.ts says how to add it). */
+      readonly notInstalled?: true;
+    };
 
 /** The argument the host starts worker.js with (imported for its types, it does nothing). */
 export const WORKER_ARG = '--duckdb-worker';
+
+/**
+ * Whether an import failed because a package of the engine is not installed: `@duckdb/node-api`
+ * itself (an optional peer of mcp-run, left out of its default install: package.json), or one of
+ * its own packages (its bindings, their native module for this platform).
+ */
+function isEngineMissing(err: unknown): boolean {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  return (
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    typeof message === 'string' &&
+    message.includes('@duckdb/')
+  );
+}
+
+/**
+ * Opens the source. The modules that use the engine load here, not with this file: an install
+ * without DuckDB gets a greeting that says so (source.ts turns it into the command that adds it),
+ * not a worker that dies on its first line.
+ */
+async function open(
+  init: WorkerInit,
+): Promise<
+  { pool: ConnectionPool; runOn: typeof RunOn } | { failure: Extract<WorkerGreeting, { failed: string }> }
+> {
+  let engine: [typeof import('./open.js'), typeof import('./run.js')];
+  try {
+    engine = await Promise.all([import('./open.js'), import('./run.js')]);
+  } catch (err) {
+    const failed = (err as Error).message;
+    return { failure: isEngineMissing(err) ? { failed, notInstalled: true } : { failed } };
+  }
+  const [{ OpenFailure, openInstance }, { runOn }] = engine;
+  try {
+    return { pool: (await openInstance(init)).pool, runOn };
+  } catch (err) {
+    const at = err instanceof OpenFailure ? err.at : undefined;
+    return { failure: { failed: (err as Error).message, ...(at !== undefined && { at }) } };
+  }
+}
 
 function serve(): void {
   const requests = new Socket({ fd: REQUEST_FD, readable: true, writable: false });
@@ -51,12 +96,13 @@ function serve(): void {
   const parser = new ReadParser();
   const running = new Map<number, AbortController>();
   let pool: ConnectionPool | undefined;
+  let runOn: typeof RunOn | undefined;
 
   const query = (r: WorkerRequest & { op: 'query' }) => {
     const controller = new AbortController();
     running.set(r.id, controller);
     // Once answered, a cancel that comes later finds nothing to stop.
-    runOn(pool!, parser, r.text, r.values.map(unpackValue), r.run, controller.signal)
+    runOn!(pool!, parser, r.text, r.values.map(unpackValue), r.run, controller.signal)
       .then(
         (value): WorkerAnswer => ({ id: r.id, ok: true, value }),
         (err: Error): WorkerAnswer => ({ id: r.id, ok: false, message: err.message }),
@@ -73,16 +119,14 @@ function serve(): void {
     (line) => {
       if (!started) {
         started = true;
-        openInstance(JSON.parse(line) as WorkerInit).then(
-          (opened) => {
-            pool = opened.pool;
-            send({ ready: true });
-          },
-          (err: Error) => {
-            const at = err instanceof OpenFailure ? err.at : undefined;
-            send({ failed: err.message, ...(at !== undefined && { at }) });
-          },
-        );
+        open(JSON.parse(line) as WorkerInit).then((opened) => {
+          if ('failure' in opened) {
+            send(opened.failure);
+            return;
+          }
+          ({ pool, runOn } = opened);
+          send({ ready: true });
+        });
         return;
       }
       const request = JSON.parse(line) as WorkerRequest;
