@@ -32,6 +32,8 @@ export const OFFLINE = 'nothing (works offline)';
 const DATABASES: Record<string, string> = {
   postgres: 'a PostgreSQL server',
   mysql: 'a MySQL or MariaDB server',
+  // An optional peer, not installed with mcp-run (docs/install.md); the files it reads ship with it.
+  duckdb: 'DuckDB (npm install @duckdb/node-api)',
 };
 
 export function describeRecipe(name: string): Recipe {
