@@ -8,7 +8,6 @@
  * a refused write, is what shows it. Needs the build (dist/).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   cpSync,
@@ -24,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { REPO } from '../helpers/demo.js';
+import { packedFiles, REPO } from '../helpers/demo.js';
 
 /** Every entry under `dir` with what a write would change; symlinks are not followed. */
 function listing(dir: string): string[] {
@@ -88,12 +87,7 @@ async function serveDemo(cwd: string, args: string[], xdg: string) {
 
 describe('the demo served from an installed package', () => {
   before(() => {
-    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-      cwd: REPO,
-      encoding: 'utf8',
-    });
-    assert.equal(pack.status, 0, pack.stderr);
-    packed = (JSON.parse(pack.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+    packed = packedFiles();
   });
   after(() => {
     for (const root of roots) {

@@ -2,6 +2,8 @@
  * Test helpers shared by the end-to-end suites: the built CLI, and private copies of the demo so a
  * test never writes into the repository (the demo creates its SQLite file on first run).
  */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -33,4 +35,14 @@ export function tempFiles(files: Record<string, string>): { dir: string; cleanup
     writeFileSync(full, content);
   }
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The files `npm pack` would put in the package (what a user installs), relative to the repository. */
+export function packedFiles(): string[] {
+  const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: REPO,
+    encoding: 'utf8',
+  });
+  assert.equal(pack.status, 0, pack.stderr);
+  return (JSON.parse(pack.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
 }

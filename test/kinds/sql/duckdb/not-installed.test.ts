@@ -15,7 +15,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, syml
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { REPO } from '../../../helpers/demo.js';
+import { packedFiles, REPO } from '../../../helpers/demo.js';
 
 const RANGE = (
   JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
@@ -72,12 +72,7 @@ function assertNotInstalled(stderr: string, hint: string): void {
 
 describe('a manifest with a duckdb source, in an install without DuckDB', () => {
   before(() => {
-    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-      cwd: REPO,
-      encoding: 'utf8',
-    });
-    assert.equal(pack.status, 0, pack.stderr);
-    packed = (JSON.parse(pack.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+    packed = packedFiles();
   });
   after(() => {
     for (const root of roots) rmSync(root, { recursive: true, force: true });
