@@ -51,13 +51,8 @@ export function principalOf(claims: JWTPayload, issuer: string, token: string): 
   const subject = nonEmpty(claims.sub) ? claims.sub : undefined;
   const clientId = nonEmpty(claims.client_id) ? claims.client_id : undefined;
   const from = `oauth:${issuer.replaceAll('%', '%25').replaceAll('#', '%23')}#`;
-  const label =
-    subject !== undefined
-      ? `${from}sub:${subject}`
-      : clientId !== undefined
-        ? `${from}client:${clientId}`
-        : undefined;
-  if (label === undefined) return NO_PRINCIPAL;
+  // principalFault let through only a claims set with a subject, or else a client id.
+  const label = subject !== undefined ? `${from}sub:${subject}` : `${from}client:${clientId}`;
   const scopes = new Set<string>();
   if (typeof claims.scope === 'string') for (const s of claims.scope.split(' ')) if (s !== '') scopes.add(s);
   if (Array.isArray(claims.scp)) for (const s of claims.scp) if (typeof s === 'string') scopes.add(s);
