@@ -1,7 +1,8 @@
 /**
  * server.json, this server's entry for the official MCP Registry, is valid against the registry's
  * own schema (a copy in test/fixtures/mcp-registry/, with its source: it cannot be fetched here), names
- * that schema, and describes the npm package this checkout packs (its name and version). The schema's
+ * that schema, and describes the npm package this checkout packs (its name and version, and the
+ * `mcpName` by which the registry checks that the package is this server's). The schema's
  * formats are checked too: ajv knows `uri` and `uri-template` only from a plugin, so they are added
  * here, strictly enough to fail on a value that is not one.
  */
@@ -15,7 +16,7 @@ import { REPO } from '../helpers/demo.js';
 const read = (path: string) => JSON.parse(readFileSync(join(REPO, path), 'utf8'));
 const schema = read('test/fixtures/mcp-registry/server.schema.json');
 const server = read('server.json');
-const pkg = read('package.json') as { name: string; version: string };
+const pkg = read('package.json') as { name: string; version: string; mcpName: string };
 
 function registryValidator() {
   const ajv = new Ajv({ allErrors: true });
@@ -42,6 +43,11 @@ describe('server.json for the MCP Registry', () => {
     assert.equal(npm[0].identifier, pkg.name);
     assert.equal(npm[0].version, pkg.version);
     assert.deepEqual(npm[0].transport, { type: 'stdio' });
+  });
+
+  it("proves the npm package is this server's: package.json's mcpName is the registry name", () => {
+    // The registry checks ownership of an npm package by this field in the published package.json.
+    assert.equal(pkg.mcpName, server.name);
   });
 
   it('the check can fail: a description past the limit, a bad name and a version range are refused', () => {
