@@ -1,5 +1,5 @@
 /**
- * A tool's `input:` properties and its `outputSchema` are JSON Schemas (2020-12, MCP's dialect). Each is checked against
+ * A tool's `input:` properties, its verbatim `inputSchema` and its `outputSchema` are JSON Schemas (2020-12, MCP's dialect). Each is checked against
  * the meta-schema with the manifest, so that every bad keyword is its own error at its own key, in
  * the words the rest of validation uses ("expected one of …; got "strin" (did you mean "string"?)"),
  * rather than one line of ajv's text for the whole input schema when the tool compiles.
@@ -52,7 +52,7 @@ export function checkPropertySchemas(input: unknown, base: ManifestPath): Findin
   return findings;
 }
 
-/** One JSON Schema (an `outputSchema`, one input property) at `at`: a finding per bad keyword. */
+/** One JSON Schema (an `inputSchema`, an `outputSchema`, one input property) at `at`: a finding per bad keyword. */
 export function checkSchema(schema: unknown, at: ManifestPath): Finding[] {
   if (!isPlainObject(schema) || conforms(schema, PLAIN_SCHEMA) === true) return [];
   let errors: readonly ErrorObject[];

@@ -63,6 +63,7 @@ export class ManifestValidator {
     if (section !== 'tools') return [];
     return [
       ...checkPropertySchemas(entry.input, [section, name, 'input']),
+      ...checkSchema(entry.inputSchema, [section, name, 'inputSchema']),
       ...checkSchema(entry.outputSchema, [section, name, 'outputSchema']),
     ];
   }
