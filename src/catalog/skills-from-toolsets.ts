@@ -1,0 +1,106 @@
+/**
+ * Skills made from a manifest's toolsets (`skills: { fromToolsets }`, `mcp-run skills export`): the
+ * generator (skills-generate.ts) fed with a compiled catalog and the manifest's examples.
+ *
+ * The examples are the manifest's own test cases
+ * (docs/testing.md), read where `mcp-run test` finds them: the manifest's `tests:` section, then
+ * `tests/*.yaml` beside it (name order) whose `manifest:` is this one (the default `../mcp.yaml`).
+ *
+ * Only tool calls expected to succeed and find something are examples: a case that checks a refusal
+ * (`isError: true`) or that nothing is found (`rows: 0`, often an injection attempt) would teach the
+ * model the wrong call. A file or case that is
+ * malformed is skipped here; `mcp-run test` is the place that reports it. The files read are
+ * returned so the catalog watches them: editing a test case regenerates the skill.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseYaml } from '../manifest/parse.js';
+import type { LoadedManifest } from '../manifest/types.js';
+import { isObject } from '../util/is-object.js';
+import { type GeneratedSkill, type ToolExample, toolsetSkills } from './skills-generate.js';
+import type { Catalog } from './types.js';
+
+/** Bounds on what is read: test files are the author's, but a stray huge file must not stall a reload. */
+const MAX_TEST_FILES = 200;
+const MAX_TEST_FILE_BYTES = 1024 * 1024;
+
+export interface SkillsFromToolsets {
+  /** In skill-name order. */
+  readonly skills: readonly GeneratedSkill[];
+  /** The test files their examples were read from (absolute paths), to watch. */
+  readonly files: readonly string[];
+}
+
+/** The skills of these toolsets of a compiled manifest, with their examples. */
+export async function skillsFromToolsets(
+  manifest: LoadedManifest,
+  catalog: Catalog,
+  toolsets: readonly string[],
+): Promise<SkillsFromToolsets> {
+  const { examples, files } = await manifestExamples(manifest);
+  const descriptions = new Map<string, string>();
+  for (const [name, config] of Object.entries(manifest.data.toolsets ?? {}))
+    if (config?.description !== undefined) descriptions.set(name, config.description);
+  return { skills: toolsetSkills(catalog, toolsets, descriptions, examples), files };
+}
+
+export interface ManifestExamples {
+  /** Tool name → examples, in case order. */
+  readonly examples: ReadonlyMap<string, readonly ToolExample[]>;
+  /** The test files read (absolute paths), to watch. */
+  readonly files: readonly string[];
+}
+
+export async function manifestExamples(manifest: LoadedManifest): Promise<ManifestExamples> {
+  const examples = new Map<string, ToolExample[]>();
+  const add = (cases: unknown) => {
+    if (!Array.isArray(cases)) return;
+    for (const raw of cases) {
+      const example = exampleOf(raw);
+      if (example === undefined) continue;
+      const list = examples.get(example.tool) ?? [];
+      list.push({ title: example.title, args: example.args });
+      examples.set(example.tool, list);
+    }
+  };
+  add(manifest.data.tests);
+  const files = await testFiles(manifest.baseDir);
+  for (const file of files) {
+    const data = await readCases(file);
+    if (data === undefined) continue;
+    const target = typeof data.manifest === 'string' ? data.manifest : '../mcp.yaml';
+    if (resolve(manifest.baseDir, 'tests', target) !== manifest.file) continue;
+    add(data.tests);
+  }
+  return { examples, files };
+}
+
+function exampleOf(
+  raw: unknown,
+): { tool: string; title: string; args: Readonly<Record<string, unknown>> } | undefined {
+  if (!isObject(raw) || typeof raw.call !== 'string' || raw.call === '') return undefined;
+  const args = raw.args ?? {};
+  if (!isObject(args)) return undefined;
+  if (isObject(raw.expect) && (raw.expect.isError === true || raw.expect.rows === 0)) return undefined;
+  const title = typeof raw.name === 'string' ? raw.name : `call ${raw.call}`;
+  return { tool: raw.call, title, args };
+}
+
+async function testFiles(baseDir: string): Promise<string[]> {
+  const folder = join(baseDir, 'tests');
+  const names = await readdir(folder).catch(() => [] as string[]);
+  return names
+    .filter((n) => /\.ya?ml$/.test(n))
+    .sort()
+    .slice(0, MAX_TEST_FILES)
+    .map((n) => join(folder, n));
+}
+
+async function readCases(file: string): Promise<Record<string, unknown> | undefined> {
+  const info = await stat(file).catch(() => undefined);
+  if (info === undefined || !info.isFile() || info.size > MAX_TEST_FILE_BYTES) return undefined;
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const { data } = parseYaml(text);
+  return isObject(data) ? data : undefined;
+}
