@@ -32,6 +32,7 @@ import {
   type EntryConfig,
   type EntrySection,
   type LoadedManifest,
+  type SkillsSection,
 } from '../manifest/types.js';
 import { createSchemaCompiler, internSchemas } from '../manifest/user-schemas.js';
 import { entrySteps, withStepInputs } from '../steps/entry.js';
@@ -57,10 +58,12 @@ import type {
   Catalog,
   CatalogPrompt,
   CatalogResource,
+  CatalogSkill,
   CatalogTemplate,
   CatalogTool,
   JsonSchema,
   ServerInfo,
+  SkillsSettings,
   ToolTaskMode,
 } from './types.js';
 
@@ -340,6 +343,9 @@ async function compileWith(
     return wrapTool(descriptor, mirror.compiled, checks, log);
   });
 
+  // Skills: the folders' (skill-folders.ts), checked like any entry and reported with the rest.
+  const skills = new Map<string, CatalogSkill>();
+
   const toolsets =
     data.toolsets === undefined
       ? undefined
@@ -349,6 +355,7 @@ async function compileWith(
             tools: [...tools.keys()],
             resources: served,
             prompts: [...prompts.keys()],
+            skills: [...skills.keys()],
             mirrors: mirrorEntries,
           },
           report,
@@ -374,6 +381,8 @@ async function compileWith(
     ...(resourceLists.length > 0 && { resourceLists }),
     templates,
     prompts,
+    skills,
+    ...(data.skills !== undefined && { skillsSettings: skillsSettings(data.skills ?? {}) }),
     ...(mirrors.size > 0 && { mirrors }),
     ...(toolsets !== undefined && { toolsets }),
     ...(defaultToolset !== undefined && { defaultToolset }),
@@ -384,6 +393,11 @@ async function compileWith(
     ...(data.reload && { reload: data.reload }),
     dispose: disposeOnce(sources, log),
   };
+}
+
+/** The extension's settings from `skills:`: directory reads are on unless turned off. */
+function skillsSettings(section: SkillsSection): SkillsSettings {
+  return { directoryRead: section.directoryRead ?? true };
 }
 
 /**
