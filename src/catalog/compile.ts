@@ -52,6 +52,7 @@ import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { guardPrompt } from './prompt.js';
+import { addToolsetSkills, plannedSkillNames } from './skills-from-toolsets.js';
 import { wrapTool } from './tool.js';
 import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
 import type {
@@ -355,7 +356,7 @@ async function compileWith(
             tools: [...tools.keys()],
             resources: served,
             prompts: [...prompts.keys()],
-            skills: [...skills.keys()],
+            skills: [...skills.keys(), ...plannedSkillNames(manifest)],
             mirrors: mirrorEntries,
           },
           report,
@@ -367,6 +368,25 @@ async function compileWith(
       ['server', 'defaultToolset'],
       problems.TOOLSET_UNKNOWN(defaultToolset, known, suggest(defaultToolset, known)),
     );
+  }
+
+  // Skills made from toolsets (skills-from-toolsets.ts): from the catalog as its toolsets' clients see it.
+  if (data.skills?.fromToolsets !== undefined) {
+    const draft: Catalog = {
+      server: serverInfo(manifest),
+      tools,
+      resources,
+      templates,
+      prompts,
+      skills,
+      ...(toolsets !== undefined && { toolsets }),
+      pageSize: 0,
+      dispose: () => Promise.resolve(),
+    };
+    await addToolsetSkills(manifest, draft, skills, toolsets, {
+      report,
+      watch: (path, uri) => scope.watch(path, uri),
+    });
   }
 
   // compileCatalog disposes the sources opened so far.

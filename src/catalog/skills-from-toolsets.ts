@@ -1,37 +1,46 @@
 /**
  * Skills made from a manifest's toolsets (`skills: { fromToolsets }`, `mcp-run skills export`): the
- * generator (skills-generate.ts) fed with a compiled catalog and the manifest's examples.
+ * generator (skills-generate.ts) fed with a compiled catalog and the manifest's examples, each made a
+ * skill in memory (skills.ts) whose bytes are what is served and exported.
  *
- * The examples are the manifest's own test cases
- * (docs/testing.md), read where `mcp-run test` finds them: the manifest's `tests:` section, then
- * `tests/*.yaml` beside it (name order) whose `manifest:` is this one (the default `../mcp.yaml`).
+ * Compile adds them to the catalog (`addToolsetSkills`): each toolset named gives one skill, a
+ * member of that toolset, so its clients see it; other toolsets may list it under `skills:` too.
+ * A name no toolset has is TOOLSET_UNKNOWN; a skill whose name another skill has already is
+ * URI_DUPLICATE (both would be `skill://<name>/SKILL.md`).
  *
- * Only tool calls expected to succeed and find something are examples: a case that checks a refusal
- * (`isError: true`) or that nothing is found (`rows: 0`, often an injection attempt) would teach the
- * model the wrong call. A file or case that is
- * malformed is skipped here; `mcp-run test` is the place that reports it. The files read are
- * returned so the catalog watches them: editing a test case regenerates the skill.
+ * The examples are the manifest's own test cases (docs/testing.md), read where `mcp-run test` finds
+ * them: the manifest's `tests:` section, then `tests/*.yaml` beside it (name order) whose
+ * `manifest:` is this one (the default `../mcp.yaml`). Only tool calls expected to succeed and find
+ * something are examples: a case that checks a refusal (`isError: true`) or that nothing is found
+ * (`rows: 0`, often an injection attempt) would teach the model the wrong call. A file or case that
+ * is malformed is skipped here; `mcp-run test` is the place that reports it. The test files are
+ * watched as part of each generated SKILL.md, so editing a case regenerates the skills; a test file
+ * added later is read at the next reload.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { type Problem, problems } from '../errors.js';
+import type { EntryPath } from '../kinds/contract/kinds.js';
 import { parseYaml } from '../manifest/parse.js';
 import type { LoadedManifest } from '../manifest/types.js';
 import { isObject } from '../util/is-object.js';
-import { type GeneratedSkill, type ToolExample, toolsetSkills } from './skills-generate.js';
-import type { Catalog } from './types.js';
+import { suggest } from '../util/suggest.js';
+import { inMemorySkill } from './skills.js';
+import { skillNameOf, type ToolExample, toolsetSkills } from './skills-generate.js';
+import type { Catalog, CatalogSkill, ToolsetMembers } from './types.js';
 
 /** Bounds on what is read: test files are the author's, but a stray huge file must not stall a reload. */
 const MAX_TEST_FILES = 200;
 const MAX_TEST_FILE_BYTES = 1024 * 1024;
 
 export interface SkillsFromToolsets {
-  /** In skill-name order. */
-  readonly skills: readonly GeneratedSkill[];
-  /** The test files their examples were read from (absolute paths), to watch. */
+  /** Each skill with the toolset it teaches, in skill-name order. */
+  readonly skills: readonly { readonly toolset: string; readonly skill: CatalogSkill }[];
+  /** The test files their examples were read from (absolute paths). */
   readonly files: readonly string[];
 }
 
-/** The skills of these toolsets of a compiled manifest, with their examples. */
+/** The skills of these toolsets of a compiled catalog, with their examples. */
 export async function skillsFromToolsets(
   manifest: LoadedManifest,
   catalog: Catalog,
@@ -40,8 +49,58 @@ export async function skillsFromToolsets(
   const { examples, files } = await manifestExamples(manifest);
   const descriptions = new Map<string, string>();
   for (const [name, config] of Object.entries(manifest.data.toolsets ?? {}))
-    if (config?.description !== undefined) descriptions.set(name, config.description);
-  return { skills: toolsetSkills(catalog, toolsets, descriptions, examples), files };
+    if (config.description !== undefined) descriptions.set(name, config.description);
+  const sources = toolsetSkills(catalog, toolsets, descriptions, examples);
+  return { skills: sources.map(({ toolset, skill }) => ({ toolset, skill: inMemorySkill(skill) })), files };
+}
+
+/** The names `skills.fromToolsets` will give, for the toolsets' `skills:` lists to name before they exist. */
+export function plannedSkillNames(manifest: LoadedManifest): string[] {
+  return (manifest.data.skills?.fromToolsets ?? []).map(skillNameOf);
+}
+
+/** What compile hands over: the catalog as built so far, and how to report and watch. */
+export interface ToolsetSkillsScope {
+  readonly report: (path: EntryPath, problem: Problem) => void;
+  readonly watch: (path: string, uri: string) => void;
+}
+
+/**
+ * Compile's step: generates the skills `skills.fromToolsets` names from `draft` (the catalog with
+ * its tools, resources, prompts and toolsets), adds each to `skills` and to its toolset's members.
+ */
+export async function addToolsetSkills(
+  manifest: LoadedManifest,
+  draft: Catalog,
+  skills: Map<string, CatalogSkill>,
+  toolsets: Map<string, ToolsetMembers> | undefined,
+  scope: ToolsetSkillsScope,
+): Promise<void> {
+  const named = manifest.data.skills?.fromToolsets ?? [];
+  const known = [...(toolsets?.keys() ?? [])];
+  const chosen: string[] = [];
+  named.forEach((toolset, i) => {
+    if (toolsets?.has(toolset)) chosen.push(toolset);
+    else
+      scope.report(
+        ['skills', 'fromToolsets', i],
+        problems.TOOLSET_UNKNOWN(toolset, known, suggest(toolset, known)),
+      );
+  });
+  if (chosen.length === 0) return;
+  const made = await skillsFromToolsets(manifest, draft, chosen);
+  for (const { toolset, skill } of made.skills) {
+    const at: EntryPath = ['skills', 'fromToolsets', named.indexOf(toolset)];
+    if (skills.has(skill.name)) {
+      scope.report(at, problems.URI_DUPLICATE(skill.uri, `another skill named ${skill.name}`));
+      continue;
+    }
+    skills.set(skill.name, skill);
+    const members = toolsets?.get(toolset);
+    if (members !== undefined)
+      toolsets?.set(toolset, { ...members, skills: new Set([...members.skills, skill.name]) });
+    for (const file of made.files) scope.watch(file, skill.uri);
+  }
 }
 
 export interface ManifestExamples {

@@ -521,7 +521,7 @@ Examples:
 
   program
     .command('skills')
-    .description('the skills made from the manifest\'s toolsets (see `mcp-run skills export --help`)')
+    .description("the skills made from the manifest's toolsets (see `mcp-run skills export --help`)")
     .addHelpText('after', '\nExit codes: see each subcommand.')
     .command('export')
     .description(

@@ -11,9 +11,8 @@
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { compileCatalog } from '../catalog/compile.js';
-import type { GeneratedSkill } from '../catalog/skills-generate.js';
 import { skillsFromToolsets } from '../catalog/skills-from-toolsets.js';
-import type { Catalog } from '../catalog/types.js';
+import type { Catalog, CatalogSkill } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
@@ -39,7 +38,11 @@ export async function skillsExportCommand(file: string, options: SkillsExportOpt
     const chosen = exportedToolsets(manifest, catalog, options.toolset);
     if (typeof chosen === 'string') return usage(chosen);
     const { skills } = await skillsFromToolsets(manifest, catalog, chosen);
-    const result = await exportSkills(skills, options.out, options.force === true);
+    const result = await exportSkills(
+      skills.map((s) => s.skill),
+      options.out,
+      options.force === true,
+    );
     const text = result.lines.map((line) => `${escapeControls(line)}\n`).join('');
     if (result.ok) process.stdout.write(text);
     else {
@@ -90,12 +93,17 @@ interface ExportResult {
 
 /** Checks every skill's folder, then writes those that differ; nothing is written if one is in the way. */
 export async function exportSkills(
-  skills: readonly GeneratedSkill[],
+  skills: readonly CatalogSkill[],
   out: string,
   force: boolean,
 ): Promise<ExportResult> {
   const plans = await Promise.all(
-    skills.map(async (skill) => ({ skill, dir: join(out, skill.name), state: await folderState(join(out, skill.name), skill) })),
+    skills.map(async (skill) => {
+      const files = new Map<string, Buffer>();
+      for (const file of skill.files) files.set(file.path, Buffer.from(await file.read()));
+      const dir = join(out, skill.name);
+      return { skill, files, dir, state: await folderState(dir, files) };
+    }),
   );
   const blocked = plans.filter((p) => p.state === 'different' && !force);
   if (blocked.length > 0)
@@ -107,17 +115,17 @@ export async function exportSkills(
       ),
     };
   const lines: string[] = [];
-  for (const { skill, dir, state } of plans) {
+  for (const { files, dir, state } of plans) {
     if (state === 'same') {
       lines.push(`unchanged ${dir}`);
       continue;
     }
     if (state === 'different') await rm(dir, { recursive: true, force: true });
-    for (const [path, text] of skill.files) {
+    for (const [path, bytes] of files) {
       const target = join(dir, path);
       await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, text, { flag: 'wx' });
-      lines.push(`wrote ${target} (${Buffer.byteLength(text)} bytes)`);
+      await writeFile(target, bytes, { flag: 'wx' });
+      lines.push(`wrote ${target} (${bytes.length} bytes)`);
     }
   }
   return { ok: true, lines };
@@ -127,19 +135,22 @@ export async function exportSkills(
  * `absent` (or an empty folder), `same` (exactly the skill's files, byte for byte), or `different`
  * (anything else, a symbolic link or a file in its place included).
  */
-async function folderState(dir: string, skill: GeneratedSkill): Promise<'absent' | 'same' | 'different'> {
+async function folderState(
+  dir: string,
+  files: ReadonlyMap<string, Buffer>,
+): Promise<'absent' | 'same' | 'different'> {
   const info = await lstat(dir).catch(() => undefined);
   if (info === undefined) return 'absent';
   if (!info.isDirectory()) return 'different';
   const found = await listFiles(dir);
   if (found === undefined) return 'different';
   if (found.length === 0) return 'absent';
-  if (found.length !== skill.files.size) return 'different';
+  if (found.length !== files.size) return 'different';
   for (const path of found) {
-    const expected = skill.files.get(path);
+    const expected = files.get(path);
     if (expected === undefined) return 'different';
-    const actual = await readFile(join(dir, path), 'utf8').catch(() => undefined);
-    if (actual !== expected) return 'different';
+    const actual = await readFile(join(dir, path)).catch(() => undefined);
+    if (actual === undefined || !actual.equals(expected)) return 'different';
   }
   return 'same';
 }
