@@ -52,6 +52,7 @@ import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { guardPrompt } from './prompt.js';
+import { loadSkillFolders } from './skill-folders.js';
 import { addToolsetSkills, plannedSkillNames } from './skills-from-toolsets.js';
 import { wrapTool } from './tool.js';
 import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
@@ -346,6 +347,19 @@ async function compileWith(
 
   // Skills: the folders' (skill-folders.ts), checked like any entry and reported with the rest.
   const skills = new Map<string, CatalogSkill>();
+  const skillFolders = data.skills?.folders ?? [];
+  const folderSkills = await loadSkillFolders(skillFolders, {
+    baseDir,
+    report: (index, problem) => report(['skills', 'folders', index], problem),
+    reportAt: (diagnostic) => diagnostics.push(diagnostic),
+    watch: (path, uri) => scope.watch(path, uri),
+  });
+  for (const skill of folderSkills) {
+    const taken = skill.files.find((file) => resources.has(file.uri));
+    if (taken !== undefined)
+      report(['skills', 'folders'], problems.URI_DUPLICATE(taken.uri, `resources.${owners.get(taken.uri)}`));
+    else skills.set(skill.name, skill);
+  }
 
   const toolsets =
     data.toolsets === undefined
@@ -389,6 +403,7 @@ async function compileWith(
     });
   }
 
+  const pageSize = data.server?.pageSize ?? DEFAULT_PAGE_SIZE;
   // compileCatalog disposes the sources opened so far.
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
   scope.finish();
@@ -402,11 +417,11 @@ async function compileWith(
     templates,
     prompts,
     skills,
-    ...(data.skills !== undefined && { skillsSettings: skillsSettings(data.skills ?? {}) }),
+    ...(data.skills !== undefined && { skillsSettings: skillsSettings(data.skills ?? {}, pageSize) }),
     ...(mirrors.size > 0 && { mirrors }),
     ...(toolsets !== undefined && { toolsets }),
     ...(defaultToolset !== undefined && { defaultToolset }),
-    pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
+    pageSize,
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     ...(manifest.includes?.length && { includes: manifest.includes }),
@@ -416,8 +431,8 @@ async function compileWith(
 }
 
 /** The extension's settings from `skills:`: directory reads are on unless turned off. */
-function skillsSettings(section: SkillsSection): SkillsSettings {
-  return { directoryRead: section.directoryRead ?? true };
+function skillsSettings(section: SkillsSection, pageSize: number): SkillsSettings {
+  return { directoryRead: section.directoryRead ?? true, pageSize: section.pageSize ?? pageSize };
 }
 
 /**

@@ -91,8 +91,9 @@ export async function addToolsetSkills(
   const made = await skillsFromToolsets(manifest, draft, chosen);
   for (const { toolset, skill } of made.skills) {
     const at: EntryPath = ['skills', 'fromToolsets', named.indexOf(toolset)];
-    if (skills.has(skill.name)) {
-      scope.report(at, problems.URI_DUPLICATE(skill.uri, `another skill named ${skill.name}`));
+    if (skills.has(skill.name) || draft.resources.has(skill.uri)) {
+      const other = skills.has(skill.name) ? `another skill named ${skill.name}` : 'a resource';
+      scope.report(at, problems.URI_DUPLICATE(skill.uri, other));
       continue;
     }
     skills.set(skill.name, skill);

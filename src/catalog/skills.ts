@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mimeFromPath } from '../kinds/shared/mime.js';
-import type { CatalogSkill, SkillFile } from './types.js';
+import type { CatalogSkill, ResourceDescriptor, SkillFile } from './types.js';
 
 /** The Agent Skills naming rule: 1-64 lowercase letters, digits and hyphens, no leading, trailing or double hyphen. */
 export const SKILL_NAME = /^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
@@ -31,8 +31,18 @@ export function skillDigest(content: Uint8Array | string): string {
   return `sha256:${createHash('sha256').update(content).digest('hex')}`;
 }
 
+/** `skill://<name>/<path>`, each segment of the path percent-encoded. */
 export function skillUri(name: string, path: string = SKILL_FILE): string {
-  return `skill://${name}/${path}`;
+  return `skill://${name}/${path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** The file path a URI's path part stands for, or undefined when it does not decode. */
+function decodePath(encoded: string): string | undefined {
+  try {
+    return encoded.split('/').map(decodeURIComponent).join('/');
+  } catch {
+    return undefined;
+  }
 }
 
 /** The skill's root directory resource: its SKILL.md URI without `/SKILL.md`. */
@@ -121,4 +131,96 @@ export function sortFiles(files: readonly SkillFile[]): SkillFile[] {
   return [...files].sort((a, b) =>
     a.path === SKILL_FILE ? -1 : b.path === SKILL_FILE ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
   );
+}
+
+/** A skill's entry as skills/list and skills/get send it: its URI, frontmatter, and every file. */
+export interface SkillEntry {
+  readonly uri: string;
+  readonly frontmatter: Readonly<Record<string, unknown>>;
+  readonly resources: readonly { readonly uri: string; readonly digest: string; readonly size: number }[];
+}
+
+const entries = new WeakMap<CatalogSkill, SkillEntry>();
+
+/** The skill's entry, made once per skill (a catalog's skills never change). */
+export function skillEntry(skill: CatalogSkill): SkillEntry {
+  let entry = entries.get(skill);
+  if (entry === undefined) {
+    entry = {
+      uri: skill.uri,
+      frontmatter: skill.frontmatter,
+      resources: skill.files.map(({ uri, digest, size }) => ({ uri, digest, size })),
+    };
+    entries.set(skill, entry);
+  }
+  return entry;
+}
+
+/** The SKILL.md as resources/list shows it: named and described by its frontmatter. */
+export function skillResource(skill: CatalogSkill): ResourceDescriptor {
+  const main = skill.files.find((f) => f.path === SKILL_FILE);
+  return {
+    uri: skill.uri,
+    name: skill.name,
+    description: skill.description,
+    mimeType: 'text/markdown',
+    ...(main !== undefined && { size: main.size }),
+  };
+}
+
+/** The skill a `skill://<name>/…` URI (or the root `skill://<name>`) is under, if served. */
+export function skillOf(skills: ReadonlyMap<string, CatalogSkill>, uri: string): CatalogSkill | undefined {
+  if (!uri.startsWith('skill://')) return undefined;
+  const rest = uri.slice('skill://'.length);
+  const slash = rest.indexOf('/');
+  return skills.get(slash < 0 ? rest : rest.slice(0, slash));
+}
+
+/** The served file at `uri`, if any. */
+export function skillFileOf(skills: ReadonlyMap<string, CatalogSkill>, uri: string): SkillFile | undefined {
+  return skillOf(skills, uri)?.files.find((f) => f.uri === uri);
+}
+
+/** One child of a skill directory, as resources/directory/read lists it. */
+export interface DirectoryChild {
+  readonly uri: string;
+  readonly name: string;
+  readonly mimeType: string;
+  readonly size?: number;
+}
+
+export const DIRECTORY_MIME = 'inode/directory';
+
+/**
+ * The direct children of the directory at `uri` (a skill's root or a folder in it): files with
+ * their type and size, folders as `inode/directory`, by name. Undefined when `uri` is no directory
+ * of a served skill (a file, or nothing).
+ */
+export function skillDirectory(
+  skills: ReadonlyMap<string, CatalogSkill>,
+  uri: string,
+): readonly DirectoryChild[] | undefined {
+  const skill = skillOf(skills, uri);
+  if (skill === undefined) return undefined;
+  const root = `skill://${skill.name}`;
+  if (uri !== root && !uri.startsWith(`${root}/`)) return undefined;
+  const folder = uri === root ? '' : decodePath(uri.slice(root.length + 1));
+  if (folder === undefined || (uri !== root && !isPlainRelative(folder))) return undefined;
+  const prefix = folder === '' ? '' : `${folder}/`;
+  if (prefix !== '' && !skill.files.some((f) => f.path.startsWith(prefix))) return undefined;
+  const children = new Map<string, DirectoryChild>();
+  for (const file of skill.files) {
+    if (!file.path.startsWith(prefix)) continue;
+    const rest = file.path.slice(prefix.length);
+    const slash = rest.indexOf('/');
+    const name = slash < 0 ? rest : rest.slice(0, slash);
+    if (children.has(name)) continue;
+    children.set(
+      name,
+      slash < 0
+        ? { uri: file.uri, name, mimeType: file.mimeType, size: file.size }
+        : { uri: skillUri(skill.name, `${prefix}${name}`), name, mimeType: DIRECTORY_MIME },
+    );
+  }
+  return [...children.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -157,6 +157,8 @@ export interface CatalogSkill {
 export interface SkillsSettings {
   /** Whether `resources/directory/read` is served (the extension's `directoryRead`). */
   readonly directoryRead: boolean;
+  /** Skills per skills/list page, children per directory page. */
+  readonly pageSize: number;
 }
 
 /**

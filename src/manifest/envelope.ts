@@ -273,6 +273,13 @@ const SKILLS_SCHEMA = {
       description:
         "Serve resources/directory/read, which lists a skill folder's direct children (declared as the extension's directoryRead).",
     },
+    pageSize: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      description:
+        "Skills per skills/list page, and children per resources/directory/read page (default: server.pageSize). A skill's entry lists every file with its digest, so a page of skills weighs more than a page of tools.",
+    },
     fromToolsets: {
       type: 'array',
       items: { type: 'string', minLength: 1 },

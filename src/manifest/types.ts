@@ -98,6 +98,8 @@ export interface SkillsSection {
   readonly folders?: readonly string[];
   /** Serve `resources/directory/read` (the extension's `directoryRead`); default true. */
   readonly directoryRead?: boolean;
+  /** Skills per skills/list page and children per directory page; default server.pageSize. */
+  readonly pageSize?: number;
   /** Toolsets to generate a skill from, each (reserved for the generated skills). */
   readonly fromToolsets?: readonly string[];
 }
