@@ -191,23 +191,19 @@ export function renderInline(text: string): ComponentChildren[] {
       i += run.length;
       continue;
     }
-    if ((c === '*' || c === '_') && text[i + 1] === c) {
-      const end = text.indexOf(c + c, i + 2);
-      if (end > i + 2) {
+    if (c === '*' || c === '_') {
+      const delimiter = text[i + 1] === c ? c + c : c;
+      const end = closer(text, delimiter, i);
+      if (end > 0) {
         flush();
-        out.push(<strong>{renderInline(text.slice(i + 2, end))}</strong>);
-        i = end + 2;
+        const inner = renderInline(text.slice(i + delimiter.length, end));
+        out.push(delimiter.length === 2 ? <strong>{inner}</strong> : <em>{inner}</em>);
+        i = end + delimiter.length;
         continue;
       }
-    }
-    if ((c === '*' || c === '_') && text[i + 1] !== ' ' && !(c === '_' && /\w/.test(text[i - 1] ?? ''))) {
-      const end = text.indexOf(c, i + 1);
-      if (end > i + 1 && text[end - 1] !== ' ') {
-        flush();
-        out.push(<em>{renderInline(text.slice(i + 1, end))}</em>);
-        i = end + 1;
-        continue;
-      }
+      plain += delimiter;
+      i += delimiter.length;
+      continue;
     }
     if (c === '[') {
       const link = /^\[([^\]]*)\]\(([^)\s]*)\)/.exec(text.slice(i));
@@ -227,6 +223,25 @@ export function renderInline(text: string): ComponentChildren[] {
   }
   flush();
   return out;
+}
+
+/**
+ * Where the emphasis opened at `start` closes, or -1. Neither side may touch a space on its inner
+ * side, and `_` neither opens nor closes inside a word (snake_case stays as it is).
+ */
+function closer(text: string, delimiter: string, start: number): number {
+  const word = /[\p{L}\p{N}]/u;
+  const open = start + delimiter.length;
+  if (open >= text.length || /\s/.test(text[open]!)) return -1;
+  if (delimiter[0] === '_' && word.test(text[start - 1] ?? '')) return -1;
+  for (let end = text.indexOf(delimiter, open + 1); end > 0; end = text.indexOf(delimiter, end + 1)) {
+    if (/\s/.test(text[end - 1]!)) continue;
+    if (delimiter[0] === '_' && word.test(text[end + delimiter.length] ?? '')) continue;
+    // A longer run (`***`) is not this delimiter's end.
+    if (text[end + delimiter.length] === delimiter[0] && delimiter.length === 1) continue;
+    return end;
+  }
+  return -1;
 }
 
 export function Markdown(props: { readonly text: string }) {
