@@ -5,7 +5,7 @@
  * frontmatter. Real parts: the loader, the builtin kinds, the compiler, the test files on disk.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
@@ -23,12 +23,18 @@ async function compile(file: string): Promise<Catalog> {
   return compileCatalog(await loadManifest(file, registry, {}), registry, new StderrLogger('silent'));
 }
 
-/** A recipe copied to a temporary folder, with YAML appended to its manifest. */
+/**
+ * A recipe copied to a temporary folder, its own toolsets and skills (from the comment that opens
+ * them) replaced by `extra`.
+ */
 function recipe(name: string, extra: string): string {
   const dir = tempDir('mcp-run-skills-gen-');
   cpSync(join(REPO, 'recipes', name), dir, { recursive: true, filter: (src) => !src.endsWith('.db') });
-  appendFileSync(join(dir, 'mcp.yaml'), extra);
-  return join(dir, 'mcp.yaml');
+  const file = join(dir, 'mcp.yaml');
+  const text = readFileSync(file, 'utf8');
+  const own = text.indexOf('\n# Two groups of tools');
+  writeFileSync(file, (own < 0 ? text : text.slice(0, own + 1)) + extra);
+  return file;
 }
 
 async function skillText(skill: CatalogSkill | undefined): Promise<string> {

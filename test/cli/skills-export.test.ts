@@ -7,10 +7,6 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { compileCatalog } from '../../src/catalog/compile.js';
-import { builtinKinds } from '../../src/kinds/builtin.js';
-import { StderrLogger } from '../../src/log.js';
-import { loadManifest } from '../../src/manifest/load.js';
 import { tempFiles } from '../helpers/demo.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -51,33 +47,20 @@ describe('mcp-run skills export', () => {
   const manifest = join(files.dir, 'mcp.yaml');
   const out = join(files.dir, 'review');
 
-  /** What the server serves: the compiled catalog's skill files, by skill and path. */
-  async function served(): Promise<Map<string, string>> {
-    const registry = builtinKinds();
-    const catalog = await compileCatalog(
-      await loadManifest(manifest, registry, {}),
-      registry,
-      new StderrLogger('silent'),
-    );
-    try {
-      const texts = new Map<string, string>();
-      for (const skill of catalog.skills.values())
-        for (const file of skill.files) texts.set(`${skill.name}/${file.path}`, String(await file.read()));
-      return texts;
-    } finally {
-      await catalog.dispose();
-    }
+  /** What the server serves: the SKILL.md's text as `resources/read` answers it (`mcp-run read --raw`). */
+  function served(uri: string): string {
+    const run = runCli(['read', uri, manifest, '--raw']);
+    assert.equal(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout).contents[0].text;
   }
 
-  test('writes the skills.fromToolsets skills, byte for byte what is served', async () => {
+  test('writes the skills.fromToolsets skills, byte for byte what is served', () => {
     const run = runCli(['skills', 'export', manifest, '--out', out]);
     assert.equal(run.code, 0, run.stderr);
     const skill = join(out, 'orders', 'SKILL.md');
     assert.equal(run.stdout, `wrote ${skill} (${readFileSync(skill).length} bytes)\n`);
     assert.deepEqual(readdirSync(out), ['orders']);
-    const expected = await served();
-    assert.deepEqual([...expected.keys()], ['orders/SKILL.md']);
-    assert.equal(readFileSync(skill, 'utf8'), expected.get('orders/SKILL.md'));
+    assert.equal(readFileSync(skill, 'utf8'), served('skill://orders/SKILL.md'));
     assert.match(readFileSync(skill, 'utf8'), /^---\nname: "orders"\n/);
     assert.match(readFileSync(skill, 'utf8'), /Look orders up and cancel them\.U\+001B\[2J/);
   });

@@ -113,7 +113,7 @@ describe('mcp-run dev: skills in the playground', { skip: BROWSER_SKIP }, () => 
     // The skill's HTML is text: no element came from it, nothing ran, the link is not a link.
     assert.equal(await md.locator('script, img, b, a').count(), 0);
     assert.match((await md.textContent())!, /<script>window\.__pwned = 1<\/script> <img src=x onerror=/);
-    assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned), undefined);
     assert.match((await md.locator('ul li').first().textContent())!, /a link \(javascript:alert\(1\)\)/);
 
     // The files, with their sizes; the source view shows the frontmatter too.

@@ -159,9 +159,10 @@ describe('recipes/bookstore', () => {
         ['skill://browse/SKILL.md', 'browse'],
       ],
     );
-    const [written, generated] = entries as [Json, Json];
+    const [written, generated] = entries;
+    assert.ok(written && generated && Array.isArray(written.resources));
     assert.deepEqual(
-      written.resources.map((r: Json) => r.uri),
+      written.resources.map((r) => r.uri),
       ['skill://restock-report/SKILL.md', 'skill://restock-report/references/sales-window.md'],
     );
     const reference = await skills.read(written, 'references/sales-window.md');
