@@ -47,6 +47,8 @@ export interface ToolsetSkillSource {
 /** The Agent Skills format's limits on frontmatter. */
 const SKILL_NAME_MAX = 64;
 const SKILL_DESCRIPTION_MAX = 1024;
+/** Tools the description names: a host reads every skill's description, so it stays short. */
+const NAMED_TOOLS = 8;
 /** Examples shown per tool: enough to show the shape, few enough to keep the skill short. */
 const EXAMPLES_PER_TOOL = 3;
 
@@ -106,10 +108,14 @@ function skillDescription(source: ToolsetSkillSource): string {
       ? oneLine(source.description)
       : `The ${oneLine(source.toolset)} tools of the ${oneLine(source.server)} server.`;
   const names = byName(source.tools).map((t) => t.name);
+  const named =
+    names.length <= NAMED_TOOLS
+      ? names.join(', ')
+      : `${names.slice(0, NAMED_TOOLS).join(', ')} or ${names.length - NAMED_TOOLS} more of its tools`;
   const when =
     names.length === 0
       ? ` Use it when a task needs the ${oneLine(source.toolset)} toolset.`
-      : ` Use it when a task needs ${names.join(', ')}.`;
+      : ` Use it when a task needs ${named}.`;
   const text = `${what.replace(/[^.!?]$/, '$&.')}${when}`;
   return text.length <= SKILL_DESCRIPTION_MAX ? text : `${text.slice(0, SKILL_DESCRIPTION_MAX - 1)}…`;
 }

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { compileCatalog } from '../../src/catalog/compile.js';
+import { SKILL_NAME } from '../../src/catalog/skills.js';
+import { generateToolsetSkill, skillNameOf } from '../../src/catalog/skills-generate.js';
 import type { Catalog, CatalogSkill } from '../../src/catalog/types.js';
 import { ManifestError } from '../../src/errors.js';
 import { builtinKinds } from '../../src/kinds/builtin.js';
@@ -291,5 +293,39 @@ skills:
       assert.match(err.message, /no toolset is named "billing"/);
       return true;
     });
+  });
+});
+
+describe('the generator on its own', () => {
+  test('skill names follow the naming rule whatever the toolset is called', () => {
+    assert.equal(skillNameOf('billing'), 'billing');
+    assert.equal(skillNameOf('Raw_SQL'), 'raw-sql');
+    assert.equal(skillNameOf('-a__b--c_'), 'a-b-c');
+    assert.equal(skillNameOf('__'), 'toolset');
+    assert.equal(skillNameOf(`${'a'.repeat(63)}_b`), 'a'.repeat(63));
+    for (const name of ['Raw_SQL', '-a__b--c_', '__', `${'a'.repeat(63)}_b`])
+      assert.match(skillNameOf(name), SKILL_NAME);
+  });
+
+  test('a long toolset names its first eight tools in the description, and how many more', () => {
+    const tools = Array.from({ length: 10 }, (_, i) => ({
+      name: `tool_${i}`,
+      inputSchema: { type: 'object' },
+    }));
+    const skill = generateToolsetSkill({
+      server: 'big',
+      toolset: 'all',
+      tools,
+      prompts: [],
+      resources: [],
+      templates: [],
+      examples: new Map(),
+    });
+    assert.equal(
+      skill.description,
+      'The all tools of the big server. Use it when a task needs tool_0, tool_1, tool_2, tool_3, tool_4, tool_5, tool_6, tool_7 or 2 more of its tools.',
+    );
+    // No annotations: MCP's defaults say a call may destroy, and the skill says so.
+    assert.match(skill.files.get('SKILL.md')!, /May change or delete data: tell the user/);
   });
 });
