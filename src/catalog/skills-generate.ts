@@ -2,7 +2,7 @@
  * Skills made from the manifest (`skills: { fromToolsets: [...] }`): one agent skill per toolset, a
  * `SKILL.md` that teaches a model the toolset's job. It holds the toolset's purpose, which tool to
  * use when (from titles, descriptions and the read-only / destructive hints), each tool's arguments
- * (from its inputSchema) with examples from the manifest's own test cases (skill-examples.ts), and
+ * (from its inputSchema) with examples from the manifest's own test cases (skills-from-toolsets.ts), and
  * the toolset's prompts and resources.
  *
  * Pure and deterministic: the same catalog gives the same bytes (tools, prompts and resources in
@@ -116,8 +116,11 @@ function skillDescription(source: ToolsetSkillSource): string {
     names.length === 0
       ? ` Use it when a task needs the ${oneLine(source.toolset)} toolset.`
       : ` Use it when a task needs ${named}.`;
-  const text = `${what.replace(/[^.!?]$/, '$&.')}${when}`;
-  return text.length <= SKILL_DESCRIPTION_MAX ? text : `${text.slice(0, SKILL_DESCRIPTION_MAX - 1)}…`;
+  // Counted in characters (code points), so a cut never splits one.
+  const text = [...`${what.replace(/[^.!?]$/, '$&.')}${when}`];
+  return text.length <= SKILL_DESCRIPTION_MAX
+    ? text.join('')
+    : `${text.slice(0, SKILL_DESCRIPTION_MAX - 1).join('')}…`;
 }
 
 /** Which tool for what, grouped by what a call may do (the MCP defaults: not read-only, destructive). */
