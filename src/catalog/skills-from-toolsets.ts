@@ -6,7 +6,8 @@
  * Compile adds them to the catalog (`addToolsetSkills`): each toolset named gives one skill, a
  * member of that toolset, so its clients see it; other toolsets may list it under `skills:` too.
  * A name no toolset has is TOOLSET_UNKNOWN; a skill whose name another skill has already is
- * URI_DUPLICATE (both would be `skill://<name>/SKILL.md`).
+ * URI_DUPLICATE (both would be `skill://<name>/SKILL.md`); one past the extension's 16 MiB (a
+ * toolset of thousands of tools) is SKILL_TOO_LARGE.
  *
  * The examples are the manifest's own test cases (docs/testing.md), read where `mcp-run test` finds
  * them: the manifest's `tests:` section, then `tests/*.yaml` beside it (name order) whose
@@ -25,7 +26,7 @@ import { parseYaml } from '../manifest/parse.js';
 import type { LoadedManifest } from '../manifest/types.js';
 import { isObject } from '../util/is-object.js';
 import { suggest } from '../util/suggest.js';
-import { inMemorySkill } from './skills.js';
+import { inMemorySkill, MAX_SKILL_BYTES } from './skills.js';
 import { skillNameOf, type ToolExample, toolsetSkills } from './skills-generate.js';
 import type { Catalog, CatalogSkill, ToolsetMembers } from './types.js';
 
@@ -94,6 +95,11 @@ export async function addToolsetSkills(
     if (skills.has(skill.name) || draft.resources.has(skill.uri)) {
       const other = skills.has(skill.name) ? `another skill named ${skill.name}` : 'a resource';
       scope.report(at, problems.URI_DUPLICATE(skill.uri, other));
+      continue;
+    }
+    const bytes = skill.files.reduce((sum, file) => sum + file.size, 0);
+    if (bytes > MAX_SKILL_BYTES) {
+      scope.report(at, problems.SKILL_TOO_LARGE(skill.name, `${bytes} bytes`, '16 MiB'));
       continue;
     }
     skills.set(skill.name, skill);
