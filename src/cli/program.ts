@@ -538,7 +538,7 @@ Examples:
     .option('--force', "replace a skill's folder that holds something else")
     .addHelpText(
       'after',
-      '\nThe files are byte for byte what the server serves. A folder already identical is left alone; one that differs is refused unless --force, and then nothing is written.\n\nExit codes: 0 written (or unchanged); 1 the manifest has errors, or a folder is in the way; 2 bad usage (no --out, an unknown toolset, a manifest without toolsets).\n\nExamples:\n  $ mcp-run skills export --out skills\n  $ mcp-run skills export shop.yaml --out review --toolset billing --force',
+      '\nThe files are byte for byte what the server serves. A folder already identical is left alone; one that holds anything else is refused, and nothing is written, unless --force (which replaces it).\n\nExit codes: 0 written (or unchanged); 1 the manifest has errors, or a folder is in the way; 2 bad usage (no --out, an unknown toolset, a manifest without toolsets).\n\nExamples:\n  $ mcp-run skills export --out skills\n  $ mcp-run skills export shop.yaml --out review --toolset billing --force',
     )
     .action(withManifest(skillsExportCommand));
 

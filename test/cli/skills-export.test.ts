@@ -105,7 +105,7 @@ describe('mcp-run skills export', () => {
     assert.equal(readFileSync(join(out, 'lookup', 'SKILL.md'), 'utf8'), 'edited', 'only the chosen skills');
   });
 
-  test('bad usage exits 2: an unknown toolset, a manifest without toolsets, no --out', () => {
+  test('bad usage exits 2 (an unknown toolset, a manifest without toolsets, no --out); a manifest error 1', () => {
     const unknown = runCli(['skills', 'export', manifest, '--out', out, '--toolset', 'order']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /no toolset is named "order" \(did you mean "orders"\?\)/);
@@ -118,6 +118,17 @@ describe('mcp-run skills export', () => {
       assert.match(none.stderr, /the manifest has no toolsets/);
     } finally {
       bare.cleanup();
+    }
+    const broken = tempFiles({
+      'mcp.yaml': `${MANIFEST.replace('fromToolsets: [orders]', 'fromToolsets: [ordres]')}`,
+    });
+    try {
+      const run = runCli(['skills', 'export', join(broken.dir, 'mcp.yaml'), '--out', out]);
+      assert.equal(run.code, 1, 'a manifest with errors exits 1');
+      assert.match(run.stderr, /error\[TOOLSET_UNKNOWN\] .*mcp\.yaml:\d+:\d+ skills\.fromToolsets\[0\]/);
+      assert.match(run.stderr, /did you mean "orders"/);
+    } finally {
+      broken.cleanup();
     }
     const noOut = runCli(['skills', 'export', manifest]);
     assert.equal(noOut.code, 2);
