@@ -61,6 +61,8 @@ const anyResult = {
     version: 1 as const,
     vendor: 'mcp-run-test',
     validate: (value: unknown) => ({ value: value as Record<string, any> }),
+    /** Types only: what the client's request resolves with. */
+    types: undefined as unknown as { input: unknown; output: Record<string, any> },
   },
 };
 
