@@ -441,6 +441,23 @@ describe('editing a skill reloads it', () => {
       });
       assert.deepEqual(changes, ['list_changed', 'updated skill://git-flow/notes.md']);
       assert.match(log.text, /reloaded .*~1 resource/);
+
+      // A new skill folder is a new skill: the list changed, and skills/list has it.
+      const reloads = log.reloads();
+      writeTree(join(dir, 'skills'), { 'pdf-forms/SKILL.md': PDF_SKILL });
+      await log.waitFor(
+        () => /reloaded .*\+1 resource/.test(log.text) && log.reloads() > reloads,
+        'the new skill',
+      );
+      const listed = (await client.request(
+        { method: 'skills/list', params: {} },
+        (await import('zod')).z.any(),
+      )) as { skills: Entry[] };
+      assert.deepEqual(
+        listed.skills.map((e) => e.uri),
+        ['skill://git-flow/SKILL.md', 'skill://pdf-forms/SKILL.md'],
+      );
+      assert.equal(changes.at(-1), 'list_changed');
     } finally {
       await client.close();
     }
