@@ -347,19 +347,21 @@ async function compileWith(
 
   // Skills: the folders' (skill-folders.ts), checked like any entry and reported with the rest.
   const skills = new Map<string, CatalogSkill>();
-  const skillFolders = data.skills?.folders ?? [];
-  const folderSkills = await loadSkillFolders(skillFolders, {
+  /** Serves a skill unless one of its URIs is taken (a resource's, or a skill's of the same name). */
+  const addSkill = (skill: CatalogSkill, at: EntryPath) => {
+    const taken = skill.files.find((file) => resources.has(file.uri));
+    if (taken !== undefined)
+      report(at, problems.URI_DUPLICATE(taken.uri, `resources.${owners.get(taken.uri)}`));
+    else if (skills.has(skill.name)) report(at, problems.URI_DUPLICATE(skill.uri, 'another skill'));
+    else skills.set(skill.name, skill);
+  };
+  const folderSkills = await loadSkillFolders(data.skills?.folders ?? [], {
     baseDir,
     report: (index, problem) => report(['skills', 'folders', index], problem),
     reportAt: (diagnostic) => diagnostics.push(diagnostic),
     watch: (path, uri) => scope.watch(path, uri),
   });
-  for (const skill of folderSkills) {
-    const taken = skill.files.find((file) => resources.has(file.uri));
-    if (taken !== undefined)
-      report(['skills', 'folders'], problems.URI_DUPLICATE(taken.uri, `resources.${owners.get(taken.uri)}`));
-    else skills.set(skill.name, skill);
-  }
+  for (const skill of folderSkills) addSkill(skill, ['skills', 'folders']);
 
   const toolsets =
     data.toolsets === undefined

@@ -13,10 +13,10 @@
  * Every file is read once at compile time for its size and digest; the folders and files are
  * watched, so an edit reloads the catalog and the skill's entry carries the new digests.
  */
-import { basename, join, resolve, sep } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { type Diagnostic, type Problem, problems } from '../errors.js';
 import { isTextMime } from '../kinds/shared/mime.js';
-import { readInside } from '../kinds/shared/paths.js';
+import { isInside, readInside } from '../kinds/shared/paths.js';
 import { codeFrame } from '../manifest/frame.js';
 import { yamlLib } from '../manifest/yaml-lib.js';
 import { nodeFsPromises } from '../util/lazy-node.js';
@@ -45,6 +45,9 @@ export interface SkillFolderScope {
   watch(path: string, uri?: string): void;
 }
 
+const OUTSIDE_HINT =
+  'a skill serves only what is inside its folder, symlinks followed: copy the file in, or remove the link';
+
 /** Reads every listed folder's skills, in folder order then by name; reports every problem. */
 export async function loadSkillFolders(
   folders: readonly string[],
@@ -60,6 +63,13 @@ export async function loadSkillFolders(
     }
     scope.watch(root);
     for (const dir of await skillDirs(root)) {
+      // A skill folder that is a link resolves inside the listed folder too, as any file of a skill.
+      const real = await realFolder(dir);
+      if (real === undefined) continue;
+      if (!isInside(root, real)) {
+        scope.report(index, { ...problems.PATH_OUTSIDE_ROOT(dir, root), hint: OUTSIDE_HINT });
+        continue;
+      }
       const skill = await loadSkill(dir, index, scope);
       if (skill === undefined) continue;
       const other = seen.get(skill.name);
@@ -203,15 +213,16 @@ async function listSkillFiles(
       } catch {
         continue; // a dangling link serves nothing
       }
-      if (target !== root && !target.startsWith(root + sep)) {
+      if (!isInside(root, target)) {
         scope.report(index, {
           ...problems.PATH_OUTSIDE_ROOT(join(dir, ...path.split('/')), dir),
-          hint: 'a skill serves only the files inside its folder, symlinks followed: copy the file in, or remove the link',
+          hint: OUTSIDE_HINT,
         });
         outside = true;
         continue;
       }
-      const stat = await fs.stat(target);
+      const stat = await fs.stat(target).catch(() => undefined);
+      if (stat === undefined) continue; // gone since the listing
       if (stat.isDirectory()) {
         if (visited.has(target)) continue;
         visited.add(target);

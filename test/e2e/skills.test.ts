@@ -61,6 +61,8 @@ const anyResult = {
     version: 1 as const,
     vendor: 'mcp-run-test',
     validate: (value: unknown) => ({ value: value as Record<string, any> }),
+    /** Types only: what the client's request resolves with. */
+    types: undefined as unknown as { input: unknown; output: Record<string, any> },
   },
 };
 
@@ -308,6 +310,58 @@ describe('skill folders are checked like the manifest', () => {
     assert.match(run.stderr, /leaky\/secret\.txt" resolves outside its root/);
   });
 
+  test('a skill folder linked from outside the listed folder is refused', () => {
+    writeTree(join(dir, 'elsewhere/outside-skill'), {
+      'SKILL.md': '---\nname: outside-skill\ndescription: x\n---\n',
+    });
+    mkdirSync(join(dir, 'via-link/skills'), { recursive: true });
+    symlinkSync(join(dir, 'elsewhere/outside-skill'), join(dir, 'via-link/skills/outside-skill'));
+    writeFileSync(
+      join(dir, 'via-link/mcp.yaml'),
+      'server: { name: s, version: 1.0.0 }\nskills:\n  folders: [./skills]\n',
+    );
+    const run = runCli(['validate', join(dir, 'via-link/mcp.yaml')]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /error\[PATH_OUTSIDE_ROOT\] .*skills\.folders\[0\]/);
+    assert.match(run.stderr, /skills\/outside-skill" resolves outside its root/);
+  });
+
+  test('a file swapped for a link out after loading is not found, never served', async () => {
+    writeTree(join(dir, 'swap/skills'), {
+      'swapped/SKILL.md': '---\nname: swapped\ndescription: x\n---\n',
+      'swapped/notes.md': 'harmless\n',
+    });
+    writeFileSync(join(dir, 'swap/secret.txt'), 'not for the model\n');
+    writeFileSync(
+      join(dir, 'swap/mcp.yaml'),
+      'server: { name: s, version: 1.0.0 }\nskills:\n  folders: [./skills]\n',
+    );
+    const peer = new RawStdioPeer([join(dir, 'swap/mcp.yaml'), '--no-watch']);
+    try {
+      await peer.request({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      });
+      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const uri = 'skill://swapped/notes.md';
+      const read = await peer.request({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri } });
+      assert.equal(read.result.contents[0].text, 'harmless\n');
+      rmSync(join(dir, 'swap/skills/swapped/notes.md'));
+      symlinkSync(join(dir, 'swap/secret.txt'), join(dir, 'swap/skills/swapped/notes.md'));
+      const reread = await peer.request({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri } });
+      assert.equal(reread.error?.code, -32002, JSON.stringify(reread));
+      assert.doesNotMatch(JSON.stringify(reread), /not for the model/);
+    } finally {
+      await peer.end();
+    }
+  });
+
   test('frontmatter errors are reported at once, at their line and column in the SKILL.md', () => {
     writeTree(join(dir, 'broken/skills'), {
       'no-description/SKILL.md': '---\nname: no-description\n---\n',
@@ -387,6 +441,23 @@ describe('editing a skill reloads it', () => {
       });
       assert.deepEqual(changes, ['list_changed', 'updated skill://git-flow/notes.md']);
       assert.match(log.text, /reloaded .*~1 resource/);
+
+      // A new skill folder is a new skill: the list changed, and skills/list has it.
+      const reloads = log.reloads();
+      writeTree(join(dir, 'skills'), { 'pdf-forms/SKILL.md': PDF_SKILL });
+      await log.waitFor(
+        () => /reloaded .*\+1 resource/.test(log.text) && log.reloads() > reloads,
+        'the new skill',
+      );
+      const listed = (await client.request(
+        { method: 'skills/list', params: {} },
+        (await import('zod')).z.any(),
+      )) as { skills: Entry[] };
+      assert.deepEqual(
+        listed.skills.map((e) => e.uri),
+        ['skill://git-flow/SKILL.md', 'skill://pdf-forms/SKILL.md'],
+      );
+      assert.equal(changes.at(-1), 'list_changed');
     } finally {
       await client.close();
     }
