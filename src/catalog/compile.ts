@@ -399,9 +399,10 @@ async function compileWith(
       pageSize: 0,
       dispose: () => Promise.resolve(),
     };
-    await addToolsetSkills(manifest, draft, skills, toolsets, {
+    await addToolsetSkills(manifest, draft, toolsets, {
       report,
       watch: (path, uri) => scope.watch(path, uri),
+      add: addSkill,
     });
   }
 

@@ -60,20 +60,21 @@ export function plannedSkillNames(manifest: LoadedManifest): string[] {
   return (manifest.data.skills?.fromToolsets ?? []).map(skillNameOf);
 }
 
-/** What compile hands over: the catalog as built so far, and how to report and watch. */
+/** What compile hands over: how to report, watch, and serve a skill. */
 export interface ToolsetSkillsScope {
   readonly report: (path: EntryPath, problem: Problem) => void;
   readonly watch: (path: string, uri: string) => void;
+  /** Serves the skill unless one of its URIs is taken (then reports it at `at`). */
+  readonly add: (skill: CatalogSkill, at: EntryPath) => void;
 }
 
 /**
  * Compile's step: generates the skills `skills.fromToolsets` names from `draft` (the catalog with
- * its tools, resources, prompts and toolsets), adds each to `skills` and to its toolset's members.
+ * its tools, resources, prompts, skills and toolsets), serves each, and adds it to its toolset.
  */
 export async function addToolsetSkills(
   manifest: LoadedManifest,
   draft: Catalog,
-  skills: Map<string, CatalogSkill>,
   toolsets: Map<string, ToolsetMembers> | undefined,
   scope: ToolsetSkillsScope,
 ): Promise<void> {
@@ -92,17 +93,13 @@ export async function addToolsetSkills(
   const made = await skillsFromToolsets(manifest, draft, chosen);
   for (const { toolset, skill } of made.skills) {
     const at: EntryPath = ['skills', 'fromToolsets', named.indexOf(toolset)];
-    if (skills.has(skill.name) || draft.resources.has(skill.uri)) {
-      const other = skills.has(skill.name) ? `another skill named ${skill.name}` : 'a resource';
-      scope.report(at, problems.URI_DUPLICATE(skill.uri, other));
-      continue;
-    }
     const bytes = skill.files.reduce((sum, file) => sum + file.size, 0);
     if (bytes > MAX_SKILL_BYTES) {
       scope.report(at, problems.SKILL_TOO_LARGE(skill.name, `${bytes} bytes`, '16 MiB'));
       continue;
     }
-    skills.set(skill.name, skill);
+    scope.add(skill, at);
+    if (draft.skills.get(skill.name) !== skill) continue;
     const members = toolsets?.get(toolset);
     if (members !== undefined)
       toolsets?.set(toolset, { ...members, skills: new Set([...members.skills, skill.name]) });
