@@ -85,9 +85,20 @@ module.exports = {
       name: 'core-knows-no-kind',
       severity: 'error',
       comment:
-        'The catalog, the steps, the protocol and the transports never name a kind; only the contract.',
+        'The catalog, the steps, the protocol and the transports never name a kind; only the contract. The catalog reads skill folders with the shared path containment and MIME types.',
       from: { path: '^src/(catalog|steps|protocol|transports)/' },
-      to: { path: '^src/kinds/', pathNot: '^src/kinds/(contract/|shared/template|registry)' },
+      to: {
+        path: '^src/kinds/',
+        pathNot: '^src/kinds/(contract/|shared/template|registry)|^src/kinds/shared/(paths|mime)\\.ts$',
+      },
+    },
+    {
+      name: 'only-the-catalog-reads-skill-files',
+      severity: 'error',
+      comment:
+        'Of the kinds beyond the contract, only the catalog reads paths and MIME types (skill folders).',
+      from: { path: '^src/(steps|protocol|transports)/' },
+      to: { path: '^src/kinds/shared/(paths|mime)\\.ts$' },
     },
     {
       name: 'steps-stay-below-the-catalog',

@@ -332,6 +332,16 @@ export const problems = {
     message: `the edit breaks the contract for clients (${summary}); reload.refuseBreaking keeps the previous version serving`,
     hint: 'make the change additive (a new optional field, a new tool beside the old one), or set reload.refuseBreaking: false for this edit',
   }),
+  SKILL_FRONTMATTER: (message: string, hint?: string): Problem => ({
+    code: 'SKILL_FRONTMATTER',
+    message,
+    hint: hint ?? 'a SKILL.md begins with ---, name: <its folder>, description: <when to use it>, then ---',
+  }),
+  SKILL_TOO_LARGE: (skill: string, found: string, limit: string): Problem => ({
+    code: 'SKILL_TOO_LARGE',
+    message: `the skill ${quote(skill)} has ${found}, more than the skills extension allows (${limit})`,
+    hint: 'hosts need not load a skill past 512 files or 16 MiB: split it, or move large assets out',
+  }),
 } as const;
 
 export type ErrorCode = keyof typeof problems;

@@ -1,4 +1,4 @@
-/** The catalog on the left: tools (with their token estimate), resources, templates and prompts. */
+/** The catalog on the left: tools (with their token estimate), resources, templates, prompts and skills. */
 import { estimateJsonTokens } from '../src/lint/estimate.js';
 import type { Json } from './mcp.js';
 import { type Kind, keyOf, store, update } from './store.js';
@@ -6,9 +6,17 @@ import { type Kind, keyOf, store, update } from './store.js';
 function matches(item: Json, kind: Kind): boolean {
   const q = store.search.trim().toLowerCase();
   if (!q) return true;
-  return [keyOf(kind, item), item.title, item.description, item.name].some(
+  const about = kind === 'skill' ? (item.frontmatter ?? {}) : item;
+  return [keyOf(kind, item), about.title, about.description, about.name].some(
     (s) => typeof s === 'string' && s.toLowerCase().includes(q),
   );
+}
+
+/** What the list shows for an item: a resource's name, a skill's frontmatter name, else its key. */
+function itemName(kind: Kind, item: Json, key: string): string {
+  if (kind === 'resource') return item.name ?? item.uri;
+  if (kind === 'skill') return typeof item.frontmatter?.name === 'string' ? item.frontmatter.name : key;
+  return key;
 }
 
 export function CatalogList() {
@@ -45,7 +53,7 @@ export function CatalogList() {
                     update();
                   }}
                 >
-                  <span class="name">{kind === 'resource' ? (x.name ?? x.uri) : key}</span>
+                  <span class="name">{itemName(kind, x, key)}</span>
                   {kind === 'tool' && <span class="muted tokens">~{estimateJsonTokens(x)} tok</span>}
                   {x.title && <span class="muted title">{x.title}</span>}
                 </button>
@@ -61,6 +69,7 @@ export function CatalogList() {
       {group('resource', 'Resources', c.resources)}
       {group('template', 'Resource templates', c.templates)}
       {group('prompt', 'Prompts', c.prompts)}
+      {c.skills.length > 0 && group('skill', 'Skills', c.skills)}
     </div>
   );
 }

@@ -3,6 +3,7 @@
 import { PromptView } from './prompts.js';
 import { ResourceView, TemplateView } from './resources.js';
 import { Tree } from './result.js';
+import { SkillView } from './skills.js';
 import { keyOf, store } from './store.js';
 import { ToolView } from './tools.js';
 
@@ -14,6 +15,7 @@ export function Detail() {
     resource: store.catalog.resources,
     template: store.catalog.templates,
     prompt: store.catalog.prompts,
+    skill: store.catalog.skills,
   }[s.kind];
   const item = list.find((x) => keyOf(s.kind, x) === s.key);
   if (!item) {
@@ -23,6 +25,7 @@ export function Detail() {
   if (s.kind === 'tool') return <ToolView tool={item} key={s.key} />;
   if (s.kind === 'resource') return <ResourceView item={item} key={s.key} />;
   if (s.kind === 'template') return <TemplateView item={item} key={s.key} />;
+  if (s.kind === 'skill') return <SkillView skill={item} key={s.key} />;
   return <PromptView prompt={item} key={s.key} />;
 }
 
@@ -33,7 +36,7 @@ function Overview() {
       <h2>{c?.serverInfo?.title ?? c?.serverInfo?.name ?? 'Server'}</h2>
       {c?.instructions && <p class="instructions">{c.instructions}</p>}
       <p class="muted">
-        Pick a tool, resource, template or prompt on the left to try it. This page is an MCP client of{' '}
+        Pick a tool, resource, template, prompt or skill on the left to try it. This page is an MCP client of{' '}
         <code>{store.dev?.mcpPath ?? '/mcp'}</code> on this origin, speaking the {store.era} era.
       </p>
       {store.dev && (

@@ -24,7 +24,9 @@ function newClient(era: Era): McpClient {
         update();
       } else if (m.method === 'notifications/tools/list_changed') void refresh(['tools']);
       else if (m.method === 'notifications/prompts/list_changed') void refresh(['prompts']);
-      else if (m.method === 'notifications/resources/list_changed') void refresh(['resources', 'templates']);
+      // A skill is served as resources: a change to one is a resources change (no notice of its own).
+      else if (m.method === 'notifications/resources/list_changed')
+        void refresh(['resources', 'templates', 'skills']);
     },
     ask: (method, p) =>
       new Promise((resolve, reject) => {
@@ -39,11 +41,16 @@ const LISTS = {
   resources: ['resources/list', 'resources'],
   templates: ['resources/templates/list', 'resourceTemplates'],
   prompts: ['prompts/list', 'prompts'],
+  skills: ['skills/list', 'skills'],
 } as const;
 type ListName = keyof typeof LISTS;
 
+/** The skills extension's identifier, under which a server declares it in its capabilities. */
+export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+
 function capable(client: McpClient, list: ListName): boolean {
   const c = client.capabilities ?? {};
+  if (list === 'skills') return !!c.extensions?.[SKILLS_EXTENSION];
   return list === 'tools' ? !!c.tools : list === 'prompts' ? !!c.prompts : !!c.resources;
 }
 
@@ -63,14 +70,14 @@ async function listAll(client: McpClient, list: ListName, sync: boolean): Promis
 }
 
 function setList(client: McpClient, list: ListName, items: Json[]): string {
-  const kind: Kind =
-    list === 'tools'
-      ? 'tool'
-      : list === 'prompts'
-        ? 'prompt'
-        : list === 'resources'
-          ? 'resource'
-          : 'template';
+  const kinds: Record<ListName, Kind> = {
+    tools: 'tool',
+    prompts: 'prompt',
+    resources: 'resource',
+    templates: 'template',
+    skills: 'skill',
+  };
+  const kind = kinds[list];
   const before = new Set(store.catalog[list].map((x) => keyOf(kind, x)));
   const after = new Set(items.map((x) => keyOf(kind, x)));
   store.catalog[list] = items;
@@ -129,7 +136,7 @@ export async function switchEra(era: Era): Promise<void> {
   const url = new URL(location.href);
   url.searchParams.set('era', era);
   history.replaceState(null, '', url);
-  store.catalog = { tools: [], resources: [], templates: [], prompts: [] };
+  store.catalog = { tools: [], resources: [], templates: [], prompts: [], skills: [] };
   store.outcomes.clear();
   connectSync(era);
   // The synchronous lists resolved their promises; let them land before painting.

@@ -4,12 +4,14 @@
  */
 import { ERAS, type Era, type Json, type McpClient, type TraceEntry } from './mcp.js';
 
-export type Kind = 'tool' | 'resource' | 'template' | 'prompt';
+export type Kind = 'tool' | 'resource' | 'template' | 'prompt' | 'skill';
 export interface Catalog {
   tools: Json[];
   resources: Json[];
   templates: Json[];
   prompts: Json[];
+  /** `skills/list` entries (the skills extension): `{ uri, frontmatter, resources }`. */
+  skills: Json[];
 }
 export interface Outcome {
   result?: Json;
@@ -50,7 +52,7 @@ const storedEra = params.get('era') ?? localStorage.getItem('mcp-run-dev-era');
 export const store = {
   era: (ERAS.includes(storedEra as Era) ? storedEra : '2025-11-25') as Era,
   client: undefined as McpClient | undefined,
-  catalog: { tools: [], resources: [], templates: [], prompts: [] } as Catalog,
+  catalog: { tools: [], resources: [], templates: [], prompts: [], skills: [] } as Catalog,
   failure: undefined as string | undefined,
   selected: undefined as { kind: Kind; key: string } | undefined,
   search: '',
@@ -71,4 +73,4 @@ export const onUpdate = (fn: () => void): void => {
 export const update = (): void => rerender();
 
 export const keyOf = (kind: Kind, item: Json): string =>
-  kind === 'resource' ? item.uri : kind === 'template' ? item.uriTemplate : item.name;
+  kind === 'resource' || kind === 'skill' ? item.uri : kind === 'template' ? item.uriTemplate : item.name;

@@ -32,6 +32,7 @@ import {
   type EntryConfig,
   type EntrySection,
   type LoadedManifest,
+  type SkillsSection,
 } from '../manifest/types.js';
 import { createSchemaCompiler, internSchemas } from '../manifest/user-schemas.js';
 import { entrySteps, withStepInputs } from '../steps/entry.js';
@@ -51,16 +52,20 @@ import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { guardPrompt } from './prompt.js';
+import { loadSkillFolders } from './skill-folders.js';
+import { addToolsetSkills, plannedSkillNames } from './skills-from-toolsets.js';
 import { wrapTool } from './tool.js';
 import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
 import type {
   Catalog,
   CatalogPrompt,
   CatalogResource,
+  CatalogSkill,
   CatalogTemplate,
   CatalogTool,
   JsonSchema,
   ServerInfo,
+  SkillsSettings,
   ToolTaskMode,
 } from './types.js';
 
@@ -340,6 +345,24 @@ async function compileWith(
     return wrapTool(descriptor, mirror.compiled, checks, log);
   });
 
+  // Skills: the folders' (skill-folders.ts), checked like any entry and reported with the rest.
+  const skills = new Map<string, CatalogSkill>();
+  /** Serves a skill unless one of its URIs is taken (a resource's, or a skill's of the same name). */
+  const addSkill = (skill: CatalogSkill, at: EntryPath) => {
+    const taken = skill.files.find((file) => resources.has(file.uri));
+    if (taken !== undefined)
+      report(at, problems.URI_DUPLICATE(taken.uri, `resources.${owners.get(taken.uri)}`));
+    else if (skills.has(skill.name)) report(at, problems.URI_DUPLICATE(skill.uri, 'another skill'));
+    else skills.set(skill.name, skill);
+  };
+  const folderSkills = await loadSkillFolders(data.skills?.folders ?? [], {
+    baseDir,
+    report: (index, problem) => report(['skills', 'folders', index], problem),
+    reportAt: (diagnostic) => diagnostics.push(diagnostic),
+    watch: (path, uri) => scope.watch(path, uri),
+  });
+  for (const skill of folderSkills) addSkill(skill, ['skills', 'folders']);
+
   const toolsets =
     data.toolsets === undefined
       ? undefined
@@ -349,6 +372,7 @@ async function compileWith(
             tools: [...tools.keys()],
             resources: served,
             prompts: [...prompts.keys()],
+            skills: [...skills.keys(), ...plannedSkillNames(manifest)],
             mirrors: mirrorEntries,
           },
           report,
@@ -362,6 +386,27 @@ async function compileWith(
     );
   }
 
+  // Skills made from toolsets (skills-from-toolsets.ts): from the catalog as its toolsets' clients see it.
+  if (data.skills?.fromToolsets !== undefined) {
+    const draft: Catalog = {
+      server: serverInfo(manifest),
+      tools,
+      resources,
+      templates,
+      prompts,
+      skills,
+      ...(toolsets !== undefined && { toolsets }),
+      pageSize: 0,
+      dispose: () => Promise.resolve(),
+    };
+    await addToolsetSkills(manifest, draft, toolsets, {
+      report,
+      watch: (path, uri) => scope.watch(path, uri),
+      add: addSkill,
+    });
+  }
+
+  const pageSize = data.server?.pageSize ?? DEFAULT_PAGE_SIZE;
   // compileCatalog disposes the sources opened so far.
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
   scope.finish();
@@ -374,16 +419,23 @@ async function compileWith(
     ...(resourceLists.length > 0 && { resourceLists }),
     templates,
     prompts,
+    skills,
+    ...(data.skills !== undefined && { skillsSettings: skillsSettings(data.skills ?? {}, pageSize) }),
     ...(mirrors.size > 0 && { mirrors }),
     ...(toolsets !== undefined && { toolsets }),
     ...(defaultToolset !== undefined && { defaultToolset }),
-    pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
+    pageSize,
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     ...(manifest.includes?.length && { includes: manifest.includes }),
     ...(data.reload && { reload: data.reload }),
     dispose: disposeOnce(sources, log),
   };
+}
+
+/** The extension's settings from `skills:`: directory reads are on unless turned off. */
+function skillsSettings(section: SkillsSection, pageSize: number): SkillsSettings {
+  return { directoryRead: section.directoryRead ?? true, pageSize: section.pageSize ?? pageSize };
 }
 
 /**

@@ -4,7 +4,8 @@
  *
  * - `diffCatalogs`: per category, counts for the list_changed notices a reload sends. A resource's
  *   `size` is left out: a file edited in place is a resources/updated for its subscribers, not a
- *   change of the list.
+ *   change of the list. A skill counts under resources by its whole entry (skills/list shows every
+ *   file's digest, so an edit of one changes the list; the extension has no notice of its own).
  * - `compareContracts`: every change, named and classed for callers (`breaking`, `additive`, or
  *   `changed` for words only), for `mcp-run diff`, the reload log and `reload.refuseBreaking`.
  *   A contract comes from a catalog (`contractOf`) or from a running server's lists, so both sides
@@ -12,6 +13,7 @@
  */
 
 import { type ChangeClass, canonical, compareSchemas } from './schema-diff.js';
+import { skillEntry, skillResource } from './skills.js';
 import type {
   Catalog,
   ListCategory,
@@ -45,7 +47,10 @@ export interface Contract {
 export function contractOf(catalog: Catalog): Contract {
   return {
     tools: [...catalog.tools.values()].map((t) => t.descriptor),
-    resources: [...catalog.resources.values()].map((r) => visibleResource(r.descriptor)),
+    resources: [
+      ...[...catalog.resources.values()].map((r) => visibleResource(r.descriptor)),
+      ...[...catalog.skills.values()].map((skill) => visibleResource(skillResource(skill))),
+    ],
     templates: catalog.templates.map((t) => t.descriptor),
     prompts: [...catalog.prompts.values()].map((p) => p.descriptor),
   };
@@ -134,6 +139,8 @@ function resourceFingerprints(catalog: Catalog): Map<string, string> {
   for (const template of catalog.templates) {
     map.set(`template ${template.descriptor.uriTemplate}`, JSON.stringify(template.descriptor));
   }
+  // A skill is its entry: a file added, removed or edited changes what skills/list says of it.
+  for (const [name, skill] of catalog.skills) map.set(`skill ${name}`, JSON.stringify(skillEntry(skill)));
   return map;
 }
 

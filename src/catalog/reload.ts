@@ -299,7 +299,11 @@ export class Reloader {
     const asked = servesToolsets(previous, next) ? ALL_CATEGORIES : new Set(diff.keys());
     if (asked.size > 0) this.options.listener.listChanged(asked, { before: previous, after: next });
     const stillServed = [
-      ...new Set([...updated.filter((uri) => next.resources.has(uri)), ...inlineChanges(previous, next)]),
+      ...new Set([
+        ...updated.filter((uri) => next.resources.has(uri)),
+        ...inlineChanges(previous, next),
+        ...skillFileChanges(previous, next),
+      ]),
     ];
     for (const uri of stillServed) this.options.listener.resourceUpdated(uri);
     const touched = stillServed.length
@@ -392,6 +396,19 @@ function inlineChanges(previous: Catalog, next: Catalog): string[] {
   for (const [uri, resource] of next.resources) {
     const before = previous.resources.get(uri)?.version;
     if (resource.version !== undefined && before !== undefined && before !== resource.version) uris.push(uri);
+  }
+  return uris;
+}
+
+/** URIs of skill files served by both catalogs whose content (digest) changed. */
+function skillFileChanges(previous: Catalog, next: Catalog): string[] {
+  const uris: string[] = [];
+  for (const [name, skill] of next.skills) {
+    const before = new Map(previous.skills.get(name)?.files.map((f) => [f.uri, f.digest]));
+    for (const file of skill.files) {
+      const digest = before.get(file.uri);
+      if (digest !== undefined && digest !== file.digest) uris.push(file.uri);
+    }
   }
   return uris;
 }

@@ -25,6 +25,7 @@ export interface ToolsetConfig {
   readonly tools?: readonly string[];
   readonly resources?: readonly string[];
   readonly prompts?: readonly string[];
+  readonly skills?: readonly string[];
   readonly scopes?: readonly string[];
 }
 
@@ -41,6 +42,8 @@ export interface ToolsetInputs {
   /** Resource entry → what it compiled to. */
   readonly resources: ReadonlyMap<string, ResourceEntryMembers>;
   readonly prompts: readonly string[];
+  /** Skill names. */
+  readonly skills: readonly string[];
   /** Mirror tool → the entry it mirrors. */
   readonly mirrors: ReadonlyMap<
     string,
@@ -59,7 +62,7 @@ export function resolveToolsets(
   for (const [name, config] of Object.entries(configs)) {
     /** `exact`: names only a name without `*` may pick (a mirror's: a wildcard would widen its scopes). */
     const pick = (
-      section: 'tools' | 'resources' | 'prompts',
+      section: 'tools' | 'resources' | 'prompts' | 'skills',
       known: readonly string[],
       exact: readonly string[] = [],
     ): Set<string> => {
@@ -82,6 +85,7 @@ export function resolveToolsets(
     const tools = pick('tools', declaredTools, [...inputs.mirrors.keys()]);
     const resourceEntries = pick('resources', resourceNames);
     const prompts = pick('prompts', inputs.prompts);
+    const skills = pick('skills', inputs.skills);
     for (const [tool, { section, entry }] of inputs.mirrors)
       if ((section === 'resources' ? resourceEntries : prompts).has(entry)) tools.add(tool);
     const uris = new Set<string>();
@@ -100,6 +104,7 @@ export function resolveToolsets(
       resourceEntries,
       lists,
       prompts,
+      skills,
       ...(config.scopes !== undefined && { scopes: config.scopes }),
     });
   }
@@ -141,6 +146,7 @@ export function catalogView(catalog: Catalog, selection: readonly string[] | und
       has((m) => m.templates, t.descriptor.uriTemplate),
     ),
     prompts: new Map([...catalog.prompts].filter(([name]) => has((m) => m.prompts, name))),
+    skills: new Map([...catalog.skills].filter(([name]) => has((m) => m.skills, name))),
     ...viewLists(catalog, (i) => has((m) => m.lists, i)),
     // The view is not the catalog's owner: disposing it is the catalog's own business.
     dispose: () => Promise.resolve(),

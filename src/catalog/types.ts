@@ -114,8 +114,52 @@ export interface CatalogPrompt {
   ): Promise<readonly string[]>;
 }
 
-/** The three listed categories of a catalog; a reload's diff and the list_changed notices use them. */
+/**
+ * The three listed categories of a catalog; a reload's diff and the list_changed notices use them.
+ * Skills are resources (their files are read through `resources/read`, their SKILL.md is listed):
+ * a change to one is a change to `resources` (the extension defines no notice of its own).
+ */
 export type ListCategory = 'tools' | 'prompts' | 'resources';
+
+/**
+ * One file of a skill (the skills extension, io.modelcontextprotocol/skills: docs/skills.md), served
+ * by `resources/read` at `uri`. `size` and `digest` are of the bytes `read` returns, as the
+ * extension's skill entries carry them.
+ */
+export interface SkillFile {
+  /** Relative to the skill's folder, `/`-separated: `SKILL.md`, `references/forms.md`. */
+  readonly path: string;
+  /** `skill://<name>/<path>`. */
+  readonly uri: string;
+  /** Length in bytes of the raw content. */
+  readonly size: number;
+  /** `sha256:` and 64 lowercase hex digits of the raw content. */
+  readonly digest: string;
+  readonly mimeType: string;
+  /** The content: text for a text file (UTF-8), bytes otherwise. */
+  read(signal?: AbortSignal): Promise<Uint8Array | string>;
+}
+
+/** One skill: a folder holding a SKILL.md (read from disk) or made in memory (catalog/skills.ts). */
+export interface CatalogSkill {
+  /** The frontmatter's `name`, which is also the last segment of the skill's path. */
+  readonly name: string;
+  readonly description: string;
+  /** The URI of its SKILL.md: `skill://<name>/SKILL.md`. */
+  readonly uri: string;
+  /** The SKILL.md's YAML frontmatter as parsed, sent verbatim in the skill's entry. */
+  readonly frontmatter: Readonly<Record<string, unknown>>;
+  /** Every file of the skill, SKILL.md first, then by path. */
+  readonly files: readonly SkillFile[];
+}
+
+/** The `skills:` section as served: the extension's settings. */
+export interface SkillsSettings {
+  /** Whether `resources/directory/read` is served (the extension's `directoryRead`). */
+  readonly directoryRead: boolean;
+  /** Skills per skills/list page, children per directory page. */
+  readonly pageSize: number;
+}
 
 /**
  * What a mirrored tool (catalog/mirror.ts) stands for: the scopes of these resources (URIs and
@@ -136,6 +180,8 @@ export interface ToolsetMembers {
   /** Indexes into the catalog's resourceLists. */
   readonly lists: ReadonlySet<number>;
   readonly prompts: ReadonlySet<string>;
+  /** Skill names. */
+  readonly skills: ReadonlySet<string>;
   /** Scopes a token needs on this toolset's HTTP endpoint. */
   readonly scopes?: readonly string[];
 }
@@ -155,6 +201,10 @@ export interface Catalog {
   readonly resourceLists?: readonly ((signal: AbortSignal) => Promise<readonly CatalogResource[]>)[];
   readonly templates: readonly CatalogTemplate[];
   readonly prompts: ReadonlyMap<string, CatalogPrompt>;
+  /** Skills by name (docs/skills.md), in the order of their folders; empty when none. */
+  readonly skills: ReadonlyMap<string, CatalogSkill>;
+  /** `skills:`: present when the manifest serves the skills extension (even with no skill yet). */
+  readonly skillsSettings?: SkillsSettings;
   /**
    * The tools that mirror a resource entry or a prompt (catalog/mirror.ts), by tool name, with what
    * they mirror: the scopes of that apply to the tool.

@@ -75,6 +75,10 @@ const diffCommand = lazy(
   () => import('./diff.js'),
   (m) => m.diffCommand,
 );
+const skillsExportCommand = lazy(
+  () => import('./skills.js'),
+  (m) => m.skillsExportCommand,
+);
 const importOpenApiCommand = lazy(
   () => import('./import.js'),
   (m) => m.importOpenApiCommand,
@@ -514,6 +518,29 @@ Examples:
     .action((paths: string[], options: Opts) =>
       testCommand([...paths, ...(options.manifest === undefined ? [] : [options.manifest])], options),
     );
+
+  program
+    .command('skills')
+    .description("the skills made from the manifest's toolsets (see `mcp-run skills export --help`)")
+    .addHelpText('after', '\nExit codes: see each subcommand.')
+    .command('export')
+    .description(
+      'write the skill made from each toolset (skills: { fromToolsets }) to a folder for review, one folder per skill',
+    )
+    .argument('[manifest]', 'the manifest (default mcp.yaml)')
+    .addOption(manifestOption())
+    .requiredOption('--out <dir>', 'the folder to write the skills into (each in <dir>/<skill name>/)')
+    .option(
+      '--toolset <name>',
+      "only this toolset's skill (repeatable); default: those skills.fromToolsets names, else every toolset",
+      collectNew,
+    )
+    .option('--force', "replace a skill's folder that holds something else")
+    .addHelpText(
+      'after',
+      '\nThe files are byte for byte what the server serves. A folder already identical is left alone; one that holds anything else is refused, and nothing is written, unless --force (which replaces it).\n\nExit codes: 0 written (or unchanged); 1 the manifest has errors, or a folder is in the way; 2 bad usage (no --out, an unknown toolset, a manifest without toolsets).\n\nExamples:\n  $ mcp-run skills export --out skills\n  $ mcp-run skills export shop.yaml --out review --toolset billing --force',
+    )
+    .action(withManifest(skillsExportCommand));
 
   program
     .command('import')

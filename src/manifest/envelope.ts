@@ -216,6 +216,7 @@ const TOOLSETS_SCHEMA = {
       tools: NAME_LIST('Tools (a mirrored tool counts too)'),
       resources: NAME_LIST('Resource entries (all the URIs and templates each serves)'),
       prompts: NAME_LIST('Prompts'),
+      skills: NAME_LIST('Skills (all the skill:// files of each)'),
       scopes: {
         ...SCOPE_LIST,
         description:
@@ -250,6 +251,39 @@ const RELOAD_SCHEMA = {
       default: false,
       description:
         'Refuse an edit that breaks the contract for clients (a tool removed or renamed, an input field made required, a narrower type…): keep serving the last good version and log why, as an error. Additive and description-only edits go through.',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+const SKILLS_SCHEMA = {
+  type: ['object', 'null'],
+  description:
+    'Agent skills served over MCP (the io.modelcontextprotocol/skills extension, docs/skills.md): skills/list, skills/get, and each file as a skill:// resource with its size and digest.',
+  properties: {
+    folders: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description:
+        "Folders of skills, relative to this file, e.g. [./skills]. Each subfolder holding a SKILL.md is one skill, named by its folder (the SKILL.md frontmatter's `name` must match), served at skill://<name>/SKILL.md with every file under it. Paths stay inside their folder, symlinks included; an edit reloads the skill.",
+    },
+    directoryRead: {
+      type: 'boolean',
+      default: true,
+      description:
+        "Serve resources/directory/read, which lists a skill folder's direct children (declared as the extension's directoryRead).",
+    },
+    pageSize: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      description:
+        "Skills per skills/list page, and children per resources/directory/read page (default: server.pageSize). A skill's entry lists every file with its digest, so a page of skills weighs more than a page of tools.",
+    },
+    fromToolsets: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description: 'Toolsets to generate a skill from, one skill each, teaching a model to use its tools.',
     },
   },
   additionalProperties: false,
@@ -331,6 +365,7 @@ export function envelopeSchema(kindOptional: (section: EntrySection) => boolean 
       reload: RELOAD_SCHEMA,
       ...sections,
       toolsets: TOOLSETS_SCHEMA,
+      skills: SKILLS_SCHEMA,
       tests: TESTS_SCHEMA,
     },
     additionalProperties: false,

@@ -181,7 +181,7 @@ function diagnostics(files: readonly ManifestFile[], origins: ReadonlyMap<string
  * short), not a manifest that means "serve nothing": refusing it keeps the last good catalog serving.
  */
 function declaresASection(data: unknown): boolean {
-  return isPlainObject(data) && ENTRY_SECTIONS.some((section) => section in data);
+  return isPlainObject(data) && (ENTRY_SECTIONS.some((section) => section in data) || 'skills' in data);
 }
 
 /**

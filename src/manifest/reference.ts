@@ -20,7 +20,8 @@ export function renderReference(schema: Schema): string {
     '`resources` and `prompts` map names to entries, and each entry picks its implementation with',
     '`kind`. Beside them, `include` merges other manifest files in, `schemas` names JSON Schemas that',
     'tools share (both below the sections, and in manifest-files.md), `reload` says how hot reload',
-    'treats an edit (contract.md), and `tests` lists test cases for `mcp-run test`. Any string value may',
+    'treats an edit (contract.md), `skills` serves agent skills (skills.md), and `tests` lists test',
+    'cases for `mcp-run test`. Any string value may',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's own ${env:…} syntax, as text
     'use `${env:NAME}` or `${env:NAME:-default}`, or `${file:/run/secrets/name}` for the content of a',
     'file (a Docker or Kubernetes secret, watched for rotation); values taken from the environment or a',
@@ -52,6 +53,8 @@ export function renderReference(schema: Schema): string {
   }
   const reload = schema.properties?.reload;
   if (reload) out.push('## reload', '', String(reload.description ?? ''), '', ...fieldTable(reload), '');
+  const skills = schema.properties?.skills;
+  if (skills) out.push('## skills', '', String(skills.description ?? ''), '', ...fieldTable(skills), '');
   const tests = schema.properties?.tests;
   if (tests) {
     out.push('## tests', '', String(tests.description ?? ''), '', 'Each case:', '');

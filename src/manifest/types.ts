@@ -76,6 +76,7 @@ export interface ManifestData {
         readonly tools?: readonly string[];
         readonly resources?: readonly string[];
         readonly prompts?: readonly string[];
+        readonly skills?: readonly string[];
         readonly scopes?: readonly string[];
       }
     >
@@ -88,6 +89,19 @@ export interface ManifestData {
   readonly tests?: readonly unknown[];
   /** How hot reload treats an edit (src/catalog/reload.ts). */
   readonly reload?: ReloadSection;
+  /** Agent skills served over the skills extension (src/catalog/skill-folders.ts, docs/skills.md). */
+  readonly skills?: SkillsSection;
+}
+
+export interface SkillsSection {
+  /** Folders of skills, relative to the manifest: each subfolder holding a SKILL.md is one skill. */
+  readonly folders?: readonly string[];
+  /** Serve `resources/directory/read` (the extension's `directoryRead`); default true. */
+  readonly directoryRead?: boolean;
+  /** Skills per skills/list page and children per directory page; default server.pageSize. */
+  readonly pageSize?: number;
+  /** Toolsets to generate a skill from, each (reserved for the generated skills). */
+  readonly fromToolsets?: readonly string[];
 }
 
 export interface ReloadSection {

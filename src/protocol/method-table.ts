@@ -5,6 +5,7 @@ import { lifecycleMethods } from './methods/lifecycle.js';
 import { loggingMethods } from './methods/logging.js';
 import { promptMethods } from './methods/prompts.js';
 import { resourceMethods } from './methods/resources.js';
+import { skillMethods } from './methods/skills.js';
 import { subscriptionMethods } from './methods/subscriptions.js';
 import { taskMethods } from './methods/tasks.js';
 import { toolMethods } from './methods/tools.js';
@@ -14,6 +15,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map(
     ...lifecycleMethods,
     ...toolMethods,
     ...resourceMethods,
+    ...skillMethods,
     ...promptMethods,
     ...completionMethods,
     ...loggingMethods,

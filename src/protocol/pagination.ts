@@ -8,7 +8,8 @@
  * Cursors are opaque to clients: base64url of `{"o": offset}`. A reload may shift what an offset
  * points at; the spec allows that (clients restart from the first page on -32602).
  */
-import type { Catalog } from '../catalog/types.js';
+import { skillResource } from '../catalog/skills.js';
+import type { Catalog, ResourceDescriptor } from '../catalog/types.js';
 import { invalidParams, isObject } from './jsonrpc.js';
 import { withJsonText } from './results.js';
 
@@ -35,10 +36,19 @@ function withoutExecution(descriptor: object): object {
 const descriptorsOf: Record<ListKind, (catalog: Catalog, withTasks: boolean) => readonly object[]> = {
   tools: (c, withTasks) =>
     Array.from(c.tools.values(), (t) => (withTasks ? t.descriptor : withoutExecution(t.descriptor))),
-  resources: (c) => Array.from(c.resources.values(), (r) => r.descriptor),
+  resources: (c) => [...Array.from(c.resources.values(), (r) => r.descriptor), ...skillResources(c)],
   resourceTemplates: (c) => c.templates.map((t) => t.descriptor),
   prompts: (c) => Array.from(c.prompts.values(), (p) => p.descriptor),
 };
+
+/**
+ * Each skill's SKILL.md, listed after the static resources (docs/skills.md): named and described
+ * by its frontmatter, so a client without the skills extension still finds the skills. The other
+ * files of a skill are not listed: its entry (skills/list) and directory reads name them.
+ */
+export function skillResources(catalog: Catalog): readonly ResourceDescriptor[] {
+  return Array.from(catalog.skills.values(), skillResource);
+}
 
 interface CatalogLists {
   /** Key: the kind, `+tasks` for the tools list with `execution`. */

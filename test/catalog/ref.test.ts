@@ -8,6 +8,7 @@ const catalog = (name: string): Catalog => ({
   resources: new Map(),
   templates: [],
   prompts: new Map(),
+  skills: new Map(),
   pageSize: 10,
   dispose: async () => {},
 });

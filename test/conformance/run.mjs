@@ -16,7 +16,16 @@
 // Prints each run's summary and a plain "N passed, N failed" line (checks, as the suite counts
 // them); exits 1 when any run fails. Pass run names to run only those: `npm run conformance -- stable`.
 import { spawn } from 'node:child_process';
-import { cpSync, createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,9 +85,10 @@ function checkInstalled() {
   }
 }
 
-/** A private copy of the fixture (manifest and assets) in `dir`; returns the manifest's path. */
+/** A private copy of the fixture (manifest, assets and skills) in `dir`; returns the manifest's path. */
 function copyFixture(dir) {
   cpSync(join(HERE, 'assets'), join(dir, 'assets'), { recursive: true });
+  cpSync(join(HERE, 'skills'), join(dir, 'skills'), { recursive: true });
   cpSync(MANIFEST, join(dir, 'mcp.yaml'));
   return join(dir, 'mcp.yaml');
 }
@@ -157,6 +167,33 @@ function runSuite(run, url, outDir) {
   });
 }
 
+/** The SEP-2640 (skills extension) scenarios: each of their checks must run, none skipped. */
+const SKILLS_CHECK = /^sep-2640-/;
+
+/**
+ * The SEP-2640 checks of a run that were skipped, as "scenario: check (reason)", read from the
+ * checks.json the suite writes per scenario under `dir`. A skipped one means the fixture gave the
+ * scenario nothing to test (no skills, no directory, a single page), which must fail the run.
+ * Client-side scenarios (sep-2640-client-*) are not run against a server and never appear here.
+ */
+function skippedSkillChecks(dir) {
+  if (!existsSync(dir)) return [];
+  const skipped = [];
+  for (const file of readdirSync(dir, { recursive: true })) {
+    if (!String(file).endsWith('checks.json')) continue;
+    let checks;
+    try {
+      checks = JSON.parse(readFileSync(join(dir, String(file)), 'utf8'));
+    } catch {
+      continue;
+    }
+    for (const check of Array.isArray(checks) ? checks : [])
+      if (SKILLS_CHECK.test(check?.id ?? '') && check.status === 'SKIPPED')
+        skipped.push(`${dirname(String(file))}: ${check.id} (${check.errorMessage ?? 'no reason given'})`);
+  }
+  return skipped;
+}
+
 /** The part of the suite's output worth reading: from its summary on, else the last lines. */
 function summaryOf(text) {
   const at = text.indexOf('=== SUMMARY ===');
@@ -190,6 +227,12 @@ async function main() {
       if (!result.counted) console.log('the suite printed no "Total:" line');
       console.log(`${result.passed} passed, ${result.failed} failed`);
       if (result.code !== 0 || !result.counted) failedRuns++;
+      const skipped = run.name === 'pending' ? skippedSkillChecks(join(outDir, run.name)) : [];
+      if (skipped.length > 0) {
+        console.log(`\nconformance ${run.name}: ${skipped.length} SEP-2640 check(s) skipped:`);
+        for (const line of skipped) console.log(`  ${line}`);
+        failedRuns++;
+      }
     }
   } catch (err) {
     console.error(`conformance: ${err instanceof Error ? err.message : String(err)}`);

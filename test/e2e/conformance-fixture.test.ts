@@ -191,6 +191,10 @@ describe('conformance fixture over stdio, SDK v1 client', () => {
         ['test://static-text', 'static_text', 'text/plain'],
         ['test://static-binary', 'static_binary', 'image/png'],
         ['test://watched-resource', 'watched_resource', 'text/plain'],
+        // The skills' SKILL.md files, after the resources (docs/skills.md).
+        ['skill://csv-cleanup/SKILL.md', 'csv-cleanup', 'text/markdown'],
+        ['skill://git-conventions/SKILL.md', 'git-conventions', 'text/markdown'],
+        ['skill://report-writer/SKILL.md', 'report-writer', 'text/markdown'],
       ],
     );
     assert.deepEqual((await client.readResource({ uri: 'test://static-text' })).contents, [

@@ -11,7 +11,7 @@ describe('validate: envelope', () => {
     assert.equal(d!.message, 'unknown field "tool" in the manifest (did you mean "tools"?)');
     assert.equal(
       d!.hint,
-      'allowed fields: server, include, schemas, reload, sources, tools, resources, prompts, toolsets, tests',
+      'allowed fields: server, include, schemas, reload, sources, tools, resources, prompts, toolsets, skills, tests',
     );
   });
 

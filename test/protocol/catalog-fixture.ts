@@ -136,6 +136,7 @@ export function makeCatalog(probe: FixtureProbe, overrides: Partial<Catalog> = {
       ['test://broken', brokenResource],
     ]),
     templates: [itemTemplate],
+    skills: new Map(),
     prompts: new Map([
       ['greet', greet],
       ['many', many],

@@ -158,10 +158,18 @@ const RESULT_DEF: Record<string, string> = {
 /**
  * The 2026 tasks extension (io.modelcontextprotocol/tasks, SEP-2663) is not part of the 2026-07-28
  * core schema, so no official definition holds its methods' results: test/e2e/tasks.test.ts checks
- * them (the inlined tool result against CallToolResult). Every other method of the table is held here.
+ * them (the inlined tool result against CallToolResult). Nor is the skills extension
+ * (io.modelcontextprotocol/skills, SEP-2640) in any version's: its methods are checked by
+ * test/e2e/skills.test.ts and by the conformance suite's pending SEP-2640 scenarios
+ * (test/conformance/run.mjs). Every other method of the table is held here.
  */
+const SKILLS_METHODS = ['skills/list', 'skills/get', 'resources/directory/read'];
 const OUTSIDE_THE_CORE_SCHEMA: Partial<Record<SchemaVersion, readonly string[]>> = {
-  '2026-07-28': ['tasks/get', 'tasks/cancel', 'tasks/update'],
+  '2024-11-05': SKILLS_METHODS,
+  '2025-03-26': SKILLS_METHODS,
+  '2025-06-18': SKILLS_METHODS,
+  '2025-11-25': SKILLS_METHODS,
+  '2026-07-28': ['tasks/get', 'tasks/cancel', 'tasks/update', ...SKILLS_METHODS],
 };
 
 /**

@@ -1,7 +1,9 @@
 /**
  * recipes/bookstore served by the built CLI over stdio to the official SDK v2 client (2026-07-28),
  * from a private copy of the recipe (the seed creates bookstore.db on first run): the hand-written
- * tools, paging, an identifier from an enum, the ready-made tools and the schema resources.
+ * tools, paging, an identifier from an enum, the ready-made tools and the schema resources, and its
+ * two skills (a hand-written folder and one generated from a toolset) listed, got and read through
+ * the SDK's SkillsClient, which checks every file's size, digest and frontmatter.
  */
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI, REPO } from '../helpers/demo.js';
 
@@ -130,6 +133,9 @@ describe('recipes/bookstore', () => {
       [
         'bookstore://schema',
         'bookstore://schema?format=json',
+        // Each skill's SKILL.md, after the static resources and before the live tables.
+        'skill://restock-report/SKILL.md',
+        'skill://browse/SKILL.md',
         'bookstore://schema/tables/authors',
         'bookstore://schema/tables/books',
         'bookstore://schema/tables/sales',
@@ -140,5 +146,44 @@ describe('recipes/bookstore', () => {
     assert.match((sales.contents[0] as Json).text, /- sales_by_book \(isbn, sold_on\)/);
     const book = await client.readResource({ uri: 'bookstore://books/978-1-63149-125-1' });
     assert.equal(JSON.parse((book.contents[0] as Json).text).rows[0].sold, 4);
+  });
+
+  test('the hand-written skill and the one generated from the browse toolset, verified by the SDK', async () => {
+    const skills = new SkillsClient(client);
+    assert.equal(skills.supported, true);
+    const { skills: entries } = await skills.list();
+    assert.deepEqual(
+      entries.map((e) => [e.uri, e.frontmatter.name]),
+      [
+        ['skill://restock-report/SKILL.md', 'restock-report'],
+        ['skill://browse/SKILL.md', 'browse'],
+      ],
+    );
+    const [written, generated] = entries;
+    assert.ok(written && generated && Array.isArray(written.resources));
+    assert.deepEqual(
+      written.resources.map((r) => r.uri),
+      ['skill://restock-report/SKILL.md', 'skill://restock-report/references/sales-window.md'],
+    );
+    const reference = await skills.read(written, 'references/sales-window.md');
+    assert.equal(reference.verified, true);
+    assert.match(reference.text!, /the last 90 days/);
+
+    const { skill } = await skills.get('skill://browse/SKILL.md');
+    assert.deepEqual(skill, generated);
+    const file = await skills.read(skill);
+    assert.equal(file.verified, true);
+    assert.deepEqual(file.frontmatter, {
+      name: 'browse',
+      description:
+        'Find books, browse a genre a page at a time, and see what sells. Use it when a task needs best_sellers, books_in_genre, find_books.',
+      metadata: { generator: 'mcp-run', toolset: 'browse' },
+    });
+    assert.match(file.body!, /^\n# browse\n/);
+    assert.match(
+      file.body!,
+      /## `find_books`[\s\S]*- finds books by author:\n\n {2}```json\n {2}\{\n {4}"text": "Moomin"/,
+    );
+    assert.match(file.body!, /- `restock`: Suggest which books to reorder\./);
   });
 });

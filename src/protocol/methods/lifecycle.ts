@@ -9,6 +9,7 @@ import type { RequestScope } from '../request-scope.js';
 import { initializeMeta, serverInfo } from '../results.js';
 import { LEGACY_TASKS_CAPABILITY, TASKS_EXTENSION, TASKS_VERSION } from '../tasks-wire.js';
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SUPPORTED_VERSIONS } from '../versions.js';
+import { skillsCapability } from './skills.js';
 
 /** Starts (or restarts) a legacy session: echo a supported version, else offer our latest. */
 function initialize(scope: RequestScope): object {
@@ -23,12 +24,14 @@ function initialize(scope: RequestScope): object {
   const declared = scope.params.capabilities;
   session.clientCapabilities = isObject(declared) ? declared : {};
   const { catalog } = scope;
+  const skills = skillsCapability(catalog);
+  const base =
+    Object.keys(skills).length === 0
+      ? scope.server.capabilities
+      : { ...scope.server.capabilities, extensions: skills };
   const result: Record<string, unknown> = {
     protocolVersion: version,
-    capabilities:
-      version === TASKS_VERSION
-        ? { ...scope.server.capabilities, tasks: LEGACY_TASKS_CAPABILITY }
-        : scope.server.capabilities,
+    capabilities: version === TASKS_VERSION ? { ...base, tasks: LEGACY_TASKS_CAPABILITY } : base,
     serverInfo: serverInfo(catalog),
     _meta: initializeMeta(catalog),
   };
@@ -38,7 +41,8 @@ function initialize(scope: RequestScope): object {
 
 function discover(scope: RequestScope): object {
   const { instructions } = scope.catalog.server;
-  const capabilities = { ...scope.server.capabilities, extensions: { [TASKS_EXTENSION]: {} } };
+  const extensions = { [TASKS_EXTENSION]: {}, ...skillsCapability(scope.catalog) };
+  const capabilities = { ...scope.server.capabilities, extensions };
   const result = { supportedVersions: SUPPORTED_VERSIONS, capabilities };
   return instructions === undefined ? result : { ...result, instructions };
 }

@@ -3,10 +3,12 @@
  * resources first, then the templates in manifest order; not-found is -32002 (legacy) or -32602
  * (2026), never an empty `contents`.
  */
+import { skillFileOf } from '../../catalog/skills.js';
+import type { SkillFile } from '../../catalog/types.js';
 import type { MethodSpec } from '../context.js';
 import { describe, knownError, resourceNotFound } from '../error-mapping.js';
 import { ErrorCode, ProtocolError } from '../jsonrpc.js';
-import { decodeCursor, encodeCursor, listPage } from '../pagination.js';
+import { decodeCursor, encodeCursor, listPage, skillResources } from '../pagination.js';
 import { requireString } from '../params.js';
 import type { RequestScope } from '../request-scope.js';
 import { privateResult } from '../results.js';
@@ -17,6 +19,8 @@ async function readResource(scope: RequestScope): Promise<object> {
   try {
     const resource = catalog.resources.get(uri);
     if (resource !== undefined) return { contents: await resource.read(signal) };
+    const file = skillFileOf(catalog.skills, uri);
+    if (file !== undefined) return { contents: [skillContents(file, await file.read(signal))] };
     for (const template of catalog.templates) {
       const vars = template.match(uri);
       if (vars === undefined) continue;
@@ -35,8 +39,16 @@ async function readResource(scope: RequestScope): Promise<object> {
   throw resourceNotFound(uri, scope.era);
 }
 
+/** A skill file's content: text as text, anything else as base64. */
+function skillContents(file: SkillFile, content: Uint8Array | string): object {
+  const { uri, mimeType } = file;
+  return typeof content === 'string'
+    ? { uri, mimeType, text: content }
+    : { uri, mimeType, blob: Buffer.from(content).toString('base64') };
+}
+
 /**
- * Static resources come from the cached pages; live sets (a database's tables) are listed anew on
+ * Static resources come from the cached pages (each skill's SKILL.md after them: pagination.ts); live sets (a database's tables) are listed anew on
  * each request and appended in manifest order, so the offsets in cursors stay deterministic for an
  * unchanged schema. A set that fails to list is logged and left out rather than failing the list.
  */
@@ -44,8 +56,8 @@ async function listResources(scope: RequestScope): Promise<object> {
   const { catalog, signal } = scope;
   const lists = catalog.resourceLists ?? [];
   if (lists.length === 0) return listPage(catalog, 'resources', scope.params, scope.access);
-  const all = Array.from(catalog.resources.values(), (r) => r.descriptor);
-  const seen = new Set(catalog.resources.keys());
+  const all = [...Array.from(catalog.resources.values(), (r) => r.descriptor), ...skillResources(catalog)];
+  const seen = new Set(all.map((d) => d.uri));
   for (const list of lists) {
     const listed = await list(signal).catch((err: unknown) => {
       scope.server.log.error(`resources/list: a live resource set failed: ${describe(err)}`);

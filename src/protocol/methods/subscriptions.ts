@@ -8,6 +8,7 @@
  * not found (-32002); a URI that exists but never changes notifications (a query, a template
  * match) is refused with invalid params, saying why; the 2026 acknowledgement lists neither.
  */
+import { skillFileOf } from '../../catalog/skills.js';
 import type { Catalog } from '../../catalog/types.js';
 import { KEEP_OPEN, type MethodSpec } from '../context.js';
 import { resourceNotFound } from '../error-mapping.js';
@@ -29,6 +30,8 @@ type Subscribable = 'updates' | 'silent' | 'unknown';
 function subscribable(catalog: Catalog, uri: string): Subscribable {
   const resource = catalog.resources.get(uri);
   if (resource !== undefined) return resource.updates === true ? 'updates' : 'silent';
+  // A skill file's edit reloads the catalog, which tells its subscribers (catalog/reload.ts).
+  if (skillFileOf(catalog.skills, uri) !== undefined) return 'updates';
   // Template matches (live-listed tables among them) exist, but no template sends updates.
   return catalog.templates.some((t) => t.match(uri) !== undefined) ? 'silent' : 'unknown';
 }

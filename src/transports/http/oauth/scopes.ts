@@ -27,6 +27,8 @@ const TARGETS: Record<
   'prompts/get': { table: 'prompts', param: 'name' },
   'resources/read': { table: 'resources', param: 'uri' },
   'resources/subscribe': { table: 'resources', param: 'uri' },
+  'resources/directory/read': { table: 'resources', param: 'uri' },
+  'skills/get': { table: 'resources', param: 'uri' },
 };
 
 /** Every scope the message (or each message of a batch) needs, `required` included, sorted. */
@@ -68,10 +70,22 @@ function scopesOf(
   if (entries === undefined) return [];
   const direct = entries[key] ?? [];
   if (table !== 'resources') return direct;
-  const all = new Set(direct);
+  const all = new Set([...direct, ...skillScopes(entries, key)]);
   for (const [template, scopes] of Object.entries(entries))
     if (template.includes('{') && templateRegex(template).test(key)) for (const s of scopes) all.add(s);
   return [...all];
+}
+
+/**
+ * A skill's scopes: those of its root, `skill://<name>`, apply to every URI under it (its files,
+ * its folders, its SKILL.md), so one policy key covers the skill whatever the method reads.
+ */
+function skillScopes(entries: Readonly<Record<string, readonly string[]>>, uri: string): readonly string[] {
+  if (!uri.startsWith('skill://')) return [];
+  const rest = uri.slice('skill://'.length);
+  const slash = rest.indexOf('/');
+  const root = `skill://${slash < 0 ? rest : rest.slice(0, slash)}`;
+  return root === uri ? [] : (entries[root] ?? []);
 }
 
 const templates = new Map<string, RegExp>();
@@ -140,7 +154,7 @@ export function accessOf(principal: Principal | undefined, policy: ScopePolicy):
     allows(kind, key) {
       if (kind === 'tools') return has(policy.tools?.[key]);
       if (kind === 'prompts') return has(policy.prompts?.[key]);
-      return has(policy.resources?.[key]);
+      return has(policy.resources?.[key]) && has(skillScopes(policy.resources ?? {}, key));
     },
   };
 }
