@@ -23,6 +23,7 @@ import {
   problems,
   sortByPosition,
 } from '../errors.js';
+import { CallLimits } from '../governance/limits/gate.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
@@ -52,7 +53,7 @@ import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { guardPrompt } from './prompt.js';
 import { wrapTool } from './tool.js';
-import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
+import { type ResourceEntryMembers, resolveToolsets, toolsetLimits } from './toolsets.js';
 import type {
   Catalog,
   CatalogPrompt,
@@ -146,6 +147,13 @@ async function compileWith(
   const compileSchema = createSchemaCompiler();
   const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
+  // The limits per caller a tool's calls count against: the server's, its toolsets', its own.
+  const limitsOf = (tool: string, own: ToolCommon['limits']) =>
+    CallLimits.of([
+      { at: 'server.limits', limits: data.server?.limits },
+      ...toolsetLimits(tool, data.toolsets),
+      { at: `tools.${tool}.limits`, limits: own },
+    ]);
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
@@ -235,7 +243,14 @@ async function compileWith(
       wrapTool(
         descriptor,
         compiled,
-        { validateArgs, validateOutput, maxConcurrency, task, claims: claims.bindings },
+        {
+          validateArgs,
+          validateOutput,
+          maxConcurrency,
+          task,
+          claims: claims.bindings,
+          limits: limitsOf(name, common.limits),
+        },
         log,
         steps,
       ),
@@ -336,6 +351,7 @@ async function compileWith(
       validateOutput: undefined,
       maxConcurrency: undefined,
       task: taskMode(undefined, undefined),
+      limits: limitsOf(mirror.name, undefined),
     };
     return wrapTool(descriptor, mirror.compiled, checks, log);
   });
@@ -365,6 +381,7 @@ async function compileWith(
   // compileCatalog disposes the sources opened so far.
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
   scope.finish();
+  const requestLimit = CallLimits.requests(data.server?.limits?.requests);
 
   return {
     server: serverInfo(manifest),
@@ -378,6 +395,7 @@ async function compileWith(
     ...(toolsets !== undefined && { toolsets }),
     ...(defaultToolset !== undefined && { defaultToolset }),
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
+    ...(requestLimit !== undefined && { requestLimit }),
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     ...(manifest.includes?.length && { includes: manifest.includes }),

@@ -14,7 +14,9 @@
  * - A view is made once per catalog and selection, so its list pages are cached like the catalog's.
  */
 import { type Problem, problems } from '../errors.js';
+import type { LimitsAt } from '../governance/limits/gate.js';
 import type { EntryPath } from '../kinds/contract/kinds.js';
+import type { LimitsSection } from '../manifest/types.js';
 import { suggest } from '../util/suggest.js';
 import { diffCatalogs } from './diff.js';
 import type { Catalog, CatalogTemplate, ListCategory, ToolsetMembers } from './types.js';
@@ -104,6 +106,21 @@ export function resolveToolsets(
     });
   }
   return resolved;
+}
+
+/**
+ * The toolsets whose `tools:` patterns name a tool (declared or mirrored), with their `limits:`:
+ * a toolset's limits count every call of its tools, whichever endpoint the call came to.
+ */
+export function toolsetLimits(
+  tool: string,
+  toolsets: Readonly<
+    Record<string, { readonly tools?: readonly string[]; readonly limits?: LimitsSection }>
+  > = {},
+): LimitsAt[] {
+  return Object.entries(toolsets)
+    .filter(([, config]) => config.limits !== undefined && (config.tools ?? []).some((p) => matcher(p)(tool)))
+    .map(([name, config]) => ({ at: `toolsets.${name}.limits`, limits: config.limits }));
 }
 
 /** `*` as any run of characters; everything else literal. */
