@@ -23,7 +23,7 @@ import {
   problems,
   sortByPosition,
 } from '../errors.js';
-import { CallLimits } from '../governance/limits/gate.js';
+import { CallLimits, type LimitsAt } from '../governance/limits/gate.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
@@ -148,11 +148,11 @@ async function compileWith(
   const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
   // The limits per caller a tool's calls count against: the server's, its toolsets', its own.
-  const limitsOf = (tool: string, own: ToolCommon['limits']) =>
+  const limitsOf = (tool: string, own: ToolCommon['limits'], entry?: LimitsAt) =>
     CallLimits.of([
       { at: 'server.limits', limits: data.server?.limits },
       ...toolsetLimits(tool, data.toolsets),
-      { at: `tools.${tool}.limits`, limits: own },
+      entry ?? { at: `tools.${tool}.limits`, limits: own },
     ]);
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
@@ -257,6 +257,10 @@ async function compileWith(
     );
   }
 
+  // `limits:` of resource entries and prompts, by what the catalog serves (Catalog.entryLimits).
+  const entryLimits = new Map<CatalogResource | CatalogTemplate | CatalogPrompt, CallLimits>();
+  const entryLimitsOf = (section: 'resources' | 'prompts', name: string, cfg: EntryConfig) =>
+    CallLimits.of([{ at: `${section}.${name}.limits`, limits: cfg.limits as ToolCommon['limits'] }]);
   const resources = new Map<string, CatalogResource>();
   const owners = new Map<string, string>();
   const templates: CatalogTemplate[] = [];
@@ -307,6 +311,10 @@ async function compileWith(
     }
     templates.push(...(compiled?.templates ?? []));
     if (compiled?.list) resourceLists.push(compiled.list);
+    const limits = entryLimitsOf('resources', name, cfg);
+    if (limits !== undefined)
+      for (const served of [...(compiled?.resources ?? []), ...(compiled?.templates ?? [])])
+        entryLimits.set(served, limits);
   }
 
   const prompts = new Map<string, CatalogPrompt>();
@@ -326,6 +334,8 @@ async function compileWith(
     const guarded = steps ? guardPrompt(prompt, steps) : prompt;
     const served = claims.bindings.length > 0 ? claimPrompt(guarded, claims.bindings) : guarded;
     prompts.set(name, served);
+    const limits = entryLimitsOf('prompts', name, cfg);
+    if (limits !== undefined) entryLimits.set(served, limits);
     const settings = mirrorSettings('prompts', name, cfg.mirror, mirrorDefaults);
     if (settings)
       mirrored.push({
@@ -336,6 +346,13 @@ async function compileWith(
       });
   }
 
+  // A mirror counts against its entry's `limits:` too: reading through it or directly is one count.
+  const mirroredFrom = new Map(
+    mirrored.map(({ section, entry, mirror }) => [
+      mirror,
+      { at: `${section}.${entry}.limits`, limits: data[section]?.[entry]?.limits as ToolCommon['limits'] },
+    ]),
+  );
   // Each mirror is a tool like the declared ones: validated arguments, the call limits, metrics.
   const { targets: mirrors, entries: mirrorEntries } = addMirrors(mirrored, tools, report, (mirror) => {
     const inputSchema = intern(mirror.inputSchema);
@@ -351,7 +368,7 @@ async function compileWith(
       validateOutput: undefined,
       maxConcurrency: undefined,
       task: taskMode(undefined, undefined),
-      limits: limitsOf(mirror.name, undefined),
+      limits: limitsOf(mirror.name, undefined, mirroredFrom.get(mirror)),
     };
     return wrapTool(descriptor, mirror.compiled, checks, log);
   });
@@ -395,6 +412,7 @@ async function compileWith(
     ...(toolsets !== undefined && { toolsets }),
     ...(defaultToolset !== undefined && { defaultToolset }),
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
+    ...(entryLimits.size > 0 && { entryLimits }),
     ...(requestLimit !== undefined && { requestLimit }),
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),

@@ -8,7 +8,7 @@
  * `input_required`), and in the 2026 era a missing client capability (-32021) or an invalid input
  * response (-32602). In the 2025 era those two are tool errors, like a question that timed out.
  */
-import { type CallLimits, ONE_CALLER } from '../governance/limits/gate.js';
+import { type CallLimits, withLimits } from '../governance/limits/gate.js';
 import { GovernanceRefusal } from '../governance/refusal.js';
 import type { CompiledTool } from '../kinds/contract/kinds.js';
 import { errorResult } from '../kinds/contract/results.js';
@@ -136,15 +136,8 @@ class WrappedTool implements CatalogTool {
     if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
     const unbound = bindClaims(`Tool ${name}`, claims, values, ctx.identity);
     if (unbound !== undefined) return errorResult(unbound);
-    // Limits: a refusal is thrown (a JSON-RPC error with when to retry); an admitted call holds its
-    // slots of the caps until it ends, however it ends.
-    if (this.callLimits === undefined) return this.run(values, ctx);
-    const lease = await this.callLimits.admit(ctx.client ?? ONE_CALLER);
-    try {
-      return await this.run(values, ctx);
-    } finally {
-      lease.release();
-    }
+    // Limits: a refusal is thrown (a JSON-RPC error with when to retry).
+    return withLimits(this.callLimits, ctx.client, () => this.run(values, ctx));
   }
 
   /** The call once admitted: the steps if any, the action, the output check. */

@@ -169,6 +169,11 @@ export interface Catalog {
   readonly defaultToolset?: string;
   /** Page size of the list methods. */
   readonly pageSize: number;
+  /**
+   * The limits per caller on reads and gets (`limits:` of a resource entry or a prompt), by the
+   * resource, template or prompt the catalog serves; resources/read and prompts/get apply them.
+   */
+  readonly entryLimits?: ReadonlyMap<CatalogResource | CatalogTemplate | CatalogPrompt, CallLimits>;
   /** `server.limits.requests`: the HTTP requests one caller may send (the transport answers 429). */
   readonly requestLimit?: CallLimits;
   /**

@@ -54,6 +54,18 @@ tools:
     description: Outlives its time limit.
     command: [node, -e, "setTimeout(() => {}, 60000)"]
     timeoutMs: 300
+resources:
+  faq:
+    kind: text
+    uri: "docs://faq"
+    text: Ask away.
+    limits: { calls: 2/minute }
+    mirror: true
+prompts:
+  review:
+    description: Review a change.
+    messages: [{ text: "Review it." }]
+    limits: { calls: 1/minute }
 `;
 
 const REQUESTS = `
@@ -104,11 +116,17 @@ describe('limits on tool calls, per caller', () => {
   }
 
   /** The tool's text, or the refusal's rule (the error checked for shape on the way). */
-  async function call(client: Client, name: string, signal?: AbortSignal): Promise<string> {
-    try {
+  function call(client: Client, name: string, signal?: AbortSignal): Promise<string> {
+    return outcome(async () => {
       const result = await client.callTool({ name, arguments: {} }, undefined, signal && { signal });
       const content = result.content as { text: string }[];
       return result.isError ? `error: ${content[0]?.text}` : (content[0]?.text ?? '');
+    });
+  }
+
+  async function outcome(run: () => Promise<string>): Promise<string> {
+    try {
+      return await run();
     } catch (err) {
       if (!(err instanceof McpError) || err.code !== -32041) throw err;
       const data = err.data as { rule: string; retryAfterMs: number; retryAfter: number };
@@ -171,6 +189,25 @@ describe('limits on tool calls, per caller', () => {
     assert.equal(await call(alice, 'probe'), 'free', 'given back after an error');
     assert.match(await call(alice, 'times_out'), /^error: /);
     assert.equal(await call(alice, 'probe'), 'free', 'given back after a timeout');
+  });
+
+  test("a resource entry's and a prompt's limits: its mirrored tool and its reads count as one", async () => {
+    const read = () =>
+      outcome(async () => {
+        const { contents } = await bob.readResource({ uri: 'docs://faq' });
+        return (contents[0] as { text: string }).text;
+      });
+    assert.equal(await read(), 'Ask away.');
+    assert.equal(await call(bob, 'read_faq'), 'Ask away.');
+    assert.equal(await read(), 'refused: resources.faq.limits.calls 2/minute');
+    assert.equal(await call(bob, 'read_faq'), 'refused: resources.faq.limits.calls 2/minute');
+    const get = () =>
+      outcome(async () => {
+        const { messages } = await bob.getPrompt({ name: 'review' });
+        return (messages[0]?.content as { text: string }).text;
+      });
+    assert.equal(await get(), 'Review it.');
+    assert.equal(await get(), 'refused: prompts.review.limits.calls 1/minute');
   });
 
   test('/metrics counts each refusal once, by rule', async () => {

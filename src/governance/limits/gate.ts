@@ -133,6 +133,24 @@ export class CallLimits {
   }
 }
 
+/**
+ * Runs `run` once `limits` admit `client` (absent: ONE_CALLER), holding the call's slots of the caps
+ * until it ends, however it ends; a refusal is thrown. No limits: just runs it.
+ */
+export async function withLimits<T>(
+  limits: CallLimits | undefined,
+  client: string | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
+  if (limits === undefined) return run();
+  const lease = await limits.admit(client ?? ONE_CALLER);
+  try {
+    return await run();
+  } finally {
+    lease.release();
+  }
+}
+
 function refusal(rule: string, message: string, retryAfterMs: number): GovernanceRefusal {
   ops.limitRefused(rule);
   return new GovernanceRefusal(

@@ -108,6 +108,15 @@ export const MIRROR_FIELDS: Record<string, JsonSchema> = {
   },
 };
 
+/** `limits:` on every resource entry and prompt (governance/limits/): rates and a cap per caller. */
+export const READ_LIMITS_FIELDS: Record<string, JsonSchema> = {
+  limits: limitsSchema('reads of this entry (every URI it serves together)'),
+};
+
+export const PROMPT_LIMITS_FIELDS: Record<string, JsonSchema> = {
+  limits: limitsSchema('gets of this prompt'),
+};
+
 /**
  * `lint: { ignore: { CODE: reason } }`, on every tool, resource and prompt: silences a
  * `mcp-run lint` rule for this entry. The reason is required so the manifest says why.
