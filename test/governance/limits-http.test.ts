@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+// @ts-expect-error: the parser ships no types; parse() returns the metric families below.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { eventually, type Served, serveJson } from '../ops/harness.js';
 import { postModern } from '../transports/http-harness.js';
@@ -143,8 +144,10 @@ describe('limits on tool calls, per caller', () => {
   before(async () => {
     const manifest = join(dir, 'calls.yaml');
     writeFileSync(manifest, CALLS);
-    process.env.MCP_RUN_LIMITS_TOKENS = 'alice-token,bob-token';
-    served = await serveJson(manifest, ['--metrics', '--auth-token-env', 'MCP_RUN_LIMITS_TOKENS']);
+    // Two bearer tokens, two callers: the server reads them from this variable (set here, not read).
+    const tokensEnv = 'MCP_RUN_LIMITS_TOKENS';
+    process.env[tokensEnv] = 'alice-token,bob-token';
+    served = await serveJson(manifest, ['--metrics', '--auth-token-env', tokensEnv]);
     alice = await connect('alice-token');
     bob = await connect('bob-token');
   });
@@ -204,7 +207,7 @@ describe('limits on tool calls, per caller', () => {
     const get = () =>
       outcome(async () => {
         const { messages } = await bob.getPrompt({ name: 'review' });
-        return (messages[0]?.content as { text: string }).text;
+        return (messages[0]?.content as { text?: string } | undefined)?.text ?? '';
       });
     assert.equal(await get(), 'Review it.');
     assert.equal(await get(), 'refused: prompts.review.limits.calls 1/minute');
