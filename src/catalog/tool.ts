@@ -137,6 +137,7 @@ class WrappedTool implements CatalogTool {
     const unbound = bindClaims(`Tool ${name}`, claims, values, ctx.identity);
     if (unbound !== undefined) return errorResult(unbound);
     // Limits: a refusal is thrown (a JSON-RPC error with when to retry).
+    if (this.callLimits === undefined) return this.run(values, ctx);
     return withLimits(this.callLimits, ctx.client, () => this.run(values, ctx));
   }
 
