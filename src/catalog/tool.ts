@@ -136,9 +136,11 @@ class WrappedTool implements CatalogTool {
     if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
     const unbound = bindClaims(`Tool ${name}`, claims, values, ctx.identity);
     if (unbound !== undefined) return errorResult(unbound);
-    // Limits: a refusal is thrown (a JSON-RPC error with when to retry).
+    // Limits: a refusal is thrown (a JSON-RPC error with when to retry). A 2026 round that carries
+    // its verified requestState continues a call the rates already counted.
     if (this.callLimits === undefined) return this.run(values, ctx);
-    return withLimits(this.callLimits, ctx.client, () => this.run(values, ctx));
+    const continued = ctx.interaction?.carried !== undefined;
+    return withLimits(this.callLimits, ctx.client, () => this.run(values, ctx), { continued });
   }
 
   /** The call once admitted: the steps if any, the action, the output check. */

@@ -10,13 +10,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 // @ts-expect-error: the parser ships no types; parse() returns the metric families below.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { eventually, type Served, serveJson } from '../ops/harness.js';
-import { postModern } from '../transports/http-harness.js';
+import { postModern, type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 
 const CALLS = `
 server:
@@ -79,6 +80,23 @@ tools:
     kind: content
     description: Says hello.
     content: [{ text: hello }]
+`;
+
+const ROUNDS = `
+server:
+  name: limits-rounds
+  version: 1.0.0
+tools:
+  file_ticket:
+    kind: content
+    description: Files a ticket with the title the user gives.
+    ask:
+      message: New ticket
+      fields:
+        title: { type: string, title: Title }
+    content:
+      - text: "Filed {{title}}."
+    limits: { calls: 1/minute }
 `;
 
 interface Family {
@@ -250,5 +268,41 @@ describe('server.limits.requests: HTTP 429 with Retry-After', () => {
     assert.equal(body.error.data.rule, 'server.limits.requests 3/minute');
     assert.equal(body.error.data.retryAfter, retryAfter);
     assert.equal((await refusals(served.base)).get('server.limits.requests 3/minute'), 1);
+  });
+});
+
+describe('2026 rounds: a call that asks (input_required) counts once', () => {
+  let served: ServedCli;
+  before(async () => {
+    const manifest = join(dir, 'rounds.yaml');
+    writeFileSync(manifest, ROUNDS);
+    served = await spawnHttpCli([manifest, '--no-watch']);
+  });
+  after(() => served?.stop());
+
+  test('the retry carrying the answer is the same call; the next call is refused', async () => {
+    const client = new ClientV2(
+      { name: 'limits-rounds', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: {} } },
+    );
+    let asked = 0;
+    client.setRequestHandler('elicitation/create', async () => {
+      asked++;
+      return { action: 'accept', content: { title: 'Bug' } } as never;
+    });
+    await client.connect(new HttpV2(new URL(served.url)));
+    try {
+      const first = await client.callTool({ name: 'file_ticket', arguments: {} });
+      assert.deepEqual(first.content, [{ type: 'text', text: 'Filed Bug.' }]);
+      assert.equal(asked, 1, 'one question, answered on a second round');
+      await assert.rejects(client.callTool({ name: 'file_ticket', arguments: {} }), (err: Error) => {
+        const { code, data } = err as Error & { code?: number; data?: { rule?: string } };
+        assert.equal(code, -32041);
+        assert.equal(data?.rule, 'tools.file_ticket.limits.calls 1/minute');
+        return true;
+      });
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -76,9 +76,11 @@ export class CallLimits {
   /**
    * Admits one call of `caller` (its label: an OAuth principal, an address, ONE_CALLER) or throws a
    * GovernanceRefusal. The lease holds the call's slots of the caps: release it when the call ends,
-   * however it ends.
+   * however it ends. `continued`: the request is the next round of a call already admitted (a 2026
+   * retry with its verified, single-use requestState), which the rates counted then: only the caps
+   * apply.
    */
-  async admit(caller: string): Promise<Lease> {
+  async admit(caller: string, { continued = false } = {}): Promise<Lease> {
     const store = limitStore();
     const who = digest(caller);
     const held: Lease[] = [];
@@ -100,7 +102,7 @@ export class CallLimits {
         }
         held.push(lease);
       }
-      if (this.rates.length > 0) {
+      if (this.rates.length > 0 && !continued) {
         rule = this.rates[0]?.name ?? rule;
         const windows = this.rates.map(({ name, rate }) => ({
           key: `${name}|${who}`,
@@ -135,15 +137,17 @@ export class CallLimits {
 
 /**
  * Runs `run` once `limits` admit `client` (absent: ONE_CALLER), holding the call's slots of the caps
- * until it ends, however it ends; a refusal is thrown. No limits: just runs it.
+ * until it ends, however it ends; a refusal is thrown. No limits: just runs it. `continued`: as
+ * for `admit`.
  */
 export async function withLimits<T>(
   limits: CallLimits | undefined,
   client: string | undefined,
   run: () => Promise<T>,
+  options: { readonly continued?: boolean } = {},
 ): Promise<T> {
   if (limits === undefined) return run();
-  const lease = await limits.admit(client ?? ONE_CALLER);
+  const lease = await limits.admit(client ?? ONE_CALLER, options);
   try {
     return await run();
   } finally {

@@ -23,7 +23,9 @@ async function getPrompt(scope: RequestScope): Promise<object> {
         interaction,
         ...(scope.identity !== undefined && { identity: scope.identity }),
       });
-    const { description, messages } = await withLimits(limits, scope.client, get);
+    // A round carrying its verified requestState continues a get the rates already counted.
+    const continued = interaction.carried !== undefined;
+    const { description, messages } = await withLimits(limits, scope.client, get, { continued });
     return description === undefined ? { messages } : { description, messages };
   });
 }
