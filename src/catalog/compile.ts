@@ -147,13 +147,16 @@ async function compileWith(
   const compileSchema = createSchemaCompiler();
   const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
-  // The limits per caller a tool's calls count against: the server's, its toolsets', its own.
-  const limitsOf = (tool: string, own: ToolCommon['limits'], entry?: LimitsAt) =>
-    CallLimits.of([
-      { at: 'server.limits', limits: data.server?.limits },
-      ...toolsetLimits(tool, data.toolsets),
-      entry ?? { at: `tools.${tool}.limits`, limits: own },
-    ]);
+  // The limits per caller a tool's calls count against: the server's, its toolsets', its own. A
+  // tool with none of its own shares one object (10,000 tools, one server-wide limit).
+  const toolsetLimitsOf = toolsetLimits(data.toolsets);
+  const serverLimits: LimitsAt = { at: 'server.limits', limits: data.server?.limits };
+  const serverOnly = CallLimits.of([serverLimits]);
+  const limitsOf = (tool: string, own: ToolCommon['limits'], entry?: LimitsAt) => {
+    const sets = toolsetLimitsOf(tool);
+    if (sets.length === 0 && own === undefined && entry?.limits === undefined) return serverOnly;
+    return CallLimits.of([serverLimits, ...sets, entry ?? { at: `tools.${tool}.limits`, limits: own }]);
+  };
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };

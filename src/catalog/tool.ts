@@ -226,12 +226,13 @@ class WrappedTool implements CatalogTool {
 }
 
 const NO_CLAIMS: readonly ClaimBinding[] = [];
+const ONLY_ALL_CALLS: readonly Slots[] = [allCalls];
 
+/** How a call that threw ended, for the metrics: a limit's refusal is `refused`, like a full slot. */
 function outcomeOf(err: unknown): CallOutcome {
   if (err instanceof InputRequired) return 'input_required';
   return err instanceof GovernanceRefusal ? 'refused' : 'protocol_error';
 }
-const ONLY_ALL_CALLS: readonly Slots[] = [allCalls];
 
 /** Top-level arguments that are optional and whose schema does not itself allow null. */
 function optionalNonNullable(schema: JsonSchema): readonly string[] {

@@ -109,18 +109,22 @@ export function resolveToolsets(
 }
 
 /**
- * The toolsets whose `tools:` patterns name a tool (declared or mirrored), with their `limits:`:
- * a toolset's limits count every call of its tools, whichever endpoint the call came to.
+ * For a tool's name (declared or mirrored), the `limits:` of the toolsets whose `tools:` patterns
+ * name it: a toolset's limits count every call of its tools, whichever endpoint the call came to.
  */
 export function toolsetLimits(
-  tool: string,
   toolsets: Readonly<
     Record<string, { readonly tools?: readonly string[]; readonly limits?: LimitsSection }>
   > = {},
-): LimitsAt[] {
-  return Object.entries(toolsets)
-    .filter(([, config]) => config.limits !== undefined && (config.tools ?? []).some((p) => matcher(p)(tool)))
-    .map(([name, config]) => ({ at: `toolsets.${name}.limits`, limits: config.limits }));
+): (tool: string) => readonly LimitsAt[] {
+  const limited = Object.entries(toolsets)
+    .filter(([, config]) => config.limits !== undefined)
+    .map(([name, config]) => ({
+      limits: { at: `toolsets.${name}.limits`, limits: config.limits },
+      names: (config.tools ?? []).map(matcher),
+    }));
+  if (limited.length === 0) return () => [];
+  return (tool) => limited.filter(({ names }) => names.some((test) => test(tool))).map((t) => t.limits);
 }
 
 /** `*` as any run of characters; everything else literal. */

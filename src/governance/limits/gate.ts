@@ -57,7 +57,9 @@ export class CallLimits {
       for (const text of calls) {
         // The schema checked the pattern; a rate that does not parse cannot get here.
         const rate = parseRate(text);
-        if (rate !== undefined) rates.push({ name: `${at}.calls ${text}`, rate });
+        const name = `${at}.calls ${text}`;
+        // A rate written twice is one rule (its key is its name), not a call counted twice.
+        if (rate !== undefined && !rates.some((r) => r.name === name)) rates.push({ name, rate });
       }
       if (limits.concurrent !== undefined)
         caps.push({ name: `${at}.concurrent ${limits.concurrent}`, max: limits.concurrent });
