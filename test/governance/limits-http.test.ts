@@ -17,7 +17,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 // @ts-expect-error: the parser ships no types; parse() returns the metric families below.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { eventually, type Served, serveJson } from '../ops/harness.js';
-import { postModern, type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import { postModern, type ServedCli, send, spawnHttpCli } from '../transports/http-harness.js';
 
 const CALLS = `
 server:
@@ -252,7 +252,7 @@ describe('server.limits.requests: HTTP 429 with Retry-After', () => {
   });
   after(() => served?.stop());
 
-  test('3 requests pass, the 4th is 429 with Retry-After and the rule; counted on /metrics', async () => {
+  test('3 requests pass, the 4th is 429 with Retry-After and the rule, before its body is read; counted on /metrics', async () => {
     const url = `${served.base}/mcp`;
     for (let i = 1; i <= 3; i++) assert.equal((await postModern(url, i, 'tools/list')).status, 200);
     const refused = await postModern(url, 4, 'tools/call', { name: 'hello', arguments: {} });
@@ -267,7 +267,10 @@ describe('server.limits.requests: HTTP 429 with Retry-After', () => {
     assert.equal(body.error.code, -32041);
     assert.equal(body.error.data.rule, 'server.limits.requests 3/minute');
     assert.equal(body.error.data.retryAfter, retryAfter);
-    assert.equal((await refusals(served.base)).get('server.limits.requests 3/minute'), 1);
+    // Refused before the body is read: a body that is not JSON gets 429 too, not 400.
+    const unread = await send(url, { body: '{not json' });
+    assert.equal(unread.status, 429);
+    assert.equal((await refusals(served.base)).get('server.limits.requests 3/minute'), 2);
   });
 });
 
