@@ -23,6 +23,7 @@ import {
   problems,
   sortByPosition,
 } from '../errors.js';
+import { CallLimits, type LimitsAt } from '../governance/limits/gate.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
@@ -55,7 +56,7 @@ import { guardPrompt } from './prompt.js';
 import { loadSkillFolders } from './skill-folders.js';
 import { addToolsetSkills, plannedSkillNames } from './skills-from-toolsets.js';
 import { wrapTool } from './tool.js';
-import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
+import { type ResourceEntryMembers, resolveToolsets, toolsetLimits } from './toolsets.js';
 import type {
   Catalog,
   CatalogPrompt,
@@ -151,6 +152,16 @@ async function compileWith(
   const compileSchema = createSchemaCompiler();
   const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
+  // The limits per caller a tool's calls count against: the server's, its toolsets', its own. A
+  // tool with none of its own shares one object (10,000 tools, one server-wide limit).
+  const toolsetLimitsOf = toolsetLimits(data.toolsets);
+  const serverLimits: LimitsAt = { at: 'server.limits', limits: data.server?.limits };
+  const serverOnly = CallLimits.of([serverLimits]);
+  const limitsOf = (tool: string, own: ToolCommon['limits'], entry?: LimitsAt) => {
+    const sets = toolsetLimitsOf(tool);
+    if (sets.length === 0 && own === undefined && entry?.limits === undefined) return serverOnly;
+    return CallLimits.of([serverLimits, ...sets, entry ?? { at: `tools.${tool}.limits`, limits: own }]);
+  };
   const tools = new Map<string, CatalogTool>();
   for (const [name, cfg] of entries('tools')) {
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
@@ -240,13 +251,24 @@ async function compileWith(
       wrapTool(
         descriptor,
         compiled,
-        { validateArgs, validateOutput, maxConcurrency, task, claims: claims.bindings },
+        {
+          validateArgs,
+          validateOutput,
+          maxConcurrency,
+          task,
+          claims: claims.bindings,
+          limits: limitsOf(name, common.limits),
+        },
         log,
         steps,
       ),
     );
   }
 
+  // `limits:` of resource entries and prompts, by what the catalog serves (Catalog.entryLimits).
+  const entryLimits = new Map<CatalogResource | CatalogTemplate | CatalogPrompt, CallLimits>();
+  const entryLimitsOf = (section: 'resources' | 'prompts', name: string, cfg: EntryConfig) =>
+    CallLimits.of([{ at: `${section}.${name}.limits`, limits: cfg.limits as ToolCommon['limits'] }]);
   const resources = new Map<string, CatalogResource>();
   const owners = new Map<string, string>();
   const templates: CatalogTemplate[] = [];
@@ -297,6 +319,10 @@ async function compileWith(
     }
     templates.push(...(compiled?.templates ?? []));
     if (compiled?.list) resourceLists.push(compiled.list);
+    const limits = entryLimitsOf('resources', name, cfg);
+    if (limits !== undefined)
+      for (const served of [...(compiled?.resources ?? []), ...(compiled?.templates ?? [])])
+        entryLimits.set(served, limits);
   }
 
   const prompts = new Map<string, CatalogPrompt>();
@@ -316,6 +342,8 @@ async function compileWith(
     const guarded = steps ? guardPrompt(prompt, steps) : prompt;
     const served = claims.bindings.length > 0 ? claimPrompt(guarded, claims.bindings) : guarded;
     prompts.set(name, served);
+    const limits = entryLimitsOf('prompts', name, cfg);
+    if (limits !== undefined) entryLimits.set(served, limits);
     const settings = mirrorSettings('prompts', name, cfg.mirror, mirrorDefaults);
     if (settings)
       mirrored.push({
@@ -326,6 +354,13 @@ async function compileWith(
       });
   }
 
+  // A mirror counts against its entry's `limits:` too: reading through it or directly is one count.
+  const mirroredFrom = new Map(
+    mirrored.map(({ section, entry, mirror }) => [
+      mirror,
+      { at: `${section}.${entry}.limits`, limits: data[section]?.[entry]?.limits as ToolCommon['limits'] },
+    ]),
+  );
   // Each mirror is a tool like the declared ones: validated arguments, the call limits, metrics.
   const { targets: mirrors, entries: mirrorEntries } = addMirrors(mirrored, tools, report, (mirror) => {
     const inputSchema = intern(mirror.inputSchema);
@@ -341,6 +376,7 @@ async function compileWith(
       validateOutput: undefined,
       maxConcurrency: undefined,
       task: taskMode(undefined, undefined),
+      limits: limitsOf(mirror.name, undefined, mirroredFrom.get(mirror)),
     };
     return wrapTool(descriptor, mirror.compiled, checks, log);
   });
@@ -410,6 +446,7 @@ async function compileWith(
   // compileCatalog disposes the sources opened so far.
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
   scope.finish();
+  const requestLimit = CallLimits.requests(data.server?.limits?.requests);
 
   return {
     server: serverInfo(manifest),
@@ -425,6 +462,8 @@ async function compileWith(
     ...(toolsets !== undefined && { toolsets }),
     ...(defaultToolset !== undefined && { defaultToolset }),
     pageSize,
+    ...(entryLimits.size > 0 && { entryLimits }),
+    ...(requestLimit !== undefined && { requestLimit }),
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     ...(manifest.includes?.length && { includes: manifest.includes }),

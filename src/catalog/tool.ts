@@ -8,6 +8,8 @@
  * `input_required`), and in the 2026 era a missing client capability (-32021) or an invalid input
  * response (-32602). In the 2025 era those two are tool errors, like a question that timed out.
  */
+import { type CallLimits, withLimits } from '../governance/limits/gate.js';
+import { GovernanceRefusal } from '../governance/refusal.js';
 import type { CompiledTool } from '../kinds/contract/kinds.js';
 import { errorResult } from '../kinds/contract/results.js';
 import { type Logger, withLogFields } from '../log.js';
@@ -49,6 +51,8 @@ export interface ToolChecks {
   /** Inputs whose values come from the caller's verified token (claims.ts); none by default. */
   readonly claims?: readonly ClaimBinding[];
   readonly task: ToolTaskMode;
+  /** The limits per caller on this tool (the server's, its toolsets', its own); none by default. */
+  readonly limits?: CallLimits | undefined;
 }
 
 export function wrapTool(
@@ -70,6 +74,7 @@ class WrappedTool implements CatalogTool {
   private readonly validateArgs: Validator;
   private readonly validateOutput: Validator | undefined;
   private readonly claims: readonly ClaimBinding[];
+  private readonly callLimits: CallLimits | undefined;
   /** Optional arguments a strict client may send as null (see optionalNonNullable). */
   private readonly nullMeansAbsent: readonly string[];
   /** This tool's own slots (maxConcurrency), if it has a limit. */
@@ -81,7 +86,7 @@ class WrappedTool implements CatalogTool {
   constructor(
     readonly descriptor: ToolDescriptor,
     private readonly compiled: CompiledTool,
-    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS }: ToolChecks,
+    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS, limits }: ToolChecks,
     private readonly log: Logger,
     private readonly steps: StepPlan | undefined,
   ) {
@@ -89,6 +94,7 @@ class WrappedTool implements CatalogTool {
     this.validateArgs = validateArgs;
     this.validateOutput = validateOutput;
     this.claims = claims;
+    this.callLimits = limits;
     this.nullMeansAbsent = optionalNonNullable(descriptor.inputSchema);
     this.own = maxConcurrency === undefined ? undefined : new Slots(maxConcurrency);
     this.limits = this.own ? [this.own, allCalls] : ONLY_ALL_CALLS;
@@ -103,7 +109,7 @@ class WrappedTool implements CatalogTool {
         return result;
       },
       (err: unknown) => {
-        this.ended(observed, err instanceof InputRequired ? 'input_required' : 'protocol_error');
+        this.ended(observed, outcomeOf(err));
         throw err;
       },
     );
@@ -130,6 +136,16 @@ class WrappedTool implements CatalogTool {
     if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
     const unbound = bindClaims(`Tool ${name}`, claims, values, ctx.identity);
     if (unbound !== undefined) return errorResult(unbound);
+    // Limits: a refusal is thrown (a JSON-RPC error with when to retry). A 2026 round that carries
+    // its verified requestState continues a call the rates already counted.
+    if (this.callLimits === undefined) return this.run(values, ctx);
+    const continued = ctx.interaction?.carried !== undefined;
+    return withLimits(this.callLimits, ctx.client, () => this.run(values, ctx), { continued });
+  }
+
+  /** The call once admitted: the steps if any, the action, the output check. */
+  private async run(values: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    const name = this.descriptor.name;
     // Only the action's own result has to match the outputSchema, not "cancelled by the user".
     let acted: ToolResult | undefined;
     let result: ToolResult;
@@ -211,6 +227,12 @@ class WrappedTool implements CatalogTool {
 
 const NO_CLAIMS: readonly ClaimBinding[] = [];
 const ONLY_ALL_CALLS: readonly Slots[] = [allCalls];
+
+/** How a call that threw ended, for the metrics: a limit's refusal is `refused`, like a full slot. */
+function outcomeOf(err: unknown): CallOutcome {
+  if (err instanceof InputRequired) return 'input_required';
+  return err instanceof GovernanceRefusal ? 'refused' : 'protocol_error';
+}
 
 /** Top-level arguments that are optional and whose schema does not itself allow null. */
 function optionalNonNullable(schema: JsonSchema): readonly string[] {

@@ -14,7 +14,9 @@
  * - A view is made once per catalog and selection, so its list pages are cached like the catalog's.
  */
 import { type Problem, problems } from '../errors.js';
+import type { LimitsAt } from '../governance/limits/gate.js';
 import type { EntryPath } from '../kinds/contract/kinds.js';
+import type { LimitsSection } from '../manifest/types.js';
 import { suggest } from '../util/suggest.js';
 import { diffCatalogs } from './diff.js';
 import type { Catalog, CatalogTemplate, ListCategory, ToolsetMembers } from './types.js';
@@ -109,6 +111,25 @@ export function resolveToolsets(
     });
   }
   return resolved;
+}
+
+/**
+ * For a tool's name (declared or mirrored), the `limits:` of the toolsets whose `tools:` patterns
+ * name it: a toolset's limits count every call of its tools, whichever endpoint the call came to.
+ */
+export function toolsetLimits(
+  toolsets: Readonly<
+    Record<string, { readonly tools?: readonly string[]; readonly limits?: LimitsSection }>
+  > = {},
+): (tool: string) => readonly LimitsAt[] {
+  const limited = Object.entries(toolsets)
+    .filter(([, config]) => config.limits !== undefined)
+    .map(([name, config]) => ({
+      limits: { at: `toolsets.${name}.limits`, limits: config.limits },
+      names: (config.tools ?? []).map(matcher),
+    }));
+  if (limited.length === 0) return () => [];
+  return (tool) => limited.filter(({ names }) => names.some((test) => test(tool))).map((t) => t.limits);
 }
 
 /** `*` as any run of characters; everything else literal. */

@@ -7,6 +7,7 @@
  * nothing in it knows JSON-RPC.
  */
 
+import type { CallLimits } from '../governance/limits/gate.js';
 import type {
   ArgumentHint,
   CallContext,
@@ -63,6 +64,8 @@ export interface ServerInfo {
  */
 export interface ToolCallContext extends CallContext {
   readonly interaction?: Interaction;
+  /** Whom the limits per caller count the call against (RequestRoute.client); absent: one caller. */
+  readonly client?: string;
 }
 
 /**
@@ -216,6 +219,13 @@ export interface Catalog {
   readonly defaultToolset?: string;
   /** Page size of the list methods. */
   readonly pageSize: number;
+  /**
+   * The limits per caller on reads and gets (`limits:` of a resource entry or a prompt), by the
+   * resource, template or prompt the catalog serves; resources/read and prompts/get apply them.
+   */
+  readonly entryLimits?: ReadonlyMap<CatalogResource | CatalogTemplate | CatalogPrompt, CallLimits>;
+  /** `server.limits.requests`: the HTTP requests one caller may send (the transport answers 429). */
+  readonly requestLimit?: CallLimits;
   /**
    * Files and folders the catalog was built from besides the manifest, each with the URIs of the
    * resources whose content it is (empty for a folder or a file that shapes the catalog).

@@ -6,6 +6,7 @@ import { type Catalog, CatalogRef } from '../catalog/types.js';
 // Types only: the playground loads with `mcp-run dev`, never for the plain command.
 import type { Playground } from '../dev/playground.js';
 import { ManifestError } from '../errors.js';
+import { installLimitStore } from '../governance/limits/store.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { preloadAjv2020 } from '../manifest/precompiled.js';
@@ -390,6 +391,7 @@ async function serveOverHttp(
       path: options.path,
       allowedHosts: options.allowedHost,
       allowedOrigins: options.allowedOrigin,
+      requestLimit: () => ref.current.requestLimit,
       opsRoute: await route(
         ops,
         ref,
@@ -473,6 +475,9 @@ async function openState(url: string, log: StderrLogger): Promise<SharedState> {
     log.error(
       `state: Redis at ${state.where} is unreachable (${state.fault}); 2025-era requests get 503 until it answers`,
     );
+  // The limits per caller count in the same Redis, so that every replica enforces one number.
+  const { RedisLimitStore } = await import('../governance/limits/redis-store.js');
+  installLimitStore(new RedisLimitStore(state));
   return state;
 }
 

@@ -3,6 +3,7 @@
  * names, that each entry is a mapping with a string `kind`); step 2 checks each entry against its
  * kind's schema. Splitting the two keeps an unknown kind one clear error instead of a oneOf wall.
  */
+import { limitsSchema, RATE_PATTERN } from '../util/rate.js';
 import { ENTRY_SECTIONS, type EntrySection } from './types.js';
 
 /** Tool and prompt names are what a client shows and calls; source and resource names stay short. */
@@ -143,6 +144,14 @@ const SERVER_SCHEMA = {
         "Which tools list an outputSchema. `declared` (the default): only those whose manifest entry has `outputSchema:`. `derived`: also the schema a kind works out itself (a sql tool's rows and column types), which clients may validate results against but which roughly triples each descriptor, sent in every tools/list and, by some hosts, to the model. Results carry structuredContent either way.",
     },
     auth: AUTH_SCHEMA,
+    limits: limitsSchema('every tool call of the server', {
+      requests: {
+        type: 'string',
+        pattern: RATE_PATTERN,
+        description:
+          'HTTP requests one caller may send to the MCP endpoint in any window of that length, e.g. `600/minute`; one more is answered 429 with Retry-After, before its body is read.',
+      },
+    }),
     defaultToolset: {
       type: 'string',
       description:
@@ -222,6 +231,7 @@ const TOOLSETS_SCHEMA = {
         description:
           "Scopes a token needs on this toolset's endpoint (HTTP with server.auth), besides those of each entry.",
       },
+      limits: limitsSchema("calls of this toolset's tools, whichever endpoint they come to"),
     },
     additionalProperties: false,
   },

@@ -31,6 +31,8 @@ export interface ServerSection {
   readonly defaultToolset?: string;
   /** Resources and prompts served as tools too, unless an entry says `mirror: false` (catalog/mirror.ts). */
   readonly mirror?: boolean | { readonly resources?: boolean; readonly prompts?: boolean };
+  /** Limits per caller over the whole server (governance/limits/); `requests` is HTTP-level (429). */
+  readonly limits?: LimitsSection & { readonly requests?: string };
   /** Limits and timings of tasks (src/tasks/types.ts TaskSettings). */
   readonly tasks?: {
     readonly ttlMs?: number;
@@ -38,6 +40,12 @@ export interface ServerSection {
     readonly maxPerCaller?: number;
     readonly maxBytes?: number;
   };
+}
+
+/** A `limits:` block (server, toolset or entry): rates like `60/minute` and a cap on calls at once. */
+export interface LimitsSection {
+  readonly calls?: string | readonly string[];
+  readonly concurrent?: number;
 }
 
 export interface ServerAuthSection {
@@ -78,6 +86,7 @@ export interface ManifestData {
         readonly prompts?: readonly string[];
         readonly skills?: readonly string[];
         readonly scopes?: readonly string[];
+        readonly limits?: LimitsSection;
       }
     >
   >;

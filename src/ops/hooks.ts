@@ -40,6 +40,8 @@ export interface OpsHooks {
   request?<T>(method: string, tool: string | undefined, run: () => Promise<T>): Promise<T>;
   /** Wraps one backend call (tracing makes it a child span and adds its `traceparent`). */
   backend?<T>(call: BackendCall, run: BackendRun<T>): Promise<T>;
+  /** A limit per caller refused a call or an HTTP request; `rule` as the manifest writes it (governance/limits/). */
+  limitRefused?(rule: string): void;
 }
 
 const NO_CALL: CallObservation = { run: (fn) => fn(), end() {} };
@@ -84,6 +86,9 @@ export const ops: Required<OpsHooks> = {
       if (h.request) wrapped = () => h.request!(method, tool, inner);
     }
     return wrapped();
+  },
+  limitRefused(rule) {
+    for (const h of hooks) h.limitRefused?.(rule);
   },
   backend<T>(call: BackendCall, run: BackendRun<T>): Promise<T> {
     let wrapped: BackendRun<T> = run;

@@ -46,6 +46,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly limitRefusals = new client.Counter({
+    name: 'mcp_run_limit_refusals_total',
+    help: 'Calls and HTTP requests refused by a limit per caller, by the rule as the manifest writes it.',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
   constructor(sources: SourceTracker) {
     const self = this;
     new client.Gauge({
@@ -112,6 +119,7 @@ export class Metrics {
         };
       },
       reload: (outcome) => this.reloads.inc({ outcome }),
+      limitRefused: (limit) => this.limitRefusals.inc({ limit }),
     };
   }
 

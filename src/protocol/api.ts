@@ -83,6 +83,11 @@ export interface RequestRoute extends Outlet {
    * particular, and the unguessable task id is the only key.
    */
   readonly caller?: string;
+  /**
+   * Whom the limits per caller count the request against (governance/limits/): the authenticated
+   * caller's label, else the client's address (HTTP without auth). Absent: one caller (stdio).
+   */
+  readonly client?: string;
 }
 
 /**

@@ -291,6 +291,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
       identity: route?.identity,
       taskOwner: this.taskOwner(route, era, route?.toolsets ?? this.toolsets),
       toolsets: route?.toolsets ?? this.toolsets,
+      client: route?.client,
     });
     this.inFlight.set(id, scope);
     if (route?.signal !== undefined) scope.cleanup = linkAbort(route.signal, () => this.cancel(id));

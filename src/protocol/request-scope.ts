@@ -41,6 +41,8 @@ export interface Caller {
   readonly taskOwner?: string;
   /** The toolsets the request is served (catalog/toolsets.ts); undefined: the default endpoint's. */
   readonly toolsets?: readonly string[] | undefined;
+  /** Whom the limits per caller count the request against (RequestRoute.client); undefined: one caller. */
+  readonly client?: string | undefined;
 }
 
 export class RequestScope implements CallContext {
@@ -122,6 +124,11 @@ export class RequestScope implements CallContext {
   /** The toolsets the request is served; undefined: the default endpoint's. */
   get toolsets(): readonly string[] | undefined {
     return this.caller.toolsets;
+  }
+
+  /** Whom the limits per caller count the request against; undefined: one caller (stdio). */
+  get client(): string | undefined {
+    return this.caller.client;
   }
 
   /** The owner of the tasks this request starts or reads. */

@@ -101,13 +101,14 @@ async function startTask(
   const unwatch = watchStatus(scope, taskId);
   // The verified caller goes with the run (fromClaim inputs, token exchange): it stays in this
   // process, in the call's context, and never enters the task's record or its store.
-  const identity = scope.identity;
+  const { identity, client } = scope;
   const settled = tool
     .call(args, {
       signal: engine.signal(taskId),
       interaction,
       ...taskReports(scope, taskId),
       ...(identity !== undefined && { identity }),
+      ...(client !== undefined && { client }),
     })
     .then(
       (result) => ({ result }),

@@ -69,6 +69,8 @@ if held == ARGV[1] then return 1 end
 return 0
 `;
 
+type ScriptCommand = (keys: number, ...args: (string | number)[]) => Promise<unknown>;
+
 interface AppendCommand {
   claimFor(key: string, owner: string, ttl: number): Promise<number>;
   getAndTouch(keys: number, ...args: (string | number)[]): Promise<string | null>;
@@ -252,6 +254,22 @@ export class RedisState implements SharedState {
   private k(key: string): string {
     return this.prefix + key;
   }
+
+  /**
+   * Runs a Lua script of a store built on this one (governance/limits/redis-store.ts) on the command
+   * connection, its keys under this state's prefix; it fails like every command here (no queueing,
+   * a time limit, StateUnavailable). `name` is defined once, then sent as EVALSHA.
+   */
+  async script(name: string, lua: string, keys: readonly string[], args: readonly (string | number)[]) {
+    if (!this.scripts.has(name)) {
+      this.client.defineCommand(name, { lua });
+      this.scripts.add(name);
+    }
+    const command = (this.client as unknown as Record<string, ScriptCommand>)[name] as ScriptCommand;
+    const all = [...keys.map((key) => this.k(key)), ...args];
+    return this.run(name, () => command.call(this.client, keys.length, ...all));
+  }
+  private readonly scripts = new Set<string>();
 
   private async run<T>(what: string, command: () => Promise<T>): Promise<T> {
     try {

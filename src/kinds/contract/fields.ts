@@ -2,6 +2,7 @@
  * The schema of the fields every tool has, whatever its kind (`ToolCommon` in kinds.ts); the catalog
  * compiler handles them, so a kind's own `configSchema` never declares them.
  */
+import { limitsSchema } from '../../util/rate.js';
 import { QUEUE_WAIT_MS } from '../../util/slots.js';
 import type { JsonSchema } from './types.js';
 
@@ -34,6 +35,7 @@ export const TOOL_FIELDS: Record<string, JsonSchema> = {
     minimum: 1,
     description: `Calls of this tool running at once (default: unlimited, shell tools 4; all calls of the server together at most 64). A call over a limit waits up to ${QUEUE_WAIT_MS} ms, then fails with an error that says to retry.`,
   },
+  limits: limitsSchema('calls of this tool'),
   task: {
     description:
       'Whether the tool may run as a task, called now and fetched later (docs/tasks.md): `optional`, `required` or `forbidden` (default: `optional` for shell and http tools, else `forbidden`). The object form also says where its steps are asked: `steps: before` asks them on the call (2026 input_required) and starts the task once answered; `in-task` (default) asks them from inside the task.',
@@ -104,6 +106,15 @@ export const MIRROR_FIELDS: Record<string, JsonSchema> = {
       },
     ],
   },
+};
+
+/** `limits:` on every resource entry and prompt (governance/limits/): rates and a cap per caller. */
+export const READ_LIMITS_FIELDS: Record<string, JsonSchema> = {
+  limits: limitsSchema('reads of this entry (every URI it serves together)'),
+};
+
+export const PROMPT_LIMITS_FIELDS: Record<string, JsonSchema> = {
+  limits: limitsSchema('gets of this prompt'),
 };
 
 /**

@@ -306,6 +306,8 @@ export interface ToolCommon {
   readonly maxConcurrency?: number;
   /** Whether the tool may run as a task (docs/tasks.md); default: the kind's, else forbidden. */
   readonly task?: TaskSupport | { readonly support?: TaskSupport; readonly steps?: 'in-task' | 'before' };
+  /** Limits per caller on this tool (governance/limits/). */
+  readonly limits?: { readonly calls?: string | readonly string[]; readonly concurrent?: number };
 }
 
 export type TaskSupport = 'forbidden' | 'optional' | 'required';

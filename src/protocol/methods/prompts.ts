@@ -2,6 +2,7 @@
  * `prompts/list` and `prompts/get`. The prompt itself checks its required arguments; a prompt with
  * `ask` forms asks the client through `interactive` (2026: `input_required`).
  */
+import { withLimits } from '../../governance/limits/gate.js';
 import type { MethodSpec } from '../context.js';
 import { interactive } from '../interaction.js';
 import { invalidParams } from '../jsonrpc.js';
@@ -14,11 +15,17 @@ async function getPrompt(scope: RequestScope): Promise<object> {
   const prompt = scope.catalog.prompts.get(name);
   if (prompt === undefined) throw invalidParams(`Unknown prompt: ${name}`);
   const args = optionalStringRecord(scope.params.arguments, 'prompts/get "arguments"');
+  // The prompt's `limits:` per caller (governance/limits/): a refusal is -32041.
+  const limits = scope.catalog.entryLimits?.get(prompt);
   return interactive(scope, name, async (interaction) => {
-    const { description, messages } = await prompt.get(args, scope.signal, {
-      interaction,
-      ...(scope.identity !== undefined && { identity: scope.identity }),
-    });
+    const get = () =>
+      prompt.get(args, scope.signal, {
+        interaction,
+        ...(scope.identity !== undefined && { identity: scope.identity }),
+      });
+    // A round carrying its verified requestState continues a get the rates already counted.
+    const continued = interaction.carried !== undefined;
+    const { description, messages } = await withLimits(limits, scope.client, get, { continued });
     return description === undefined ? { messages } : { description, messages };
   });
 }

@@ -5,6 +5,7 @@
  */
 import { skillFileOf } from '../../catalog/skills.js';
 import type { SkillFile } from '../../catalog/types.js';
+import { withLimits } from '../../governance/limits/gate.js';
 import type { MethodSpec } from '../context.js';
 import { describe, knownError, resourceNotFound } from '../error-mapping.js';
 import { ErrorCode, ProtocolError } from '../jsonrpc.js';
@@ -18,13 +19,17 @@ async function readResource(scope: RequestScope): Promise<object> {
   const { catalog, signal } = scope;
   try {
     const resource = catalog.resources.get(uri);
-    if (resource !== undefined) return { contents: await resource.read(signal) };
+    // An entry's `limits:` per caller (governance/limits/): a refusal is -32041 (knownError).
+    const limits = catalog.entryLimits;
+    if (resource !== undefined)
+      return { contents: await withLimits(limits?.get(resource), scope.client, () => resource.read(signal)) };
     const file = skillFileOf(catalog.skills, uri);
     if (file !== undefined) return { contents: [skillContents(file, await file.read(signal))] };
     for (const template of catalog.templates) {
       const vars = template.match(uri);
       if (vars === undefined) continue;
-      const result = { contents: await template.read(uri, vars, signal, scope.identity) };
+      const read = () => template.read(uri, vars, signal, scope.identity);
+      const result = { contents: await withLimits(limits?.get(template), scope.client, read) };
       // A claim-bound read is the caller's own: a 2026 result says so (cacheScope private).
       return template.callerBound ? privateResult(result) : result;
     }

@@ -39,6 +39,7 @@ class ScopedCallContext implements ToolCallContext {
   readonly progress: RequestScope['progress'];
   readonly log: RequestScope['log'];
   declare readonly identity?: CallerIdentity;
+  declare readonly client?: string;
   readonly #scope: RequestScope;
 
   constructor(
@@ -50,6 +51,8 @@ class ScopedCallContext implements ToolCallContext {
     this.log = scope.log;
     const { identity } = scope;
     if (identity !== undefined) (this as { identity?: CallerIdentity }).identity = identity;
+    const { client } = scope;
+    if (client !== undefined) (this as { client?: string }).client = client;
   }
 
   /** Made only if the tool reads it, and a light CallSignal, not an AbortSignal. */

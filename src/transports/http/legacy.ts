@@ -34,7 +34,7 @@ import { header, sendEmpty, sendError } from './wire.js';
 export interface LegacyContext {
   readonly sessions: SessionStore;
   readonly keepAliveMs: number;
-  /** Who a request comes from, for the per-client share of sessions (sessions.ts). */
+  /** Who a request comes from, for the per-client share of sessions (sessions.ts) and the limits per caller. */
   readonly clientOf: (req: IncomingMessage) => string;
   readonly log: Logger;
   /** The authenticated caller's view of lists, per request (each POST carries its own token). */
@@ -93,6 +93,7 @@ export async function serveLegacyPost(
         id !== null && { openAfterMs: RESUMABLE_AFTER_MS }),
       ...(access === undefined ? {} : { access }),
       ...(identity === undefined ? {} : { identity }),
+      client: ctx.clientOf(req),
       ...(shared !== undefined && { hold: () => save(ctx, session).then(() => undefined) }),
     });
     const outcome = await session.connection.receive(message, reply);

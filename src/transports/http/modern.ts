@@ -33,6 +33,8 @@ export interface ModernContext {
   readonly identityOf?: (req: IncomingMessage) => CallerIdentity | undefined;
   /** The authenticated caller's label, when auth is on (the owner of its tasks). */
   readonly callerOf?: (req: IncomingMessage) => string | undefined;
+  /** Whom the limits per caller count a request against (sessions.ts clientKey). */
+  readonly clientOf?: (req: IncomingMessage) => string;
 }
 
 /** Idle connections kept per server: enough for the requests two cores keep in flight. */
@@ -81,6 +83,8 @@ export async function serveModernPost(
   if (access !== undefined) options.access = access;
   if (identity !== undefined) options.identity = identity;
   if (caller !== undefined) options.caller = caller;
+  const client = ctx.clientOf?.(req);
+  if (client !== undefined) options.client = client;
   const toolsets = ctx.toolsetOf?.(req);
   if (toolsets !== undefined) options.toolsets = toolsets;
   const reply = new HttpReply(res, options);

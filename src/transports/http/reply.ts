@@ -27,6 +27,8 @@ export interface ReplyOptions {
   readonly identity?: CallerIdentity;
   /** The authenticated caller, who owns the tasks it starts (RequestRoute.caller). */
   readonly caller?: string;
+  /** Whom the limits per caller count it against (RequestRoute.client). */
+  readonly client?: string;
   /** The toolsets of the endpoint the request came to (RequestRoute.toolsets). */
   readonly toolsets?: readonly string[];
   /** Sees the final response before it is written (e.g. to keep or drop a new session's header). */
@@ -49,6 +51,7 @@ export class HttpReply implements RequestRoute {
   readonly access?: Access;
   readonly identity?: CallerIdentity;
   readonly caller?: string;
+  readonly client?: string;
   readonly toolsets?: readonly string[];
   /** True once the final response went out (or could not, the peer being gone). */
   responded = false;
@@ -65,6 +68,7 @@ export class HttpReply implements RequestRoute {
     if (options.access !== undefined) this.access = options.access;
     if (options.identity !== undefined) this.identity = options.identity;
     if (options.caller !== undefined) this.caller = options.caller;
+    if (options.client !== undefined) this.client = options.client;
     if (options.toolsets !== undefined) this.toolsets = options.toolsets;
     if (options.openAfterMs !== undefined) {
       this.opener = setTimeout(() => {

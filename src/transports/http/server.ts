@@ -17,6 +17,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { problems } from '../../errors.js';
+import type { CallLimits } from '../../governance/limits/gate.js';
+import { GovernanceRefusal } from '../../governance/refusal.js';
 import { type Logger, withLogFields } from '../../log.js';
 import { describeMessage, observesRequests, ops, withTraceparent } from '../../ops/hooks.js';
 import { servedStatelessly } from '../../protocol/classify.js';
@@ -52,6 +54,8 @@ export { ProblemError } from './wire.js';
 
 export interface HttpOptions {
   readonly log: Logger;
+  /** `server.limits.requests` of the catalog serving now (it follows reloads); undefined: none. */
+  readonly requestLimit?: () => CallLimits | undefined;
   /** TCP port; 0 picks a free one (read it from `url`). Default 3000. */
   readonly port?: number;
   /** Address to bind. Default 127.0.0.1; anything beyond loopback is logged as a warning without auth. */
@@ -223,6 +227,7 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
     protocol,
     keepAliveMs,
     callerOf: (req) => principals.get(req)?.label,
+    clientOf: (req) => clientKey(principals.get(req), req),
     toolsetOf,
     ...(auth.oauth ? { accessOf: listAccess, identityOf } : {}),
   };
@@ -358,6 +363,8 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       }
       if (admitted.principal !== undefined) principals.set(req, admitted.principal);
     }
+    const requestLimit = options.requestLimit?.();
+    if (requestLimit !== undefined && !(await admitRequest(requestLimit, req, res))) return;
     if (req.method === 'POST') await post(req, res);
     else if (req.method === 'GET') await serveLegacyGet(legacy, req, res);
     else if (req.method === 'DELETE') await serveLegacyDelete(legacy, req, res);
@@ -365,6 +372,32 @@ export async function serveHttp(protocol: Protocol, options: HttpOptions): Promi
       sendError(res, 405, `Method Not Allowed: ${req.method}`, {
         headers: { Allow: 'GET, POST, DELETE, OPTIONS' },
       });
+  }
+
+  /**
+   * `server.limits.requests`: a caller over its rate gets 429 with Retry-After, before its body is
+   * read; the JSON-RPC error in the body carries the same as a refused call (-32041).
+   */
+  async function admitRequest(
+    limit: CallLimits,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<boolean> {
+    try {
+      // A rate alone: nothing is held, so there is no lease to release.
+      await limit.admit(clientKey(principals.get(req), req));
+      return true;
+    } catch (err) {
+      if (!(err instanceof GovernanceRefusal)) throw err;
+      const retryAfterMs = err.retryAfterMs ?? 1000;
+      const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
+      sendError(res, 429, `Too Many Requests: ${err.message}`, {
+        code: ErrorCode.LimitReached,
+        data: { rule: err.rule, retryAfterMs, retryAfter },
+        headers: { 'Retry-After': String(retryAfter) },
+      });
+      return false;
+    }
   }
 
   // Requests being handled, for the grace period of shutdown: a count, and who waits for it to
