@@ -23,6 +23,8 @@ import {
   problems,
   sortByPosition,
 } from '../errors.js';
+import { PolicyCompiler } from '../governance/policy/compile.js';
+import type { CompiledPolicy, EntryPolicy, PolicyConfig, PolicyField } from '../governance/policy/policy.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
@@ -50,6 +52,7 @@ import {
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
+import { governPrompt, governResource, governTemplate } from './policy.js';
 import { guardPrompt } from './prompt.js';
 import { wrapTool } from './tool.js';
 import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
@@ -143,6 +146,17 @@ async function compileWith(
     if (opened) sources.set(name, { kind: cfg.kind, opened });
   }
 
+  // Policies (governance/policy/): compiled only when the manifest declares one anywhere, so a
+  // manifest without them serves exactly as before.
+  const policies = declaresPolicies(data)
+    ? new PolicyCompiler(
+        data.server?.policies as Record<string, PolicyConfig> | undefined,
+        (path, problem, needle) => scope.report(path as EntryPath, problem, needle),
+        (message) => log.warn(message),
+      )
+    : undefined;
+  /** Each resource entry's and prompt's policy, for its mirror. */
+  const entryPolicies = new Map<string, EntryPolicy>();
   const compileSchema = createSchemaCompiler();
   const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
@@ -230,12 +244,25 @@ async function compileWith(
       ...(task.support !== 'forbidden' && { execution: { taskSupport: task.support } }),
     };
     const maxConcurrency = common.maxConcurrency ?? compiled.defaultConcurrency;
+    const policy = policies?.forEntry(
+      { name, section: 'tools', annotations: annotations as Readonly<Record<string, unknown>> },
+      (cfg as { policy?: PolicyField }).policy,
+      inputSchema,
+      topLevelDefaults(inputSchema),
+    );
     tools.set(
       name,
       wrapTool(
         descriptor,
         compiled,
-        { validateArgs, validateOutput, maxConcurrency, task, claims: claims.bindings },
+        {
+          validateArgs,
+          validateOutput,
+          maxConcurrency,
+          task,
+          claims: claims.bindings,
+          ...(policy !== undefined && { policy }),
+        },
         log,
         steps,
       ),
@@ -261,10 +288,26 @@ async function compileWith(
       ctx.log.warn(claimsWithoutAuth('variable', claims.bindings, 'every read of this template is refused'));
     const kindConfig = claims.bindings.length > 0 ? { ...cfg, variables: claims.kindVariables } : cfg;
     const raw = await guard('resources', name, () => kind?.compile(kindConfig, ctx));
-    const compiled =
+    const claimed =
       raw && claims.bindings.length > 0
         ? { ...raw, templates: raw.templates.map((t) => claimTemplate(t, claims.bindings)) }
         : raw;
+    const policy = policies?.forEntry(
+      { name, section: 'resources', annotations: {} },
+      (cfg as { policy?: PolicyField }).policy,
+      undefined,
+    );
+    if (policy !== undefined) entryPolicies.set(`resources\n${name}`, policy);
+    // The mirror is built from the entry as the kind made it; it carries the entry's policy itself.
+    const unguarded = claimed;
+    const compiled =
+      claimed && policy !== undefined
+        ? {
+            ...claimed,
+            resources: claimed.resources.map((r) => governResource(r, policy)),
+            templates: claimed.templates.map((t) => governTemplate(t, policy)),
+          }
+        : claimed;
     // A bound variable no template of the entry has would bind nothing: an error, as some kinds say too.
     for (const { name: variable, claim } of raw ? claims.bindings : [])
       if (!raw?.templates.some((t) => templateNames(t.descriptor.uriTemplate).has(variable)))
@@ -281,7 +324,7 @@ async function compileWith(
       lists: compiled?.list ? [resourceLists.length] : [],
     });
     const settings = mirrorSettings('resources', name, cfg.mirror, mirrorDefaults);
-    const mirror = settings && compiled ? resourceMirror(settings, compiled) : undefined;
+    const mirror = settings && unguarded ? resourceMirror(settings, unguarded) : undefined;
     if (mirror) mirrored.push({ section: 'resources', entry: name, given: 'mirror' in cfg, mirror });
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
@@ -310,7 +353,13 @@ async function compileWith(
     if (!prompt || steps === null) continue;
     const guarded = steps ? guardPrompt(prompt, steps) : prompt;
     const served = claims.bindings.length > 0 ? claimPrompt(guarded, claims.bindings) : guarded;
-    prompts.set(name, served);
+    const policy = policies?.forEntry(
+      { name, section: 'prompts', annotations: {} },
+      (cfg as { policy?: PolicyField }).policy,
+      promptInput(served),
+    );
+    if (policy !== undefined) entryPolicies.set(`prompts\n${name}`, policy);
+    prompts.set(name, policy === undefined ? served : governPrompt(served, policy));
     const settings = mirrorSettings('prompts', name, cfg.mirror, mirrorDefaults);
     if (settings)
       mirrored.push({
@@ -322,23 +371,29 @@ async function compileWith(
   }
 
   // Each mirror is a tool like the declared ones: validated arguments, the call limits, metrics.
-  const { targets: mirrors, entries: mirrorEntries } = addMirrors(mirrored, tools, report, (mirror) => {
-    const inputSchema = intern(mirror.inputSchema);
-    const descriptor = {
-      name: mirror.name,
-      ...(mirror.title !== undefined && { title: mirror.title }),
-      description: mirror.description,
-      inputSchema,
-      annotations: mirror.annotations,
-    };
-    const checks = {
-      validateArgs: compileSchema(inputSchema, 'meta-checked'),
-      validateOutput: undefined,
-      maxConcurrency: undefined,
-      task: taskMode(undefined, undefined),
-    };
-    return wrapTool(descriptor, mirror.compiled, checks, log);
-  });
+  const { targets: mirrors, entries: mirrorEntries } = addMirrors(
+    mirrored,
+    tools,
+    report,
+    (mirror, section, entry) => {
+      const inputSchema = intern(mirror.inputSchema);
+      const descriptor = {
+        name: mirror.name,
+        ...(mirror.title !== undefined && { title: mirror.title }),
+        description: mirror.description,
+        inputSchema,
+        annotations: mirror.annotations,
+      };
+      const checks = {
+        validateArgs: compileSchema(inputSchema, 'meta-checked'),
+        validateOutput: undefined,
+        maxConcurrency: undefined,
+        task: taskMode(undefined, undefined),
+        policy: entryPolicies.get(`${section}\n${entry}`),
+      };
+      return wrapTool(descriptor, mirror.compiled, checks, log);
+    },
+  );
 
   const toolsets =
     data.toolsets === undefined
@@ -362,6 +417,12 @@ async function compileWith(
     );
   }
 
+  const toolsetPolicies = new Map<string, readonly CompiledPolicy[]>();
+  // Every toolset, with policies or not: its view binds `toolset` for the entries' own.
+  for (const [name, config] of Object.entries(data.toolsets ?? {}))
+    if (policies !== undefined)
+      toolsetPolicies.set(name, policies.forToolset(name, config.policy as PolicyField | undefined));
+
   // compileCatalog disposes the sources opened so far.
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
   scope.finish();
@@ -377,6 +438,17 @@ async function compileWith(
     ...(mirrors.size > 0 && { mirrors }),
     ...(toolsets !== undefined && { toolsets }),
     ...(defaultToolset !== undefined && { defaultToolset }),
+    ...(policies !== undefined && {
+      policies: {
+        toolsets: toolsetPolicies,
+        filtersLists:
+          [...entryPolicies.values()].some((p) => p.filtersLists) ||
+          [...tools.values()].some(
+            (t) => (t as { policies?: EntryPolicy }).policies?.filtersLists === true,
+          ) ||
+          [...toolsetPolicies.values()].some((list) => list.some(readsOnlyTheCaller)),
+      },
+    }),
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
@@ -485,6 +557,42 @@ function taskMode(field: ToolCommon['task'], kindDefault: TaskSupport | undefine
 }
 
 const TASK_MODES = new Map<string, ToolTaskMode>();
+
+/** Whether the manifest declares a policy anywhere: server-wide, on a toolset or on an entry. */
+function declaresPolicies(data: LoadedManifest['data']): boolean {
+  if (data.server?.policies !== undefined) return true;
+  // With deferred errors, an entry or a toolset may still be any value: only a mapping declares one.
+  const declares = (value: unknown) => typeof value === 'object' && value !== null && 'policy' in value;
+  if (Object.values(data.toolsets ?? {}).some(declares)) return true;
+  return (['tools', 'resources', 'prompts'] as const).some((section) =>
+    Object.values(data[section] ?? {}).some(declares),
+  );
+}
+
+/** Whether a toolset's policy can refuse a caller by claims alone (then lists are filtered). */
+function readsOnlyTheCaller(policy: CompiledPolicy): boolean {
+  return (
+    (policy.allow !== undefined && !policy.allow.readsArgs) ||
+    (policy.deny !== undefined && !policy.deny.readsArgs)
+  );
+}
+
+/** The declared defaults of the top-level arguments, which a policy's `args` sees for absent ones. */
+function topLevelDefaults(schema: JsonSchema): Record<string, unknown> | undefined {
+  const defaults: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(topLevelProperties(schema)))
+    if (typeof property === 'object' && property !== null && 'default' in property)
+      Object.defineProperty(defaults, name, { value: property.default, enumerable: true });
+  return Object.keys(defaults).length > 0 ? defaults : undefined;
+}
+
+/** A prompt's arguments as an input schema: every argument is a string. */
+function promptInput(prompt: CatalogPrompt): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const { name } of prompt.descriptor.arguments ?? [])
+    Object.defineProperty(properties, name, { value: { type: 'string' }, enumerable: true });
+  return { type: 'object', properties };
+}
 
 /** The top-level `properties` of a verbatim input schema: the argument names kinds and steps see. */
 function topLevelProperties(schema: JsonSchema): Record<string, JsonSchema> {

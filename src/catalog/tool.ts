@@ -1,13 +1,31 @@
 /**
- * Wraps a kind's compiled tool with what every tool needs: argument validation (defaults applied),
- * the interactive steps the manifest declares (roots, ask, confirm, sample; see steps-run.ts), the
- * declared outputSchema enforced on structured results, and failures turned into results the model
- * can act on instead of protocol errors.
+ * Wraps a kind's compiled tool with what every tool needs, as one sequence of named stages
+ * (`checkedCall`):
  *
+ *   resolve → policy → validate → bind claims → limits → run → shape
+ *
+ * - resolve: the protocol side found the tool in the request's view (catalog/toolsets.ts), which
+ *   bound it to the toolset it is served through;
+ * - policy: the manifest's policies (governance/policy/) allow or refuse the call (a thrown
+ *   GovernanceRefusal);
+ * - validate: optional nulls dropped, claim-bound arguments refused, the arguments checked against
+ *   the input schema with defaults applied;
+ * - bind claims: `fromClaim` inputs filled from the verified token (claims.ts);
+ * - limits: the per-caller limits' slot (`ToolChecks.admit`), which may refuse or hold the call;
+ * - run: the interactive steps (steps/run.ts) around the action: a concurrency slot, the kind's run;
+ *   the declared outputSchema enforced on the action's structured result;
+ * - shape: the output rules' masking, on the structured result and the text the model reads.
+ *
+ * The audit trail records each call at the protocol method, around all of this. A tool with no
+ * policies and no limits pays for neither: the stages are skipped without allocating.
+ *
+ * Failures come back as results the model can act on instead of protocol errors.
  * What stays a protocol matter is thrown on: InputRequired (a 2026 call ends with
  * `input_required`), and in the 2026 era a missing client capability (-32021) or an invalid input
  * response (-32602). In the 2025 era those two are tool errors, like a question that timed out.
  */
+import type { EntryPolicy } from '../governance/policy/policy.js';
+import { shapeToolResult } from '../governance/policy/shape.js';
 import type { CompiledTool } from '../kinds/contract/kinds.js';
 import { errorResult } from '../kinds/contract/results.js';
 import { type Logger, withLogFields } from '../log.js';
@@ -25,6 +43,7 @@ import { isObject } from '../util/is-object.js';
 import { acquire, type Cancellable, QUEUE_WAIT_MS, Slots, tryAcquire } from '../util/slots.js';
 import { bindClaims, type ClaimBinding, claimOverride } from './claims.js';
 import type {
+  CallerIdentity,
   CatalogTool,
   JsonSchema,
   ToolCallContext,
@@ -49,7 +68,29 @@ export interface ToolChecks {
   /** Inputs whose values come from the caller's verified token (claims.ts); none by default. */
   readonly claims?: readonly ClaimBinding[];
   readonly task: ToolTaskMode;
+  /** The policies that apply to the tool (governance/policy/); undefined: none. */
+  readonly policy?: EntryPolicy;
+  /** The limits stage; undefined: no per-caller limits. */
+  readonly admit?: Admission;
 }
+
+/** What the limits stage knows of a call. */
+export interface AdmissionRequest {
+  readonly tool: string;
+  /** The toolset the tool is served through; "" for the whole catalog. */
+  readonly toolset: string;
+  readonly identity: CallerIdentity | undefined;
+  readonly signal: ToolCallContext['signal'];
+}
+
+/**
+ * The limits stage (governance/limits/ implements it): throws a GovernanceRefusal ('limit') to
+ * refuse the call, or lets it through, returning what to call when it ends (a concurrency cap's
+ * release) or undefined.
+ */
+export type Admission = (
+  call: AdmissionRequest,
+) => (() => void) | undefined | Promise<(() => void) | undefined>;
 
 export function wrapTool(
   descriptor: ToolDescriptor,
@@ -65,7 +106,7 @@ export function wrapTool(
  * A class, not closures over wrapTool's arguments: a catalog holds one per tool for its whole life,
  * and four closures with their scope were about 0.4 KB of each of 10,000 tools.
  */
-class WrappedTool implements CatalogTool {
+export class WrappedTool implements CatalogTool {
   readonly task: ToolTaskMode;
   private readonly validateArgs: Validator;
   private readonly validateOutput: Validator | undefined;
@@ -77,11 +118,16 @@ class WrappedTool implements CatalogTool {
   private readonly limits: readonly Slots[];
   /** The log fields of this tool's calls. */
   private readonly fields: { readonly tool: string };
+  /** Undefined when no policy applies: the policy and shape stages are skipped. */
+  private readonly policy: EntryPolicy | undefined;
+  /** As compiled, also when empty: a toolset's view adds its own to it. */
+  private readonly declared: EntryPolicy | undefined;
+  private readonly admit: Admission | undefined;
 
   constructor(
     readonly descriptor: ToolDescriptor,
     private readonly compiled: CompiledTool,
-    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS }: ToolChecks,
+    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS, policy, admit }: ToolChecks,
     private readonly log: Logger,
     private readonly steps: StepPlan | undefined,
   ) {
@@ -93,6 +139,30 @@ class WrappedTool implements CatalogTool {
     this.own = maxConcurrency === undefined ? undefined : new Slots(maxConcurrency);
     this.limits = this.own ? [this.own, allCalls] : ONLY_ALL_CALLS;
     this.fields = { tool: descriptor.name };
+    this.policy = policy === undefined || policy.empty ? undefined : policy;
+    this.declared = policy;
+    this.admit = admit;
+  }
+
+  /** The policies this tool was compiled with (also when none applies), for a toolset's view. */
+  get policies(): EntryPolicy | undefined {
+    return this.declared;
+  }
+
+  /**
+   * The same tool under other policies (served through a toolset): everything else, its
+   * concurrency slots included, is shared.
+   */
+  withPolicy(policy: EntryPolicy): WrappedTool {
+    const copy = Object.create(WrappedTool.prototype) as WrappedTool;
+    Object.assign(copy, this);
+    const settable = copy as unknown as {
+      policy: EntryPolicy | undefined;
+      declared: EntryPolicy | undefined;
+    };
+    settable.policy = policy.empty ? undefined : policy;
+    settable.declared = policy;
+    return copy;
   }
 
   call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
@@ -114,23 +184,70 @@ class WrappedTool implements CatalogTool {
     withLogFields(this.fields, () => this.log.debug(`tool ${this.descriptor.name}: ${outcome}`));
   }
 
+  /** The stages, in order (see the top of this file). */
   private async checkedCall(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    const values = this.present(args);
+    const policy = this.policy;
+    const decided = policy === undefined ? undefined : this.decide(policy, values, ctx);
+    const invalid = this.validate(values) ?? this.bind(values, ctx);
+    if (invalid !== undefined) return invalid;
+    const release = this.admit === undefined ? undefined : await this.limit(this.admit, ctx);
+    let result: ToolResult;
+    try {
+      result = await this.run(values, ctx);
+    } finally {
+      release?.();
+    }
+    return decided === undefined ? result : this.shape(decided.policy, decided.input, result);
+  }
+
+  /**
+   * The arguments to work on: a copy of the top level, as defaults are written into it (nested
+   * defaults land in the request's own parsed objects, which nothing else reads; a deep copy per
+   * call showed up in the profile), without the nulls strict clients (OpenAI's Agents SDK) send for
+   * an optional argument they leave out.
+   */
+  private present(args: Record<string, unknown>): Record<string, unknown> {
+    const values = { ...args };
+    for (const key of this.nullMeansAbsent) if (values[key] === null) delete values[key];
+    return values;
+  }
+
+  /** Stage policy: throws the refusal; returns the decision's input, which shape reuses. */
+  private decide(policy: EntryPolicy, values: Record<string, unknown>, ctx: ToolCallContext) {
+    const input = policy.input(ctx.identity?.claims, values);
+    policy.decide(input);
+    return { policy, input };
+  }
+
+  /** Stage validate: a claim-bound argument the caller set is refused first, then the schema. */
+  private validate(values: Record<string, unknown>): ToolResult | undefined {
     const name = this.descriptor.name;
     const claims = this.claims;
-    // Defaults are written into the arguments: work on a copy of the top level. (Nested defaults
-    // land in the request's own parsed objects, which nothing else reads; a deep copy per call
-    // showed up in the profile.)
-    const values = { ...args };
-    // Strict clients (OpenAI's Agents SDK) send null for an optional argument they leave out.
-    for (const key of this.nullMeansAbsent) if (values[key] === null) delete values[key];
-    // A claim-bound argument the caller tries to set is refused before anything else looks at it.
     const override = claims.length > 0 ? claimOverride(`Tool ${name}`, claims, values) : undefined;
     if (override !== undefined) return errorResult(override);
     const invalid = this.validateArgs(values);
-    if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
-    const unbound = bindClaims(`Tool ${name}`, claims, values, ctx.identity);
-    if (unbound !== undefined) return errorResult(unbound);
-    // Only the action's own result has to match the outputSchema, not "cancelled by the user".
+    return invalid ? errorResult(`Invalid arguments for tool ${name}: ${invalid}.`) : undefined;
+  }
+
+  /** Stage bind claims. */
+  private bind(values: Record<string, unknown>, ctx: ToolCallContext): ToolResult | undefined {
+    const unbound = bindClaims(`Tool ${this.descriptor.name}`, this.claims, values, ctx.identity);
+    return unbound === undefined ? undefined : errorResult(unbound);
+  }
+
+  /** Stage limits: refuses by throwing; the release, if any, runs when the call ends. */
+  private limit(admit: Admission, ctx: ToolCallContext) {
+    return admit({
+      tool: this.descriptor.name,
+      toolset: this.policy?.toolset ?? '',
+      identity: ctx.identity,
+      signal: ctx.signal,
+    });
+  }
+
+  /** Stage run: the steps around the action; only the action's own result meets the outputSchema. */
+  private async run(values: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
     let acted: ToolResult | undefined;
     let result: ToolResult;
     if (this.steps === undefined) {
@@ -144,11 +261,26 @@ class WrappedTool implements CatalogTool {
       const mismatch = this.validateOutput(result.structuredContent);
       if (mismatch) {
         return errorResult(
-          `Tool ${name} produced a result that does not match its outputSchema: ${mismatch}.`,
+          `Tool ${this.descriptor.name} produced a result that does not match its outputSchema: ${mismatch}.`,
         );
       }
     }
     return result;
+  }
+
+  /** Stage shape: what the output rules hide from this caller, in the structure and in the text. */
+  private shape(
+    policy: EntryPolicy,
+    input: ReturnType<EntryPolicy['input']>,
+    result: ToolResult,
+  ): ToolResult {
+    if (!policy.masks) return result;
+    const masking = policy.masking(input);
+    if (masking === undefined) return result;
+    const shaped = shapeToolResult(result, masking);
+    // A refusal stays one for the metrics.
+    if (refusals.has(result)) refusals.add(shaped);
+    return shaped;
   }
 
   private async action(values: Readonly<Record<string, unknown>>, ctx: ToolCallContext): Promise<ToolResult> {

@@ -7,7 +7,7 @@
  */
 
 import { contentToolInfo } from './content/tool.info.js';
-import { LINT_FIELDS, MIRROR_FIELDS, TOOL_FIELDS } from './contract/fields.js';
+import { LINT_FIELDS, MIRROR_FIELDS, POLICY_FIELDS, TOOL_FIELDS } from './contract/fields.js';
 import { ASK_SCHEMA, STEP_FIELDS } from './contract/step-fields.js';
 import { directoryResourceInfo } from './files/directory.info.js';
 import { fileResourceInfo } from './files/file.info.js';
@@ -30,9 +30,9 @@ import { sqliteSourceInfo } from './sql/sqlite/source.info.js';
 
 export function builtinKinds(): KindRegistry {
   return new KindRegistry({
-    tools: { ...TOOL_FIELDS, ...STEP_FIELDS, ...LINT_FIELDS },
-    resources: { ...LINT_FIELDS, ...MIRROR_FIELDS },
-    prompts: { ask: ASK_SCHEMA, ...LINT_FIELDS, ...MIRROR_FIELDS },
+    tools: { ...TOOL_FIELDS, ...STEP_FIELDS, ...LINT_FIELDS, ...POLICY_FIELDS },
+    resources: { ...LINT_FIELDS, ...MIRROR_FIELDS, ...POLICY_FIELDS },
+    prompts: { ask: ASK_SCHEMA, ...LINT_FIELDS, ...MIRROR_FIELDS, ...POLICY_FIELDS },
   })
     .register('sources', sqliteSourceInfo, async () => (await import('./sql/sqlite/source.js')).sqliteSource)
     .register(

@@ -5,6 +5,7 @@
  */
 
 import { InvalidRequestParams, ResourceNotFound } from '../catalog/types.js';
+import { GovernanceRefusal } from '../governance/refusal.js';
 import type { Logger } from '../log.js';
 import { InteractionFailed, MissingClientCapability } from '../steps/interaction.js';
 import { ErrorCode, HttpStatus, invalidParams, ProtocolError } from './jsonrpc.js';
@@ -25,6 +26,9 @@ export function knownError(err: unknown, era: Era): ProtocolError | undefined {
   if (err instanceof ProtocolError) return err;
   if (err instanceof ResourceNotFound) return resourceNotFound(err.uri, era, err.message);
   if (err instanceof InvalidRequestParams) return invalidParams(err.message);
+  // A policy's refusal names the policy, never its expression or the values it read.
+  if (err instanceof GovernanceRefusal && err.decision === 'deny')
+    return new ProtocolError(ErrorCode.PolicyDenied, err.message, { rule: err.rule });
   if (err instanceof MissingClientCapability) {
     // 2026: -32021 with the ClientCapabilities object it needs; a 2025 prompt: invalid params.
     if (era === 'legacy') return invalidParams(err.message);

@@ -19,6 +19,8 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  /** A policy refused the request (governance/policy/); `data.rule` names it. */
+  PolicyDenied: -32040,
 } as const;
 
 /** The HTTP statuses a protocol outcome can imply (see ReceiveOutcome in server.ts). */

@@ -137,7 +137,8 @@ export class InvalidRequestParams extends Error {
 
 export interface CatalogResource {
   readonly descriptor: ResourceDescriptor;
-  read(signal: AbortSignal): Promise<readonly ResourceContents[]>;
+  /** `identity`: the verified caller, for the catalog's policies; kinds' own resources ignore it. */
+  read(signal: AbortSignal, identity?: CallerIdentity): Promise<readonly ResourceContents[]>;
   /**
    * Whether clients may subscribe to this URI: true when the server sends
    * `notifications/resources/updated` whenever the content changes (while hot reload watches the

@@ -16,7 +16,7 @@ async function readResource(scope: RequestScope): Promise<object> {
   const { catalog, signal } = scope;
   try {
     const resource = catalog.resources.get(uri);
-    if (resource !== undefined) return { contents: await resource.read(signal) };
+    if (resource !== undefined) return { contents: await resource.read(signal, scope.identity) };
     for (const template of catalog.templates) {
       const vars = template.match(uri);
       if (vars === undefined) continue;
