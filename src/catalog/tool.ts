@@ -192,12 +192,8 @@ export class WrappedTool implements CatalogTool {
     const invalid = this.validate(values) ?? this.bind(values, ctx);
     if (invalid !== undefined) return invalid;
     const release = this.admit === undefined ? undefined : await this.limit(this.admit, ctx);
-    let result: ToolResult;
-    try {
-      result = await this.run(values, ctx);
-    } finally {
-      release?.();
-    }
+    const result =
+      release === undefined ? await this.run(values, ctx) : await this.held(values, ctx, release);
     return decided === undefined ? result : this.shape(decided.policy, decided.input, result);
   }
 
@@ -246,26 +242,40 @@ export class WrappedTool implements CatalogTool {
     });
   }
 
-  /** Stage run: the steps around the action; only the action's own result meets the outputSchema. */
-  private async run(values: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+  /**
+   * Stage run: the steps around the action; only the action's own result meets the outputSchema.
+   * Not async: a tool without steps or outputSchema hands the action's own promise on.
+   */
+  private run(values: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    if (this.steps !== undefined) return this.runSteps(values, ctx, this.steps);
+    const acted = this.action(values, ctx);
+    return this.validateOutput === undefined ? acted : acted.then((result) => this.checkOutput(result));
+  }
+
+  /** Stage run, held by a limit: the release is called when the run ends, however it ends. */
+  private async held(values: Record<string, unknown>, ctx: ToolCallContext, release: () => void) {
+    try {
+      return await this.run(values, ctx);
+    } finally {
+      release();
+    }
+  }
+
+  private async runSteps(values: Record<string, unknown>, ctx: ToolCallContext, plan: StepPlan) {
     let acted: ToolResult | undefined;
-    let result: ToolResult;
-    if (this.steps === undefined) {
-      result = await this.action(values, ctx);
-      acted = result;
-    } else {
-      const act = async (v: Readonly<Record<string, unknown>>) => (acted = await this.action(v, ctx));
-      result = await this.interactive(values, ctx, this.steps, act);
-    }
-    if (this.validateOutput && result === acted && !result.isError) {
-      const mismatch = this.validateOutput(result.structuredContent);
-      if (mismatch) {
-        return errorResult(
-          `Tool ${this.descriptor.name} produced a result that does not match its outputSchema: ${mismatch}.`,
-        );
-      }
-    }
-    return result;
+    const act = async (v: Readonly<Record<string, unknown>>) => (acted = await this.action(v, ctx));
+    const result = await this.interactive(values, ctx, plan, act);
+    return result === acted ? this.checkOutput(result) : result;
+  }
+
+  /** The declared outputSchema, on a structured result that is not an error. */
+  private checkOutput(result: ToolResult): ToolResult {
+    if (this.validateOutput === undefined || result.isError) return result;
+    const mismatch = this.validateOutput(result.structuredContent);
+    if (!mismatch) return result;
+    return errorResult(
+      `Tool ${this.descriptor.name} produced a result that does not match its outputSchema: ${mismatch}.`,
+    );
   }
 
   /** Stage shape: what the output rules hide from this caller, in the structure and in the text. */
