@@ -45,6 +45,7 @@ export function remember<T extends Governable>(
 export function governResource(resource: CatalogResource, policy: EntryPolicy): CatalogResource {
   return remember(resource, policy, (inner, p) => ({
     ...inner,
+    callerBound: true,
     async read(signal, identity) {
       const input = p.input(identity?.claims, {});
       p.decide(input);
@@ -58,6 +59,7 @@ export function governResource(resource: CatalogResource, policy: EntryPolicy): 
 export function governTemplate(template: CatalogTemplate, policy: EntryPolicy): CatalogTemplate {
   return remember(template, policy, (inner, p) => ({
     ...inner,
+    callerBound: true,
     match: (uri) => inner.match(uri),
     async read(uri, vars, signal, identity) {
       const input = p.input(identity?.claims, vars);

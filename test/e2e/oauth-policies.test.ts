@@ -16,7 +16,13 @@ import { after, before, describe, it } from 'node:test';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type ServedCli, spawnHttpCli, taskRequest } from '../transports/http-harness.js';
+import {
+  modernRequest,
+  post,
+  type ServedCli,
+  spawnHttpCli,
+  taskRequest,
+} from '../transports/http-harness.js';
 import { type Issuer, startIssuer } from './oidc-issuer.js';
 
 const REDIRECT = 'http://127.0.0.1:7/callback';
@@ -203,6 +209,19 @@ describe('policies: allow, deny, masking and lists by the caller’s claims (oid
     assert.equal((await bob.listResourceTemplates()).resourceTemplates.length, 1);
     assert.equal((await bob.listPrompts()).prompts.length, 1);
     await bob.close();
+
+    // A list that depends on the caller is cacheable for that caller only; so is a governed read.
+    const carolToken = await token('carol');
+    const list = modernRequest(1, 'tools/list');
+    const raw = (
+      await post(cli.url, list.message, { ...list.headers, authorization: `Bearer ${carolToken}` })
+    ).json();
+    assert.equal(raw.result.cacheScope, 'private', JSON.stringify(raw));
+    const read = modernRequest(2, 'resources/read', { uri: 'docs://handbook' });
+    const bobRead = (
+      await post(cli.url, read.message, { ...read.headers, authorization: `Bearer ${await token('bob')}` })
+    ).json();
+    assert.equal(bobRead.result.cacheScope, 'private', JSON.stringify(bobRead));
 
     for (const carol of [await modernAs('carol'), await legacyAs('carol')]) {
       const tools = ((await carol.listTools()).tools as Json[]).map((t) => t.name);

@@ -132,19 +132,48 @@ export function maskText(text: string, masking: Masking, seen: ReadonlySet<strin
     const out = maskValue(json.value, masking, values);
     return JSON.stringify(out, null, json.indent);
   }
+  // Each masked value is looked for once over the whole text: past this many, the text is withheld
+  // rather than searched thousands of times (the structured result still carries the masked rows).
+  if (seen.size > MAX_VALUES_IN_TEXT) return WITHHELD;
   let out = text;
-  const texts = [...seen].sort((a, b) => b.length - a.length);
+  const texts = [...new Set([...seen].flatMap(writtenForms))].sort((a, b) => b.length - a.length);
   for (const value of texts) {
-    const numeric = /^-?\d+(\.\d+)?$/.test(value);
-    const pattern = numeric
-      ? new RegExp(`(?<![\\w.])${escapeRegExp(value)}(?![\\w]|\\.\\d)`, 'g')
-      : new RegExp(escapeRegExp(value), 'g');
-    out = out.replace(pattern, MASK);
-    // A markdown table escapes `|` in cells: mask that form too.
-    if (value.includes('|')) out = out.split(value.replaceAll('|', '\\|')).join(MASK);
+    if (/^-?\d+(\.\d+)?$/.test(value)) {
+      // A number only where it stands alone: 50 in "50" but not in "1502" or "50.5".
+      out = out.replace(new RegExp(`(?<![\\w.])${escapeRegExp(value)}(?![\\w]|\\.\\d)`, 'g'), MASK);
+      continue;
+    }
+    out = out.split(value).join(MASK);
   }
   return masking.detect.length > 0 ? redact(out, masking.detect) : out;
 }
+
+/**
+ * The ways a value may be written into text made from it: as it is, and as a markdown table cell
+ * writes it (kinds/sql/text-table.ts: `\\`, `|` and line breaks escaped, a long value cut to its
+ * first 199 characters), so no form of a masked value is left in the table the model reads.
+ */
+function writtenForms(value: string): string[] {
+  const forms = [value];
+  const prefix = value.length > CUT_AT ? value.slice(0, CUT_AT - 1) : undefined;
+  if (prefix !== undefined) forms.push(prefix);
+  for (const form of [...forms]) {
+    const escaped = form
+      .replace(/\\/g, '\\\\')
+      .replace(/\|/g, '\\|')
+      .replace(/\r?\n|\r/g, '\\n');
+    if (escaped !== form) forms.push(escaped);
+  }
+  return forms;
+}
+
+/** Where a table cell is cut (kinds/sql/text-table.ts MAX_CELL_CHARS). */
+const CUT_AT = 200;
+
+/** How many distinct masked values a text is searched for (a page of SQL rows is well under it). */
+const MAX_VALUES_IN_TEXT = 5000;
+const WITHHELD =
+  '[This text is withheld: too many of its values are masked for this caller. The structured result holds the rows, masked.]';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

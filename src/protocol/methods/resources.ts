@@ -16,7 +16,11 @@ async function readResource(scope: RequestScope): Promise<object> {
   const { catalog, signal } = scope;
   try {
     const resource = catalog.resources.get(uri);
-    if (resource !== undefined) return { contents: await resource.read(signal, scope.identity) };
+    if (resource !== undefined) {
+      const result = { contents: await resource.read(signal, scope.identity) };
+      // Under a policy, who may read it and what they see depend on the caller.
+      return resource.callerBound ? privateResult(result) : result;
+    }
     for (const template of catalog.templates) {
       const vars = template.match(uri);
       if (vars === undefined) continue;
@@ -61,9 +65,11 @@ async function listResources(scope: RequestScope): Promise<object> {
   const shown = access === undefined ? all : all.filter((d) => access.allows('resources', d.uri));
   const offset = decodeCursor(scope.params.cursor, shown.length);
   const end = offset + Math.max(1, Math.floor(catalog.pageSize) || shown.length || 1);
-  return end < shown.length
-    ? { resources: shown.slice(offset, end), nextCursor: encodeCursor(end) }
-    : { resources: shown.slice(offset) };
+  const page =
+    end < shown.length
+      ? { resources: shown.slice(offset, end), nextCursor: encodeCursor(end) }
+      : { resources: shown.slice(offset) };
+  return access === undefined ? page : privateResult(page);
 }
 
 export const resourceMethods: Record<string, MethodSpec> = {
