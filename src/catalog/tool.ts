@@ -144,6 +144,11 @@ export class WrappedTool implements CatalogTool {
     this.admit = admit;
   }
 
+  screen(args: Record<string, unknown>, identity: CallerIdentity | undefined): void {
+    const policy = this.policy;
+    if (policy !== undefined) policy.decide(policy.input(identity?.claims, this.present(args)));
+  }
+
   /** The policies this tool was compiled with (also when none applies), for a toolset's view. */
   get policies(): EntryPolicy | undefined {
     return this.declared;

@@ -86,6 +86,11 @@ export interface CatalogTool {
    * with `isError: true`; only a bug in mcp-run itself may throw.
    */
   call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult>;
+  /**
+   * The policy stage alone (catalog/tool.ts): throws the refusal a call with these arguments would
+   * meet, so a task is not made for a call that cannot run. `call` decides again.
+   */
+  screen?(args: Record<string, unknown>, identity: CallerIdentity | undefined): void;
 }
 
 /** Who gets a prompt: what the core knows of the request beyond its arguments. */

@@ -16,6 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
   modernRequest,
   post,
@@ -273,25 +274,23 @@ describe('policies: allow, deny, masking and lists by the caller’s claims (oid
     await bob.close();
   });
 
-  it('refuses a guest a task: it ends with the policy error; staff get theirs', async () => {
+  it('refuses a guest a task before it is made; staff get theirs', async () => {
     const carol = await token('carol');
-    const created = await taskRequest(cli.url, carol, 1, 'tools/call', {
+    const refusedCall = await taskRequest(cli.url, carol, 1, 'tools/call', {
       name: 'slow_report',
       arguments: {},
     });
-    let outcome: Json = created;
-    if (created.result?.resultType === 'task') {
-      const taskId = created.result.taskId as string;
-      for (let i = 0; i < 200; i++) {
-        outcome = await taskRequest(cli.url, carol, 2, 'tasks/get', { taskId });
-        if (outcome.error !== undefined || outcome.result.status !== 'working') break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      assert.equal(outcome.result?.status, 'failed', JSON.stringify(outcome));
-      outcome = outcome.result;
-    }
-    assert.equal(outcome.error?.code, -32040, JSON.stringify(outcome));
-    assert.deepEqual(outcome.error.data, { rule: 'staff-only' });
+    assert.equal(refusedCall.error?.code, -32040, JSON.stringify(refusedCall));
+    assert.deepEqual(refusedCall.error.data, { rule: 'staff-only' });
+    const legacy = await legacyAs('carol');
+    await refused(
+      legacy.request(
+        { method: 'tools/call', params: { name: 'slow_report', arguments: {}, task: {} } },
+        CreateTaskResultSchema,
+      ),
+      'staff-only',
+    );
+    await legacy.close();
     const alice = await token('alice');
     const allowed = await taskRequest(cli.url, alice, 4, 'tools/call', {
       name: 'slow_report',
