@@ -26,6 +26,7 @@
  */
 import type { EntryPolicy } from '../governance/policy/policy.js';
 import { shapeToolResult } from '../governance/policy/shape.js';
+import { GovernanceRefusal } from '../governance/refusal.js';
 import type { CompiledTool } from '../kinds/contract/kinds.js';
 import { errorResult } from '../kinds/contract/results.js';
 import { type Logger, withLogFields } from '../log.js';
@@ -144,6 +145,7 @@ export class WrappedTool implements CatalogTool {
     this.admit = admit;
   }
 
+  /** The policy stage alone, for a call about to become a task (protocol/task-call.ts). */
   screen(args: Record<string, unknown>, identity: CallerIdentity | undefined): void {
     const policy = this.policy;
     if (policy !== undefined) policy.decide(policy.input(identity?.claims, this.present(args)));
@@ -178,7 +180,14 @@ export class WrappedTool implements CatalogTool {
         return result;
       },
       (err: unknown) => {
-        this.ended(observed, err instanceof InputRequired ? 'input_required' : 'protocol_error');
+        // A policy's or a limit's refusal is a refusal for the metrics, like a full concurrency limit.
+        const outcome =
+          err instanceof InputRequired
+            ? 'input_required'
+            : err instanceof GovernanceRefusal
+              ? 'refused'
+              : 'protocol_error';
+        this.ended(observed, outcome);
         throw err;
       },
     );
