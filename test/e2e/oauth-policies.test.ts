@@ -115,7 +115,8 @@ describe('policies: allow, deny, masking and lists by the caller’s claims (oid
       '',
     ].join('\n');
     await writeFile(join(dir, 'mcp.yaml'), manifest);
-    cli = await spawnHttpCli([join(dir, 'mcp.yaml'), '--no-watch']);
+    // Watched, so the handbook sends updates and can be subscribed to.
+    cli = await spawnHttpCli([join(dir, 'mcp.yaml')]);
     resource = cli.url;
   });
   after(async () => {
@@ -247,6 +248,11 @@ describe('policies: allow, deny, masking and lists by the caller’s claims (oid
       await refused(carol.readResource({ uri: 'docs://handbook' }), 'staff-only');
       await refused(carol.readResource({ uri: 'region://eu' }), 'staff-only');
       await refused(carol.getPrompt({ name: 'brief', arguments: { topic: 'sales' } }), 'staff-only');
+      if (carol instanceof ClientV1)
+        await assert.rejects(
+          carol.subscribeResource({ uri: 'docs://handbook' }),
+          (err: Json) => err.code === -32002,
+        );
       await refused(
         carol.complete({
           ref: { type: 'ref/prompt', name: 'brief' },
@@ -263,6 +269,9 @@ describe('policies: allow, deny, masking and lists by the caller’s claims (oid
       );
       await carol.close();
     }
+    const bobLegacy = await legacyAs('bob');
+    assert.deepEqual(await bobLegacy.subscribeResource({ uri: 'docs://handbook' }), {});
+    await bobLegacy.close();
     const bob = await modernAs('bob');
     const read = await bob.readResource({ uri: 'docs://handbook' });
     assert.equal((read.contents[0] as Json).text, 'Payroll: payroll@example.test');
