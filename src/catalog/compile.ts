@@ -298,8 +298,6 @@ async function compileWith(
       undefined,
     );
     if (policy !== undefined) entryPolicies.set(`resources\n${name}`, policy);
-    // The mirror is built from the entry as the kind made it; it carries the entry's policy itself.
-    const unguarded = claimed;
     const compiled =
       claimed && policy !== undefined
         ? {
@@ -324,7 +322,8 @@ async function compileWith(
       lists: compiled?.list ? [resourceLists.length] : [],
     });
     const settings = mirrorSettings('resources', name, cfg.mirror, mirrorDefaults);
-    const mirror = settings && unguarded ? resourceMirror(settings, unguarded) : undefined;
+    // The mirror is built from the entry before its policy: it carries the entry's policy itself.
+    const mirror = settings && claimed ? resourceMirror(settings, claimed) : undefined;
     if (mirror) mirrored.push({ section: 'resources', entry: name, given: 'mirror' in cfg, mirror });
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
