@@ -210,6 +210,21 @@ export const problems = {
       ? `toolsets: ${known.join(', ')}`
       : 'declare it under the top-level `toolsets:` section',
   }),
+  POLICY_SYNTAX: (reason: string): Problem => ({
+    code: 'POLICY_SYNTAX',
+    message: `the policy expression does not parse: ${reason}`,
+    hint: 'policies are CEL, e.g. "admin" in claims.roles && args.limit <= 100 (docs/governance.md#policies)',
+  }),
+  POLICY_TYPE: (reason: string, args?: readonly string[]): Problem => ({
+    code: 'POLICY_TYPE',
+    message: `the policy expression does not type-check: ${reason}`,
+    hint: `it may read claims, entry (name, section, annotations), toolset and args${args === undefined ? '' : args.length > 0 ? ` (this entry's arguments: ${args.join(', ')})` : ' (this entry takes no arguments)'}, and must be a bool`,
+  }),
+  POLICY_UNKNOWN: (name: string, known: readonly string[], suggestion?: string): Problem => ({
+    code: 'POLICY_UNKNOWN',
+    message: `no server policy is named ${quote(name)}${didYouMean(suggestion)}`,
+    hint: known.length ? `server.policies: ${known.join(', ')}` : 'declare it under server.policies',
+  }),
   MIRROR_NAME_TAKEN: (tool: string, other: string): Problem => ({
     code: 'MIRROR_NAME_TAKEN',
     message: `this entry is mirrored as the tool ${quote(tool)}, which is already ${other}`,

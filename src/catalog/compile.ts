@@ -24,6 +24,8 @@ import {
   sortByPosition,
 } from '../errors.js';
 import { CallLimits, type LimitsAt } from '../governance/limits/gate.js';
+import { PolicyCompiler } from '../governance/policy/compile.js';
+import type { CompiledPolicy, EntryPolicy, PolicyConfig, PolicyField } from '../governance/policy/policy.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
@@ -52,6 +54,7 @@ import {
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
+import { governPrompt, governResource, governTemplate } from './policy.js';
 import { guardPrompt } from './prompt.js';
 import { loadSkillFolders } from './skill-folders.js';
 import { addToolsetSkills, plannedSkillNames } from './skills-from-toolsets.js';
@@ -149,6 +152,17 @@ async function compileWith(
     if (opened) sources.set(name, { kind: cfg.kind, opened });
   }
 
+  // Policies (governance/policy/): compiled only when the manifest declares one anywhere, so a
+  // manifest without them serves exactly as before.
+  const policies = declaresPolicies(data)
+    ? new PolicyCompiler(
+        data.server?.policies as Record<string, PolicyConfig> | undefined,
+        (path, problem, needle) => scope.report(path as EntryPath, problem, needle),
+        (message) => log.warn(message),
+      )
+    : undefined;
+  /** Each resource entry's and prompt's policy, for its mirror. */
+  const entryPolicies = new Map<string, EntryPolicy>();
   const compileSchema = createSchemaCompiler();
   const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
@@ -246,6 +260,12 @@ async function compileWith(
       ...(task.support !== 'forbidden' && { execution: { taskSupport: task.support } }),
     };
     const maxConcurrency = common.maxConcurrency ?? compiled.defaultConcurrency;
+    const policy = policies?.forEntry(
+      { name, section: 'tools', annotations: annotations as Readonly<Record<string, unknown>> },
+      (cfg as { policy?: PolicyField }).policy,
+      inputSchema,
+      topLevelDefaults(inputSchema),
+    );
     tools.set(
       name,
       wrapTool(
@@ -258,6 +278,7 @@ async function compileWith(
           task,
           claims: claims.bindings,
           limits: limitsOf(name, common.limits),
+          ...(policy !== undefined && { policy }),
         },
         log,
         steps,
@@ -288,10 +309,24 @@ async function compileWith(
       ctx.log.warn(claimsWithoutAuth('variable', claims.bindings, 'every read of this template is refused'));
     const kindConfig = claims.bindings.length > 0 ? { ...cfg, variables: claims.kindVariables } : cfg;
     const raw = await guard('resources', name, () => kind?.compile(kindConfig, ctx));
-    const compiled =
+    const claimed =
       raw && claims.bindings.length > 0
         ? { ...raw, templates: raw.templates.map((t) => claimTemplate(t, claims.bindings)) }
         : raw;
+    const policy = policies?.forEntry(
+      { name, section: 'resources', annotations: {} },
+      (cfg as { policy?: PolicyField }).policy,
+      undefined,
+    );
+    if (policy !== undefined) entryPolicies.set(`resources\n${name}`, policy);
+    const compiled =
+      claimed && policy !== undefined
+        ? {
+            ...claimed,
+            resources: claimed.resources.map((r) => governResource(r, policy)),
+            templates: claimed.templates.map((t) => governTemplate(t, policy)),
+          }
+        : claimed;
     // A bound variable no template of the entry has would bind nothing: an error, as some kinds say too.
     for (const { name: variable, claim } of raw ? claims.bindings : [])
       if (!raw?.templates.some((t) => templateNames(t.descriptor.uriTemplate).has(variable)))
@@ -308,7 +343,8 @@ async function compileWith(
       lists: compiled?.list ? [resourceLists.length] : [],
     });
     const settings = mirrorSettings('resources', name, cfg.mirror, mirrorDefaults);
-    const mirror = settings && compiled ? resourceMirror(settings, compiled) : undefined;
+    // The mirror is built from the entry before its policy: it carries the entry's policy itself.
+    const mirror = settings && claimed ? resourceMirror(settings, claimed) : undefined;
     if (mirror) mirrored.push({ section: 'resources', entry: name, given: 'mirror' in cfg, mirror });
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
@@ -341,9 +377,16 @@ async function compileWith(
     if (!prompt || steps === null) continue;
     const guarded = steps ? guardPrompt(prompt, steps) : prompt;
     const served = claims.bindings.length > 0 ? claimPrompt(guarded, claims.bindings) : guarded;
-    prompts.set(name, served);
+    const policy = policies?.forEntry(
+      { name, section: 'prompts', annotations: {} },
+      (cfg as { policy?: PolicyField }).policy,
+      promptInput(served),
+    );
+    if (policy !== undefined) entryPolicies.set(`prompts\n${name}`, policy);
+    const governed = policy === undefined ? served : governPrompt(served, policy);
+    prompts.set(name, governed);
     const limits = entryLimitsOf('prompts', name, cfg);
-    if (limits !== undefined) entryLimits.set(served, limits);
+    if (limits !== undefined) entryLimits.set(governed, limits);
     const settings = mirrorSettings('prompts', name, cfg.mirror, mirrorDefaults);
     if (settings)
       mirrored.push({
@@ -362,24 +405,30 @@ async function compileWith(
     ]),
   );
   // Each mirror is a tool like the declared ones: validated arguments, the call limits, metrics.
-  const { targets: mirrors, entries: mirrorEntries } = addMirrors(mirrored, tools, report, (mirror) => {
-    const inputSchema = intern(mirror.inputSchema);
-    const descriptor = {
-      name: mirror.name,
-      ...(mirror.title !== undefined && { title: mirror.title }),
-      description: mirror.description,
-      inputSchema,
-      annotations: mirror.annotations,
-    };
-    const checks = {
-      validateArgs: compileSchema(inputSchema, 'meta-checked'),
-      validateOutput: undefined,
-      maxConcurrency: undefined,
-      task: taskMode(undefined, undefined),
-      limits: limitsOf(mirror.name, undefined, mirroredFrom.get(mirror)),
-    };
-    return wrapTool(descriptor, mirror.compiled, checks, log);
-  });
+  const { targets: mirrors, entries: mirrorEntries } = addMirrors(
+    mirrored,
+    tools,
+    report,
+    (mirror, section, entry) => {
+      const inputSchema = intern(mirror.inputSchema);
+      const descriptor = {
+        name: mirror.name,
+        ...(mirror.title !== undefined && { title: mirror.title }),
+        description: mirror.description,
+        inputSchema,
+        annotations: mirror.annotations,
+      };
+      const checks = {
+        validateArgs: compileSchema(inputSchema, 'meta-checked'),
+        validateOutput: undefined,
+        maxConcurrency: undefined,
+        task: taskMode(undefined, undefined),
+        limits: limitsOf(mirror.name, undefined, mirroredFrom.get(mirror)),
+        policy: entryPolicies.get(`${section}\n${entry}`),
+      };
+      return wrapTool(descriptor, mirror.compiled, checks, log);
+    },
+  );
 
   // Skills: the folders' (skill-folders.ts), checked like any entry and reported with the rest.
   const skills = new Map<string, CatalogSkill>();
@@ -442,6 +491,12 @@ async function compileWith(
     });
   }
 
+  const toolsetPolicies = new Map<string, readonly CompiledPolicy[]>();
+  // Every toolset, with policies or not: its view binds `toolset` for the entries' own.
+  for (const [name, config] of Object.entries(data.toolsets ?? {}))
+    if (policies !== undefined)
+      toolsetPolicies.set(name, policies.forToolset(name, config.policy as PolicyField | undefined));
+
   const pageSize = data.server?.pageSize ?? DEFAULT_PAGE_SIZE;
   // compileCatalog disposes the sources opened so far.
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
@@ -461,6 +516,17 @@ async function compileWith(
     ...(mirrors.size > 0 && { mirrors }),
     ...(toolsets !== undefined && { toolsets }),
     ...(defaultToolset !== undefined && { defaultToolset }),
+    ...(policies !== undefined && {
+      policies: {
+        toolsets: toolsetPolicies,
+        filtersLists:
+          [...entryPolicies.values()].some((p) => p.filtersLists) ||
+          [...tools.values()].some(
+            (t) => (t as { policies?: EntryPolicy }).policies?.filtersLists === true,
+          ) ||
+          [...toolsetPolicies.values()].some((list) => list.some(readsOnlyTheCaller)),
+      },
+    }),
     pageSize,
     ...(entryLimits.size > 0 && { entryLimits }),
     ...(requestLimit !== undefined && { requestLimit }),
@@ -576,6 +642,42 @@ function taskMode(field: ToolCommon['task'], kindDefault: TaskSupport | undefine
 }
 
 const TASK_MODES = new Map<string, ToolTaskMode>();
+
+/** Whether the manifest declares a policy anywhere: server-wide, on a toolset or on an entry. */
+function declaresPolicies(data: LoadedManifest['data']): boolean {
+  if (data.server?.policies !== undefined) return true;
+  // With deferred errors, an entry or a toolset may still be any value: only a mapping declares one.
+  const declares = (value: unknown) => typeof value === 'object' && value !== null && 'policy' in value;
+  if (Object.values(data.toolsets ?? {}).some(declares)) return true;
+  return (['tools', 'resources', 'prompts'] as const).some((section) =>
+    Object.values(data[section] ?? {}).some(declares),
+  );
+}
+
+/** Whether a toolset's policy can refuse a caller by claims alone (then lists are filtered). */
+function readsOnlyTheCaller(policy: CompiledPolicy): boolean {
+  return (
+    (policy.allow !== undefined && !policy.allow.readsArgs) ||
+    (policy.deny !== undefined && !policy.deny.readsArgs)
+  );
+}
+
+/** The declared defaults of the top-level arguments, which a policy's `args` sees for absent ones. */
+function topLevelDefaults(schema: JsonSchema): Record<string, unknown> | undefined {
+  const defaults: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(topLevelProperties(schema)))
+    if (typeof property === 'object' && property !== null && 'default' in property)
+      Object.defineProperty(defaults, name, { value: property.default, enumerable: true });
+  return Object.keys(defaults).length > 0 ? defaults : undefined;
+}
+
+/** A prompt's arguments as an input schema: every argument is a string. */
+function promptInput(prompt: CatalogPrompt): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const { name } of prompt.descriptor.arguments ?? [])
+    Object.defineProperty(properties, name, { value: { type: 'string' }, enumerable: true });
+  return { type: 'object', properties };
+}
 
 /** The top-level `properties` of a verbatim input schema: the argument names kinds and steps see. */
 function topLevelProperties(schema: JsonSchema): Record<string, JsonSchema> {

@@ -69,8 +69,8 @@ export class CompileScope {
     this.warn = undefined;
   }
 
-  report(path: EntryPath, problem: Problem): void {
-    if (this.loaded !== undefined) this.diagnostics.push(this.loaded.diagnose(path, problem));
+  report(path: EntryPath, problem: Problem, needle?: string): void {
+    if (this.loaded !== undefined) this.diagnostics.push(this.loaded.diagnose(path, problem, needle));
   }
 
   /** While compiling, a kind's warning is about its entry; later (at run time) it is just logged. */

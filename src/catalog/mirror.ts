@@ -79,7 +79,7 @@ export function addMirrors(
   mirrored: readonly MirroredEntry[],
   tools: Map<string, CatalogTool>,
   report: (path: EntryPath, problem: Problem) => void,
-  wrap: (mirror: Mirror) => CatalogTool,
+  wrap: (mirror: Mirror, section: MirroredSection, entry: string) => CatalogTool,
 ): {
   targets: Map<string, MirrorTarget>;
   entries: Map<string, { readonly section: MirroredSection; readonly entry: string }>;
@@ -109,7 +109,7 @@ export function addMirrors(
     }
     entries.set(mirror.name, { section, entry });
     targets.set(mirror.name, mirror.target);
-    tools.set(mirror.name, wrap(mirror));
+    tools.set(mirror.name, wrap(mirror, section, entry));
   }
   return { targets, entries };
 }

@@ -1,14 +1,33 @@
 /**
- * Wraps a kind's compiled tool with what every tool needs: argument validation (defaults applied),
- * the interactive steps the manifest declares (roots, ask, confirm, sample; see steps-run.ts), the
- * declared outputSchema enforced on structured results, and failures turned into results the model
- * can act on instead of protocol errors.
+ * Wraps a kind's compiled tool with what every tool needs, as one sequence of named stages
+ * (`checkedCall`):
  *
+ *   resolve → policy → validate → bind claims → limits → run → shape
+ *
+ * - resolve: the protocol side found the tool in the request's view (catalog/toolsets.ts), which
+ *   bound it to the toolset it is served through;
+ * - policy: the manifest's policies (governance/policy/) allow or refuse the call (a thrown
+ *   GovernanceRefusal);
+ * - validate: optional nulls dropped, claim-bound arguments refused, the arguments checked against
+ *   the input schema with defaults applied;
+ * - bind claims: `fromClaim` inputs filled from the verified token (claims.ts);
+ * - limits: the per-caller rates and caps (governance/limits/), which may refuse the call or hold a
+ *   cap's slot until it ends;
+ * - run: the interactive steps (steps/run.ts) around the action: a concurrency slot, the kind's run;
+ *   the declared outputSchema enforced on the action's structured result;
+ * - shape: the output rules' masking, on the structured result and the text the model reads.
+ *
+ * The audit trail records each call at the protocol method, around all of this. A tool with no
+ * policies and no limits pays for neither: the stages are skipped without allocating.
+ *
+ * Failures come back as results the model can act on instead of protocol errors.
  * What stays a protocol matter is thrown on: InputRequired (a 2026 call ends with
  * `input_required`), and in the 2026 era a missing client capability (-32021) or an invalid input
  * response (-32602). In the 2025 era those two are tool errors, like a question that timed out.
  */
 import { type CallLimits, withLimits } from '../governance/limits/gate.js';
+import type { EntryPolicy } from '../governance/policy/policy.js';
+import { shapeToolResult } from '../governance/policy/shape.js';
 import { GovernanceRefusal } from '../governance/refusal.js';
 import type { CompiledTool } from '../kinds/contract/kinds.js';
 import { errorResult } from '../kinds/contract/results.js';
@@ -27,6 +46,7 @@ import { isObject } from '../util/is-object.js';
 import { acquire, type Cancellable, QUEUE_WAIT_MS, Slots, tryAcquire } from '../util/slots.js';
 import { bindClaims, type ClaimBinding, claimOverride } from './claims.js';
 import type {
+  CallerIdentity,
   CatalogTool,
   JsonSchema,
   ToolCallContext,
@@ -51,6 +71,8 @@ export interface ToolChecks {
   /** Inputs whose values come from the caller's verified token (claims.ts); none by default. */
   readonly claims?: readonly ClaimBinding[];
   readonly task: ToolTaskMode;
+  /** The policies that apply to the tool (governance/policy/); undefined: none. */
+  readonly policy?: EntryPolicy;
   /** The limits per caller on this tool (the server's, its toolsets', its own); none by default. */
   readonly limits?: CallLimits | undefined;
 }
@@ -69,12 +91,11 @@ export function wrapTool(
  * A class, not closures over wrapTool's arguments: a catalog holds one per tool for its whole life,
  * and four closures with their scope were about 0.4 KB of each of 10,000 tools.
  */
-class WrappedTool implements CatalogTool {
+export class WrappedTool implements CatalogTool {
   readonly task: ToolTaskMode;
   private readonly validateArgs: Validator;
   private readonly validateOutput: Validator | undefined;
   private readonly claims: readonly ClaimBinding[];
-  private readonly callLimits: CallLimits | undefined;
   /** Optional arguments a strict client may send as null (see optionalNonNullable). */
   private readonly nullMeansAbsent: readonly string[];
   /** This tool's own slots (maxConcurrency), if it has a limit. */
@@ -82,11 +103,16 @@ class WrappedTool implements CatalogTool {
   private readonly limits: readonly Slots[];
   /** The log fields of this tool's calls. */
   private readonly fields: { readonly tool: string };
+  /** Undefined when no policy applies: the policy and shape stages are skipped. */
+  private readonly policy: EntryPolicy | undefined;
+  /** As compiled, also when empty: a toolset's view adds its own to it. */
+  private readonly declared: EntryPolicy | undefined;
+  private readonly callLimits: CallLimits | undefined;
 
   constructor(
     readonly descriptor: ToolDescriptor,
     private readonly compiled: CompiledTool,
-    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS, limits }: ToolChecks,
+    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS, policy, limits }: ToolChecks,
     private readonly log: Logger,
     private readonly steps: StepPlan | undefined,
   ) {
@@ -94,11 +120,40 @@ class WrappedTool implements CatalogTool {
     this.validateArgs = validateArgs;
     this.validateOutput = validateOutput;
     this.claims = claims;
-    this.callLimits = limits;
     this.nullMeansAbsent = optionalNonNullable(descriptor.inputSchema);
     this.own = maxConcurrency === undefined ? undefined : new Slots(maxConcurrency);
     this.limits = this.own ? [this.own, allCalls] : ONLY_ALL_CALLS;
     this.fields = { tool: descriptor.name };
+    this.policy = policy === undefined || policy.empty ? undefined : policy;
+    this.declared = policy;
+    this.callLimits = limits;
+  }
+
+  /** The policy stage alone, for a call about to become a task (protocol/task-call.ts). */
+  screen(args: Record<string, unknown>, identity: CallerIdentity | undefined): void {
+    const policy = this.policy;
+    if (policy !== undefined) policy.decide(policy.input(identity?.claims, this.present(args)));
+  }
+
+  /** The policies this tool was compiled with (also when none applies), for a toolset's view. */
+  get policies(): EntryPolicy | undefined {
+    return this.declared;
+  }
+
+  /**
+   * The same tool under other policies (served through a toolset): everything else, its
+   * concurrency slots included, is shared.
+   */
+  withPolicy(policy: EntryPolicy): WrappedTool {
+    const copy = Object.create(WrappedTool.prototype) as WrappedTool;
+    Object.assign(copy, this);
+    const settable = copy as unknown as {
+      policy: EntryPolicy | undefined;
+      declared: EntryPolicy | undefined;
+    };
+    settable.policy = policy.empty ? undefined : policy;
+    settable.declared = policy;
+    return copy;
   }
 
   call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
@@ -120,51 +175,104 @@ class WrappedTool implements CatalogTool {
     withLogFields(this.fields, () => this.log.debug(`tool ${this.descriptor.name}: ${outcome}`));
   }
 
+  /** The stages, in order (see the top of this file). */
   private async checkedCall(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    const values = this.present(args);
+    const policy = this.policy;
+    const decided = policy === undefined ? undefined : this.decide(policy, values, ctx);
+    const invalid = this.validate(values) ?? this.bind(values, ctx);
+    if (invalid !== undefined) return invalid;
+    const result = await this.limited(values, ctx);
+    return decided === undefined ? result : this.shape(decided.policy, decided.input, result);
+  }
+
+  /**
+   * The arguments to work on: a copy of the top level, as defaults are written into it (nested
+   * defaults land in the request's own parsed objects, which nothing else reads; a deep copy per
+   * call showed up in the profile), without the nulls strict clients (OpenAI's Agents SDK) send for
+   * an optional argument they leave out.
+   */
+  private present(args: Record<string, unknown>): Record<string, unknown> {
+    const values = { ...args };
+    for (const key of this.nullMeansAbsent) if (values[key] === null) delete values[key];
+    return values;
+  }
+
+  /** Stage policy: throws the refusal; returns the decision's input, which shape reuses. */
+  private decide(policy: EntryPolicy, values: Record<string, unknown>, ctx: ToolCallContext) {
+    const input = policy.input(ctx.identity?.claims, values);
+    policy.decide(input);
+    return { policy, input };
+  }
+
+  /** Stage validate: a claim-bound argument the caller set is refused first, then the schema. */
+  private validate(values: Record<string, unknown>): ToolResult | undefined {
     const name = this.descriptor.name;
     const claims = this.claims;
-    // Defaults are written into the arguments: work on a copy of the top level. (Nested defaults
-    // land in the request's own parsed objects, which nothing else reads; a deep copy per call
-    // showed up in the profile.)
-    const values = { ...args };
-    // Strict clients (OpenAI's Agents SDK) send null for an optional argument they leave out.
-    for (const key of this.nullMeansAbsent) if (values[key] === null) delete values[key];
-    // A claim-bound argument the caller tries to set is refused before anything else looks at it.
     const override = claims.length > 0 ? claimOverride(`Tool ${name}`, claims, values) : undefined;
     if (override !== undefined) return errorResult(override);
     const invalid = this.validateArgs(values);
-    if (invalid) return errorResult(`Invalid arguments for tool ${name}: ${invalid}.`);
-    const unbound = bindClaims(`Tool ${name}`, claims, values, ctx.identity);
-    if (unbound !== undefined) return errorResult(unbound);
-    // Limits: a refusal is thrown (a JSON-RPC error with when to retry). A 2026 round that carries
-    // its verified requestState continues a call the rates already counted.
-    if (this.callLimits === undefined) return this.run(values, ctx);
-    const continued = ctx.interaction?.carried !== undefined;
-    return withLimits(this.callLimits, ctx.client, () => this.run(values, ctx), { continued });
+    return invalid ? errorResult(`Invalid arguments for tool ${name}: ${invalid}.`) : undefined;
   }
 
-  /** The call once admitted: the steps if any, the action, the output check. */
-  private async run(values: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
-    const name = this.descriptor.name;
-    // Only the action's own result has to match the outputSchema, not "cancelled by the user".
+  /** Stage bind claims. */
+  private bind(values: Record<string, unknown>, ctx: ToolCallContext): ToolResult | undefined {
+    const unbound = bindClaims(`Tool ${this.descriptor.name}`, this.claims, values, ctx.identity);
+    return unbound === undefined ? undefined : errorResult(unbound);
+  }
+
+  /**
+   * Stage limits, around stage run: a refusal is thrown (a JSON-RPC error with when to retry); a
+   * cap's slot is held until the run ends. A 2026 round that carries its verified requestState
+   * continues a call the rates already counted.
+   */
+  private limited(values: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    const limits = this.callLimits;
+    if (limits === undefined) return this.run(values, ctx);
+    const continued = ctx.interaction?.carried !== undefined;
+    return withLimits(limits, ctx.client, () => this.run(values, ctx), { continued });
+  }
+
+  /**
+   * Stage run: the steps around the action; only the action's own result meets the outputSchema.
+   * Not async: a tool without steps or outputSchema hands the action's own promise on.
+   */
+  private run(values: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+    if (this.steps !== undefined) return this.runSteps(values, ctx, this.steps);
+    const acted = this.action(values, ctx);
+    return this.validateOutput === undefined ? acted : acted.then((result) => this.checkOutput(result));
+  }
+
+  private async runSteps(values: Record<string, unknown>, ctx: ToolCallContext, plan: StepPlan) {
     let acted: ToolResult | undefined;
-    let result: ToolResult;
-    if (this.steps === undefined) {
-      result = await this.action(values, ctx);
-      acted = result;
-    } else {
-      const act = async (v: Readonly<Record<string, unknown>>) => (acted = await this.action(v, ctx));
-      result = await this.interactive(values, ctx, this.steps, act);
-    }
-    if (this.validateOutput && result === acted && !result.isError) {
-      const mismatch = this.validateOutput(result.structuredContent);
-      if (mismatch) {
-        return errorResult(
-          `Tool ${name} produced a result that does not match its outputSchema: ${mismatch}.`,
-        );
-      }
-    }
-    return result;
+    const act = async (v: Readonly<Record<string, unknown>>) => (acted = await this.action(v, ctx));
+    const result = await this.interactive(values, ctx, plan, act);
+    return result === acted ? this.checkOutput(result) : result;
+  }
+
+  /** The declared outputSchema, on a structured result that is not an error. */
+  private checkOutput(result: ToolResult): ToolResult {
+    if (this.validateOutput === undefined || result.isError) return result;
+    const mismatch = this.validateOutput(result.structuredContent);
+    if (!mismatch) return result;
+    return errorResult(
+      `Tool ${this.descriptor.name} produced a result that does not match its outputSchema: ${mismatch}.`,
+    );
+  }
+
+  /** Stage shape: what the output rules hide from this caller, in the structure and in the text. */
+  private shape(
+    policy: EntryPolicy,
+    input: ReturnType<EntryPolicy['input']>,
+    result: ToolResult,
+  ): ToolResult {
+    if (!policy.masks) return result;
+    const masking = policy.masking(input);
+    if (masking === undefined) return result;
+    const shaped = shapeToolResult(result, masking);
+    // A refusal stays one for the metrics.
+    if (refusals.has(result)) refusals.add(shaped);
+    return shaped;
   }
 
   private async action(values: Readonly<Record<string, unknown>>, ctx: ToolCallContext): Promise<ToolResult> {
@@ -225,14 +333,14 @@ class WrappedTool implements CatalogTool {
   }
 }
 
-const NO_CLAIMS: readonly ClaimBinding[] = [];
-const ONLY_ALL_CALLS: readonly Slots[] = [allCalls];
-
-/** How a call that threw ended, for the metrics: a limit's refusal is `refused`, like a full slot. */
+/** A policy's or a limit's refusal is a refusal for the metrics, like a full concurrency limit. */
 function outcomeOf(err: unknown): CallOutcome {
   if (err instanceof InputRequired) return 'input_required';
   return err instanceof GovernanceRefusal ? 'refused' : 'protocol_error';
 }
+
+const NO_CLAIMS: readonly ClaimBinding[] = [];
+const ONLY_ALL_CALLS: readonly Slots[] = [allCalls];
 
 /** Top-level arguments that are optional and whose schema does not itself allow null. */
 function optionalNonNullable(schema: JsonSchema): readonly string[] {

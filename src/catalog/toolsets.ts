@@ -19,6 +19,7 @@ import type { EntryPath } from '../kinds/contract/kinds.js';
 import type { LimitsSection } from '../manifest/types.js';
 import { suggest } from '../util/suggest.js';
 import { diffCatalogs } from './diff.js';
+import { inToolset } from './policy.js';
 import type { Catalog, CatalogTemplate, ListCategory, ToolsetMembers } from './types.js';
 
 /** `toolsets.<name>` as validated. */
@@ -159,16 +160,50 @@ export function catalogView(catalog: Catalog, selection: readonly string[] | und
   const members = names.map((name) => catalog.toolsets?.get(name)).filter((m) => m !== undefined);
   const has = (pick: (m: ToolsetMembers) => ReadonlySet<string | number>, key: string | number) =>
     members.some((m) => pick(m).has(key));
+  // Each entry is served under the policies of the first selected toolset that holds it (policy.ts).
+  const bound = names.filter((name) => catalog.toolsets?.has(name));
+  // Entry limits are keyed by the entry served: one rebound to a toolset's policies keeps its own.
+  const limits = catalog.entryLimits;
+  const viewLimits = limits === undefined || catalog.policies === undefined ? undefined : new Map(limits);
+  const within = <T extends object>(
+    pick: (m: ToolsetMembers) => ReadonlySet<string>,
+    key: string,
+    entry: T,
+  ): T => {
+    if (catalog.policies === undefined) return entry;
+    const holder = bound.find((name) => {
+      const m = catalog.toolsets?.get(name);
+      return m !== undefined && pick(m).has(key);
+    });
+    if (holder === undefined) return entry;
+    const rebound = inToolset(entry as never, holder, catalog) as T;
+    const own = limits?.get(entry as never);
+    if (own !== undefined && rebound !== entry) viewLimits?.set(rebound as never, own);
+    return rebound;
+  };
   const view: Catalog = {
     ...catalog,
-    tools: new Map([...catalog.tools].filter(([name]) => has((m) => m.tools, name))),
-    resources: new Map([...catalog.resources].filter(([uri]) => has((m) => m.resources, uri))),
-    templates: catalog.templates.filter((t: CatalogTemplate) =>
-      has((m) => m.templates, t.descriptor.uriTemplate),
+    tools: new Map(
+      [...catalog.tools]
+        .filter(([name]) => has((m) => m.tools, name))
+        .map(([name, tool]) => [name, within((m) => m.tools, name, tool)]),
     ),
-    prompts: new Map([...catalog.prompts].filter(([name]) => has((m) => m.prompts, name))),
+    resources: new Map(
+      [...catalog.resources]
+        .filter(([uri]) => has((m) => m.resources, uri))
+        .map(([uri, resource]) => [uri, within((m) => m.resources, uri, resource)]),
+    ),
+    templates: catalog.templates
+      .filter((t: CatalogTemplate) => has((m) => m.templates, t.descriptor.uriTemplate))
+      .map((t) => within((m) => m.templates, t.descriptor.uriTemplate, t)),
+    prompts: new Map(
+      [...catalog.prompts]
+        .filter(([name]) => has((m) => m.prompts, name))
+        .map(([name, prompt]) => [name, within((m) => m.prompts, name, prompt)]),
+    ),
     skills: new Map([...catalog.skills].filter(([name]) => has((m) => m.skills, name))),
     ...viewLists(catalog, (i) => has((m) => m.lists, i)),
+    ...(viewLimits !== undefined && { entryLimits: viewLimits }),
     // The view is not the catalog's owner: disposing it is the catalog's own business.
     dispose: () => Promise.resolve(),
   };

@@ -8,6 +8,7 @@
  */
 
 import type { CallLimits } from '../governance/limits/gate.js';
+import type { CompiledPolicy } from '../governance/policy/policy.js';
 import type {
   ArgumentHint,
   CallContext,
@@ -88,6 +89,11 @@ export interface CatalogTool {
    * with `isError: true`; only a bug in mcp-run itself may throw.
    */
   call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult>;
+  /**
+   * The policy stage alone (catalog/tool.ts): throws the refusal a call with these arguments would
+   * meet, so a task is not made for a call that cannot run. `call` decides again.
+   */
+  screen?(args: Record<string, unknown>, identity: CallerIdentity | undefined): void;
 }
 
 /** Who gets a prompt: what the core knows of the request beyond its arguments. */
@@ -110,10 +116,12 @@ export interface CatalogPrompt {
     signal: AbortSignal,
     caller?: PromptCaller,
   ): Promise<PromptResult>;
+  /** `identity`: who asks, for the catalog's policies (a prompt the caller may not get completes nothing). */
   complete(
     argument: string,
     prefix: string,
     context: Readonly<Record<string, string>>,
+    identity?: CallerIdentity,
   ): Promise<readonly string[]>;
 }
 
@@ -189,6 +197,14 @@ export interface ToolsetMembers {
   readonly scopes?: readonly string[];
 }
 
+/** What the catalog keeps of its policies beyond each entry's own (catalog/policy.ts). */
+export interface CatalogPolicies {
+  /** Each toolset's own `policy:`, applied to what is served through it. */
+  readonly toolsets: ReadonlyMap<string, readonly CompiledPolicy[]>;
+  /** Whether some entry's policy can hide it from a caller, by claims alone. */
+  readonly filtersLists: boolean;
+}
+
 /** The compiled, immutable result of one manifest. Maps keep manifest order. */
 export interface Catalog {
   readonly server: ServerInfo;
@@ -215,6 +231,11 @@ export interface Catalog {
   readonly mirrors?: ReadonlyMap<string, MirrorTarget>;
   /** The manifest's toolsets, by name (catalog/toolsets.ts). */
   readonly toolsets?: ReadonlyMap<string, ToolsetMembers>;
+  /**
+   * The policies (catalog/policy.ts): each toolset's, for its views, and whether any entry's decide
+   * who sees it in lists. Absent when the manifest declares none.
+   */
+  readonly policies?: CatalogPolicies;
   /** `server.defaultToolset`: what the default endpoint and stdio without --toolset serve. */
   readonly defaultToolset?: string;
   /** Page size of the list methods. */

@@ -10,6 +10,7 @@ import { contentToolInfo } from './content/tool.info.js';
 import {
   LINT_FIELDS,
   MIRROR_FIELDS,
+  POLICY_FIELDS,
   PROMPT_LIMITS_FIELDS,
   READ_LIMITS_FIELDS,
   TOOL_FIELDS,
@@ -36,9 +37,9 @@ import { sqliteSourceInfo } from './sql/sqlite/source.info.js';
 
 export function builtinKinds(): KindRegistry {
   return new KindRegistry({
-    tools: { ...TOOL_FIELDS, ...STEP_FIELDS, ...LINT_FIELDS },
-    resources: { ...LINT_FIELDS, ...MIRROR_FIELDS, ...READ_LIMITS_FIELDS },
-    prompts: { ask: ASK_SCHEMA, ...LINT_FIELDS, ...MIRROR_FIELDS, ...PROMPT_LIMITS_FIELDS },
+    tools: { ...TOOL_FIELDS, ...STEP_FIELDS, ...LINT_FIELDS, ...POLICY_FIELDS },
+    resources: { ...LINT_FIELDS, ...MIRROR_FIELDS, ...READ_LIMITS_FIELDS, ...POLICY_FIELDS },
+    prompts: { ask: ASK_SCHEMA, ...LINT_FIELDS, ...MIRROR_FIELDS, ...PROMPT_LIMITS_FIELDS, ...POLICY_FIELDS },
   })
     .register('sources', sqliteSourceInfo, async () => (await import('./sql/sqlite/source.js')).sqliteSource)
     .register(

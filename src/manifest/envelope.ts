@@ -118,6 +118,83 @@ const AUTH_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/**
+ * One policy (docs/governance.md#policies): CEL `allow`/`deny` over claims, args, entry and toolset,
+ * and output rules that mask what a caller may not see. governance/policy/ compiles it. kinds/contract/fields.ts declares the same shape for an entry's `policy:`; keep them in step.
+ */
+const OUTPUT_RULE_SCHEMA = {
+  type: 'object',
+  description:
+    'What to hide from the result when this rule applies: `when` holds (default: always) and `unless` does not.',
+  properties: {
+    when: {
+      type: 'string',
+      minLength: 1,
+      description: 'CEL: apply the rule when this holds, e.g. !("hr" in claims.roles).',
+    },
+    unless: { type: 'string', minLength: 1, description: 'CEL: do not apply the rule when this holds.' },
+    mask: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description:
+        'JSON paths whose values are masked: $.rows[*].ssn, $.owner.email, $..email (any depth). A string becomes "***", anything else null.',
+    },
+    drop: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description:
+        'JSON paths whose keys are removed from the structured result (in plain text they are masked).',
+    },
+    columns: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description:
+        'Columns of a SQL result to mask (the same as mask: [$.rows[*].<column>]), in the rows and in the table the model reads.',
+    },
+    detect: {
+      type: 'array',
+      items: { enum: ['email', 'phone', 'card', 'iban'] },
+      description:
+        'Mask what these detectors find in every string: email addresses, phone numbers, card numbers (Luhn-checked), IBANs (mod-97-checked).',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+const POLICY_SCHEMA = {
+  type: 'object',
+  properties: {
+    description: { type: 'string', description: 'What the policy is for.' },
+    allow: {
+      type: 'string',
+      minLength: 1,
+      description: 'CEL that must hold for the call to go on, e.g. "analyst" in claims.roles.',
+    },
+    deny: {
+      type: 'string',
+      minLength: 1,
+      description: 'CEL that refuses the call when it holds, e.g. args.limit > 1000.',
+    },
+    output: {
+      type: 'array',
+      items: OUTPUT_RULE_SCHEMA,
+      description: 'Output rules: what to mask, for whom.',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+/** `policy:` on an entry or a toolset: server policies by name, a policy of its own, or a list of both. */
+const POLICY_FIELD_SCHEMA = {
+  description:
+    "Who may use this and what of its results they see (docs/governance.md#policies): the name of a server policy, a policy of its own (`allow`, `deny`, `output`), or a list of both. Every policy that applies must pass; an entry the caller's claims alone refuse is left out of that caller's lists.",
+  anyOf: [
+    { type: 'string', minLength: 1 },
+    POLICY_SCHEMA,
+    { type: 'array', items: { anyOf: [{ type: 'string', minLength: 1 }, POLICY_SCHEMA] } },
+  ],
+} as const;
+
 const SERVER_SCHEMA = {
   type: ['object', 'null'],
   description: 'What the server tells clients about itself.',
@@ -152,6 +229,22 @@ const SERVER_SCHEMA = {
           'HTTP requests one caller may send to the MCP endpoint in any window of that length, e.g. `600/minute`; one more is answered 429 with Retry-After, before its body is read.',
       },
     }),
+    policies: {
+      type: 'object',
+      description:
+        'Named policies (docs/governance.md#policies): an entry or toolset applies one by naming it in its `policy:`; one with `appliesTo: all` applies to every tool, resource and prompt.',
+      propertyNames: { pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+      additionalProperties: {
+        ...POLICY_SCHEMA,
+        properties: {
+          ...POLICY_SCHEMA.properties,
+          appliesTo: {
+            enum: ['all', 'named'],
+            description: '`all`: every entry; `named` (default): the entries and toolsets that name it.',
+          },
+        },
+      },
+    },
     defaultToolset: {
       type: 'string',
       description:
@@ -232,6 +325,11 @@ const TOOLSETS_SCHEMA = {
           "Scopes a token needs on this toolset's endpoint (HTTP with server.auth), besides those of each entry.",
       },
       limits: limitsSchema("calls of this toolset's tools, whichever endpoint they come to"),
+      policy: {
+        ...POLICY_FIELD_SCHEMA,
+        description:
+          "Policies for everything served through this toolset (docs/governance.md#policies), checked after the server-wide ones and before each entry's own; `toolset` in an expression is this name.",
+      },
     },
     additionalProperties: false,
   },
@@ -330,6 +428,12 @@ const TEST_CASE_SCHEMA = {
         snapshot: {
           type: 'boolean',
           description: 'The whole result equals its stored snapshot (<manifest>.snap.json).',
+        },
+        denied: {
+          type: 'string',
+          minLength: 1,
+          description:
+            'The request is refused by this policy (docs/governance.md#policies): a -32040 error naming it. Give it with `claims:` to test a role.',
         },
       },
       minProperties: 1,

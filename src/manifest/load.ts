@@ -133,7 +133,8 @@ export function loadManifestText(
     data: withoutEmptySections(resolved.data, findings),
     secrets: resolved.secrets,
     secretFiles: resolved.files,
-    diagnose: (path: ManifestPath, problem: Problem) => toDiagnostic({ path, problem }),
+    diagnose: (path: ManifestPath, problem: Problem, needle?: string) =>
+      toDiagnostic({ path, problem, ...(needle !== undefined && { needle }) }),
     errors: sortByPosition(findings.map(toDiagnostic)),
     warnings: warnings.map((f) => ({ ...toDiagnostic(f), severity: 'warning' as const })),
     skipped: (section, name) => skip.has(JSON.stringify([section, name])),

@@ -29,6 +29,8 @@ export interface ServerSection {
   readonly auth?: ServerAuthSection;
   /** The toolset the default endpoint and stdio without --toolset serve (catalog/toolsets.ts). */
   readonly defaultToolset?: string;
+  /** Named policies (governance/policy/); their shape is governance/policy/policy.ts PolicyConfig. */
+  readonly policies?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Resources and prompts served as tools too, unless an entry says `mirror: false` (catalog/mirror.ts). */
   readonly mirror?: boolean | { readonly resources?: boolean; readonly prompts?: boolean };
   /** Limits per caller over the whole server (governance/limits/); `requests` is HTTP-level (429). */
@@ -87,6 +89,8 @@ export interface ManifestData {
         readonly skills?: readonly string[];
         readonly scopes?: readonly string[];
         readonly limits?: LimitsSection;
+        /** Policies for what is served through the toolset (governance/policy/). */
+        readonly policy?: unknown;
       }
     >
   >;
@@ -146,8 +150,11 @@ export interface LoadedManifest {
   readonly secrets: readonly string[];
   /** The `${file:…}` secrets' absolute paths: hot reload watches them, and rebuilds when one changes. */
   readonly secretFiles?: readonly string[];
-  /** Turns a problem at a path into a diagnostic with file:line:col and a code frame. */
-  diagnose(path: ManifestPath, problem: Problem): Diagnostic;
+  /**
+   * Turns a problem at a path into a diagnostic with file:line:col and a code frame; `needle`, text
+   * inside the value at the path, moves the caret onto it (a policy expression's bad token).
+   */
+  diagnose(path: ManifestPath, problem: Problem, needle?: string): Diagnostic;
   /**
    * Only when loaded with `deferErrors`: the errors found before compiling (structure, environment),
    * which compile reports together with its own, and the warnings (offline: values needed at serve time).

@@ -11,7 +11,7 @@
 import { skillResource } from '../catalog/skills.js';
 import type { Catalog, ResourceDescriptor } from '../catalog/types.js';
 import { invalidParams, isObject } from './jsonrpc.js';
-import { withJsonText } from './results.js';
+import { privateResult, withJsonText } from './results.js';
 
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
@@ -77,7 +77,8 @@ export function accessKey(kind: ListKind, descriptor: object): string {
 
 /**
  * One page of a list result: `{[kind]: items, nextCursor?}`, in manifest order. With an Access, only
- * the entries it allows, paged over that filtered list (not cached: it depends on the caller).
+ * the entries it allows, paged over that filtered list (not cached, and private: it depends on the
+ * caller).
  */
 export function listPage(
   catalog: Catalog,
@@ -90,7 +91,10 @@ export function listPage(
     const visible = descriptorsOf[kind](catalog, withTasks).filter((d) =>
       access.allows(kind, accessKey(kind, d)),
     );
-    return pageOf(kind, visible, decodeCursor(params.cursor, visible.length), catalog.pageSize);
+    // Another caller may see another list: a 2026 cache keeps it for this caller only.
+    return privateResult(
+      pageOf(kind, visible, decodeCursor(params.cursor, visible.length), catalog.pageSize),
+    );
   }
   const lists = listsOf(catalog);
   const form = withTasks ? `${kind}+tasks` : kind;

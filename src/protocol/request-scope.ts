@@ -4,6 +4,7 @@
  * checked here, once, against the rules: progress only with a token and strictly increasing; logs
  * only at or above the level the client asked for; nothing at all after the response or a cancel.
  */
+import { hiddenFrom } from '../catalog/policy.js';
 import { catalogView } from '../catalog/toolsets.js';
 import type { CallContext, CallerIdentity, Catalog, LogLevel } from '../catalog/types.js';
 import { CallAbort, type CallSignal } from '../util/call-signal.js';
@@ -111,9 +112,17 @@ export class RequestScope implements CallContext {
     this.callAbort?.abort(reason);
   }
 
-  /** What the caller may see in lists; undefined: everything. */
+  /**
+   * What the caller may see in lists: what its scopes allow (the route's Access), less what the
+   * catalog's policies refuse it by its claims alone (catalog/policy.ts); undefined: everything.
+   */
   get access(): Access | undefined {
-    return this.caller.access;
+    const scoped = this.caller.access;
+    const hidden = hiddenFrom(this.catalog, this.caller.identity);
+    if (hidden === undefined) return scoped;
+    return {
+      allows: (kind, key) => !hidden(kind, key) && (scoped === undefined || scoped.allows(kind, key)),
+    };
   }
 
   /** The verified caller, for tool calls; undefined without an OAuth access token. */

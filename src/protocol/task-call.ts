@@ -84,6 +84,8 @@ async function startTask(
 ): Promise<object> {
   const engine = scope.server.tasks;
   const name = tool.descriptor.name;
+  // A call its policy refuses gets the refusal now, not a task that fails.
+  tool.screen?.(args, scope.identity);
   const requested = isObject(scope.params.task) ? scope.params.task.ttl : undefined;
   let record: Awaited<ReturnType<typeof engine.create>>;
   try {

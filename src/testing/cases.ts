@@ -22,6 +22,10 @@
  *     call: my_orders
  *     claims: { sub: u1, email: ada@example.com }   # the caller's verified identity, for fromClaim
  *     expect: { rows: 2 }
+ *   - name: a guest may not export
+ *     call: export_orders
+ *     claims: { sub: g1, roles: [guest] }
+ *     expect: { denied: staff-only }                 # the policy that refuses it (-32040)
  * ```
  *
  * A manifest may also hold its cases itself, in a top-level `tests:` list of the same cases; its
@@ -39,6 +43,8 @@ export interface Expectations {
   readonly structured?: unknown;
   readonly rows?: number;
   readonly snapshot?: boolean;
+  /** The request is refused by this policy (docs/governance.md#policies): a -32040 error naming it. */
+  readonly denied?: string;
 }
 
 export type Action =
@@ -70,7 +76,7 @@ export class TestFileError extends Error {}
 
 const FILE_KEYS = new Set(['manifest', 'env', 'requires', 'tests']);
 const CASE_KEYS = new Set(['name', 'call', 'read', 'prompt', 'args', 'claims', 'expect']);
-const EXPECT_KEYS = new Set(['isError', 'text', 'contains', 'structured', 'rows', 'snapshot']);
+const EXPECT_KEYS = new Set(['isError', 'text', 'contains', 'structured', 'rows', 'snapshot', 'denied']);
 
 /** The sections that make a YAML file a manifest rather than a test file. */
 const MANIFEST_KEYS = ['server', 'sources', 'tools', 'resources', 'prompts'];
@@ -164,6 +170,10 @@ function parseCase(raw: unknown, at: string, fail: (where: string, message: stri
     fail(`${at}.expect.rows`, 'must be a whole number');
   if (e.snapshot !== undefined && typeof e.snapshot !== 'boolean')
     fail(`${at}.expect.snapshot`, 'must be true or false');
+  if (e.denied !== undefined && (typeof e.denied !== 'string' || e.denied === ''))
+    fail(`${at}.expect.denied`, 'must name the policy that refuses the request');
+  if (e.denied !== undefined && Object.keys(e).length > 1)
+    fail(`${at}.expect.denied`, 'a refused request has no result: expect nothing else of it');
   if (verb !== 'call' && (e.isError !== undefined || e.structured !== undefined || e.rows !== undefined))
     fail(`${at}.expect`, 'isError, structured and rows apply to tool calls only');
   const action: Action =

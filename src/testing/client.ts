@@ -12,7 +12,15 @@ import type { Observed } from './expect.js';
 type Json = Record<string, any>;
 
 /** The protocol answered with a JSON-RPC error (an unknown tool, say). */
-export class RequestFailed extends Error {}
+export class RequestFailed extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly data: unknown,
+  ) {
+    super(message);
+  }
+}
 
 /** A case's caller: the claims as given; `iss` and `sub` from them when they are strings. */
 function testIdentity(claims: Readonly<Record<string, unknown>>): CallerIdentity {
@@ -88,8 +96,8 @@ export async function connect(catalog: Catalog, toolsets: readonly string[] | un
       });
     const message = await response;
     pending.delete(id);
-    const error = message.error as { code: number; message: string } | undefined;
-    if (error) throw new RequestFailed(`${error.message} (${error.code})`);
+    const error = message.error as { code: number; message: string; data?: unknown } | undefined;
+    if (error) throw new RequestFailed(`${error.message} (${error.code})`, error.code, error.data);
     return message.result as Json;
   };
   await request('initialize', {

@@ -17,8 +17,8 @@ import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
 import { loadManifest } from '../manifest/load.js';
 import type { LoadedManifest } from '../manifest/types.js';
-import type { TestFile } from './cases.js';
-import { connect, perform, RequestFailed } from './client.js';
+import type { TestCase, TestFile } from './cases.js';
+import { type Client, connect, perform, RequestFailed } from './client.js';
 import { check, snapshotOf } from './expect.js';
 import { missOutcome, verdict } from './misses.js';
 import { type Fixture, startTape, type Tape } from './tape.js';
@@ -66,6 +66,26 @@ export interface FileResult {
   /** Files written: snapshots updated, a fixture recorded. */
   readonly wrote: readonly string[];
 }
+
+/** `expect: { denied: name }`: the request must fail with the policy error naming that policy. */
+async function refusedBy(client: Client, c: TestCase, policy: string): Promise<string[]> {
+  try {
+    await perform(client, c);
+  } catch (err) {
+    if (!(err instanceof RequestFailed)) throw err;
+    const rule = (err.data as { rule?: unknown } | undefined)?.rule;
+    if (err.code === POLICY_DENIED && rule === policy) return [];
+    return [
+      err.code === POLICY_DENIED
+        ? `denied: expected the policy "${policy}" to refuse it, but "${String(rule)}" did`
+        : `denied: expected the policy "${policy}" to refuse it, but the request failed otherwise: ${err.message}`,
+    ];
+  }
+  return [`denied: expected the policy "${policy}" to refuse it, but it was allowed`];
+}
+
+/** The JSON-RPC code of a policy's refusal (protocol/jsonrpc.ts ErrorCode.PolicyDenied). */
+const POLICY_DENIED = -32040;
 
 export const snapshotPath = (testFile: string) => testFile.replace(/\.ya?ml$/, '.snap.json');
 export const fixturePath = (testFile: string) => testFile.replace(/\.ya?ml$/, '.http.json');
@@ -166,22 +186,25 @@ export async function runTestFile(test: TestFile, options: RunOptions = {}): Pro
         const messages: string[] = [];
         let unsnapped: unknown;
         try {
-          const observed = await perform(client, c);
-          let snapshot: string | undefined;
-          if (c.expect.snapshot) {
-            const current = snapshotOf(observed);
-            const stored = snapshots[c.name];
-            if (options.update) {
-              if (stored === undefined || JSON.stringify(stored, null, 2) !== current)
-                unsnapped = observed.result;
-            } else if (stored !== undefined) snapshot = JSON.stringify(stored, null, 2);
-            else if (options.ci)
-              messages.push(
-                `no snapshot stored for "${c.name}" in ${basename(snapFile)}: run with --update to write it, and commit it (under CI a missing snapshot fails instead of being written)`,
-              );
-            else unsnapped = observed.result;
+          if (c.expect.denied !== undefined) messages.push(...(await refusedBy(client, c, c.expect.denied)));
+          else {
+            const observed = await perform(client, c);
+            let snapshot: string | undefined;
+            if (c.expect.snapshot) {
+              const current = snapshotOf(observed);
+              const stored = snapshots[c.name];
+              if (options.update) {
+                if (stored === undefined || JSON.stringify(stored, null, 2) !== current)
+                  unsnapped = observed.result;
+              } else if (stored !== undefined) snapshot = JSON.stringify(stored, null, 2);
+              else if (options.ci)
+                messages.push(
+                  `no snapshot stored for "${c.name}" in ${basename(snapFile)}: run with --update to write it, and commit it (under CI a missing snapshot fails instead of being written)`,
+                );
+              else unsnapped = observed.result;
+            }
+            messages.push(...check(c.expect, observed, snapshot));
           }
-          messages.push(...check(c.expect, observed, snapshot));
         } catch (err) {
           messages.push(err instanceof RequestFailed ? `the request failed: ${err.message}` : String(err));
         }

@@ -137,7 +137,13 @@ export class InvalidRequestParams extends Error {
 
 export interface CatalogResource {
   readonly descriptor: ResourceDescriptor;
-  read(signal: AbortSignal): Promise<readonly ResourceContents[]>;
+  /** `identity`: the verified caller, for the catalog's policies; kinds' own resources ignore it. */
+  read(signal: AbortSignal, identity?: CallerIdentity): Promise<readonly ResourceContents[]>;
+  /**
+   * True when a policy governs the resource (catalog/policy.ts): who may read it and what they see
+   * depend on the caller, so a read is never cacheable across callers.
+   */
+  readonly callerBound?: boolean;
   /**
    * Whether clients may subscribe to this URI: true when the server sends
    * `notifications/resources/updated` whenever the content changes (while hot reload watches the

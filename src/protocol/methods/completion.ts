@@ -24,7 +24,7 @@ async function complete(scope: RequestScope): Promise<object> {
     const promptName = requireString(ref, 'name', `${method} ref`);
     const prompt = catalog.prompts.get(promptName);
     if (prompt === undefined) throw invalidParams(`Unknown prompt: ${promptName}`);
-    values = await prompt.complete(name, value, contextArgs);
+    values = await prompt.complete(name, value, contextArgs, scope.identity);
   } else if (ref.type === 'ref/resource') {
     const uri = requireString(ref, 'uri', `${method} ref`);
     const template = catalog.templates.find((t) => t.descriptor.uriTemplate === uri);

@@ -21,8 +21,12 @@ async function readResource(scope: RequestScope): Promise<object> {
     const resource = catalog.resources.get(uri);
     // An entry's `limits:` per caller (governance/limits/): a refusal is -32041 (knownError).
     const limits = catalog.entryLimits;
-    if (resource !== undefined)
-      return { contents: await withLimits(limits?.get(resource), scope.client, () => resource.read(signal)) };
+    if (resource !== undefined) {
+      const read = () => resource.read(signal, scope.identity);
+      const result = { contents: await withLimits(limits?.get(resource), scope.client, read) };
+      // Under a policy, who may read it and what they see depend on the caller.
+      return resource.callerBound ? privateResult(result) : result;
+    }
     const file = skillFileOf(catalog.skills, uri);
     if (file !== undefined) return { contents: [skillContents(file, await file.read(signal))] };
     for (const template of catalog.templates) {
@@ -78,9 +82,11 @@ async function listResources(scope: RequestScope): Promise<object> {
   const shown = access === undefined ? all : all.filter((d) => access.allows('resources', d.uri));
   const offset = decodeCursor(scope.params.cursor, shown.length);
   const end = offset + Math.max(1, Math.floor(catalog.pageSize) || shown.length || 1);
-  return end < shown.length
-    ? { resources: shown.slice(offset, end), nextCursor: encodeCursor(end) }
-    : { resources: shown.slice(offset) };
+  const page =
+    end < shown.length
+      ? { resources: shown.slice(offset, end), nextCursor: encodeCursor(end) }
+      : { resources: shown.slice(offset) };
+  return access === undefined ? page : privateResult(page);
 }
 
 export const resourceMethods: Record<string, MethodSpec> = {

@@ -14,6 +14,7 @@ import { KEEP_OPEN, type MethodSpec } from '../context.js';
 import { resourceNotFound } from '../error-mapping.js';
 import type { ListCategory, ListenSubscription } from '../hub.js';
 import { ErrorCode, invalidParams, notification, ProtocolError } from '../jsonrpc.js';
+import type { Access } from '../pagination.js';
 import { requireObject, requireString } from '../params.js';
 import type { RequestScope } from '../request-scope.js';
 import { Meta } from '../versions.js';
@@ -26,8 +27,13 @@ const FILTER_FIELDS: readonly (readonly [string, ListCategory])[] = [
 
 type Subscribable = 'updates' | 'silent' | 'unknown';
 
-/** Whether `uri` exists in `catalog`, and if so whether the server tells anyone when it changes. */
-function subscribable(catalog: Catalog, uri: string): Subscribable {
+/**
+ * Whether `uri` exists in `catalog` for this caller, and if so whether the server tells anyone when
+ * it changes. What the caller may not see in lists (its scopes, or a policy by its claims) is
+ * unknown to it here too.
+ */
+function subscribable(catalog: Catalog, uri: string, access: Access | undefined): Subscribable {
+  if (access !== undefined && !access.allows('resources', uri)) return 'unknown';
   const resource = catalog.resources.get(uri);
   if (resource !== undefined) return resource.updates === true ? 'updates' : 'silent';
   // A skill file's edit reloads the catalog, which tells its subscribers (catalog/reload.ts).
@@ -58,7 +64,7 @@ function listen(scope: RequestScope): typeof KEEP_OPEN {
   let honouredUris: string[] = [];
   if (uris !== undefined && hub.resourceUpdates) {
     honouredUris = [...new Set(uris as string[])].filter(
-      (uri) => subscribable(scope.catalog, uri) === 'updates',
+      (uri) => subscribable(scope.catalog, uri, scope.access) === 'updates',
     );
     honoured.resourceSubscriptions = honouredUris;
   }
@@ -103,7 +109,7 @@ function requireAdvertised(scope: RequestScope): void {
 function subscribe(scope: RequestScope): object {
   requireAdvertised(scope);
   const uri = requireString(scope.params, 'uri', 'resources/subscribe');
-  const found = subscribable(scope.catalog, uri);
+  const found = subscribable(scope.catalog, uri, scope.access);
   if (found === 'unknown') throw resourceNotFound(uri, scope.era);
   if (found === 'silent')
     throw invalidParams(

@@ -1,0 +1,248 @@
+/**
+ * The policy room on its own: the detectors (Luhn and IBAN checks, what they mask and what they
+ * leave alone), JSON-path masking, expressions compiled at load (syntax, unknown variables and
+ * fields, types, bounds), and the combining rule (every policy must pass; a failed evaluation
+ * refuses; output rules chosen by claims).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Problem } from '../../src/errors.js';
+import { argTypes, type EntryFacts, PolicyLanguage } from '../../src/governance/policy/cel.js';
+import { PolicyCompiler, type PolicyPath } from '../../src/governance/policy/compile.js';
+import { ibanValid, luhn, redact } from '../../src/governance/policy/detectors.js';
+import { maskText, maskValue, parsePath } from '../../src/governance/policy/mask.js';
+import type { PolicyConfig } from '../../src/governance/policy/policy.js';
+import { GovernanceRefusal } from '../../src/governance/refusal.js';
+
+describe('detectors', () => {
+  it('checks card numbers with Luhn', () => {
+    assert.equal(luhn('4111111111111111'), true);
+    assert.equal(luhn('5500005555555559'), true);
+    assert.equal(luhn('4111111111111112'), false);
+    assert.equal(luhn('41111111x1111111'), false);
+  });
+
+  it('checks IBANs with ISO 13616 mod 97', () => {
+    assert.equal(ibanValid('DE89370400440532013000'), true);
+    assert.equal(ibanValid('GB82WEST12345698765432'), true);
+    assert.equal(ibanValid('GB82WEST12345698765433'), false);
+    assert.equal(ibanValid('de89370400440532013000'), false);
+  });
+
+  it('masks what they find and leaves look-alikes that fail the checks', () => {
+    const all = ['email', 'phone', 'card', 'iban'] as const;
+    assert.equal(redact('write to ann@example.com today', [...all]), 'write to [email] today');
+    assert.equal(
+      redact('card 4111 1111 1111 1111, ref 4111-1111-1111-1112', [...all]),
+      'card [card], ref 4111-1111-1111-1112',
+    );
+    assert.equal(redact('IBAN DE89 3704 0044 0532 0130 00.', [...all]), 'IBAN [iban].');
+    assert.equal(redact('IBAN DE00 3704 0044 0532 0130 00', ['iban']), 'IBAN DE00 3704 0044 0532 0130 00');
+    assert.equal(redact('call +49 30 1234567 or (555) 123-4567', [...all]), 'call [phone] or [phone]');
+    assert.equal(
+      redact('on 2024-05-01 paid 1234.50 for order 12345678', [...all]),
+      'on 2024-05-01 paid 1234.50 for order 12345678',
+    );
+    // Only the named detectors run.
+    assert.equal(redact('ann@example.com 4111111111111111', ['card']), 'ann@example.com [card]');
+  });
+});
+
+describe('masking', () => {
+  const rows = {
+    rows: [
+      { id: 1, email: 'a@x.test', salary: 5000, tags: ['vip'] },
+      { id: 2, email: 'b@x.test', salary: 7 },
+    ],
+  };
+
+  it('masks and drops by path, on a copy', () => {
+    const seen = new Set<string>();
+    const masking = {
+      mask: [parsePath('$.rows[*].email'), parsePath('rows[*].salary')].map((p) => p as never),
+      drop: [parsePath('$..tags') as never],
+      detect: [],
+    };
+    const out = maskValue(rows, masking, seen) as typeof rows;
+    assert.deepEqual(out.rows, [
+      { id: 1, email: '***', salary: null },
+      { id: 2, email: '***', salary: null },
+    ]);
+    assert.equal(rows.rows[0]?.email, 'a@x.test', 'the original is untouched');
+    assert.deepEqual([...seen].sort(), ['5000', '7', 'a@x.test', 'b@x.test', 'vip']);
+  });
+
+  it('masks text written from the values, and JSON text as JSON', () => {
+    const masking = { mask: [parsePath('$.rows[*].salary') as never], drop: [], detect: [] };
+    const seen = new Set(['5000', '7']);
+    assert.equal(
+      maskText('| 1 | 5000 |\n| 2 | 7 |\n\n2 rows, 17 of 70.', masking, seen),
+      '| 1 | *** |\n| 2 | *** |\n\n2 rows, 17 of 70.',
+    );
+    assert.equal(
+      maskText(JSON.stringify(rows), masking, new Set()),
+      JSON.stringify({
+        rows: [
+          { ...rows.rows[0], salary: null },
+          { ...rows.rows[1], salary: null },
+        ],
+      }),
+    );
+  });
+
+  it('refuses a path it cannot read', () => {
+    assert.match(String(parsePath('$.rows[?(@.x)]')), /cannot read the path/);
+    assert.match(String(parsePath('$')), /names the whole result/);
+  });
+});
+
+describe('expressions compiled at load', () => {
+  const language = new PolicyLanguage();
+  const types = argTypes({
+    type: 'object',
+    properties: { limit: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } }, any: {} },
+  });
+
+  it('types the arguments from the input schema', () => {
+    assert.deepEqual({ ...types }, { limit: 'int', tags: 'list<string>', any: 'dyn' });
+  });
+
+  const problemOf = (text: string, args = types) => {
+    const compiled = language.compile(text, args);
+    return 'holds' in compiled ? undefined : compiled;
+  };
+
+  it('reports a syntax error, an unknown variable, an undeclared argument, a type error, a non-bool', () => {
+    assert.equal(problemOf('args.limit <')?.kind, 'syntax');
+    assert.deepEqual(problemOf('user.admin'), { kind: 'type', message: 'Unknown variable: user', offset: 0 });
+    assert.deepEqual(problemOf('args.limt > 3'), { kind: 'type', message: 'No such key: limt', offset: 5 });
+    assert.equal(problemOf('args.limit + "x" == "y"')?.kind, 'type');
+    assert.match(problemOf('args.limit')?.message ?? '', /not a bool/);
+    assert.equal(problemOf('args.tags.size() > 1 && args.any == 3'), undefined);
+  });
+
+  it('bounds the size of an expression and refuses a list macro inside another', () => {
+    assert.equal(
+      problemOf(Array.from({ length: 300 }, (_, i) => `args.limit == ${i}`).join(' || '))?.kind,
+      'syntax',
+    );
+    assert.match(problemOf('args.tags.exists(a, args.tags.all(b, a == b))')?.message ?? '', /inside another/);
+    assert.equal(problemOf('args.tags.exists(a, a == "x")'), undefined);
+  });
+
+  it('knows which expressions read the arguments', () => {
+    const caller = language.compile('"admin" in claims.roles', types);
+    const call = language.compile('args.limit < 10', types);
+    assert.ok('holds' in caller && 'holds' in call);
+    assert.equal(caller.readsArgs, false);
+    assert.equal(call.readsArgs, true);
+  });
+});
+
+describe('the combining rule', () => {
+  const entry: EntryFacts = { name: 'orders', section: 'tools', annotations: { readOnlyHint: true } };
+  const input = { type: 'object', properties: { limit: { type: 'integer', default: 500 } } };
+
+  function compile(server: Record<string, PolicyConfig>, field: unknown) {
+    const problems: [PolicyPath, Problem][] = [];
+    const logged: string[] = [];
+    const compiler = new PolicyCompiler(
+      server,
+      (path, problem) => problems.push([path, problem]),
+      (m) => logged.push(m),
+    );
+    const policy = compiler.forEntry(entry, field as never, input, { limit: 500 });
+    return { policy, problems, logged };
+  }
+
+  const refusedBy = (run: () => void): string | undefined => {
+    try {
+      run();
+      return undefined;
+    } catch (err) {
+      assert.ok(err instanceof GovernanceRefusal);
+      return err.rule;
+    }
+  };
+
+  it('needs every applying policy to pass, server-wide first, and names the one that refuses', () => {
+    const { policy, problems } = compile(
+      {
+        signed: { appliesTo: 'all', deny: '!has(claims.sub)' },
+        staff: { allow: '"staff" in claims.roles' },
+        reads: { allow: 'entry.annotations.readOnlyHint == true && entry.name == "orders"' },
+      },
+      ['staff', 'reads', { deny: 'args.limit > 100' }],
+    );
+    assert.deepEqual(problems, []);
+    const decide = (claims: Record<string, unknown>, args: Record<string, unknown>) =>
+      refusedBy(() => policy.decide(policy.input(claims, args)));
+    assert.equal(decide({}, { limit: 1 }), 'signed');
+    assert.equal(decide({ sub: 'a', roles: ['guest'] }, { limit: 1 }), 'staff');
+    assert.equal(decide({ sub: 'a', roles: ['staff'] }, { limit: 1 }), undefined);
+    assert.equal(decide({ sub: 'a', roles: ['staff'] }, { limit: 101 }), 'tools.orders');
+    // An absent argument is its declared default: 500 is over the limit.
+    assert.equal(decide({ sub: 'a', roles: ['staff'] }, {}), 'tools.orders');
+  });
+
+  it('fails closed when an expression cannot be evaluated, and logs why', () => {
+    const { policy, logged } = compile({ staff: { allow: 'claims.roles.exists(r, r == "staff")' } }, 'staff');
+    assert.equal(
+      refusedBy(() => policy.decide(policy.input({ sub: 'x' }, {}))),
+      'staff',
+    );
+    assert.match(logged[0] ?? '', /"staff" .* could not be evaluated, so it refuses: No such key: roles/);
+    // A value of the wrong type (the arguments are not validated yet) refuses too.
+    const own = compile({}, { deny: 'args.limit > 10' }).policy;
+    assert.equal(
+      refusedBy(() => own.decide(own.input({}, { limit: 'many' }))),
+      'tools.orders',
+    );
+  });
+
+  it('hides from lists only by what reads no arguments', () => {
+    const { policy } = compile({ staff: { allow: '"staff" in claims.roles' } }, [
+      'staff',
+      { deny: 'args.limit > 100' },
+    ]);
+    assert.equal(policy.filtersLists, true);
+    assert.equal(policy.hidden({ roles: ['guest'] }), true);
+    assert.equal(policy.hidden({ roles: ['staff'] }), false);
+    const byArgs = compile({}, { deny: 'args.limit > 100' }).policy;
+    assert.equal(byArgs.filtersLists, false);
+    assert.equal(byArgs.hidden({}), false);
+  });
+
+  it('chooses output rules by claims; one that cannot be evaluated applies', () => {
+    const { policy } = compile(
+      {
+        pii: {
+          output: [
+            { unless: '"hr" in claims.roles', columns: ['email'] },
+            { when: 'claims.tier == "free"', detect: ['card'] },
+          ],
+        },
+      },
+      'pii',
+    );
+    assert.equal(policy.masking(policy.input({ roles: ['hr'], tier: 'paid' }, {})), undefined);
+    const staff = policy.masking(policy.input({ roles: ['staff'], tier: 'paid' }, {}));
+    assert.equal(staff?.mask.length, 1);
+    assert.deepEqual(staff?.detect, []);
+    // No `roles` and no `tier`: both rules apply.
+    const unknown = policy.masking(policy.input({}, {}));
+    assert.equal(unknown?.mask.length, 1);
+    assert.deepEqual(unknown?.detect, ['card']);
+  });
+
+  it('reports an unknown policy name and an expression against the entry input', () => {
+    const { problems } = compile({ staff: { allow: 'args.nope == 1' } }, ['staf', 'staff']);
+    assert.deepEqual(
+      problems.map(([path, p]) => [path.join('.'), p.code]),
+      [
+        ['tools.orders.policy.0', 'POLICY_UNKNOWN'],
+        ['server.policies.staff.allow', 'POLICY_TYPE'],
+      ],
+    );
+  });
+});
