@@ -67,7 +67,7 @@ describe('mcp-run test on a first run', () => {
         first.stdout,
         /catalog_api GET \/v1\/books\/978-0-00 has no recorded answer: .*bookstore\.http\.json does not exist yet\n\s+record it with `mcp-run test --record`/,
       );
-      assert.match(first.stdout, /\n7 passed, 0 failed, 0 skipped, 1 needs --record\n$/);
+      assert.match(first.stdout, /\n10 passed, 0 failed, 0 skipped, 1 needs --record\n$/);
       assert.equal(upstream.seen.length, 0, 'a request left the machine without --live or --record');
       assert.equal(existsSync(fixture), false);
 
@@ -78,14 +78,14 @@ describe('mcp-run test on a first run', () => {
         ci.stdout,
         /catalog_api GET \/v1\/books\/978-0-00 has no recorded answer: .*bookstore\.http\.json does not exist: record it with --record where the upstream is reachable, and commit it \(under CI a missing fixture fails\)/,
       );
-      assert.match(ci.stdout, /\n7 passed, 1 failed, 0 skipped\n$/);
+      assert.match(ci.stdout, /\n10 passed, 1 failed, 0 skipped\n$/);
       assert.equal(upstream.seen.length, 0);
 
       // --live: the author allows the real upstream; the case runs and nothing is written.
       const live = await runCliAsync(['test', '--live'], { cwd: t.dir, env: LOCAL });
       assert.equal(live.code, 0, live.stdout + live.stderr);
       assert.match(live.stdout, /✓ looks a book up upstream \(/);
-      assert.match(live.stdout, /\n8 passed, 0 failed, 0 skipped\n$/);
+      assert.match(live.stdout, /\n11 passed, 0 failed, 0 skipped\n$/);
       assert.equal(upstream.seen.length, 1);
       assert.equal(upstream.seen[0]!.url, '/v1/books/978-0-00');
       assert.equal(existsSync(fixture), false, '--live wrote a fixture');
@@ -96,7 +96,7 @@ describe('mcp-run test on a first run', () => {
       assert.ok(existsSync(fixture));
       const replay = await runCliAsync(['test'], { cwd: t.dir, env: UNDER_CI });
       assert.equal(replay.code, 0, replay.stdout + replay.stderr);
-      assert.match(replay.stdout, /\n8 passed, 0 failed, 0 skipped\n$/);
+      assert.match(replay.stdout, /\n11 passed, 0 failed, 0 skipped\n$/);
       assert.equal(upstream.seen.length, 2);
     } finally {
       t.cleanup();
@@ -118,13 +118,13 @@ describe('mcp-run test on a first run', () => {
         run.stdout,
         /catalog_api GET \/v1\/books\/978-0-00: the upstream did not answer \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)/,
       );
-      assert.match(run.stdout, /\n7 passed, 0 failed, 0 skipped, 1 needs --record\n$/);
+      assert.match(run.stdout, /\n10 passed, 0 failed, 0 skipped, 1 needs --record\n$/);
 
       const ci = await runCliAsync(['test', '--live'], { cwd: t.dir, env: UNDER_CI });
       assert.equal(ci.code, 1, ci.stdout + ci.stderr);
       assert.match(ci.stdout, /✗ looks a book up upstream \(/);
       assert.match(ci.stdout, /the upstream did not answer .*under CI/);
-      assert.match(ci.stdout, /\n7 passed, 1 failed, 0 skipped\n$/);
+      assert.match(ci.stdout, /\n10 passed, 1 failed, 0 skipped\n$/);
     } finally {
       t.cleanup();
     }
