@@ -47,6 +47,7 @@ import {
   refuseVerbatimClaims,
   templateNames,
 } from './claims.js';
+import { resolveDisclosure, toolPlace } from './disclosure.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
@@ -61,6 +62,7 @@ import type {
   CatalogTool,
   JsonSchema,
   ServerInfo,
+  ToolPlace,
   ToolTaskMode,
 } from './types.js';
 
@@ -147,7 +149,9 @@ async function compileWith(
   const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
   const tools = new Map<string, CatalogTool>();
+  const groups = new Map<string, ToolPlace>();
   for (const [name, cfg] of entries('tools')) {
+    groups.set(name, toolPlace(cfg));
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
     const ctx = scope.entry('tools', name);
     const verbatim = given.inputSchema;
@@ -353,6 +357,19 @@ async function compileWith(
           },
           report,
         );
+  const toolNames = [...tools.keys()];
+  for (const [name, config] of Object.entries(data.toolsets ?? {})) {
+    const members = toolsets?.get(name);
+    if (config?.catalog !== undefined && members !== undefined)
+      toolsets?.set(name, {
+        ...members,
+        disclosure: resolveDisclosure(config.catalog, toolNames, ['toolsets', name, 'catalog'], report),
+      });
+  }
+  const disclosure =
+    data.server?.catalog === undefined
+      ? undefined
+      : resolveDisclosure(data.server.catalog, toolNames, ['server', 'catalog'], report);
   const defaultToolset = data.server?.defaultToolset;
   if (defaultToolset !== undefined && !toolsets?.has(defaultToolset)) {
     const known = [...(toolsets?.keys() ?? [])];
@@ -377,6 +394,8 @@ async function compileWith(
     ...(mirrors.size > 0 && { mirrors }),
     ...(toolsets !== undefined && { toolsets }),
     ...(defaultToolset !== undefined && { defaultToolset }),
+    ...(disclosure !== undefined && { disclosure }),
+    groups,
     pageSize: data.server?.pageSize ?? DEFAULT_PAGE_SIZE,
     watched,
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),

@@ -65,7 +65,7 @@ export function resolveToolsets(
     ): Set<string> => {
       const chosen = new Set<string>();
       (config[section] ?? []).forEach((pattern, i) => {
-        const test = matcher(pattern);
+        const test = nameMatcher(pattern);
         const found = pattern.includes('*') ? known.filter(test) : [...known, ...exact].filter(test);
         if (found.length === 0 && !pattern.includes('*')) {
           const names = [...known, ...exact];
@@ -107,7 +107,7 @@ export function resolveToolsets(
 }
 
 /** `*` as any run of characters; everything else literal. */
-function matcher(pattern: string): (name: string) => boolean {
+export function nameMatcher(pattern: string): (name: string) => boolean {
   if (!pattern.includes('*')) return (name) => name === pattern;
   const regex = new RegExp(
     `^${pattern

@@ -117,6 +117,23 @@ const AUTH_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/** `catalog:` of the server and of a toolset: how a big catalog is disclosed (catalog/disclosure.ts). */
+const CATALOG_SCHEMA = {
+  type: 'object',
+  description:
+    '`mode: search` lists a few meta-tools (search_tools, browse_tools, describe_tool, call_tool) instead of every tool, plus the `pin`ned ones in full: a big catalog a model can afford (docs/big-catalogs.md). `full` (the default) lists every tool.',
+  properties: {
+    mode: { enum: ['full', 'search'], description: 'How tools/list discloses the tools (default full).' },
+    pin: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description: 'Tools listed in full in search mode, by name; `*` matches any run of characters.',
+    },
+  },
+  required: ['mode'],
+  additionalProperties: false,
+} as const;
+
 const SERVER_SCHEMA = {
   type: ['object', 'null'],
   description: 'What the server tells clients about itself.',
@@ -143,6 +160,7 @@ const SERVER_SCHEMA = {
         "Which tools list an outputSchema. `declared` (the default): only those whose manifest entry has `outputSchema:`. `derived`: also the schema a kind works out itself (a sql tool's rows and column types), which clients may validate results against but which roughly triples each descriptor, sent in every tools/list and, by some hosts, to the model. Results carry structuredContent either way.",
     },
     auth: AUTH_SCHEMA,
+    catalog: CATALOG_SCHEMA,
     defaultToolset: {
       type: 'string',
       description:
@@ -216,6 +234,7 @@ const TOOLSETS_SCHEMA = {
       tools: NAME_LIST('Tools (a mirrored tool counts too)'),
       resources: NAME_LIST('Resource entries (all the URIs and templates each serves)'),
       prompts: NAME_LIST('Prompts'),
+      catalog: CATALOG_SCHEMA,
       scopes: {
         ...SCOPE_LIST,
         description:

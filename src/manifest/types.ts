@@ -29,6 +29,8 @@ export interface ServerSection {
   readonly auth?: ServerAuthSection;
   /** The toolset the default endpoint and stdio without --toolset serve (catalog/toolsets.ts). */
   readonly defaultToolset?: string;
+  /** How tools/list discloses a big catalog (catalog/disclosure.ts). */
+  readonly catalog?: CatalogSection;
   /** Resources and prompts served as tools too, unless an entry says `mirror: false` (catalog/mirror.ts). */
   readonly mirror?: boolean | { readonly resources?: boolean; readonly prompts?: boolean };
   /** Limits and timings of tasks (src/tasks/types.ts TaskSettings). */
@@ -38,6 +40,12 @@ export interface ServerSection {
     readonly maxPerCaller?: number;
     readonly maxBytes?: number;
   };
+}
+
+/** `catalog:` of the server or a toolset: every tool listed (`full`) or meta-tools over them (`search`). */
+export interface CatalogSection {
+  readonly mode: 'full' | 'search';
+  readonly pin?: readonly string[];
 }
 
 export interface ServerAuthSection {
@@ -77,6 +85,7 @@ export interface ManifestData {
         readonly resources?: readonly string[];
         readonly prompts?: readonly string[];
         readonly scopes?: readonly string[];
+        readonly catalog?: CatalogSection;
       }
     >
   >;
