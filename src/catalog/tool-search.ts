@@ -69,9 +69,11 @@ async function buildIndex(catalog: Catalog): Promise<ToolIndex> {
   const documents = [...catalog.tools.values()].map((tool) => documentOf(tool, catalog));
   search.addAll(documents);
   const leading = new Map(documents.map((d) => [d.id, leadingTerms(d.title || d.summary)]));
+  const titles = new Map(documents.map((d) => [d.id, wordsKey(queryWords(d.title || d.summary))]));
   return {
     search(query, limit, sees) {
       const words = queryWords(query);
+      const key = wordsKey(words);
       const hits: SearchHit[] = [];
       for (const result of search.search(query)) {
         const name = String(result.id);
@@ -82,7 +84,9 @@ async function buildIndex(catalog: Catalog): Promise<ToolIndex> {
         // Titles read "Verb an object": a request that starts with the same verb (or a synonym)
         // asks for that action, not for another on the same object.
         const verb = words[0]?.some((t) => leading.get(name)?.has(t)) ? VERB_BOOST : 1;
-        hits.push({ name, score: result.score * coverage * coverage * verb });
+        // The request is the title itself, but for common words: nothing answers it better.
+        const exact = titles.get(name) === key ? EXACT_BOOST : 1;
+        hits.push({ name, score: result.score * coverage * coverage * verb * exact });
       }
       hits.sort((a, b) => b.score - a.score);
       return hits.slice(0, limit);
@@ -92,6 +96,12 @@ async function buildIndex(catalog: Catalog): Promise<ToolIndex> {
 
 /** How much a title whose first word is the request's first word counts more. */
 const VERB_BOOST = 1.5;
+
+/** How much a title that says just what the request says counts more. */
+const EXACT_BOOST = 2;
+
+/** A request's or a title's words (their stems) in order, as one comparable key. */
+const wordsKey = (words: readonly string[][]): string => words.map((terms) => terms[0]).join(' ');
 
 /** Each word of a request as its terms (stem and synonym group); words with none left out. */
 function queryWords(query: string): string[][] {
