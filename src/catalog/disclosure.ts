@@ -98,8 +98,14 @@ export function toolPlace(config: Readonly<Record<string, unknown>>): ToolPlace 
   return { group, ...(path !== undefined && { path }) };
 }
 
-/** How the view of this selection discloses its tools: the first toolset that says, else the server. */
-function disclosureOf(catalog: Catalog, selection: readonly string[] | undefined): Disclosure | undefined {
+/**
+ * How the view of this selection discloses its tools: the first toolset that says, else the server;
+ * undefined when the manifest does not say (in full).
+ */
+export function disclosureOf(
+  catalog: Catalog,
+  selection: readonly string[] | undefined,
+): Disclosure | undefined {
   const names = selection ?? (catalog.defaultToolset === undefined ? [] : [catalog.defaultToolset]);
   for (const name of names) {
     const own = catalog.toolsets?.get(name)?.disclosure;
@@ -126,11 +132,6 @@ export function servedView(catalog: Catalog, selection: readonly string[] | unde
     SERVED.set(view, served);
   }
   return served;
-}
-
-/** Whether this served view lists meta-tools (the playground and lint name the mode). */
-export function isSearchMode(catalog: Catalog, selection: readonly string[] | undefined): boolean {
-  return disclosureOf(catalog, selection)?.mode === 'search';
 }
 
 const stringArg = (description: string): JsonSchema => ({ type: 'string', description });

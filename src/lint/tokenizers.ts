@@ -14,7 +14,7 @@ export interface Tokenizer {
 }
 
 /** The named tokenizer, or undefined when its package is not installed. */
-async function load(name: 'o200k' | 'claude'): Promise<Tokenizer | undefined> {
+async function installed(name: 'o200k' | 'claude'): Promise<Tokenizer | undefined> {
   try {
     if (name === 'o200k') {
       const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
@@ -34,6 +34,6 @@ async function load(name: 'o200k' | 'claude'): Promise<Tokenizer | undefined> {
 
 /** The installed real tokenizers, o200k first. */
 export async function realTokenizers(): Promise<Tokenizer[]> {
-  const found = await Promise.all([load('o200k'), load('claude')]);
+  const found = await Promise.all([installed('o200k'), installed('claude')]);
   return found.filter((t) => t !== undefined);
 }
