@@ -114,11 +114,15 @@ describe('the GitHub import in search mode', { skip: unavailable }, () => {
     assert.equal(ran.status, 0, ran.stderr);
     const text = readFileSync(full, 'utf8');
     tools = (yaml.load(text) as Json).tools;
-    const search = join(files.dir, 'github-search.yaml');
-    writeFileSync(search, text.replace(/^server:\n/m, 'server:\n  catalog: { mode: search }\n'));
     upstream.listen(0, '127.0.0.1');
     await once(upstream, 'listening');
-    process.env.GITHUB_BASE_URL = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const search = join(files.dir, 'github-search.yaml');
+    const served = text
+      .replace(/^server:\n/m, 'server:\n  catalog: { mode: search }\n')
+      .replace(/^(\s+)baseUrl: .*$/m, `$1baseUrl: ${base}`);
+    assert.ok(served.includes(`baseUrl: ${base}`), 'the source points at the upstream');
+    writeFileSync(search, served);
     peer = new RawStdioPeer([search]);
     await request('initialize', {
       protocolVersion: '2025-11-25',
@@ -130,7 +134,6 @@ describe('the GitHub import in search mode', { skip: unavailable }, () => {
   after(async () => {
     await peer?.end();
     upstream.close();
-    delete process.env.GITHUB_BASE_URL;
     files.cleanup();
   });
 
