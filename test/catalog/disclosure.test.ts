@@ -16,6 +16,7 @@ import { ManifestError } from '../../src/errors.js';
 import { builtinKinds } from '../../src/kinds/builtin.js';
 import { StderrLogger } from '../../src/log.js';
 import { loadManifest } from '../../src/manifest/load.js';
+import { scopesNeeded } from '../../src/transports/http/oauth/scopes.js';
 import { tempDir } from '../kinds/context.js';
 
 async function catalogOf(yaml: string) {
@@ -100,6 +101,23 @@ tools:
     assert.equal((await toolIndex(second)).search('reserve a kennel', 5)[0]?.name, 'kennel_book');
     assert.equal(toolIndex(first), toolIndex(first), 'built once');
   });
+});
+
+test('over HTTP, call_tool needs the scopes of the tool it names, and its own', () => {
+  const policy = { required: ['mcp'], tools: { pet_adopt: ['pets:write'], call_tool: ['meta'] } };
+  const call = (name: string, args?: object) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name, ...(args && { arguments: args }) },
+  });
+  assert.deepEqual(scopesNeeded(call('call_tool', { name: 'pet_adopt' }), policy), [
+    'mcp',
+    'meta',
+    'pets:write',
+  ]);
+  assert.deepEqual(scopesNeeded(call('call_tool', { name: 'ping' }), policy), ['mcp', 'meta']);
+  assert.deepEqual(scopesNeeded(call('search_tools', { name: 'pet_adopt' }), policy), ['mcp']);
 });
 
 describe('the words of tool search', () => {
