@@ -1,7 +1,7 @@
 /**
  * Search mode (`catalog: { mode: search }`, catalog/disclosure.ts) through the official clients and
  * the built CLI: the SDK v1 client over Streamable HTTP (2025-11-25) and the v2 client pinned to
- * 2026-07-28 over stdio list the meta-tools and the pinned tool, then search, browse, describe and
+ * 2026-07-28 over stdio and HTTP list the meta-tools and the pinned tool, then search, browse, describe and
  * call through `call_tool`. A call through `call_tool` is the direct call: its validation, its
  * confirm step (2025 elicitation, 2026 input_required), its task (2026, raw requests: the v2 client
  * has no tasks), and a tool outside the toolset is unknown as it is when called by name. A reload is
@@ -10,7 +10,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client as ModernClient } from '@modelcontextprotocol/client';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttp,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -174,52 +177,76 @@ describe('search mode over HTTP, SDK v1 (2025-11-25)', () => {
   });
 });
 
-describe('search mode over stdio, SDK v2 pinned to 2026-07-28', () => {
-  const files = tempFiles({ 'mcp.yaml': manifest() });
-  const client = new ModernClient(
-    { name: 'big-v2', version: '1' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: {} } },
-  );
-  const elicited: string[] = [];
+const modernTransports: [
+  string,
+  (file: string) => Promise<{ transport: () => any; stop: () => Promise<void> }>,
+][] = [
+  [
+    'stdio',
+    async (file) => ({
+      transport: () => new ModernStdio({ command: process.execPath, args: [CLI, file], stderr: 'pipe' }),
+      stop: async () => {},
+    }),
+  ],
+  [
+    'HTTP',
+    async (file) => {
+      const server = await spawnHttpCli([file]);
+      return {
+        transport: () => new ModernHttp(new URL(server.url)),
+        stop: async () => {
+          assert.equal(await server.stop(), 0);
+        },
+      };
+    },
+  ],
+];
 
-  before(async () => {
-    client.setRequestHandler('elicitation/create', async (request: Json) => {
-      elicited.push(request.params.message);
-      return { action: 'accept', content: {} } as never;
+for (const [over, start] of modernTransports) {
+  describe(`search mode over ${over}, SDK v2 pinned to 2026-07-28`, () => {
+    const files = tempFiles({ 'mcp.yaml': manifest() });
+    const client = new ModernClient(
+      { name: 'big-v2', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: {} } },
+    );
+    const elicited: string[] = [];
+    let served: Awaited<ReturnType<typeof start>>;
+
+    before(async () => {
+      client.setRequestHandler('elicitation/create', async (request: Json) => {
+        elicited.push(request.params.message);
+        return { action: 'accept', content: {} } as never;
+      });
+      served = await start(join(files.dir, 'mcp.yaml'));
+      await client.connect(served.transport());
     });
-    await client.connect(
-      new ModernStdio({
-        command: process.execPath,
-        args: [CLI, join(files.dir, 'mcp.yaml')],
-        stderr: 'pipe',
-      }),
-    );
-  });
-  after(async () => {
-    await client.close();
-    files.cleanup();
-  });
+    after(async () => {
+      await client.close();
+      await served.stop();
+      files.cleanup();
+    });
 
-  const call = async (name: string, args: Json = {}) =>
-    (await client.callTool({ name, arguments: args })) as Json;
+    const call = async (name: string, args: Json = {}) =>
+      (await client.callTool({ name, arguments: args })) as Json;
 
-  test('list, search, describe, call (the confirm step as one input_required round)', async () => {
-    assert.deepEqual(names((await client.listTools()).tools), [...META, 'status']);
-    assert.equal(listed(await call('search_tools', { query: 'remove an issue' }))[0], 'issue_delete');
-    const described = JSON.parse(textOf(await call('describe_tool', { name: 'issue_delete' })));
-    assert.deepEqual(Object.keys(described.inputSchema.properties), ['id']);
-    assert.equal(
-      textOf(await call('call_tool', { name: 'issue_create', arguments: { title: 'X' } })),
-      'created X',
-    );
-    assert.equal(
-      textOf(await call('call_tool', { name: 'issue_delete', arguments: { id: 9 } })),
-      'deleted 9',
-    );
-    assert.deepEqual(elicited, ['Delete issue 9?']);
-    assert.equal(textOf(await call('status')), 'ok');
+    test('list, search, describe, call (the confirm step as one input_required round)', async () => {
+      assert.deepEqual(names((await client.listTools()).tools), [...META, 'status']);
+      assert.equal(listed(await call('search_tools', { query: 'remove an issue' }))[0], 'issue_delete');
+      const described = JSON.parse(textOf(await call('describe_tool', { name: 'issue_delete' })));
+      assert.deepEqual(Object.keys(described.inputSchema.properties), ['id']);
+      assert.equal(
+        textOf(await call('call_tool', { name: 'issue_create', arguments: { title: 'X' } })),
+        'created X',
+      );
+      assert.equal(
+        textOf(await call('call_tool', { name: 'issue_delete', arguments: { id: 9 } })),
+        'deleted 9',
+      );
+      assert.deepEqual(elicited, ['Delete issue 9?']);
+      assert.equal(textOf(await call('status')), 'ok');
+    });
   });
-});
+}
 
 describe('search mode and hot reload over stdio, SDK v1', () => {
   const files = tempFiles({ 'mcp.yaml': manifest() });
