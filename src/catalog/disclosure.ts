@@ -11,6 +11,10 @@
  *   protocol/methods/tools.ts) before anything else, so the call is the direct call: the same
  *   wrapper (validation, claims, policies), steps, task mode; a tool outside the view is unknown.
  *
+ * A tool of the view stays callable by its own name (`Catalog.callable`): it is not listed, not
+ * forbidden (hosts let a model call only listed tools; `mcp-run call` and clients that know the name
+ * call it directly).
+ *
  * Like a toolset, the mode is a view of the same catalog object, made once per view and cached, and
  * the search index is per view object too: a reload swaps the whole, the hub compares the views
  * under the mode (so listeners still hear when the tools change), and search, browse and describe
@@ -128,7 +132,7 @@ export function servedView(catalog: Catalog, selection: readonly string[] | unde
   if (served === undefined) {
     const tools = new Map<string, CatalogTool>(metaTools(view).map((tool) => [tool.descriptor.name, tool]));
     for (const [name, tool] of view.tools) if (disclosure.pinned.has(name)) tools.set(name, tool);
-    served = { ...view, tools, dispose: () => Promise.resolve() };
+    served = { ...view, tools, callable: view.tools, dispose: () => Promise.resolve() };
     SERVED.set(view, served);
   }
   return served;

@@ -189,6 +189,11 @@ export interface Catalog {
    * they mirror: the scopes of that apply to the tool.
    */
   readonly mirrors?: ReadonlyMap<string, MirrorTarget>;
+  /**
+   * Tools callable by name beyond those listed: in search mode (catalog/disclosure.ts) the whole
+   * view, which `tools` lists only as meta-tools and pins. Absent: `tools` is all.
+   */
+  readonly callable?: ReadonlyMap<string, CatalogTool>;
   /** The manifest's toolsets, by name (catalog/toolsets.ts). */
   readonly toolsets?: ReadonlyMap<string, ToolsetMembers>;
   /** `server.defaultToolset`: what the default endpoint and stdio without --toolset serve. */

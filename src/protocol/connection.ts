@@ -249,8 +249,9 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     const header = route?.header;
     const routing = (spec: MethodSpec | undefined): ProtocolError[] => {
       if (header === undefined || spec === undefined) return [];
-      const tools = servedView(this.server.ref.current, route?.toolsets ?? this.toolsets).tools;
-      const toolSchema = (name: string) => tools.get(name)?.descriptor.inputSchema;
+      const view = servedView(this.server.ref.current, route?.toolsets ?? this.toolsets);
+      const toolSchema = (name: string) =>
+        (view.tools.get(name) ?? view.callable?.get(name))?.descriptor.inputSchema;
       return routingFaults(method, spec, params, header, toolSchema);
     };
     if (!classified.ok) {

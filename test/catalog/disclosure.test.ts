@@ -45,6 +45,11 @@ describe('search mode', () => {
     const served = servedView(catalog, undefined);
     assert.deepEqual(names(served.tools), [...META, 'pets_list', 'pet_adopt', 'ping']);
     assert.equal(servedView(catalog, undefined), served, 'made once per view');
+    assert.deepEqual(
+      names(served.callable ?? new Map()),
+      names(catalog.tools),
+      'every tool callable by name',
+    );
     assert.deepEqual(names(catalog.tools), ['pets_list', 'pet_adopt', 'own_group', 'ping']);
   });
 

@@ -18,7 +18,8 @@ import { toWire } from '../tool-result.js';
 
 async function callTool(scope: RequestScope): Promise<object> {
   const named = requireString(scope.params, 'name', 'tools/call');
-  const entry = scope.catalog.tools.get(named);
+  // Search mode lists meta-tools, but every tool of the view stays callable by name.
+  const entry = scope.catalog.tools.get(named) ?? scope.catalog.callable?.get(named);
   if (entry === undefined) throw invalidParams(`Unknown tool: ${named}`);
   const given = scope.params.arguments;
   if (given !== undefined && !isObject(given))
