@@ -28,6 +28,7 @@ import { scaleScenario } from './scenarios/scale.js';
 import { soakScenario } from './scenarios/soak.js';
 import { sqlScenario } from './scenarios/sql.js';
 import { stdioScenario } from './scenarios/stdio.js';
+import { toolSearchScenario } from './scenarios/tool-search.js';
 import { toolboxScenario } from './scenarios/toolbox.js';
 
 /** Where the time of each goal not met goes, written by hand from `--profile` runs (report.ts). */
@@ -42,6 +43,7 @@ const SCENARIOS: readonly Scenario[] = [
   coldStartScenario,
   loadScenario,
   importScenario,
+  toolSearchScenario,
   scaleScenario,
   reloadScenario,
   toolboxScenario,

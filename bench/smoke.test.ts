@@ -25,6 +25,7 @@ const SCENARIOS = [
   'cold-start',
   'load',
   'import',
+  'tool-search',
   'scale',
   'reload',
   'toolbox',

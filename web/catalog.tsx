@@ -3,6 +3,26 @@ import { estimateJsonTokens } from '../src/lint/estimate.js';
 import type { Json } from './mcp.js';
 import { type Kind, keyOf, store, update } from './store.js';
 
+/**
+ * The meta-tools a catalog in search mode lists instead of its tools (src/catalog/disclosure.ts,
+ * docs/big-catalogs.md); a manifest cannot pin a tool of these names, so all four mean the mode.
+ */
+const META_TOOLS = ['search_tools', 'browse_tools', 'describe_tool', 'call_tool'];
+
+const isSearchMode = (tools: readonly Json[]): boolean =>
+  META_TOOLS.every((name) => tools.some((t) => t.name === name));
+
+/** What a catalog in search mode lists, said once above its tools. */
+function SearchModeNote(props: { readonly tools: readonly Json[] }) {
+  const pinned = props.tools.filter((t) => !META_TOOLS.includes(t.name)).length;
+  return (
+    <p class="muted catalog-mode" data-testid="catalog-mode">
+      <span class="badge">search mode</span> tools/list shows the meta-tools {META_TOOLS.join(', ')}
+      {pinned > 0 ? ` and ${pinned} pinned` : ''}; the other tools are found and called through them.
+    </p>
+  );
+}
+
 function matches(item: Json, kind: Kind): boolean {
   const q = store.search.trim().toLowerCase();
   if (!q) return true;
@@ -33,6 +53,7 @@ export function CatalogList() {
           </span>
         )}
       </h2>
+      {kind === 'tool' && isSearchMode(items) && <SearchModeNote tools={items} />}
       <ul>
         {items
           .filter((x) => matches(x, kind))

@@ -51,6 +51,7 @@ import {
   refuseVerbatimClaims,
   templateNames,
 } from './claims.js';
+import { resolveDisclosure, toolPlace } from './disclosure.js';
 import { CompileScope, type OpenedSources } from './entry-context.js';
 import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
@@ -70,6 +71,7 @@ import type {
   JsonSchema,
   ServerInfo,
   SkillsSettings,
+  ToolPlace,
   ToolTaskMode,
 } from './types.js';
 
@@ -177,7 +179,9 @@ async function compileWith(
     return CallLimits.of([serverLimits, ...sets, entry ?? { at: `tools.${tool}.limits`, limits: own }]);
   };
   const tools = new Map<string, CatalogTool>();
+  const groups = new Map<string, ToolPlace>();
   for (const [name, cfg] of entries('tools')) {
+    groups.set(name, toolPlace(cfg));
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
     const ctx = scope.entry('tools', name);
     const verbatim = given.inputSchema;
@@ -462,6 +466,19 @@ async function compileWith(
           },
           report,
         );
+  const toolNames = [...tools.keys()];
+  for (const [name, config] of Object.entries(data.toolsets ?? {})) {
+    const members = toolsets?.get(name);
+    if (config?.catalog !== undefined && members !== undefined)
+      toolsets?.set(name, {
+        ...members,
+        disclosure: resolveDisclosure(config.catalog, toolNames, ['toolsets', name, 'catalog'], report),
+      });
+  }
+  const disclosure =
+    data.server?.catalog === undefined
+      ? undefined
+      : resolveDisclosure(data.server.catalog, toolNames, ['server', 'catalog'], report);
   const defaultToolset = data.server?.defaultToolset;
   if (defaultToolset !== undefined && !toolsets?.has(defaultToolset)) {
     const known = [...(toolsets?.keys() ?? [])];
@@ -527,6 +544,8 @@ async function compileWith(
           [...toolsetPolicies.values()].some((list) => list.some(readsOnlyTheCaller)),
       },
     }),
+    ...(disclosure !== undefined && { disclosure }),
+    groups,
     pageSize,
     ...(entryLimits.size > 0 && { entryLimits }),
     ...(requestLimit !== undefined && { requestLimit }),

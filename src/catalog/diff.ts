@@ -16,6 +16,7 @@ import { type ChangeClass, canonical, compareSchemas } from './schema-diff.js';
 import { skillEntry, skillResource } from './skills.js';
 import type {
   Catalog,
+  Disclosure,
   ListCategory,
   PromptDescriptor,
   ResourceDescriptor,
@@ -104,9 +105,22 @@ export function diffCatalogs(before: Catalog, after: Catalog): CatalogDiff {
       diff.set(category, { added, removed, changed, reordered });
   };
   compare('tools', fingerprints(before.tools), fingerprints(after.tools));
+  // Search mode turned on or off, or other tools pinned: the same tools, listed otherwise
+  // (catalog/disclosure.ts), so a client must list them again.
+  if (!diff.has('tools') && disclosureKey(before) !== disclosureKey(after))
+    diff.set('tools', { added: 0, removed: 0, changed: 0, reordered: true });
   compare('prompts', fingerprints(before.prompts), fingerprints(after.prompts));
   compare('resources', resourceFingerprints(before), resourceFingerprints(after));
   return diff;
+}
+
+/** How a catalog and its toolsets disclose their tools (`catalog:`), as one comparable string. */
+function disclosureKey(catalog: Catalog): string {
+  const key = (d: Disclosure | undefined) => (d === undefined ? '' : `${d.mode}:${[...d.pinned].join(',')}`);
+  const toolsets = [...(catalog.toolsets ?? [])].map(
+    ([name, members]) => `${name}=${key(members.disclosure)}`,
+  );
+  return [key(catalog.disclosure), ...toolsets].join(';');
 }
 
 /** "+2 tools, -1 prompt, ~1 resource", or "no visible change". */

@@ -140,7 +140,8 @@ export function hiddenFrom(
     return policy?.filtersLists === true && policy.hidden(claims);
   };
   return (kind, key) => {
-    if (kind === 'tools') return hides(catalog.tools.get(key));
+    // In search mode (disclosure.ts) the listed tools are meta-tools: what they find is `callable`.
+    if (kind === 'tools') return hides(catalog.callable?.get(key) ?? catalog.tools.get(key));
     if (kind === 'prompts') return hides(catalog.prompts.get(key));
     if (kind === 'resourceTemplates')
       return hides(catalog.templates.find((t) => t.descriptor.uriTemplate === key));

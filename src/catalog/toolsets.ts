@@ -71,7 +71,7 @@ export function resolveToolsets(
     ): Set<string> => {
       const chosen = new Set<string>();
       (config[section] ?? []).forEach((pattern, i) => {
-        const test = matcher(pattern);
+        const test = nameMatcher(pattern);
         const found = pattern.includes('*') ? known.filter(test) : [...known, ...exact].filter(test);
         if (found.length === 0 && !pattern.includes('*')) {
           const names = [...known, ...exact];
@@ -127,14 +127,14 @@ export function toolsetLimits(
     .filter(([, config]) => config.limits !== undefined)
     .map(([name, config]) => ({
       limits: { at: `toolsets.${name}.limits`, limits: config.limits },
-      names: (config.tools ?? []).map(matcher),
+      names: (config.tools ?? []).map(nameMatcher),
     }));
   if (limited.length === 0) return () => [];
   return (tool) => limited.filter(({ names }) => names.some((test) => test(tool))).map((t) => t.limits);
 }
 
 /** `*` as any run of characters; everything else literal. */
-function matcher(pattern: string): (name: string) => boolean {
+export function nameMatcher(pattern: string): (name: string) => boolean {
   if (!pattern.includes('*')) return (name) => name === pattern;
   const regex = new RegExp(
     `^${pattern

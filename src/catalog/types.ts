@@ -67,6 +67,11 @@ export interface ToolCallContext extends CallContext {
   readonly interaction?: Interaction;
   /** Whom the limits per caller count the call against (RequestRoute.client); absent: one caller. */
   readonly client?: string;
+  /**
+   * Whether the caller may see a tool (its OAuth scopes); absent: every tool of the view. The
+   * meta-tools of a catalog in search mode (disclosure.ts) answer only about those it may see.
+   */
+  readonly sees?: (tool: string) => boolean;
 }
 
 /**
@@ -94,6 +99,29 @@ export interface CatalogTool {
    * meet, so a task is not made for a call that cannot run. `call` decides again.
    */
   screen?(args: Record<string, unknown>, identity: CallerIdentity | undefined): void;
+
+  /**
+   * Set on a tool that stands for another (`call_tool` of a catalog in search mode, disclosure.ts):
+   * the entry a call resolves to and its arguments. The core then calls that entry as if it had
+   * been called by name (its task mode, steps and wrapper). Throws InvalidRequestParams for an entry
+   * the caller's view does not have, as a direct call of it would.
+   */
+  resolve?(
+    args: Readonly<Record<string, unknown>>,
+    sees?: (tool: string) => boolean,
+  ): { readonly tool: CatalogTool; readonly args: Record<string, unknown> };
+}
+
+/** How tools/list discloses a catalog (catalog/disclosure.ts): every tool, or meta-tools and the pinned ones. */
+export interface Disclosure {
+  readonly mode: 'full' | 'search';
+  readonly pinned: ReadonlySet<string>;
+}
+
+/** Where browse and search place a tool (catalog/disclosure.ts): its group, and an http tool's path. */
+export interface ToolPlace {
+  readonly group: string;
+  readonly path?: string;
 }
 
 /** Who gets a prompt: what the core knows of the request beyond its arguments. */
@@ -195,6 +223,8 @@ export interface ToolsetMembers {
   readonly skills: ReadonlySet<string>;
   /** Scopes a token needs on this toolset's HTTP endpoint. */
   readonly scopes?: readonly string[];
+  /** `catalog:` of the toolset: how its tools/list discloses its tools (over the server's). */
+  readonly disclosure?: Disclosure;
 }
 
 /** What the catalog keeps of its policies beyond each entry's own (catalog/policy.ts). */
@@ -229,6 +259,11 @@ export interface Catalog {
    * they mirror: the scopes of that apply to the tool.
    */
   readonly mirrors?: ReadonlyMap<string, MirrorTarget>;
+  /**
+   * Tools callable by name beyond those listed: in search mode (catalog/disclosure.ts) the whole
+   * view, which `tools` lists only as meta-tools and pins. Absent: `tools` is all.
+   */
+  readonly callable?: ReadonlyMap<string, CatalogTool>;
   /** The manifest's toolsets, by name (catalog/toolsets.ts). */
   readonly toolsets?: ReadonlyMap<string, ToolsetMembers>;
   /**
@@ -238,6 +273,10 @@ export interface Catalog {
   readonly policies?: CatalogPolicies;
   /** `server.defaultToolset`: what the default endpoint and stdio without --toolset serve. */
   readonly defaultToolset?: string;
+  /** `server.catalog`: how tools/list discloses the tools (catalog/disclosure.ts); absent: in full. */
+  readonly disclosure?: Disclosure;
+  /** Each tool's place, by name, for search and browse in search mode (catalog/disclosure.ts). */
+  readonly groups?: ReadonlyMap<string, ToolPlace>;
   /** Page size of the list methods. */
   readonly pageSize: number;
   /**

@@ -333,6 +333,14 @@ A desktop or IDE client's config for ./mcp.yaml here, from where mcp-run is inst
     .addOption(manifestOption())
     .option('--json', 'print the report as JSON for machines')
     .addOption(toolsetOption())
+    .addOption(
+      new Option(
+        '--tokenizer <name>',
+        'what counts tokens: auto (gpt-tokenizer o200k_base or @anthropic-ai/tokenizer when installed, else the estimate), o200k, claude, estimate',
+      )
+        .choices(['auto', 'o200k', 'claude', 'estimate'])
+        .default('auto'),
+    )
     .addHelpText(
       'after',
       '\nExit codes: 0 clean or warnings only; 1 an error-level finding or a manifest with errors; 2 bad usage.\nRules, and how to silence one per entry: docs/lint.md\n\nExamples:\n  $ mcp-run lint\n  $ mcp-run lint shop.yaml --json',

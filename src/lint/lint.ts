@@ -1,13 +1,23 @@
 /**
  * `lint` over one loaded manifest and its compiled catalog: runs the rules, drops what an entry
  * silences (`lint: { ignore: { CODE: reason } }`), places each finding at file:line:col and adds the
- * estimated token cost of the server's `tools/list`.
+ * token cost of the server's `tools/list` as served (search mode: its meta-tools), counted by a real
+ * tokenizer when the CLI found one installed (tokenizers.ts), else estimated (estimate.ts).
  */
-import type { Catalog } from '../catalog/types.js';
+import type { Catalog, ToolDescriptor } from '../catalog/types.js';
 import { parseYaml } from '../manifest/parse.js';
 import type { EntryConfig, LoadedManifest } from '../manifest/types.js';
 import { estimateJsonTokens } from './estimate.js';
-import { type LintCode, type LintLevel, type LintSection, RULES, runRules } from './rules.js';
+import {
+  catalogRules,
+  type LintCode,
+  type LintLevel,
+  type LintSection,
+  RULES,
+  runRules,
+  type TokenCounter,
+} from './rules.js';
+import type { Tokenizer } from './tokenizers.js';
 
 export interface LintFinding {
   readonly code: LintCode;
@@ -30,9 +40,15 @@ export interface Suppressed {
 }
 
 export interface TokenCost {
-  /** Estimated tokens of the whole `tools/list` result, `{"tools":[…]}` as compact JSON. */
+  /** What counted them: `estimate`, or a real tokenizer's name (tokenizers.ts). */
+  readonly tokenizer: string;
+  /** Tokens of the whole `tools/list` result as served, `{"tools":[…]}` as compact JSON. */
   readonly total: number;
-  /** Each tool's entry, largest first. */
+  /** The tools listed: fewer than `tools` in search mode (catalog/disclosure.ts). */
+  readonly listed: number;
+  /** Whether the catalog is served in search mode (its meta-tools are what `total` counts). */
+  readonly searchMode: boolean;
+  /** Each tool's entry (as describe_tool gives it in search mode), largest first. */
   readonly tools: readonly { readonly name: string; readonly tokens: number }[];
 }
 
@@ -54,7 +70,25 @@ export interface LintScope {
   readonly prompts: ReadonlySet<string>;
 }
 
-export function lintCatalog(manifest: LoadedManifest, catalog: Catalog, only?: LintScope): LintReport {
+/** How the catalog is served: what tools/list lists (search mode: its meta-tools), and the counter. */
+export interface LintServing {
+  readonly listed?: readonly ToolDescriptor[];
+  /** `catalog: { mode }` as the manifest says it for this view; absent: not said (in full). */
+  readonly disclosure?: 'full' | 'search';
+  /** A real tokenizer; absent: the estimate (estimate.ts). */
+  readonly tokenizer?: Tokenizer;
+}
+
+export function lintCatalog(
+  manifest: LoadedManifest,
+  catalog: Catalog,
+  only?: LintScope,
+  serving: LintServing = {},
+): LintReport {
+  const { tokenizer } = serving;
+  const counter: TokenCounter = tokenizer
+    ? { name: tokenizer.name, count: (value) => tokenizer.count(JSON.stringify(value)) }
+    : { name: 'estimate', count: estimateJsonTokens };
   const sections = manifest.data;
   const keep = (names: ReadonlySet<string> | undefined) => (entry: [string, unknown]) =>
     names === undefined || names.has(entry[0]);
@@ -75,13 +109,19 @@ export function lintCatalog(manifest: LoadedManifest, catalog: Catalog, only?: L
       .map(([name, config]) => [name, { ...config, description: config.description ?? served.get(name) }]),
   );
   const prompts = Object.fromEntries(Object.entries(sections.prompts ?? {}).filter(keep(only?.prompts)));
-  const raw = runRules({ tools, resources, prompts });
+  const listed = serving.listed ?? descriptors;
+  const total = counter.count({ tools: listed });
+  const searchMode = serving.disclosure === 'search';
+  const raw = [
+    ...runRules({ tokens: counter, tools, resources, prompts }),
+    ...catalogRules(total, descriptors.length, serving.disclosure !== undefined, counter),
+  ];
 
   const source = parseYaml(manifest.text).source;
   const findings: LintFinding[] = [];
   const suppressed: Suppressed[] = [];
   for (const f of raw) {
-    const reason = ignored(sections[f.section]?.[f.entry], f.code);
+    const reason = f.section === 'server' ? undefined : ignored(sections[f.section]?.[f.entry], f.code);
     if (reason !== undefined) {
       suppressed.push({ code: f.code, section: f.section, entry: f.entry, reason });
       continue;
@@ -101,14 +141,14 @@ export function lintCatalog(manifest: LoadedManifest, catalog: Catalog, only?: L
   findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
 
   const costs = descriptors
-    .map((d) => ({ name: d.name, tokens: estimateJsonTokens(d) }))
+    .map((d) => ({ name: d.name, tokens: counter.count(d) }))
     .sort((a, b) => b.tokens - a.tokens);
   const errors = findings.filter((f) => f.level === 'error').length;
   return {
     file: manifest.file,
     findings,
     suppressed,
-    tokens: { total: estimateJsonTokens({ tools: descriptors }), tools: costs },
+    tokens: { tokenizer: counter.name, total, listed: listed.length, searchMode, tools: costs },
     errors,
     warnings: findings.length - errors,
   };

@@ -19,13 +19,19 @@ export function formatReport(report: LintReport, shownFile: string): string {
     }
     out.push('');
   }
-  const { total, tools } = report.tokens;
+  const { total, tools, tokenizer, listed, searchMode } = report.tokens;
+  const estimated = tokenizer === 'estimate';
+  const about = estimated ? '~' : '';
   const largest = tools
     .slice(0, LARGEST)
-    .map((t) => `${t.name} ~${t.tokens}`)
+    .map((t) => `${t.name} ${about}${t.tokens}`)
     .join(', ');
+  const how = estimated ? 'estimated' : tokenizer;
+  const what = searchMode
+    ? `${count(listed, 'tool')} listed in search mode (of ${tools.length})`
+    : count(tools.length, 'tool');
   out.push(
-    `tools/list: ~${total} tokens (estimated) for ${tools.length} tool${tools.length === 1 ? '' : 's'}, sent to the model every turn${largest ? `; largest: ${largest}` : ''}`,
+    `tools/list: ${about}${total} tokens (${how}) for ${what}, sent to the model every turn${largest ? `; largest: ${largest}` : ''}`,
   );
   const silenced = report.suppressed.length ? `, ${report.suppressed.length} silenced` : '';
   out.push(

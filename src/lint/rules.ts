@@ -7,7 +7,6 @@
  */
 import type { ToolDescriptor } from '../catalog/types.js';
 import type { EntryConfig, ManifestPath } from '../manifest/types.js';
-import { estimateJsonTokens } from './estimate.js';
 
 export type LintLevel = 'error' | 'warning';
 
@@ -20,14 +19,28 @@ export const RULES = {
   LINT_WRITE_UNCONFIRMED: 'error',
   LINT_ANNOTATIONS_MISSING: 'warning',
   LINT_TOOL_TOKENS: 'warning',
+  LINT_CATALOG_TOKENS: 'warning',
 } as const satisfies Record<string, LintLevel>;
 
 export type LintCode = keyof typeof RULES;
 
-/** Above this many estimated tokens one tool's `tools/list` entry is reported. */
+/** Above this many tokens one tool's `tools/list` entry is reported. */
 export const TOOL_TOKEN_LIMIT = 1000;
 
-export type LintSection = 'tools' | 'resources' | 'prompts';
+/**
+ * Above this many tokens a whole `tools/list` is reported, with search mode as the way out: a tenth
+ * of a 200k window, paid on every turn before the conversation says anything.
+ */
+export const CATALOG_TOKEN_LIMIT = 20_000;
+
+/** How lint counts tokens: a real tokenizer when one is installed (tokenizers.ts), else the estimate. */
+export interface TokenCounter {
+  /** `estimate`, or the tokenizer's name (`o200k_base (gpt-tokenizer)`). */
+  readonly name: string;
+  count(value: unknown): number;
+}
+
+export type LintSection = 'tools' | 'resources' | 'prompts' | 'server';
 
 export interface RawFinding {
   readonly code: LintCode;
@@ -47,6 +60,7 @@ export interface LintTool {
 }
 
 export interface LintSubject {
+  readonly tokens: TokenCounter;
   readonly tools: readonly LintTool[];
   readonly resources: Readonly<Record<string, EntryConfig>>;
   readonly prompts: Readonly<Record<string, EntryConfig>>;
@@ -56,7 +70,7 @@ type Config = Readonly<Record<string, unknown>>;
 
 export function runRules(subject: LintSubject): RawFinding[] {
   const out: RawFinding[] = [];
-  for (const tool of subject.tools) toolRules(tool, out);
+  for (const tool of subject.tools) toolRules(tool, subject.tokens, out);
   similarNames(subject.tools, out);
   for (const [name, config] of Object.entries(subject.resources)) {
     describedEntry('resources', name, config.description, out);
@@ -65,7 +79,7 @@ export function runRules(subject: LintSubject): RawFinding[] {
   return out;
 }
 
-function toolRules(tool: LintTool, out: RawFinding[]): void {
+function toolRules(tool: LintTool, counter: TokenCounter, out: RawFinding[]): void {
   const { name, config, descriptor } = tool;
   const at = ['tools', name];
   describedEntry('tools', name, descriptor.description, out);
@@ -124,17 +138,48 @@ function toolRules(tool: LintTool, out: RawFinding[]): void {
     });
   }
 
-  const tokens = estimateJsonTokens(descriptor);
+  const tokens = counter.count(descriptor);
   if (tokens > TOOL_TOKEN_LIMIT) {
     out.push({
       code: 'LINT_TOOL_TOKENS',
       section: 'tools',
       entry: name,
       path: [...at, 'description'],
-      message: `its tools/list entry is about ${tokens} tokens (over ${TOOL_TOKEN_LIMIT}), sent to the model every turn`,
+      message: `its tools/list entry is ${tokenFigure(tokens, counter)} (over ${TOOL_TOKEN_LIMIT}), sent to the model every turn`,
       hint: 'shorten the description, move reference text into a resource, trim enums and schemas',
     });
   }
+}
+
+/**
+ * The whole tools/list over CATALOG_TOKEN_LIMIT, unless the manifest chose how it is disclosed
+ * (`catalog: { mode }`, catalog/disclosure.ts): search mode lists a few meta-tools, and `full`
+ * written out says the whole list is meant.
+ */
+export function catalogRules(
+  total: number,
+  tools: number,
+  chosen: boolean,
+  counter: TokenCounter,
+): RawFinding[] {
+  if (chosen || total <= CATALOG_TOKEN_LIMIT) return [];
+  return [
+    {
+      code: 'LINT_CATALOG_TOKENS',
+      section: 'server',
+      entry: 'catalog',
+      path: ['server'],
+      message: `tools/list is ${tokenFigure(total, counter)} for ${tools} tools (over ${CATALOG_TOKEN_LIMIT}), sent to the model every turn`,
+      hint: 'serve it in search mode: `server: { catalog: { mode: search, pin: [the few tools used most] } }` lists four meta-tools that search, describe and call the rest (docs/big-catalogs.md); or split it into toolsets',
+    },
+  ];
+}
+
+/** `about 1,234 tokens (estimated)` or `1,234 tokens (o200k_base (gpt-tokenizer))`. */
+function tokenFigure(tokens: number, counter: TokenCounter): string {
+  return counter.name === 'estimate'
+    ? `about ${tokens} tokens (estimated)`
+    : `${tokens} tokens (${counter.name})`;
 }
 
 function destructiveHint(effect: Effect): string {

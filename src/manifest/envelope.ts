@@ -195,6 +195,23 @@ const POLICY_FIELD_SCHEMA = {
   ],
 } as const;
 
+/** `catalog:` of the server and of a toolset: how a big catalog is disclosed (catalog/disclosure.ts). */
+const CATALOG_SCHEMA = {
+  type: 'object',
+  description:
+    '`mode: search` lists a few meta-tools (search_tools, browse_tools, describe_tool, call_tool) instead of every tool, plus the `pin`ned ones in full: a big catalog a model can afford (docs/big-catalogs.md). `full` (the default) lists every tool.',
+  properties: {
+    mode: { enum: ['full', 'search'], description: 'How tools/list discloses the tools (default full).' },
+    pin: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description: 'Tools listed in full in search mode, by name; `*` matches any run of characters.',
+    },
+  },
+  required: ['mode'],
+  additionalProperties: false,
+} as const;
+
 const SERVER_SCHEMA = {
   type: ['object', 'null'],
   description: 'What the server tells clients about itself.',
@@ -245,6 +262,7 @@ const SERVER_SCHEMA = {
         },
       },
     },
+    catalog: CATALOG_SCHEMA,
     defaultToolset: {
       type: 'string',
       description:
@@ -319,6 +337,7 @@ const TOOLSETS_SCHEMA = {
       resources: NAME_LIST('Resource entries (all the URIs and templates each serves)'),
       prompts: NAME_LIST('Prompts'),
       skills: NAME_LIST('Skills (all the skill:// files of each)'),
+      catalog: CATALOG_SCHEMA,
       scopes: {
         ...SCOPE_LIST,
         description:

@@ -31,6 +31,8 @@ export interface ServerSection {
   readonly defaultToolset?: string;
   /** Named policies (governance/policy/); their shape is governance/policy/policy.ts PolicyConfig. */
   readonly policies?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** How tools/list discloses a big catalog (catalog/disclosure.ts). */
+  readonly catalog?: CatalogSection;
   /** Resources and prompts served as tools too, unless an entry says `mirror: false` (catalog/mirror.ts). */
   readonly mirror?: boolean | { readonly resources?: boolean; readonly prompts?: boolean };
   /** Limits per caller over the whole server (governance/limits/); `requests` is HTTP-level (429). */
@@ -48,6 +50,12 @@ export interface ServerSection {
 export interface LimitsSection {
   readonly calls?: string | readonly string[];
   readonly concurrent?: number;
+}
+
+/** `catalog:` of the server or a toolset: every tool listed (`full`) or meta-tools over them (`search`). */
+export interface CatalogSection {
+  readonly mode: 'full' | 'search';
+  readonly pin?: readonly string[];
 }
 
 export interface ServerAuthSection {
@@ -91,6 +99,7 @@ export interface ManifestData {
         readonly limits?: LimitsSection;
         /** Policies for what is served through the toolset (governance/policy/). */
         readonly policy?: unknown;
+        readonly catalog?: CatalogSection;
       }
     >
   >;

@@ -117,6 +117,8 @@ export function toolDraft(
     kind: 'http',
     source,
     ...describe(op),
+    // The first tag groups the tool for browse and search in a big catalog (docs/big-catalogs.md).
+    ...(op.tags[0] !== undefined && op.tags[0] !== '' && { group: op.tags[0] }),
     method: op.method,
     path,
     ...(Object.keys(query).length > 0 && { query }),

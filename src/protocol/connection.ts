@@ -4,7 +4,7 @@
  * the in-flight table (for `notifications/cancelled`), the legacy session state, and the 2025-era
  * server→client requests awaiting the client's answer (an inbound response goes to Outbound).
  */
-import { catalogView } from '../catalog/toolsets.js';
+import { servedView } from '../catalog/disclosure.js';
 import type { Logger } from '../log.js';
 import { LiveMap } from '../util/live-set.js';
 import { uniqueName } from '../util/unique.js';
@@ -249,8 +249,9 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     const header = route?.header;
     const routing = (spec: MethodSpec | undefined): ProtocolError[] => {
       if (header === undefined || spec === undefined) return [];
-      const tools = catalogView(this.server.ref.current, route?.toolsets ?? this.toolsets).tools;
-      const toolSchema = (name: string) => tools.get(name)?.descriptor.inputSchema;
+      const view = servedView(this.server.ref.current, route?.toolsets ?? this.toolsets);
+      const toolSchema = (name: string) =>
+        (view.tools.get(name) ?? view.callable?.get(name))?.descriptor.inputSchema;
       return routingFaults(method, spec, params, header, toolSchema);
     };
     if (!classified.ok) {

@@ -4,8 +4,8 @@
  * checked here, once, against the rules: progress only with a token and strictly increasing; logs
  * only at or above the level the client asked for; nothing at all after the response or a cancel.
  */
+import { servedView } from '../catalog/disclosure.js';
 import { hiddenFrom } from '../catalog/policy.js';
-import { catalogView } from '../catalog/toolsets.js';
 import type { CallContext, CallerIdentity, Catalog, LogLevel } from '../catalog/types.js';
 import { CallAbort, type CallSignal } from '../util/call-signal.js';
 import { downgradeOutgoing, downgradeResult } from './downgrade.js';
@@ -73,7 +73,7 @@ export class RequestScope implements CallContext {
     private readonly caller: Caller = {},
   ) {
     this.acquired = owner.server.ref.acquire();
-    this.catalog = catalogView(this.acquired, caller.toolsets);
+    this.catalog = servedView(this.acquired, caller.toolsets);
     const token = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   }

@@ -33,8 +33,12 @@ function copyOf(folder: string, edit: (text: string) => string = (text) => text)
 /** Dummy values for what recipes read from the environment; lint sends no request. */
 const ENV = { ...process.env, GITHUB_TOKEN: 'lint-test-token' };
 
-function lintJson(manifest: string, env: NodeJS.ProcessEnv = ENV): { code: number | null; report: Json } {
-  const run = runCli(['lint', manifest, '--json'], { env });
+function lintJson(
+  manifest: string,
+  env: NodeJS.ProcessEnv = ENV,
+  args: readonly string[] = [],
+): { code: number | null; report: Json } {
+  const run = runCli(['lint', manifest, '--json', ...args], { env });
   assert.ok(run.stdout.trim(), `no report; stderr: ${run.stderr}`);
   return { code: run.code, report: JSON.parse(run.stdout) };
 }
@@ -54,12 +58,15 @@ describe('the bad-practice fixture', () => {
   const text = readFileSync(manifest, 'utf8');
   const { code, report } = lintJson(manifest);
 
+  /** The rules of one entry; LINT_CATALOG_TOKENS is the whole catalog's (its own test, below). */
+  const entryRules = Object.keys(RULES).filter((c) => c !== 'LINT_CATALOG_TOKENS');
+
   test('flags each rule exactly once, and exits 1 for its errors', () => {
     const codes = report.findings.map((f: Json) => f.code).sort();
-    assert.deepEqual(codes, Object.keys(RULES).sort());
+    assert.deepEqual(codes, entryRules.sort());
     assert.equal(code, 1);
     assert.equal(report.errors, 2);
-    assert.equal(report.warnings, Object.keys(RULES).length - 2);
+    assert.equal(report.warnings, entryRules.length - 2);
     for (const f of report.findings) assert.equal(f.level, RULES[f.code as keyof typeof RULES]);
   });
 
@@ -95,8 +102,14 @@ describe('the bad-practice fixture', () => {
     assert.equal(lines[at + 1], `  warning[LINT_INPUT_UNUSED] ${manifest}:${unused.line}:${unused.col}`);
     assert.match(lines[at + 2] ?? '', /input "region" is declared but nothing in the tool uses it/);
     assert.match(lines[at + 3] ?? '', /^ {4}fix: /);
+    // gpt-tokenizer is installed here (a devDependency): lint counts with it, and says so.
     assert.match(
       run.stdout,
+      /tools\/list: \d+ tokens \(o200k_base \(gpt-tokenizer\)\) for 10 tools, .*largest: shipping_quotes \d+/,
+    );
+    const estimated = runCli(['lint', manifest, '--tokenizer', 'estimate'], { env: ENV });
+    assert.match(
+      estimated.stdout,
       /tools\/list: ~\d+ tokens \(estimated\) for 10 tools, .*largest: shipping_quotes ~\d+/,
     );
     assert.match(run.stdout, /: 2 errors, 6 warnings, 1 silenced\n$/);
@@ -214,6 +227,46 @@ test('a silencing needs a reason and a rule code; a broken manifest is reported 
   }
 });
 
+describe('a catalog over the token threshold', () => {
+  // 40 tools of about 700 tokens each: over 20,000 together, each under the per-tool limit.
+  const words = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+  const tools = Array.from(
+    { length: 40 },
+    (_, i) =>
+      `  t${i}:\n    kind: content\n    description: "Tool ${i}: ${words}"\n    annotations: { readOnlyHint: true }\n    content: [{ text: ok }]\n`,
+  ).join('');
+  const files = tempFiles({
+    'full.yaml': `server: { name: big }\ntools:\n${tools}`,
+    'search.yaml': `server: { name: big, catalog: { mode: search } }\ntools:\n${tools}`,
+    'chosen.yaml': `server: { name: big, catalog: { mode: full } }\ntools:\n${tools}`,
+  });
+  after(() => files.cleanup());
+
+  test('lint suggests search mode, counted with a real tokenizer it names', () => {
+    const { report } = lintJson(join(files.dir, 'full.yaml'));
+    const found = report.findings.filter((f: Json) => f.code === 'LINT_CATALOG_TOKENS');
+    assert.equal(found.length, 1, JSON.stringify(report.findings.map((f: Json) => f.code)));
+    assert.match(found[0].message, /tools\/list is \d+ tokens \(o200k_base \(gpt-tokenizer\)\) for 40 tools/);
+    assert.match(found[0].hint, /catalog: \{ mode: search/);
+    assert.equal(report.tokens.tokenizer, 'o200k_base (gpt-tokenizer)');
+    assert.ok(report.tokens.total > 20_000, String(report.tokens.total));
+  });
+
+  test('in search mode the listed cost is the meta-tools, and nothing is suggested', () => {
+    const { report } = lintJson(join(files.dir, 'search.yaml'), ENV, ['--tokenizer', 'claude']);
+    assert.equal(report.tokens.tokenizer, 'claude (@anthropic-ai/tokenizer)');
+    assert.equal(report.tokens.searchMode, true);
+    assert.equal(report.tokens.listed, 4);
+    assert.ok(report.tokens.total < 1000, String(report.tokens.total));
+    assert.ok(!report.findings.some((f: Json) => f.code === 'LINT_CATALOG_TOKENS'));
+  });
+
+  test('`catalog: { mode: full }` written out says the whole list is meant', () => {
+    const { report } = lintJson(join(files.dir, 'chosen.yaml'));
+    assert.ok(!report.findings.some((f: Json) => f.code === 'LINT_CATALOG_TOKENS'));
+  });
+});
+
 test('docs/lint.md has an entry for every rule, and no other', () => {
   const doc = readFileSync(join(REPO, 'docs/lint.md'), 'utf8');
   const documented = [...doc.matchAll(/^## (LINT_[A-Z_]+)/gm)].map((m) => m[1]).sort();
@@ -279,7 +332,8 @@ describe('the tools/list token estimate is within 10% of a real tokenizer', () =
       const listed = runCli(['list', manifest, '--json'], { env: ENV });
       assert.equal(listed.code, 0, listed.stderr);
       const tools = JSON.parse(listed.stdout).tools as Json[];
-      const { report } = lintJson(manifest);
+      const { report } = lintJson(manifest, ENV, ['--tokenizer', 'estimate']);
+      assert.equal(report.tokens.tokenizer, 'estimate');
       const real = countTokens(JSON.stringify({ tools }));
       const estimate = report.tokens.total as number;
       const error = Math.abs(estimate - real) / real;

@@ -13,6 +13,13 @@ export const TOOL_FIELDS: Record<string, JsonSchema> = {
     type: 'string',
     description: 'What the tool does and when to use it; the model reads this to choose the tool.',
   },
+  group: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 64,
+    description:
+      "The tool's group in a catalog served with `catalog: { mode: search }` (docs/big-catalogs.md): what `browse_tools` lists it under and search weighs. Default: the first segment of an http tool's path, else its source. The OpenAPI import writes the operation's first tag.",
+  },
   input: {
     type: 'object',
     description:

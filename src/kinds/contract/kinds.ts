@@ -298,6 +298,8 @@ export interface ToolCommon {
   readonly kind: string;
   readonly title?: string;
   readonly description?: string;
+  /** Where browse and search place the tool in a big catalog (catalog/disclosure.ts). */
+  readonly group?: string;
   /** JSON Schema properties of the arguments; see manifest/input-schema.ts for the rules. */
   readonly input?: Record<string, JsonSchema>;
   readonly outputSchema?: JsonSchema;

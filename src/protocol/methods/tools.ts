@@ -17,15 +17,26 @@ import { TASKS_VERSION } from '../tasks-wire.js';
 import { toWire } from '../tool-result.js';
 
 async function callTool(scope: RequestScope): Promise<object> {
-  const name = requireString(scope.params, 'name', 'tools/call');
-  const tool = scope.catalog.tools.get(name);
-  if (tool === undefined) throw invalidParams(`Unknown tool: ${name}`);
-  const args = scope.params.arguments;
-  if (args !== undefined && !isObject(args)) throw invalidParams('tools/call "arguments" must be an object');
-  if (runsAsTask(scope, tool)) return callAsTask(scope, tool, args ?? {});
-  return interactive(scope, name, async (interaction) =>
-    toWire(await tool.call(args ?? {}, new ScopedCallContext(scope, interaction))),
+  const named = requireString(scope.params, 'name', 'tools/call');
+  // Search mode lists meta-tools, but every tool of the view stays callable by name.
+  const entry = scope.catalog.tools.get(named) ?? scope.catalog.callable?.get(named);
+  if (entry === undefined) throw invalidParams(`Unknown tool: ${named}`);
+  const given = scope.params.arguments;
+  if (given !== undefined && !isObject(given))
+    throw invalidParams('tools/call "arguments" must be an object');
+  // A tool that stands for another (search mode's call_tool: catalog/disclosure.ts) is resolved to
+  // that entry first, so the rest is the direct call of it: its task mode, its steps, its wrapper.
+  const { tool, args } = entry.resolve?.(given ?? {}, seesOf(scope)) ?? { tool: entry, args: given ?? {} };
+  if (runsAsTask(scope, tool)) return callAsTask(scope, tool, args);
+  return interactive(scope, tool.descriptor.name, async (interaction) =>
+    toWire(await tool.call(args, new ScopedCallContext(scope, interaction))),
   );
+}
+
+/** The tools the caller may see (its OAuth scopes), as the catalog's meta-tools ask; undefined: all. */
+function seesOf(scope: RequestScope): ((tool: string) => boolean) | undefined {
+  const { access } = scope;
+  return access === undefined ? undefined : (tool) => access.allows('tools', tool);
 }
 
 /**
@@ -40,6 +51,7 @@ class ScopedCallContext implements ToolCallContext {
   readonly log: RequestScope['log'];
   declare readonly identity?: CallerIdentity;
   declare readonly client?: string;
+  declare readonly sees?: (tool: string) => boolean;
   readonly #scope: RequestScope;
 
   constructor(
@@ -53,6 +65,8 @@ class ScopedCallContext implements ToolCallContext {
     if (identity !== undefined) (this as { identity?: CallerIdentity }).identity = identity;
     const { client } = scope;
     if (client !== undefined) (this as { client?: string }).client = client;
+    const sees = seesOf(scope);
+    if (sees !== undefined) (this as { sees?: (tool: string) => boolean }).sees = sees;
   }
 
   /** Made only if the tool reads it, and a light CallSignal, not an AbortSignal. */

@@ -4,6 +4,7 @@
  * before dispatch: the transport answers 403 `insufficient_scope` with all of them in one challenge.
  * Lists are filtered in the core through the route's Access: a caller sees only what it may use.
  */
+import { META_TOOLS } from '../../../catalog/disclosure.js';
 import type { MirrorTarget } from '../../../catalog/types.js';
 import type { Access } from '../../../protocol/server.js';
 import type { Principal } from './verifier.js';
@@ -53,6 +54,10 @@ export function scopesNeeded(message: unknown, policy: ScopePolicy): string[] {
     }
     if (table === undefined || typeof key !== 'string') continue;
     for (const scope of scopesOf(policy, table, key)) needed.add(scope);
+    // Search mode's call_tool (catalog/disclosure.ts) is a use of the tool it names.
+    const forwarded = (p.arguments as { name?: unknown } | undefined)?.name;
+    if (method === 'tools/call' && key === META_TOOLS.call && typeof forwarded === 'string')
+      for (const scope of scopesOf(policy, 'tools', forwarded)) needed.add(scope);
   }
   return [...needed].sort();
 }

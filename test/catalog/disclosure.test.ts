@@ -1,0 +1,141 @@
+/**
+ * Search mode as the catalog compiles and serves it (src/catalog/disclosure.ts): the served view,
+ * pins, a toolset's own mode over the server's, groups from `group:`, a path or a source, a reload
+ * that only turns the mode on (a list change), and the words of tool search (stems and synonyms).
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { compileCatalog } from '../../src/catalog/compile.js';
+import { diffCatalogs } from '../../src/catalog/diff.js';
+import { servedView } from '../../src/catalog/disclosure.js';
+import { processTerm, stem } from '../../src/catalog/search-terms.js';
+import { toolIndex } from '../../src/catalog/tool-search.js';
+import { ManifestError } from '../../src/errors.js';
+import { builtinKinds } from '../../src/kinds/builtin.js';
+import { StderrLogger } from '../../src/log.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { scopesNeeded } from '../../src/transports/http/oauth/scopes.js';
+import { tempDir } from '../kinds/context.js';
+
+async function catalogOf(yaml: string) {
+  const file = join(tempDir(), 'mcp.yaml');
+  writeFileSync(file, yaml);
+  const registry = builtinKinds();
+  return compileCatalog(await loadManifest(file, registry, {}), registry, new StderrLogger('silent'));
+}
+
+const TOOLS = `
+sources:
+  api: { kind: http, baseUrl: "http://127.0.0.1:9" }
+tools:
+  pets_list: { kind: http, source: api, path: /v1/pets, description: Lists the pets., query: {} }
+  pet_adopt: { kind: http, source: api, method: POST, path: "/pets/{id}/adopt", description: Adopts a pet., input: { id: { type: string, description: Which } } }
+  own_group: { kind: content, group: admin, description: Says hello., content: [{ text: hi }] }
+  ping: { kind: content, description: Answers pong., content: [{ text: pong }] }
+`;
+
+const names = (tools: ReadonlyMap<string, unknown>) => [...tools.keys()];
+const META = ['search_tools', 'browse_tools', 'describe_tool', 'call_tool'];
+
+describe('search mode', () => {
+  test('the served view lists the meta-tools and the pinned tools; the toolset view is untouched', async () => {
+    const catalog = await catalogOf(`server: { catalog: { mode: search, pin: ["p*"] } }\n${TOOLS}`);
+    const served = servedView(catalog, undefined);
+    assert.deepEqual(names(served.tools), [...META, 'pets_list', 'pet_adopt', 'ping']);
+    assert.equal(servedView(catalog, undefined), served, 'made once per view');
+    assert.deepEqual(
+      names(served.callable ?? new Map()),
+      names(catalog.tools),
+      'every tool callable by name',
+    );
+    assert.deepEqual(names(catalog.tools), ['pets_list', 'pet_adopt', 'own_group', 'ping']);
+  });
+
+  test("a toolset's own mode wins over the server's", async () => {
+    const catalog = await catalogOf(`server: { catalog: { mode: search } }
+toolsets:
+  all: { tools: ["*"], catalog: { mode: full } }
+  few: { tools: [ping] }
+${TOOLS}`);
+    assert.deepEqual(names(servedView(catalog, ['all']).tools), [
+      'pets_list',
+      'pet_adopt',
+      'own_group',
+      'ping',
+    ]);
+    assert.deepEqual(names(servedView(catalog, ['few']).tools), META);
+  });
+
+  test('groups: group:, else the first literal path segment (a version skipped), else the source', async () => {
+    const catalog = await catalogOf(TOOLS);
+    assert.deepEqual(
+      Object.fromEntries([...(catalog.groups ?? [])].map(([name, place]) => [name, place.group])),
+      { pets_list: 'pets', pet_adopt: 'pets', own_group: 'admin', ping: 'other' },
+    );
+  });
+
+  test('a pin that names no tool, or a meta-tool, is a manifest error', async () => {
+    const missing = await catalogOf(`server: { catalog: { mode: search, pin: [pong] } }\n${TOOLS}`).catch(
+      (e) => e,
+    );
+    assert.ok(missing instanceof ManifestError);
+    assert.match(missing.message, /pinned tool named "pong".*did you mean "ping"/s);
+    const clash = await catalogOf(`server: { catalog: { mode: search, pin: [call_tool] } }
+tools:
+  call_tool: { kind: content, description: Mine., content: [{ text: mine }] }
+`).catch((e) => e);
+    assert.ok(clash instanceof ManifestError);
+    assert.match(clash.message, /search mode lists its own tool of that name/);
+  });
+
+  test('a reload that only turns search mode on is a change of the tools list', async () => {
+    const before = await catalogOf(TOOLS);
+    const after = await catalogOf(`server: { catalog: { mode: search } }\n${TOOLS}`);
+    assert.deepEqual([...diffCatalogs(before, after).keys()], ['tools']);
+    assert.deepEqual([...diffCatalogs(before, await catalogOf(TOOLS)).keys()], []);
+  });
+
+  test('the index is per catalog: a new catalog is searched anew', async () => {
+    const first = await catalogOf(TOOLS);
+    const second = await catalogOf(
+      `${TOOLS}  kennel_book: { kind: content, title: Book a kennel, description: Reserves a kennel., content: [{ text: ok }] }\n`,
+    );
+    assert.equal((await toolIndex(first)).search('reserve a kennel', 5).length, 0);
+    assert.equal((await toolIndex(second)).search('reserve a kennel', 5)[0]?.name, 'kennel_book');
+    assert.equal(toolIndex(first), toolIndex(first), 'built once');
+  });
+});
+
+test('over HTTP, call_tool needs the scopes of the tool it names, and its own', () => {
+  const policy = { required: ['mcp'], tools: { pet_adopt: ['pets:write'], call_tool: ['meta'] } };
+  const call = (name: string, args?: object) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name, ...(args && { arguments: args }) },
+  });
+  assert.deepEqual(scopesNeeded(call('call_tool', { name: 'pet_adopt' }), policy), [
+    'mcp',
+    'meta',
+    'pets:write',
+  ]);
+  assert.deepEqual(scopesNeeded(call('call_tool', { name: 'ping' }), policy), ['mcp', 'meta']);
+  assert.deepEqual(scopesNeeded(call('search_tools', { name: 'pet_adopt' }), policy), ['mcp']);
+});
+
+describe('the words of tool search', () => {
+  test('plurals, past tenses and gerunds meet their stem', () => {
+    assert.equal(stem('repositories'), stem('repository'));
+    assert.equal(stem('starred'), stem('star'));
+    assert.equal(stem('deleting'), stem('delete'));
+    assert.equal(stem('followers'), stem('follow'));
+  });
+
+  test('each word stands for its synonym group; abbreviations are spelled out; common words go', () => {
+    assert.deepEqual(processTerm('remove'), [stem('remove'), `~${stem('delete')}`]);
+    assert.deepEqual(processTerm('PR'), ['pull', stem('request')]);
+    assert.equal(processTerm('the'), null);
+  });
+});
