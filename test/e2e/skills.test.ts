@@ -204,6 +204,12 @@ describe('skills over MCP', () => {
     }
   });
 
+  test('validate counts the skills', () => {
+    const run = runCli(['validate', manifest]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /is valid: 0 tools, 0 resources, 0 resource templates, 0 prompts, 2 skills/);
+  });
+
   test('a raw 2025 session lists, gets and reads a skill', async () => {
     const peer = new RawStdioPeer([manifest, '--no-watch']);
     try {
