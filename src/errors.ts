@@ -352,9 +352,9 @@ export const problems = {
     message,
     hint: hint ?? 'a SKILL.md begins with ---, name: <its folder>, description: <when to use it>, then ---',
   }),
-  SKILL_TOO_LARGE: (skill: string, found: string, limit: string): Problem => ({
+  SKILL_TOO_LARGE: (skill: string, found: string): Problem => ({
     code: 'SKILL_TOO_LARGE',
-    message: `the skill ${quote(skill)} has ${found}, more than the skills extension allows (${limit})`,
+    message: `the skill ${quote(skill)} is larger than the skills extension allows: ${found}`,
     hint: 'hosts need not load a skill past 512 files or 16 MiB: split it, or move large assets out',
   }),
 } as const;

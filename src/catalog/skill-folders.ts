@@ -16,7 +16,7 @@
 import { basename, join, resolve } from 'node:path';
 import { type Diagnostic, type Problem, problems } from '../errors.js';
 import { isTextMime } from '../kinds/shared/mime.js';
-import { isInside, readInside } from '../kinds/shared/paths.js';
+import { FileTooLarge, isInside, readInside } from '../kinds/shared/paths.js';
 import { codeFrame } from '../manifest/frame.js';
 import { yamlLib } from '../manifest/yaml-lib.js';
 import { nodeFsPromises } from '../util/lazy-node.js';
@@ -135,46 +135,44 @@ async function loadSkill(
   const listed = await listSkillFiles(root, dir, index, scope);
   if (listed === undefined) return undefined;
   if (listed.length > MAX_SKILL_FILES) {
-    scope.report(
-      index,
-      problems.SKILL_TOO_LARGE(folderName, `${listed.length} files`, `${MAX_SKILL_FILES} files`),
-    );
+    scope.report(index, problems.SKILL_TOO_LARGE(folderName, `more than ${MAX_SKILL_FILES} files`));
     return undefined;
   }
   const skillMd = join(root, SKILL_FILE);
-  const text = await readInside(root, skillMd, MAX_SKILL_BYTES, skillMd).catch(() => undefined);
-  if (text === undefined) {
+  const head = await readSkillFile(root, skillMd, skillMd, MAX_SKILL_BYTES);
+  if (!(head instanceof Buffer)) {
     scope.report(
       index,
-      problems.SKILL_TOO_LARGE(folderName, `a SKILL.md over ${MAX_SKILL_BYTES} bytes`, '16 MiB'),
+      head === 'too large'
+        ? problems.SKILL_TOO_LARGE(folderName, `a SKILL.md of more than ${MAX_SKILL_BYTES} bytes (16 MiB)`)
+        : problems.PATH_NOT_FOUND(join(dir, SKILL_FILE)),
     );
     return undefined;
   }
-  const frontmatter = checkFrontmatter(text.toString('utf8'), skillMd, folderName, scope);
+  const frontmatter = checkFrontmatter(head.toString('utf8'), skillMd, folderName, scope);
   if (frontmatter === undefined) return undefined;
   const name = frontmatter.name as string;
   const files: SkillFile[] = [];
   let total = 0;
   for (const { path, real } of listed) {
     const uri = skillUri(name, path);
-    const bytes = await readInside(root, real, MAX_SKILL_BYTES, uri).catch(() => undefined);
-    if (bytes === undefined) {
+    // Each read is capped by what is left of the skill's 16 MiB: memory stays bounded by it.
+    const bytes = await readSkillFile(root, real, uri, MAX_SKILL_BYTES - total);
+    if (bytes === 'too large') {
       scope.report(
         index,
-        problems.SKILL_TOO_LARGE(folderName, `${path}, over ${MAX_SKILL_BYTES} bytes`, '16 MiB'),
+        problems.SKILL_TOO_LARGE(
+          folderName,
+          `more than ${MAX_SKILL_BYTES} bytes (16 MiB) in all, counting up to ${path}`,
+        ),
       );
       return undefined;
     }
+    // Gone since the listing (or a read that hung): not served; the reload its removal causes reads again.
+    if (bytes === 'unreadable') continue;
     total += bytes.length;
     scope.watch(real, uri);
     files.push(diskFile(root, real, path, uri, bytes));
-  }
-  if (total > MAX_SKILL_BYTES) {
-    scope.report(
-      index,
-      problems.SKILL_TOO_LARGE(folderName, `${total} bytes`, `${MAX_SKILL_BYTES} bytes (16 MiB)`),
-    );
-    return undefined;
   }
   return {
     name,
@@ -183,6 +181,20 @@ async function loadSkill(
     frontmatter,
     files: sortFiles(files),
   };
+}
+
+/** A file's bytes, at most `budget` of them, or why they cannot be served. */
+async function readSkillFile(
+  root: string,
+  real: string,
+  uri: string,
+  budget: number,
+): Promise<Buffer | 'too large' | 'unreadable'> {
+  try {
+    return (await readInside(root, real, budget, uri)) ?? 'unreadable';
+  } catch (err) {
+    return err instanceof FileTooLarge ? 'too large' : 'unreadable';
+  }
 }
 
 /**

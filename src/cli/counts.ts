@@ -1,7 +1,8 @@
 /**
  * What a catalog serves, counted as `mcp-run list` shows it: the tools, the resources (the static
  * ones and the live sets, such as a database's tables), the resource templates and the prompts,
- * each with its own word and the plural right. `validate` and the serve banners all say it this way.
+ * each with its own word and the plural right, and the skills when there are any. `validate` and
+ * the serve banners all say it this way.
  */
 import type { Catalog } from '../catalog/types.js';
 
@@ -14,10 +15,12 @@ export async function describeCounts(catalog: Catalog): Promise<string> {
     const listed = await list(AbortSignal.timeout(10_000)).catch(() => []);
     for (const { descriptor } of listed) uris.add(descriptor.uri);
   }
-  return [
+  const counts = [
     plural(catalog.tools.size, 'tool'),
     plural(uris.size, 'resource'),
     plural(catalog.templates.length, 'resource template'),
     plural(catalog.prompts.size, 'prompt'),
-  ].join(', ');
+  ];
+  if (catalog.skills.size > 0) counts.push(plural(catalog.skills.size, 'skill'));
+  return counts.join(', ');
 }

@@ -204,6 +204,12 @@ describe('skills over MCP', () => {
     }
   });
 
+  test('validate counts the skills', () => {
+    const run = runCli(['validate', manifest]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /is valid: 0 tools, 0 resources, 0 resource templates, 0 prompts, 2 skills/);
+  });
+
   test('a raw 2025 session lists, gets and reads a skill', async () => {
     const peer = new RawStdioPeer([manifest, '--no-watch']);
     try {
@@ -403,8 +409,23 @@ describe('skill folders are checked like the manifest', () => {
     assert.match(run.stderr, /error\[SKILL_TOO_LARGE\] .*mcp\.yaml:3:13 skills\.folders\[0\]/);
     assert.match(
       run.stderr,
-      /the skill "big" has 513 files, more than the skills extension allows \(512 files\)/,
+      /the skill "big" is larger than the skills extension allows: more than 512 files/,
     );
+  });
+
+  test('a skill past 16 MiB in all is SKILL_TOO_LARGE, naming the file where it passed', () => {
+    writeTree(join(dir, 'heavy/skills'), { 'heavy/SKILL.md': '---\nname: heavy\ndescription: x\n---\n' });
+    const nineMiB = Buffer.alloc(9 * 1024 * 1024, 'a');
+    writeFileSync(join(dir, 'heavy/skills/heavy/a.txt'), nineMiB);
+    writeFileSync(join(dir, 'heavy/skills/heavy/b.txt'), nineMiB);
+    writeFileSync(
+      join(dir, 'heavy/mcp.yaml'),
+      'server: { name: s, version: 1.0.0 }\nskills:\n  folders: [./skills]\n',
+    );
+    const run = runCli(['validate', join(dir, 'heavy/mcp.yaml')]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /error\[SKILL_TOO_LARGE\]/);
+    assert.match(run.stderr, /more than 16777216 bytes \(16 MiB\) in all, counting up to b\.txt/);
   });
 });
 

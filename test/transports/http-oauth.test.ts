@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
+import { inMemorySkill } from '../../src/catalog/skills.js';
 import type { OAuthOptions } from '../../src/transports/http/server.js';
 import { CLI } from '../helpers/demo.js';
 import {
@@ -520,4 +521,72 @@ describe('server.auth in the manifest', () => {
       assert.match(bad.stdout + bad.stderr, /auth/);
     });
   }
+});
+
+describe('OAuth scopes on skills', () => {
+  let issuer: Issuer;
+  let s: Served;
+  let k1: Awaited<ReturnType<typeof keyPair>>;
+  const skill = inMemorySkill({
+    name: 'orders',
+    description: 'Use the orders tools.',
+    files: new Map([['references/refunds.md', '# Refunds\n']]),
+  });
+  const token = (scope: string) => sign(k1.privateKey, 'k1', { iss: issuer.url, aud: s.url, scope });
+  const bearer = async (scope: string) => ({ authorization: `Bearer ${await token(scope)}` });
+
+  before(async () => {
+    issuer = await startIssuer();
+    k1 = await keyPair('k1');
+    issuer.published.push(k1.jwk);
+    const oauth: OAuthOptions = {
+      issuer: issuer.url,
+      scopes: { required: ['mcp'], resources: { 'skill://orders': ['orders'] } },
+      jwksCooldownMs: 0,
+    };
+    s = await startHttp({
+      auth: { oauth },
+      catalog: {
+        skills: new Map([[skill.name, skill]]),
+        skillsSettings: { directoryRead: true, pageSize: 10 },
+      },
+    });
+  });
+  after(async () => {
+    await s.close();
+    await issuer.close();
+  });
+
+  it('the scopes of skill://<name> guard every method that reaches the skill, and hide it from lists', async () => {
+    const without = await bearer('mcp');
+    for (const [method, uri] of [
+      ['skills/get', 'skill://orders/SKILL.md'],
+      ['resources/read', 'skill://orders/references/refunds.md'],
+      ['resources/directory/read', 'skill://orders'],
+    ] as const) {
+      const res = await postModern(s.url, 1, method, { uri }, without);
+      assert.equal(res.status, 403, `${method}: ${res.body}`);
+      assert.equal(challenge(res.headers['www-authenticate']).scope, 'mcp orders');
+    }
+    const hidden = await postModern(s.url, 2, 'skills/list', {}, without);
+    assert.deepEqual(hidden.json().result.skills, []);
+    const resources = await postModern(s.url, 3, 'resources/list', {}, without);
+    assert.ok(!JSON.stringify(resources.json().result).includes('skill://orders'));
+
+    const allowed = await bearer('mcp orders');
+    const listed = await postModern(s.url, 4, 'skills/list', {}, allowed);
+    assert.deepEqual(
+      listed.json().result.skills.map((e: Json) => e.uri),
+      ['skill://orders/SKILL.md'],
+    );
+    const read = await postModern(
+      s.url,
+      5,
+      'resources/read',
+      { uri: 'skill://orders/references/refunds.md' },
+      allowed,
+    );
+    assert.equal(read.status, 200, read.body);
+    assert.equal(read.json().result.contents[0].text, '# Refunds\n');
+  });
 });
