@@ -40,6 +40,10 @@ export interface OpsHooks {
   request?<T>(method: string, tool: string | undefined, run: () => Promise<T>): Promise<T>;
   /** Wraps one backend call (tracing makes it a child span and adds its `traceparent`). */
   backend?<T>(call: BackendCall, run: BackendRun<T>): Promise<T>;
+  /** The audit trail could not keep up: a request waited (`block`) or was refused (`refuse`). */
+  auditPressure?(choice: 'block' | 'refuse'): void;
+  /** The id of the trace the current request belongs to, when one is active (tracing). */
+  traceId?(): string | undefined;
 }
 
 const NO_CALL: CallObservation = { run: (fn) => fn(), end() {} };
@@ -92,6 +96,16 @@ export const ops: Required<OpsHooks> = {
       if (h.backend) wrapped = (headers) => h.backend!(call, (more) => inner({ ...headers, ...more }));
     }
     return wrapped({});
+  },
+  auditPressure(choice) {
+    for (const h of hooks) h.auditPressure?.(choice);
+  },
+  traceId() {
+    for (const h of hooks) {
+      const id = h.traceId?.();
+      if (id !== undefined) return id;
+    }
+    return undefined;
   },
 };
 

@@ -5,6 +5,7 @@
  */
 
 import { InvalidRequestParams, ResourceNotFound } from '../catalog/types.js';
+import { GovernanceRefusal } from '../governance/refusal.js';
 import type { Logger } from '../log.js';
 import { InteractionFailed, MissingClientCapability } from '../steps/interaction.js';
 import { ErrorCode, HttpStatus, invalidParams, ProtocolError } from './jsonrpc.js';
@@ -25,6 +26,7 @@ export function knownError(err: unknown, era: Era): ProtocolError | undefined {
   if (err instanceof ProtocolError) return err;
   if (err instanceof ResourceNotFound) return resourceNotFound(err.uri, era, err.message);
   if (err instanceof InvalidRequestParams) return invalidParams(err.message);
+  if (err instanceof GovernanceRefusal) return refusalError(err);
   if (err instanceof MissingClientCapability) {
     // 2026: -32021 with the ClientCapabilities object it needs; a 2025 prompt: invalid params.
     if (era === 'legacy') return invalidParams(err.message);
@@ -39,6 +41,20 @@ export function knownError(err: unknown, era: Era): ProtocolError | undefined {
   // A question of a 2025 prompt that got no answer: not a bug, so the client hears why.
   if (err instanceof InteractionFailed) return new ProtocolError(ErrorCode.InternalError, err.message);
   return undefined;
+}
+
+/**
+ * A policy's or a limit's refusal: -32040 (deny) or -32041 (limit), naming the rule and, for a
+ * limit, when a retry can pass (`retryAfterMs`, and `retryAfter` in whole seconds as HTTP has it).
+ */
+function refusalError(refusal: GovernanceRefusal): ProtocolError {
+  const { decision, rule, retryAfterMs } = refusal;
+  if (decision === 'deny') return new ProtocolError(ErrorCode.PolicyDenied, refusal.message, { rule });
+  const data =
+    retryAfterMs === undefined
+      ? { rule }
+      : { rule, retryAfterMs, retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+  return new ProtocolError(ErrorCode.LimitExceeded, refusal.message, data);
 }
 
 export function toProtocolError(err: unknown, era: Era, method: string, log: Logger): ProtocolError {

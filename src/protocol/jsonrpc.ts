@@ -19,6 +19,10 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  /** A policy refused the request (governance/refusal.ts). */
+  PolicyDenied: -32040,
+  /** A limit refused the request; `data.retryAfterMs` says when to try again. */
+  LimitExceeded: -32041,
 } as const;
 
 /** The HTTP statuses a protocol outcome can imply (see ReceiveOutcome in server.ts). */
