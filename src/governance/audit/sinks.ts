@@ -5,7 +5,7 @@
  */
 
 import type { FileHandle } from 'node:fs/promises';
-import { open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 
 /** The last sealed line a sink already holds (a restart appending to its file). */
@@ -53,6 +53,7 @@ export class FileSink implements AuditSink {
   }
 
   async open(): Promise<LastLine | undefined> {
+    await mkdir(dirname(this.file), { recursive: true });
     this.handle = await open(this.file, 'a+', 0o600);
     this.size = (await this.handle.stat()).size;
     if (this.size === 0) return undefined;

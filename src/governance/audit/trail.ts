@@ -20,7 +20,7 @@ import {
   redactArguments,
 } from './record.js';
 import { FileSink, StderrSink } from './sinks.js';
-import { AuditWriter } from './writer.js';
+import { AuditBackpressure, AuditWriter } from './writer.js';
 
 /** Audited unless the manifest's `include` says otherwise. */
 export const DEFAULT_AUDITED = ['tools/call', 'resources/read', 'prompts/get'] as const;
@@ -125,7 +125,8 @@ export class AuditRecord {
     const refusal = end.thrown instanceof GovernanceRefusal ? end.thrown : undefined;
     const decision: AuditDecision = refusal?.decision ?? 'allow';
     const rule = refusal?.rule ?? this.note.allowedBy;
-    this.writer.append(
+    const append = end.thrown instanceof AuditBackpressure ? 'appendRefused' : 'append';
+    this.writer[append](
       encodeRecord(this.writer.name, {
         start: this.start,
         method,

@@ -53,7 +53,8 @@ export class AuditWriter {
   private waiters: (() => void)[] = [];
   private closed = false;
   /** The current backpressure episode: when it began and what it cost. */
-  private episode: { since: number; blocked: number; refused: number } | undefined = undefined;
+  private episode: { since: number; blocked: number; refused: number; unrecorded: number } | undefined =
+    undefined;
   /** Records written, for the `close` record. */
   private written = 0;
 
@@ -82,7 +83,7 @@ export class AuditWriter {
     if (this.queuedBytes < this.options.budgetBytes) return undefined;
     const choice = this.options.onBackpressure;
     if (this.episode === undefined) {
-      this.episode = { since: Date.now(), blocked: 0, refused: 0 };
+      this.episode = { since: Date.now(), blocked: 0, refused: 0, unrecorded: 0 };
       this.log.warn(
         `audit: ${this.sink.where} is not keeping up (${this.queuedBytes} bytes queued); new requests ${choice === 'block' ? 'wait' : 'are refused'} until it does`,
       );
@@ -94,6 +95,19 @@ export class AuditWriter {
     }
     this.episode.blocked++;
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * Takes the record of a request it refused for backpressure: queued while the queue is under
+   * twice its budget, else only counted (a flood of refused requests must not fill memory), and the
+   * count goes in the episode's `backpressure` record and log line.
+   */
+  appendRefused(body: string): void {
+    if (this.episode !== undefined && this.queuedBytes >= 2 * this.options.budgetBytes) {
+      this.episode.unrecorded++;
+      return;
+    }
+    this.append(body);
   }
 
   /** Queues one record body (record.ts); it is sealed and written in order. */
@@ -214,9 +228,9 @@ export class AuditWriter {
     const episode = this.episode;
     if (episode === undefined) return;
     this.episode = undefined;
-    const { since, blocked, refused } = episode;
+    const { since, blocked, refused, unrecorded } = episode;
     this.log.warn(
-      `audit: ${this.sink.where} caught up after ${Date.now() - since} ms; ${blocked} request(s) waited, ${refused} were refused`,
+      `audit: ${this.sink.where} caught up after ${Date.now() - since} ms; ${blocked} request(s) waited, ${refused} were refused (${unrecorded} of them counted here only, not recorded one by one)`,
     );
     this.enqueue(
       this.meta('backpressure', {
@@ -224,6 +238,7 @@ export class AuditWriter {
         choice: this.options.onBackpressure,
         blocked,
         refused,
+        unrecorded,
       }),
     );
     this.flushing ??= this.flushLoop();
