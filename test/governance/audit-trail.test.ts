@@ -40,6 +40,7 @@ function manifest(audit: string[], auth: string[] = []): string {
     '  api:',
     '    kind: http',
     '    baseUrl: http://127.0.0.1:9',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest reference, not a JS template.
     '    headers: { Authorization: "Bearer ${env:AUDIT_SECRET}" }',
     'tools:',
     '  echo:',
@@ -202,7 +203,7 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
     );
   });
 
-  it("writes neither the manifest's ${env:…} secret nor what a caller put where a claim goes", () => {
+  it("writes neither the manifest's env secret nor what a caller put where a claim goes", () => {
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       assert.doesNotMatch(text, new RegExp(SECRET));
