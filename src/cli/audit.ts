@@ -40,6 +40,11 @@ export async function auditCommand(files: string[], options: AuditOptions): Prom
     process.exitCode = 2;
     return;
   }
+  // A reader that stops early (`| head`) ends the listing, not with a crash.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   const print = (text: string) => process.stdout.write(text);
   let report: ScanReport;
   try {
