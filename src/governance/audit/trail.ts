@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import type { CallerIdentity } from '../../kinds/contract/types.js';
-import type { Logger } from '../../log.js';
+import { currentLogFields, type Logger } from '../../log.js';
 import type { ServerAuditSection } from '../../manifest/types.js';
 import { currentTraceparent, ops } from '../../ops/hooks.js';
 import { GovernanceRefusal } from '../refusal.js';
@@ -24,17 +24,6 @@ import { AuditBackpressure, AuditWriter } from './writer.js';
 
 /** Audited unless the manifest's `include` says otherwise. */
 export const DEFAULT_AUDITED = ['tools/call', 'resources/read', 'prompts/get'] as const;
-/** Every method `include` may name. */
-export const AUDITABLE = [
-  ...DEFAULT_AUDITED,
-  'tools/list',
-  'resources/list',
-  'resources/templates/list',
-  'prompts/list',
-  'initialize',
-  'ping',
-] as const;
-
 const DEFAULTS = { rotate: '10MB', keep: 10, buffer: '4MB' } as const;
 /** An entry name or URI longer than this is cut in the record (it comes from the caller). */
 const MAX_ENTRY_CHARS = 1024;
@@ -130,7 +119,7 @@ export class AuditRecord {
       encodeRecord(this.writer.name, {
         start: this.start,
         method,
-        entry: entryOf(method, params),
+        entry: entryOf(method, params, this.secret),
         caller: callerOf(this.request),
         arguments: redactArguments(params.arguments, this.note.redact, this.secret),
         decision,
@@ -140,15 +129,20 @@ export class AuditRecord {
         durationMs: performance.now() - this.started,
         bytes: end.bytes,
         ...(this.traceId !== undefined && { traceId: this.traceId }),
-        requestId: randomUUID(),
+        // Over HTTP with JSON logs: the request's X-Request-Id, as on its log lines.
+        requestId: currentLogFields()?.requestId ?? randomUUID(),
       }),
     );
   }
 }
 
-function entryOf(method: string, params: Readonly<Record<string, unknown>>): string | undefined {
+function entryOf(
+  method: string,
+  params: Readonly<Record<string, unknown>>,
+  secret: (text: string) => string,
+): string | undefined {
   const value = method === 'resources/read' ? params.uri : method.endsWith('/list') ? undefined : params.name;
-  return typeof value === 'string' ? value.slice(0, MAX_ENTRY_CHARS) : undefined;
+  return typeof value === 'string' ? secret(value.slice(0, MAX_ENTRY_CHARS)) : undefined;
 }
 
 function callerOf(request: AuditRequest): AuditCaller {

@@ -52,6 +52,7 @@ export class AuditWriter {
   private flushing: Promise<void> | undefined = undefined;
   private waiters: (() => void)[] = [];
   private closed = false;
+  private closing: Promise<void> | undefined = undefined;
   /** The current backpressure episode: when it began and what it cost. */
   private episode: { since: number; blocked: number; refused: number; unrecorded: number } | undefined =
     undefined;
@@ -129,9 +130,13 @@ export class AuditWriter {
     }
   }
 
-  /** Writes the `close` record, flushes and closes the sink. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Writes the `close` record, flushes and closes the sink; once, however often it is called. */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     await this.flush();
     this.endEpisode();
     this.enqueue(this.meta('close', { records: this.written }));
