@@ -322,8 +322,10 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
 });
 
 describe('audit trail: mcp-run over stdio with the official client', () => {
-  it('records each call with no caller, and closes its chain when the client goes', async () => {
-    const dir = project(manifest(['file: audit.jsonl']));
+  it('records each call with no caller, the methods `include` adds, and closes its chain when the client goes', async () => {
+    const dir = project(
+      manifest(['file: audit.jsonl', 'include: [initialize, ping, tools/call, tools/list]']),
+    );
     try {
       const client = new ClientV1({ name: 'audit-stdio', version: '1' });
       await client.connect(
@@ -337,6 +339,7 @@ describe('audit trail: mcp-run over stdio with the official client', () => {
       for (let i = 0; i < 3; i++) await client.callTool({ name: 'echo', arguments: { text: `n${i}` } });
       await client.getPrompt({ name: 'review', arguments: { diff: 'd' } });
       await client.ping();
+      await client.listTools();
       await client.close();
       // The process records its close after the client has gone: wait for it.
       let all: Json[] = [];
@@ -349,11 +352,14 @@ describe('audit trail: mcp-run over stdio with the official client', () => {
       assert.deepEqual(
         requests.map((r) => [r.method, r.entry, r.outcome]),
         [
+          ['initialize', undefined, 'ok'],
           ['tools/call', 'echo', 'ok'],
           ['tools/call', 'echo', 'ok'],
           ['tools/call', 'echo', 'ok'],
-          ['prompts/get', 'review', 'ok'],
+          ['ping', undefined, 'ok'],
+          ['tools/list', undefined, 'ok'],
         ],
+        'prompts/get is left out: `include` names what is audited',
       );
       assert.deepEqual(requests[0].caller, {});
       assert.equal(all.at(-1).type, 'close');

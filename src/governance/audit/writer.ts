@@ -234,8 +234,10 @@ export class AuditWriter {
     if (episode === undefined) return;
     this.episode = undefined;
     const { since, blocked, refused, unrecorded } = episode;
+    const uncounted =
+      unrecorded === 0 ? '' : ` (${unrecorded} of them counted only, not recorded one by one)`;
     this.log.warn(
-      `audit: ${this.sink.where} caught up after ${Date.now() - since} ms; ${blocked} request(s) waited, ${refused} were refused (${unrecorded} of them counted here only, not recorded one by one)`,
+      `audit: ${this.sink.where} caught up after ${Date.now() - since} ms; ${blocked} request(s) waited, ${refused} were refused${uncounted}`,
     );
     this.enqueue(
       this.meta('backpressure', {
