@@ -20,12 +20,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Issuer, startIssuer } from '../e2e/oidc-issuer.js';
 import { CLI } from '../helpers/demo.js';
-import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import { modernRequest, post, type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 
 type Json = any;
 
 const REDIRECT = 'http://127.0.0.1:7/callback';
 const SECRET = 'audit-secret-7f3a9c1e';
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const pin = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 
 function manifest(audit: string[], auth: string[] = []): string {
@@ -131,7 +132,7 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
     resource = cli.url;
     const bearer = (token: string) => ({ requestInit: { headers: { authorization: `Bearer ${token}` } } });
 
-    // alice, 2026 era: 6 audited requests (and a list, which is not audited by default).
+    // alice, 2026 era: 7 audited requests (and a list, which is not audited by default).
     const alice = new ClientV2({ name: 'audit', version: '1' }, pin);
     await alice.connect(
       new HttpV2(new URL(cli.url), bearer(await issuer.token('audit-client', 'alice', 'notes'))),
@@ -145,6 +146,14 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
     await alice.getPrompt({ name: 'review', arguments: { diff: '+1 line' } });
     await assert.rejects(alice.callTool({ name: 'no_such_tool', arguments: {} }));
     await alice.close();
+    // A request that carries a W3C trace context: its record names the trace.
+    const traced = modernRequest(1, 'tools/call', { name: 'echo', arguments: { text: 'traced' } });
+    const tracedRes = await post(cli.url, traced.message, {
+      ...traced.headers,
+      authorization: `Bearer ${await issuer.token('audit-client', 'alice', 'notes')}`,
+      traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01`,
+    });
+    assert.equal(tracedRes.status, 200, tracedRes.body);
 
     // bob, 2025 era: 3 audited requests, one of them setting the claim-bound argument.
     const bob = new ClientV1({ name: 'audit', version: '1' });
@@ -174,10 +183,10 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
     assert.ok(files.length >= 3, `rotation at 2KB made several files: ${files.join(', ')}`);
     const all = records(files);
     const requests = all.filter((r) => r.type === 'request');
-    assert.equal(requests.length, 9, JSON.stringify(requests, null, 1));
-    assert.equal(new Set(requests.map((r) => r.requestId)).size, 9);
+    assert.equal(requests.length, 10, JSON.stringify(requests, null, 1));
+    assert.equal(new Set(requests.map((r) => r.requestId)).size, 10);
     const count = (method: string) => requests.filter((r) => r.method === method).length;
-    assert.deepEqual([count('tools/call'), count('resources/read'), count('prompts/get')], [6, 2, 1]);
+    assert.deepEqual([count('tools/call'), count('resources/read'), count('prompts/get')], [7, 2, 1]);
     assert.equal(count('tools/list'), 0, 'lists are not audited unless included');
     for (const r of requests) {
       assert.equal(r.caller.issuer, issuer.url);
@@ -194,6 +203,9 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
     const overridden = requests.find((r) => r.entry === 'my_notes' && r.caller.subject === 'bob');
     assert.equal(overridden.outcome, 'tool_error');
     assert.deepEqual(overridden.arguments, { owner: '[redacted]' });
+    const traced = requests.find((r) => r.arguments?.text === 'traced');
+    assert.equal(traced.traceId, TRACE_ID);
+    assert.equal(requests.filter((r) => r.traceId !== undefined).length, 1);
     const read = requests.find((r) => r.method === 'resources/read');
     assert.equal(read.entry, 'notes://style');
     assert.deepEqual(
@@ -218,7 +230,7 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
   it('mcp-run audit filters the records and verifies the chain', () => {
     const verified = audit([...files, '--verify']);
     assert.equal(verified.status, 0, verified.stderr);
-    assert.match(verified.stderr, /9 record\(s\) from 1 writer\(s\) in \d+ file\(s\); chain intact/);
+    assert.match(verified.stderr, /10 record\(s\) from 1 writer\(s\) in \d+ file\(s\); chain intact/);
     assert.equal(verified.stdout, '');
     const bob = audit([...files, '--caller', 'bob', '--json']);
     assert.equal(bob.status, 0, bob.stderr);
