@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface AuditNote {
   /**
    * JSON Pointers (RFC 6901) into the request's arguments, e.g. `/card/number`: each value there is
-   * written as `[redacted]`. `/` alone is every argument.
+   * written as `[redacted]`. The empty pointer `""` is all the arguments.
    */
   readonly redact: string[];
   /** The rule that allowed the request, when a policy names one. */

@@ -52,7 +52,7 @@ export interface AuditFacts {
 export const MAX_ARGUMENT_BYTES = 16 * 1024;
 /** Deeper nesting is cut: what lies below is recorded as `[too deep]`. */
 const MAX_DEPTH = 32;
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Encodes one request record's body (no `seq`/`prev`/`hash`) for `writer`. */
 export function encodeRecord(writer: string, facts: AuditFacts): string {
@@ -88,7 +88,7 @@ export function redactArguments(
   secret: (text: string) => string,
 ): unknown {
   if (args === undefined) return undefined;
-  if (pointers.includes('/') || pointers.includes('')) return REDACTED;
+  if (pointers.includes('')) return REDACTED;
   const masked = pointers.length === 0 ? undefined : pointerTree(pointers);
   const copy = copyRedacted(args, masked, secret, 0);
   const bytes = Buffer.byteLength(JSON.stringify(copy));

@@ -23,7 +23,7 @@ import { FileSink, StderrSink } from './sinks.js';
 import { AuditBackpressure, AuditWriter } from './writer.js';
 
 /** Audited unless the manifest's `include` says otherwise. */
-export const DEFAULT_AUDITED = ['tools/call', 'resources/read', 'prompts/get'] as const;
+const DEFAULT_AUDITED = ['tools/call', 'resources/read', 'prompts/get'] as const;
 const DEFAULTS = { rotate: '10MB', keep: 10, buffer: '4MB' } as const;
 /** An entry name or URI longer than this is cut in the record (it comes from the caller). */
 const MAX_ENTRY_CHARS = 1024;
@@ -93,7 +93,7 @@ export class AuditRecord {
     private readonly request: AuditRequest,
     private readonly secret: (text: string) => string,
   ) {
-    this.traceId = ops.traceId() ?? currentTraceparent()?.split('-')[1];
+    this.traceId = ops.traceId() ?? traceOf(currentTraceparent());
   }
 
   /** undefined: go ahead; a promise: wait for it first; throws when the trail refuses the request. */
@@ -134,6 +134,12 @@ export class AuditRecord {
       }),
     );
   }
+}
+
+/** The trace id of a W3C `traceparent` header (the caller's text: taken only when well formed). */
+function traceOf(traceparent: string | undefined): string | undefined {
+  const id = traceparent?.split('-')[1];
+  return id !== undefined && /^[0-9a-f]{32}$/.test(id) && !/^0+$/.test(id) ? id : undefined;
 }
 
 function entryOf(
