@@ -310,7 +310,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
 /**
  * `server.audit`: the trail opens before anything is served, with the logger's redaction (every
  * `${env:…}` value is a secret there too). It is read once at start, like `server.auth`: a reload
- * does not move the trail (a changed `server.audit` is said to take effect at the next start).
+ * does not move the trail; a changed `server.audit` takes effect at the next start (docs/governance.md).
  */
 async function openAudit(file: string, catalog: Catalog, log: StderrLogger): Promise<AuditTrail | undefined> {
   const settings = catalog.audit;
