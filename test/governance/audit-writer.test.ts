@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sinceTime } from '../../src/cli/audit.js';
-import { noteAllowedBy, noteRedacted } from '../../src/governance/audit/note.js';
+import { noteDecision, noteRedacted } from '../../src/governance/audit/note.js';
 import { orderFiles, type ScanReport, scanAudit } from '../../src/governance/audit/query.js';
 import { MAX_ARGUMENT_BYTES, redactArguments } from '../../src/governance/audit/record.js';
 import { type AuditTrail, openAuditTrail, parseSize } from '../../src/governance/audit/trail.js';
@@ -118,7 +118,7 @@ describe('audit trail on real files', () => {
       const trail = await open(dir);
       await call(trail, { card: '4111', who: 'me' }, () => {
         noteRedacted(['/card']);
-        noteAllowedBy('support-may-read');
+        noteDecision('allow', 'support-may-read');
       });
       await call(
         trail,

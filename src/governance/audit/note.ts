@@ -1,13 +1,14 @@
 /**
  * The per-request note the governance stages fill in for the audit record: which parts of the
- * arguments must not be written down (a claim-bound argument, a field a policy masks) and, when a
- * stage allowed the request by a named rule, that rule. A refusal needs no note: it is thrown
- * (GovernanceRefusal) and the trail reads it from there.
+ * arguments must not be written down (a claim-bound argument, a field a policy masks) and the
+ * decision a stage made without throwing (an allow by a named rule). A refusal thrown as a
+ * GovernanceRefusal needs no note: the trail reads it from the error.
  *
  * The note rides on an AsyncLocalStorage that only exists while the trail is on: without an audit
  * trail `noteRedacted` finds no store and costs one lookup.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RefusalDecision } from '../refusal.js';
 
 export interface AuditNote {
   /**
@@ -15,8 +16,11 @@ export interface AuditNote {
    * written as `[redacted]`. The empty pointer `""` is all the arguments.
    */
   readonly redact: string[];
-  /** The rule that allowed the request, when a policy names one. */
-  allowedBy?: string;
+  /**
+   * The decision a stage made without throwing: an allow by a named rule, or a refusal it answered
+   * as a tool error. A thrown GovernanceRefusal takes precedence.
+   */
+  decision?: { readonly decision: RefusalDecision | 'allow'; readonly rule: string };
 }
 
 const notes = new AsyncLocalStorage<AuditNote>();
@@ -32,8 +36,8 @@ export function noteRedacted(pointers: readonly string[]): void {
   notes.getStore()?.redact.push(...pointers);
 }
 
-/** Names the rule that allowed the current request. */
-export function noteAllowedBy(rule: string): void {
+/** Records the decision a stage made for the current request, and the rule that made it. */
+export function noteDecision(decision: RefusalDecision | 'allow', rule: string): void {
   const note = notes.getStore();
-  if (note !== undefined) note.allowedBy = rule;
+  if (note !== undefined) note.decision = { decision, rule };
 }

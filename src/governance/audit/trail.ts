@@ -112,8 +112,9 @@ export class AuditRecord {
     this.ended = true;
     const { method, params } = this.request;
     const refusal = end.thrown instanceof GovernanceRefusal ? end.thrown : undefined;
-    const decision: AuditDecision = refusal?.decision ?? 'allow';
-    const rule = refusal?.rule ?? this.note.allowedBy;
+    const noted = this.note.decision;
+    const decision: AuditDecision = refusal?.decision ?? noted?.decision ?? 'allow';
+    const rule = refusal?.rule ?? noted?.rule;
     const append = end.thrown instanceof AuditBackpressure ? 'appendRefused' : 'append';
     this.writer[append](
       encodeRecord(this.writer.name, {
