@@ -179,6 +179,48 @@ describe('audit trail under load (mcp-run --http)', () => {
     }
   });
 
+  it('a sink that does not take its writes at shutdown: after 10 s the records left go to stderr', async () => {
+    const { cli, dir, drain, cleanup } = await pipeServer('refuse');
+    try {
+      const total = 300;
+      const answers = await callMany(cli.url, total, 16);
+      assert.ok(
+        answers.some((a) => a.error?.code === -32041),
+        'the pipe is full',
+      );
+      const stopped = cli.stop();
+      const message =
+        /audit: (\d+) record\(s\) could not be written to .*audit\.pipe within 10000 ms of shutdown/;
+      await waitFor('the records left were spilled', () => message.test(cli.stderr()), cli);
+      // The write stuck in the pipe holds a thread the process waits for as it exits: read the
+      // pipe so that it can end.
+      const read = drain();
+      assert.equal(await stopped, 0, cli.stderr());
+      const spilled = cli
+        .stderr()
+        .split('\n')
+        .filter((l) => l.startsWith('{"v":1,'))
+        .map((l) => JSON.parse(l));
+      assert.equal(spilled.length, Number(message.exec(cli.stderr())?.[1]));
+      assert.ok(
+        spilled.some((r) => r.type === 'close'),
+        'the close record is among them',
+      );
+      // No call is lost: each is in the pipe, on stderr, or counted in an episode.
+      const piped = (await read).split('\n').filter((l) => l !== '');
+      writeFileSync(join(dir, 'piped.jsonl'), piped.join('\n'));
+      const all = [...piped.map((l) => JSON.parse(l)), ...spilled];
+      const seen = new Set(all.filter((r) => r.type === 'request').map((r) => r.arguments.n));
+      const unrecorded = all
+        .filter((r) => r.type === 'backpressure')
+        .reduce((sum, r) => sum + r.unrecorded, 0);
+      assert.ok(seen.size + unrecorded >= total, `${seen.size} recorded + ${unrecorded} counted of ${total}`);
+    } finally {
+      await cli.stop();
+      cleanup();
+    }
+  });
+
   it('onBackpressure: block makes calls wait until the sink catches up; none is refused or lost', async () => {
     const { cli, dir, drain, cleanup } = await pipeServer('block');
     try {

@@ -8,6 +8,7 @@
  */
 import type { Logger } from '../../log.js';
 import { ops } from '../../ops/hooks.js';
+import { settleWithin } from '../../util/with-timeout.js';
 import { GovernanceRefusal } from '../refusal.js';
 import { GENESIS, sealLine } from './chain.js';
 import type { AuditSink } from './sinks.js';
@@ -18,6 +19,10 @@ export type BackpressureChoice = 'block' | 'refuse';
 const REFUSE_RETRY_MS = 1000;
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5000;
+/** How long shutdown waits for the sink to take the last records before they go to stderr. */
+const CLOSE_WAIT_MS = 10_000;
+/** How long closing the sink itself may take once its records are out (a stuck write holds it). */
+const SINK_CLOSE_MS = 1000;
 
 /** A request refused because the audit trail cannot keep up (`onBackpressure: refuse`). */
 export class AuditBackpressure extends GovernanceRefusal {
@@ -39,6 +44,8 @@ export interface WriterOptions {
   readonly budgetBytes: number;
   readonly onBackpressure: BackpressureChoice;
   readonly log: Logger;
+  /** How long `close` waits for the sink before spilling to stderr (default 10 s). */
+  readonly closeWaitMs?: number;
 }
 
 export class AuditWriter {
@@ -56,7 +63,7 @@ export class AuditWriter {
   /** The current backpressure episode: when it began and what it cost. */
   private episode: { since: number; blocked: number; refused: number; unrecorded: number } | undefined =
     undefined;
-  /** Records written, for the `close` record. */
+  /** Lines written, for the `close` record. */
   private written = 0;
 
   constructor(private readonly options: WriterOptions) {
@@ -113,8 +120,8 @@ export class AuditWriter {
 
   /** Queues one record body (record.ts); it is sealed and written in order. */
   append(body: string): void {
-    if (this.closed) {
-      // After shutdown's flush there is no file to write to: the record goes to the log instead.
+    if (this.closing !== undefined) {
+      // The close record is queued as the last line: a later record goes to the log instead.
       this.log.error(`audit: a record came after the trail was closed: ${body}`);
       return;
     }
@@ -137,12 +144,36 @@ export class AuditWriter {
   }
 
   private async closeOnce(): Promise<void> {
-    await this.flush();
-    this.endEpisode();
-    this.enqueue(this.meta('close', { records: this.written }));
-    await this.flush();
+    // Queued behind every record so far: the close record is the last line, written or spilled.
+    this.endEpisode(this.queuedBytes >= this.options.budgetBytes / 2);
+    this.enqueue(this.meta('close', { records: this.written + this.queue.length }));
+    const written = this.flush();
+    const waitMs = this.options.closeWaitMs ?? CLOSE_WAIT_MS;
+    await settleWithin(written, waitMs);
     this.closed = true;
-    await this.sink.close();
+    // Requests still waiting for room are let go: their records now go to the log (append).
+    for (const resolve of this.waiters.splice(0)) resolve();
+    if (this.queue.length > 0) this.spill(waitMs);
+    await settleWithin(this.sink.close(), SINK_CLOSE_MS);
+  }
+
+  /**
+   * Shutdown cannot wait for a sink that does not take its writes (a hung disk, a pipe nobody
+   * reads): the records left are written to stderr, unsealed, rather than lost with the process.
+   */
+  private spill(waitMs: number): void {
+    const left = this.queue.splice(0);
+    this.queuedBytes = 0;
+    this.log.error(
+      `audit: ${left.length} record(s) could not be written to ${this.sink.where} within ${waitMs} ms of shutdown; they follow on stderr, unsealed`,
+    );
+    for (const body of left) {
+      try {
+        process.stderr.write(`${body}\n`);
+      } catch {
+        // stderr is gone too: there is nowhere left to put them.
+      }
+    }
   }
 
   private enqueue(body: string): void {
@@ -209,6 +240,8 @@ export class AuditWriter {
         if (attempt > 1) this.log.info(`audit: writing to ${this.sink.where} works again`);
         return;
       } catch (err) {
+        // After shutdown spilled the records to stderr there is nothing left to retry for.
+        if (this.closed) return;
         if (attempt === 1)
           this.log.error(
             `audit: cannot write to ${this.sink.where} (${(err as Error).message}); records are kept and the write is tried again`,
@@ -229,16 +262,19 @@ export class AuditWriter {
     if (this.episode !== undefined && this.queuedBytes < this.options.budgetBytes / 2) this.endEpisode();
   }
 
-  private endEpisode(): void {
+  /** Ends a backpressure episode: logged, and recorded unless the close record is already queued. */
+  private endEpisode(atShutdown = false): void {
     const episode = this.episode;
     if (episode === undefined) return;
     this.episode = undefined;
     const { since, blocked, refused, unrecorded } = episode;
     const uncounted =
       unrecorded === 0 ? '' : ` (${unrecorded} of them counted only, not recorded one by one)`;
+    const ended = atShutdown ? 'was still behind at shutdown' : 'caught up';
     this.log.warn(
-      `audit: ${this.sink.where} caught up after ${Date.now() - since} ms; ${blocked} request(s) waited, ${refused} were refused${uncounted}`,
+      `audit: ${this.sink.where} ${ended} after ${Date.now() - since} ms; ${blocked} request(s) waited, ${refused} were refused${uncounted}`,
     );
+    if (this.closing !== undefined && !atShutdown) return;
     this.enqueue(
       this.meta('backpressure', {
         since: new Date(since).toISOString(),
