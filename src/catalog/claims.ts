@@ -14,6 +14,7 @@
 
 import type { Problem } from '../errors.js';
 import { problems } from '../errors.js';
+import { noteRedacted } from '../governance/audit/note.js';
 import type { EntryPath } from '../kinds/contract/kinds.js';
 import { type CallerIdentity, InvalidRequestParams, ResourceNotFound } from '../kinds/contract/types.js';
 import type { Validator } from '../manifest/user-schemas.js';
@@ -120,6 +121,8 @@ export function claimOverride(
 ): string | undefined {
   const set = bindings.filter((b) => Object.hasOwn(args, b.name));
   if (set.length === 0) return undefined;
+  // Whatever the caller put where a claim goes stays out of the audit record.
+  noteRedacted(set.map((b) => `/${b.name.replaceAll('~', '~0').replaceAll('/', '~1')}`));
   const names = set.map((b) => `"${b.name}" (from the "${b.claim}" claim)`).join(', ');
   return `${what} refused the call: the argument ${names} is set from the caller's verified access token and cannot be passed. Call it again without it.`;
 }

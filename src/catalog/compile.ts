@@ -523,6 +523,7 @@ async function compileWith(
   return {
     server: serverInfo(manifest),
     ...(manifest.data.server?.auth !== undefined && { auth: manifest.data.server.auth }),
+    ...(manifest.data.server?.audit != null && { audit: manifest.data.server.audit }),
     tools,
     resources,
     ...(resourceLists.length > 0 && { resourceLists }),

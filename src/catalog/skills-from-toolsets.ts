@@ -95,7 +95,10 @@ export async function addToolsetSkills(
     const at: EntryPath = ['skills', 'fromToolsets', named.indexOf(toolset)];
     const bytes = skill.files.reduce((sum, file) => sum + file.size, 0);
     if (bytes > MAX_SKILL_BYTES) {
-      scope.report(at, problems.SKILL_TOO_LARGE(skill.name, `${bytes} bytes, past the 16 MiB a skill may hold`));
+      scope.report(
+        at,
+        problems.SKILL_TOO_LARGE(skill.name, `${bytes} bytes, past the 16 MiB a skill may hold`),
+      );
       continue;
     }
     scope.add(skill, at);

@@ -20,7 +20,7 @@ import type {
   ToolDescriptor,
   ToolResult,
 } from '../kinds/contract/types.js';
-import type { ReloadSection, ServerAuthSection } from '../manifest/types.js';
+import type { ReloadSection, ServerAuditSection, ServerAuthSection } from '../manifest/types.js';
 import type { Interaction } from '../steps/interaction.js';
 import type { TaskSettings } from '../tasks/types.js';
 
@@ -240,6 +240,8 @@ export interface Catalog {
   readonly server: ServerInfo;
   /** `server.auth`: the OAuth resource server settings, which the HTTP transport reads at start. */
   readonly auth?: ServerAuthSection;
+  /** `server.audit`: the audit trail the server opens at start (governance/audit/). */
+  readonly audit?: ServerAuditSection;
   readonly tools: ReadonlyMap<string, CatalogTool>;
   /** Static resources by URI. */
   readonly resources: ReadonlyMap<string, CatalogResource>;

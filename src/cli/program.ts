@@ -55,6 +55,10 @@ const lintCommand = lazy(
   () => import('./lint.js'),
   (m) => m.lintCommand,
 );
+const auditCommand = lazy(
+  () => import('./audit.js'),
+  (m) => m.auditCommand,
+);
 const initCommand = lazy(
   () => import('./init.js'),
   (m) => m.initCommand,
@@ -549,6 +553,37 @@ Examples:
       '\nThe files are byte for byte what the server serves. A folder already identical is left alone; one that holds anything else is refused, and nothing is written, unless --force (which replaces it).\n\nExit codes: 0 written (or unchanged); 1 the manifest has errors, or a folder is in the way; 2 bad usage (no --out, an unknown toolset, a manifest without toolsets).\n\nExamples:\n  $ mcp-run skills export --out skills\n  $ mcp-run skills export shop.yaml --out review --toolset billing --force',
     )
     .action(withManifest(skillsExportCommand));
+
+  program
+    .command('audit')
+    .description(
+      "print an audit trail's records (server.audit), filtered, and verify its hash chain: an edited or removed line, or a missing rotated file, is named by file and line",
+    )
+    .argument('<files...>', 'the audit files, rotated ones too (audit.jsonl.1 … audit.jsonl), in any order')
+    .option('--since <time>', 'records at or after an ISO time, or this long ago: 30m, 12h, 7d')
+    .option('--caller <who>', "records of this caller: a subject, a token's label, a client id or an issuer")
+    .option(
+      '--entry <name>',
+      'records of this tool, prompt or resource URI (* matches any run of characters)',
+    )
+    .addOption(
+      new Option('--decision <decision>', 'records with this decision').choices(['allow', 'deny', 'limit']),
+    )
+    .option('--json', 'print the matching records as written, one JSON object a line')
+    .option('--verify', 'verify the chain only: print a summary and every break, no records')
+    .addHelpText(
+      'after',
+      `
+The chain is verified on every run; breaks go to stderr as "chain broken at FILE:LINE: why".
+
+Exit codes: 0 the chain holds; 1 it is broken; 2 bad usage; 3 a file cannot be read.
+
+Examples:
+  $ mcp-run audit audit.jsonl* --verify
+  $ mcp-run audit audit.jsonl --since 12h --decision deny
+  $ mcp-run audit audit.jsonl* --caller alice@example.com --entry 'orders_*' --json`,
+    )
+    .action(auditCommand);
 
   program
     .command('import')

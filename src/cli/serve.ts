@@ -1,4 +1,4 @@
-import { relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { Reloader, reloadFailureDetail } from '../catalog/reload.js';
 import { toolsetScopes } from '../catalog/toolsets.js';
@@ -6,6 +6,8 @@ import { type Catalog, CatalogRef } from '../catalog/types.js';
 // Types only: the playground loads with `mcp-run dev`, never for the plain command.
 import type { Playground } from '../dev/playground.js';
 import { ManifestError } from '../errors.js';
+// Types only: the trail's modules load when the manifest declares server.audit.
+import type { AuditTrail } from '../governance/audit/trail.js';
 import { installLimitStore } from '../governance/limits/store.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
@@ -169,12 +171,14 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     }
   }
   const ref = new CatalogRef(catalog);
+  const audit = await openAudit(file, catalog, log);
   // Without watching, neither lists nor resource contents are ever re-read: advertise neither.
   const protocol = createProtocol(ref, {
     log,
     listChanged: options.watch,
     resourceUpdates: options.watch,
     ...(state && (await taskOptions(state, log))),
+    ...(audit && { audit }),
   });
   // With --state the 2025 sessions of every replica are told through the shared store, once each.
   let shared: HttpTransport['shared'];
@@ -258,6 +262,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     const httpOptions = { ...options, oauth };
     preloadValidation(catalog, Promise.resolve());
     const stopAll = async () => {
+      // After the drain: every request answered is recorded, then the trail's close record.
+      await audit?.close();
       await stopOps();
       await state?.close();
     };
@@ -287,6 +293,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     protocol.close();
     await reloader?.close();
     await stdio.close();
+    await audit?.close();
     await stopOps();
   };
   process.once('SIGINT', stop);
@@ -295,9 +302,34 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   else log.debug(`serving ${file} on stdio`);
 
   await stdio.closed;
+  await audit?.close();
   await reloader?.close();
   await ref.current.dispose();
   process.exit(0);
+}
+
+/**
+ * `server.audit`: the trail opens before anything is served, with the logger's redaction (every
+ * `${env:…}` value is a secret there too). It is read once at start, like `server.auth`: a reload
+ * does not move the trail; a changed `server.audit` takes effect at the next start (docs/governance.md).
+ */
+async function openAudit(file: string, catalog: Catalog, log: StderrLogger): Promise<AuditTrail | undefined> {
+  const settings = catalog.audit;
+  if (settings === undefined) return undefined;
+  const { openAuditTrail } = await import('../governance/audit/trail.js');
+  try {
+    const trail = await openAuditTrail(settings, {
+      base: dirname(resolve(file)),
+      log,
+      secret: (text) => log.redact(text),
+    });
+    log.debug(`audit trail open, writer ${trail.writerName}`);
+    return trail;
+  } catch (err) {
+    process.stderr.write(`mcp-run: cannot open the audit trail: ${log.redact((err as Error).message)}\n`);
+    await catalog.dispose();
+    process.exit(1);
+  }
 }
 
 /**

@@ -118,6 +118,72 @@ const AUTH_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+const SIZE = (what: string) =>
+  ({
+    anyOf: [
+      { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*([kKmMgG]?[bB])?\\s*$' },
+      { type: 'integer', minimum: 1 },
+    ],
+    description: `${what}: a size such as \`10MB\`, \`512KB\` (1024-based), or a number of bytes.`,
+  }) as const;
+
+const AUDIT_SCHEMA = {
+  type: 'object',
+  description:
+    'The audit trail (docs/governance.md#audit-trail): one JSON Lines record per tools/call, resources/read and prompts/get, hash-chained, queried and verified with `mcp-run audit`.',
+  properties: {
+    file: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'The JSON Lines file, relative to this manifest. One writer (process) per file: give each replica its own file (its own `writer` name too).',
+    },
+    sink: {
+      enum: ['file', 'stderr'],
+      description: 'Where records go (default: `file` when `file` is set, else `stderr`).',
+    },
+    rotate: SIZE('Size at which the file is rotated to `<file>.<n>` (default 10MB)'),
+    keep: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Rotated files kept; older ones are deleted (default 10).',
+    },
+    include: {
+      type: 'array',
+      uniqueItems: true,
+      items: {
+        enum: [
+          'tools/call',
+          'resources/read',
+          'prompts/get',
+          'tools/list',
+          'resources/list',
+          'resources/templates/list',
+          'prompts/list',
+          'initialize',
+          'ping',
+        ],
+      },
+      description: 'The methods audited (default [tools/call, resources/read, prompts/get]).',
+    },
+    buffer: SIZE('Records queued for the sink before `onBackpressure` applies (default 4MB)'),
+    onBackpressure: {
+      enum: ['block', 'refuse'],
+      default: 'block',
+      description:
+        'When the sink cannot keep up: `block` makes new requests wait until the queue drains; `refuse` answers them with a limit error (-32041, rule `audit`). Either way each is counted (mcp_run_audit_backpressure_total) and reported; no record is dropped.',
+    },
+    writer: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "Names this server's chain in every record (default hostname-pid-start). A fixed name continues its chain across restarts.",
+    },
+  },
+  additionalProperties: false,
+} as const;
+
 /**
  * One policy (docs/governance.md#policies): CEL `allow`/`deny` over claims, args, entry and toolset,
  * and output rules that mask what a caller may not see. governance/policy/ compiles it. kinds/contract/fields.ts declares the same shape for an entry's `policy:`; keep them in step.
@@ -263,6 +329,7 @@ const SERVER_SCHEMA = {
       },
     },
     catalog: CATALOG_SCHEMA,
+    audit: AUDIT_SCHEMA,
     defaultToolset: {
       type: 'string',
       description:

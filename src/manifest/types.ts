@@ -44,6 +44,26 @@ export interface ServerSection {
     readonly maxPerCaller?: number;
     readonly maxBytes?: number;
   };
+  /** The audit trail (governance/audit/): where it goes and what it records. */
+  readonly audit?: ServerAuditSection;
+}
+
+/** `server.audit` (docs/governance.md#audit-trail). */
+export interface ServerAuditSection {
+  /** The JSON Lines file, relative to the manifest. */
+  readonly file?: string;
+  /** Size at which the file is rotated: `10MB`, or bytes. */
+  readonly rotate?: string | number;
+  /** Rotated files kept. */
+  readonly keep?: number;
+  readonly sink?: 'file' | 'stderr';
+  /** The methods audited (default tools/call, resources/read, prompts/get). */
+  readonly include?: readonly string[];
+  /** Queued bytes before new requests wait or are refused: `4MB`, or bytes. */
+  readonly buffer?: string | number;
+  readonly onBackpressure?: 'block' | 'refuse';
+  /** Names this writer's chain (default hostname-pid-start). */
+  readonly writer?: string;
 }
 
 /** A `limits:` block (server, toolset or entry): rates like `60/minute` and a cap on calls at once. */

@@ -42,6 +42,10 @@ export interface OpsHooks {
   backend?<T>(call: BackendCall, run: BackendRun<T>): Promise<T>;
   /** A limit per caller refused a call or an HTTP request; `rule` as the manifest writes it (governance/limits/). */
   limitRefused?(rule: string): void;
+  /** The audit trail could not keep up: a request waited (`block`) or was refused (`refuse`). */
+  auditPressure?(choice: 'block' | 'refuse'): void;
+  /** The id of the trace the current request belongs to, when one is active (tracing). */
+  traceId?(): string | undefined;
 }
 
 const NO_CALL: CallObservation = { run: (fn) => fn(), end() {} };
@@ -97,6 +101,16 @@ export const ops: Required<OpsHooks> = {
       if (h.backend) wrapped = (headers) => h.backend!(call, (more) => inner({ ...headers, ...more }));
     }
     return wrapped({});
+  },
+  auditPressure(choice) {
+    for (const h of hooks) h.auditPressure?.(choice);
+  },
+  traceId() {
+    for (const h of hooks) {
+      const id = h.traceId?.();
+      if (id !== undefined) return id;
+    }
+    return undefined;
   },
 };
 

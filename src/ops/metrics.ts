@@ -39,6 +39,12 @@ export class Metrics {
     labelNames: ['tool'] as const,
     registers: [this.registry],
   });
+  private readonly auditPressure = new client.Counter({
+    name: 'mcp_run_audit_backpressure_total',
+    help: 'Requests that met a full audit queue, by what was done (block: waited, refuse: refused).',
+    labelNames: ['choice'] as const,
+    registers: [this.registry],
+  });
   private readonly reloads = new client.Counter({
     name: 'mcp_run_reloads_total',
     help: 'Manifest reloads by outcome (ok, failed).',
@@ -120,6 +126,7 @@ export class Metrics {
       },
       reload: (outcome) => this.reloads.inc({ outcome }),
       limitRefused: (limit) => this.limitRefusals.inc({ limit }),
+      auditPressure: (choice) => this.auditPressure.inc({ choice }),
     };
   }
 

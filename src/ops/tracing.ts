@@ -81,6 +81,7 @@ export async function startTracing(endpoint: string | undefined, log: Logger): P
       };
     },
     reload() {},
+    traceId: () => trace.getActiveSpan()?.spanContext().traceId,
     backend(call, run) {
       const span = tracer.startSpan(call.name, { kind: SpanKind.CLIENT, attributes: { ...call.attributes } });
       const active = trace.setSpan(context.active(), span);

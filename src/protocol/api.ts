@@ -7,6 +7,7 @@
  * standing `send` keeps only unsolicited traffic (legacy list_changed and resources/updated).
  */
 import type { CallerIdentity, LogLevel } from '../catalog/types.js';
+import type { AuditTrail } from '../governance/audit/trail.js';
 import type { Logger } from '../log.js';
 import type { TaskEngineOptions, TaskStore } from '../tasks/types.js';
 import type { CatalogChange, ListCategory } from './hub.js';
@@ -42,6 +43,8 @@ export interface ProtocolOptions {
   readonly taskStore?: TaskStore;
   /** How the engine runs with that store: its heartbeat window and, shared, its bus (tasks/engine.ts). */
   readonly taskEngine?: TaskEngineOptions;
+  /** The audit trail (`server.audit`): one record per audited request, written in `connection.run`. */
+  readonly audit?: AuditTrail;
 }
 
 /**

@@ -5,6 +5,7 @@
  * server→client requests awaiting the client's answer (an inbound response goes to Outbound).
  */
 import { servedView } from '../catalog/disclosure.js';
+import type { AuditRecord } from '../governance/audit/trail.js';
 import type { Logger } from '../log.js';
 import { LiveMap } from '../util/live-set.js';
 import { uniqueName } from '../util/unique.js';
@@ -296,26 +297,41 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     });
     this.inFlight.set(id, scope);
     if (route?.signal !== undefined) scope.cleanup = linkAbort(route.signal, () => this.cancel(id));
+    // The one place every call, read and get passes with its result or error: its audit record.
+    const audit = this.server.audit?.begin({
+      method,
+      params,
+      identity: route?.identity,
+      label: route?.caller,
+      toolsets: route?.toolsets ?? this.toolsets,
+    });
     let keepOpen = false;
     try {
-      const result = await spec.handle(scope);
+      const result = await (audit === undefined ? spec.handle(scope) : audited(spec, scope, audit));
       if (result === KEEP_OPEN) {
         keepOpen = scope.live;
         return keepOpen ? { kind: 'subscribed', status: HttpStatus.Ok, era } : SILENT;
       }
-      if (!scope.live) return SILENT;
+      if (!scope.live) {
+        audit?.end({ outcome: 'cancelled', bytes: 0 });
+        return SILENT;
+      }
       scope.end();
-      return this.deliver(
-        outlet,
-        resultResponse(id, scope.decorate(result, spec.cacheable)),
-        HttpStatus.Ok,
-        batch,
-        era,
-      );
+      const response = resultResponse(id, scope.decorate(result, spec.cacheable));
+      audit?.end({ outcome: resultOutcome(result), bytes: byteSize(response) });
+      return this.deliver(outlet, response, HttpStatus.Ok, batch, era);
     } catch (err) {
-      if (!scope.live) return SILENT;
+      if (!scope.live) {
+        audit?.end({ outcome: 'cancelled', thrown: err, bytes: 0 });
+        return SILENT;
+      }
       scope.end();
-      return this.reject(outlet, id, toProtocolError(err, era, method, this.log), batch, era);
+      const error = toProtocolError(err, era, method, this.log);
+      if (audit !== undefined) {
+        const bytes = byteSize(errorResponse(id, error));
+        audit.end({ outcome: 'error', code: error.code, thrown: err, bytes });
+      }
+      return this.reject(outlet, id, error, batch, era);
     } finally {
       if (!keepOpen) scope.end();
     }
@@ -409,4 +425,26 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
 function linkAbort(signal: AbortSignal, onAbort: () => void): () => void {
   signal.addEventListener('abort', onAbort, { once: true });
   return () => signal.removeEventListener('abort', onAbort);
+}
+
+/** Runs an audited request: once the trail admits it (it may wait, or be refused), with its note. */
+async function audited(
+  spec: MethodSpec,
+  scope: RequestScope,
+  audit: AuditRecord,
+): Promise<object | typeof KEEP_OPEN> {
+  const wait = audit.admit();
+  if (wait !== undefined) await wait;
+  return audit.run(async () => spec.handle(scope));
+}
+
+/** How a request that answered with a result ended, for its audit record. */
+function resultOutcome(result: object): 'ok' | 'tool_error' | 'input_required' {
+  const r = result as { isError?: unknown; resultType?: unknown };
+  if (r.resultType === 'input_required') return 'input_required';
+  return r.isError === true ? 'tool_error' : 'ok';
+}
+
+function byteSize(response: object): number {
+  return Buffer.byteLength(JSON.stringify(response));
 }

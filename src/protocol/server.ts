@@ -57,6 +57,7 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
       () => ref.current.server.tasks,
       options.taskEngine,
     ),
+    ...(options.audit !== undefined && { audit: options.audit }),
   };
   return {
     connect: (send: (message: object) => void, connectOptions?: ConnectOptions): Connection =>

@@ -1,5 +1,6 @@
 /** What one protocol instance holds, shared by all its connections. */
 import type { CatalogRef } from '../catalog/types.js';
+import type { AuditTrail } from '../governance/audit/trail.js';
 import type { Logger } from '../log.js';
 import type { TaskEngine } from '../tasks/engine.js';
 import type { NotificationHub } from './hub.js';
@@ -20,4 +21,6 @@ export interface ServerState {
   readonly signer: StateSigner;
   /** Tasks of every connection (tools called now, fetched later). */
   readonly tasks: TaskEngine;
+  /** Where each audited request is recorded; undefined without `server.audit`. */
+  readonly audit?: AuditTrail;
 }
