@@ -24,6 +24,7 @@ import {
   sortByPosition,
 } from '../errors.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
+import type { UiField } from '../kinds/contract/fields.js';
 import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
@@ -52,6 +53,7 @@ import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { guardPrompt } from './prompt.js';
 import { wrapTool } from './tool.js';
+import { checkActions, compileView } from './views.js';
 import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
 import type {
   Catalog,
@@ -147,6 +149,7 @@ async function compileWith(
   const intern = internSchemas();
   const deriveOutputs = data.server?.outputSchemas === 'derived';
   const tools = new Map<string, CatalogTool>();
+  const viewResources: { tool: string; resource: CatalogResource }[] = [];
   for (const [name, cfg] of entries('tools')) {
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
     const ctx = scope.entry('tools', name);
@@ -212,7 +215,13 @@ async function compileWith(
           report,
         )
       : undefined;
+    // The MCP Apps view (views.ts): its `ui://` resource joins the catalog's after the declared ones.
+    const view = common.ui === undefined ? undefined : compileView(name, common.title, common.ui, baseDir, report);
     if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
+    if (common.ui !== undefined && view === undefined) continue;
+    if (view?.resource) viewResources.push({ tool: name, resource: view.resource });
+    if (view?.file !== undefined && view.resource)
+      watched.set(view.file, [...(watched.get(view.file) ?? []), view.resource.descriptor.uri]);
     // The kind's own object when the manifest adds none (the tool keeps `compiled` anyway).
     const annotations =
       common.annotations === undefined
@@ -228,6 +237,7 @@ async function compileWith(
       ...(outputSchema !== undefined && { outputSchema }),
       ...(Object.keys(annotations).length > 0 && { annotations }),
       ...(task.support !== 'forbidden' && { execution: { taskSupport: task.support } }),
+      ...(view !== undefined && { _meta: view.meta }),
     };
     const maxConcurrency = common.maxConcurrency ?? compiled.defaultConcurrency;
     tools.set(
@@ -235,7 +245,14 @@ async function compileWith(
       wrapTool(
         descriptor,
         compiled,
-        { validateArgs, validateOutput, maxConcurrency, task, claims: claims.bindings },
+        {
+          validateArgs,
+          validateOutput,
+          maxConcurrency,
+          task,
+          claims: claims.bindings,
+          ...(view !== undefined && { view: view.view }),
+        },
         log,
         steps,
       ),
@@ -292,6 +309,20 @@ async function compileWith(
     }
     templates.push(...(compiled?.templates ?? []));
     if (compiled?.list) resourceLists.push(compiled.list);
+  }
+  const toolNames = new Set(tools.keys());
+  for (const [name, cfg] of entries('tools')) {
+    const ui = (cfg as { ui?: UiField }).ui;
+    if (ui !== undefined) checkActions(name, ui, toolNames, report);
+  }
+  // The tools' views, after the declared resources; a declared resource at a view's URI is an error.
+  const views = new Map<string, string>();
+  for (const { tool, resource } of viewResources) {
+    const uri = resource.descriptor.uri;
+    const owner = owners.get(uri);
+    if (owner) report(['tools', tool, 'ui'], problems.URI_DUPLICATE(uri, `resources.${owner}`));
+    else resources.set(uri, resource);
+    views.set(tool, uri);
   }
 
   const prompts = new Map<string, CatalogPrompt>();
@@ -350,6 +381,7 @@ async function compileWith(
             resources: served,
             prompts: [...prompts.keys()],
             mirrors: mirrorEntries,
+            views,
           },
           report,
         );

@@ -31,6 +31,7 @@ import type {
   ToolDescriptor,
   ToolResult,
   ToolTaskMode,
+  ToolView,
 } from './types.js';
 
 /** All tool calls of this process running at once, whatever the tool. */
@@ -49,6 +50,8 @@ export interface ToolChecks {
   /** Inputs whose values come from the caller's verified token (claims.ts); none by default. */
   readonly claims?: readonly ClaimBinding[];
   readonly task: ToolTaskMode;
+  /** The tool's MCP Apps view (views.ts). */
+  readonly view?: ToolView;
 }
 
 export function wrapTool(
@@ -67,6 +70,7 @@ export function wrapTool(
  */
 class WrappedTool implements CatalogTool {
   readonly task: ToolTaskMode;
+  declare readonly view?: ToolView;
   private readonly validateArgs: Validator;
   private readonly validateOutput: Validator | undefined;
   private readonly claims: readonly ClaimBinding[];
@@ -81,11 +85,13 @@ class WrappedTool implements CatalogTool {
   constructor(
     readonly descriptor: ToolDescriptor,
     private readonly compiled: CompiledTool,
-    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS }: ToolChecks,
+    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS, view }: ToolChecks,
     private readonly log: Logger,
     private readonly steps: StepPlan | undefined,
   ) {
     this.task = task;
+    // Only a tool with a view has the field: ten thousand plain tools carry no slot for it.
+    if (view !== undefined) (this as { view?: ToolView }).view = view;
     this.validateArgs = validateArgs;
     this.validateOutput = validateOutput;
     this.claims = claims;

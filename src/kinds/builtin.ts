@@ -7,7 +7,7 @@
  */
 
 import { contentToolInfo } from './content/tool.info.js';
-import { LINT_FIELDS, MIRROR_FIELDS, TOOL_FIELDS } from './contract/fields.js';
+import { LINT_FIELDS, MIRROR_FIELDS, TOOL_FIELDS, UI_FIELD } from './contract/fields.js';
 import { ASK_SCHEMA, STEP_FIELDS } from './contract/step-fields.js';
 import { directoryResourceInfo } from './files/directory.info.js';
 import { fileResourceInfo } from './files/file.info.js';
@@ -30,7 +30,7 @@ import { sqliteSourceInfo } from './sql/sqlite/source.info.js';
 
 export function builtinKinds(): KindRegistry {
   return new KindRegistry({
-    tools: { ...TOOL_FIELDS, ...STEP_FIELDS, ...LINT_FIELDS },
+    tools: { ...TOOL_FIELDS, ...UI_FIELD, ...STEP_FIELDS, ...LINT_FIELDS },
     resources: { ...LINT_FIELDS, ...MIRROR_FIELDS },
     prompts: { ask: ASK_SCHEMA, ...LINT_FIELDS, ...MIRROR_FIELDS },
   })

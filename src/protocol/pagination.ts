@@ -23,27 +23,52 @@ export interface Access {
 }
 
 /**
- * `execution.taskSupport` exists only in 2025-11-25 (2026 moved tasks to an extension that does not
- * list it), so the tools list has two forms: without it (the default) and with it (`withTasks`).
+ * The forms of the tools list. `execution.taskSupport` exists only in 2025-11-25 (2026 moved tasks
+ * to an extension that does not list it): `tasks` keeps it. The MCP Apps `_meta` (a view's URI, who
+ * may call) is for a client that declared the extension (`apps`); any other gets the list it got
+ * before views existed, without the tools only views may call.
  */
+export interface ToolsForm {
+  readonly tasks: boolean;
+  readonly apps: boolean;
+}
+
+const PLAIN: ToolsForm = { tasks: false, apps: false };
+
 function withoutExecution(descriptor: object): object {
   if (!('execution' in descriptor)) return descriptor;
   const { execution: _dropped, ...rest } = descriptor as Record<string, unknown>;
   return rest;
 }
 
-const descriptorsOf: Record<ListKind, (catalog: Catalog, withTasks: boolean) => readonly object[]> = {
-  tools: (c, withTasks) =>
-    Array.from(c.tools.values(), (t) => (withTasks ? t.descriptor : withoutExecution(t.descriptor))),
+/** Only a view sets a tool's `_meta` (catalog/views.ts). */
+function withoutApps(descriptor: object): object {
+  if (!('_meta' in descriptor)) return descriptor;
+  const { _meta: _dropped, ...rest } = descriptor as Record<string, unknown>;
+  return rest;
+}
+
+function toolsOf(c: Catalog, form: ToolsForm): readonly object[] {
+  const listed: object[] = [];
+  for (const tool of c.tools.values()) {
+    if (!form.apps && tool.view?.appOnly) continue;
+    const descriptor = form.tasks ? tool.descriptor : withoutExecution(tool.descriptor);
+    listed.push(form.apps ? descriptor : withoutApps(descriptor));
+  }
+  return listed;
+}
+
+const descriptorsOf: Record<ListKind, (catalog: Catalog, form: ToolsForm) => readonly object[]> = {
+  tools: toolsOf,
   resources: (c) => Array.from(c.resources.values(), (r) => r.descriptor),
   resourceTemplates: (c) => c.templates.map((t) => t.descriptor),
   prompts: (c) => Array.from(c.prompts.values(), (p) => p.descriptor),
 };
 
 interface CatalogLists {
-  /** Key: the kind, `+tasks` for the tools list with `execution`. */
+  /** Key: the kind, `+tasks` for the tools list with `execution`, `+apps` with the views' `_meta`. */
   readonly descriptors: Map<string, readonly object[]>;
-  /** Key: `${kind}[+tasks]:${offset}`. */
+  /** Key: `${kind}[+tasks][+apps]:${offset}`. */
   readonly pages: Map<string, object>;
 }
 
@@ -74,19 +99,19 @@ export function listPage(
   kind: ListKind,
   params: Record<string, unknown>,
   access?: Access,
-  withTasks = false,
+  tools: ToolsForm = PLAIN,
 ): object {
   if (access !== undefined) {
-    const visible = descriptorsOf[kind](catalog, withTasks).filter((d) =>
+    const visible = descriptorsOf[kind](catalog, tools).filter((d) =>
       access.allows(kind, accessKey(kind, d)),
     );
     return pageOf(kind, visible, decodeCursor(params.cursor, visible.length), catalog.pageSize);
   }
   const lists = listsOf(catalog);
-  const form = withTasks ? `${kind}+tasks` : kind;
+  const form = `${kind}${tools.tasks ? '+tasks' : ''}${tools.apps ? '+apps' : ''}`;
   let all = lists.descriptors.get(form);
   if (all === undefined) {
-    all = descriptorsOf[kind](catalog, withTasks);
+    all = descriptorsOf[kind](catalog, tools);
     lists.descriptors.set(form, all);
   }
   const offset = decodeCursor(params.cursor, all.length);

@@ -23,6 +23,7 @@
 import type { Problem } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { CallSignal } from '../../util/call-signal.js';
+import type { UiField } from './fields.js';
 import type {
   CallContext,
   CallerIdentity,
@@ -306,6 +307,8 @@ export interface ToolCommon {
   readonly maxConcurrency?: number;
   /** Whether the tool may run as a task (docs/tasks.md); default: the kind's, else forbidden. */
   readonly task?: TaskSupport | { readonly support?: TaskSupport; readonly steps?: 'in-task' | 'before' };
+  /** The MCP Apps view of the result (catalog/views.ts). */
+  readonly ui?: UiField;
 }
 
 export type TaskSupport = 'forbidden' | 'optional' | 'required';

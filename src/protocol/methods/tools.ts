@@ -6,6 +6,7 @@
 import type { CallerIdentity, ToolCallContext } from '../../catalog/types.js';
 import type { Interaction } from '../../steps/interaction.js';
 import type { CallSignal } from '../../util/call-signal.js';
+import { callableBy, declaresApps, forViews } from '../apps.js';
 import type { MethodSpec } from '../context.js';
 import { interactive } from '../interaction.js';
 import { invalidParams, isObject } from '../jsonrpc.js';
@@ -19,12 +20,12 @@ import { toWire } from '../tool-result.js';
 async function callTool(scope: RequestScope): Promise<object> {
   const name = requireString(scope.params, 'name', 'tools/call');
   const tool = scope.catalog.tools.get(name);
-  if (tool === undefined) throw invalidParams(`Unknown tool: ${name}`);
+  if (tool === undefined || !callableBy(tool, scope)) throw invalidParams(`Unknown tool: ${name}`);
   const args = scope.params.arguments;
   if (args !== undefined && !isObject(args)) throw invalidParams('tools/call "arguments" must be an object');
   if (runsAsTask(scope, tool)) return callAsTask(scope, tool, args ?? {});
   return interactive(scope, name, async (interaction) =>
-    toWire(await tool.call(args ?? {}, new ScopedCallContext(scope, interaction))),
+    forViews(tool, scope, toWire(await tool.call(args ?? {}, new ScopedCallContext(scope, interaction)))),
   );
 }
 
@@ -73,7 +74,10 @@ export const toolMethods: Record<string, MethodSpec> = {
         'tools',
         scope.params,
         scope.access,
-        scope.era === 'legacy' && scope.session.version === TASKS_VERSION,
+        {
+          tasks: scope.era === 'legacy' && scope.session.version === TASKS_VERSION,
+          apps: declaresApps(scope),
+        },
       ),
   },
   'tools/call': { era: 'both', routingName: 'name', routesArguments: true, handle: callTool },

@@ -1,0 +1,63 @@
+// Build step: bundles the built-in MCP Apps views (web/views/, Preact and ext-apps' App) with esbuild
+// into one self-contained page, dist/views/view.html: the script and the styles inline, nothing
+// fetched at run time (a host's default CSP allows no network). src/catalog/views.ts serves it as
+// each tool's ui:// resource, writing the tool's settings where the marker is. Prints each size.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'dist/views');
+mkdirSync(OUT, { recursive: true });
+
+/**
+ * zod (which ext-apps' App validates messages with) re-exports its 40 message locales as a
+ * namespace, which keeps them all in the bundle: 264 KB of the 690 the page weighed. Nothing in
+ * the views reads `z.locales`; zod itself imports `en` directly. So the namespace is English only.
+ */
+const englishOnlyZod = {
+  name: 'english-only-zod',
+  setup(b) {
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer)
+        ? { path: join(dirname(args.importer), '../locales/en.js').replace(/\\/g, '/'), namespace: 'zod-en' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
+const bundled = await build({
+  plugins: [englishOnlyZod],
+  entryPoints: [join(ROOT, 'web/views/main.tsx')],
+  write: false,
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: ['chrome110', 'firefox110', 'safari16'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  tsconfig: join(ROOT, 'web/tsconfig.json'),
+});
+// Inline in a <script>: a `</script` inside a string would end it; `<\/script` means the same in JS.
+const js = bundled.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1');
+const css = readFileSync(join(ROOT, 'web/views/views.css'), 'utf8');
+const page = readFileSync(join(ROOT, 'web/views/view.html'), 'utf8')
+  .split('/*mcp-run:css*/')
+  .join(css)
+  .split('/*mcp-run:js*/')
+  .join(js);
+writeFileSync(join(OUT, 'view.html'), page);
+const bytes = Buffer.byteLength(page);
+writeFileSync(
+  join(OUT, 'sizes.json'),
+  `${JSON.stringify({ 'view.html': { bytes, gzip: gzipSync(page).length } }, null, 2)}\n`,
+);
