@@ -23,8 +23,8 @@ import {
   problems,
   sortByPosition,
 } from '../errors.js';
-import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { UiField } from '../kinds/contract/fields.js';
+import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
 import { buildInputSchema } from '../manifest/input-schema.js';
@@ -53,7 +53,6 @@ import { checkInputKeywords } from './input-keywords.js';
 import { addMirrors, type MirroredEntry, mirrorSettings, promptMirror, resourceMirror } from './mirror.js';
 import { guardPrompt } from './prompt.js';
 import { wrapTool } from './tool.js';
-import { checkActions, compileView } from './views.js';
 import { type ResourceEntryMembers, resolveToolsets } from './toolsets.js';
 import type {
   Catalog,
@@ -65,6 +64,7 @@ import type {
   ServerInfo,
   ToolTaskMode,
 } from './types.js';
+import { checkActions, compileView } from './views.js';
 
 /**
  * Items per list page unless server.pageSize says otherwise: the largest allowed. A full tools/list
@@ -216,7 +216,8 @@ async function compileWith(
         )
       : undefined;
     // The MCP Apps view (views.ts): its `ui://` resource joins the catalog's after the declared ones.
-    const view = common.ui === undefined ? undefined : compileView(name, common.title, common.ui, baseDir, report);
+    const view =
+      common.ui === undefined ? undefined : compileView(name, common.title, common.ui, baseDir, report);
     if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
     if (common.ui !== undefined && view === undefined) continue;
     if (view?.resource) viewResources.push({ tool: name, resource: view.resource });

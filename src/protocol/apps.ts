@@ -12,7 +12,8 @@ import type { RequestScope } from './request-scope.js';
 
 /** Whether the request's client shows views: the extension declared, with our MIME type if it lists any. */
 export function declaresApps(scope: RequestScope): boolean {
-  const capabilities = scope.era === 'modern' ? scope.envelope?.capabilities : scope.session.clientCapabilities;
+  const capabilities =
+    scope.era === 'modern' ? scope.envelope?.capabilities : scope.session.clientCapabilities;
   const extensions = capabilities?.extensions;
   const ui = isObject(extensions) ? extensions[UI_EXTENSION] : undefined;
   if (!isObject(ui)) return false;
@@ -32,7 +33,11 @@ export function callableBy(tool: CatalogTool, scope: RequestScope): boolean {
 export function forViews(tool: CatalogTool, scope: RequestScope, wire: object): object {
   const view = tool.view;
   if (view === undefined || !view.compact || !declaresApps(scope)) return wire;
-  const result = wire as { content: readonly { type: string }[]; structuredContent?: unknown; isError?: boolean };
+  const result = wire as {
+    content: readonly { type: string }[];
+    structuredContent?: unknown;
+    isError?: boolean;
+  };
   if (result.isError === true) return wire;
   const text = compactText(view, result.structuredContent);
   if (text === undefined) return wire;

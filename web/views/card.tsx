@@ -1,6 +1,7 @@
 /** The card view: one record as labelled fields (a definition list). */
-import { Cell } from './table.js';
+
 import type { Column, Row } from './settings.js';
+import { Cell } from './table.js';
 
 export function Card({ columns, row, locale }: { columns: readonly Column[]; row: Row; locale?: string }) {
   return (

@@ -3,7 +3,7 @@
  * data point (`.mark`, with its values as a <title>), a legend when there is more than one series.
  * A few hundred lines instead of Vega's 1 MB (docs/apps.md has the measured sizes).
  */
-import { compareValues, type ChartSettings, type Row } from './settings.js';
+import { type ChartSettings, compareValues, type Row } from './settings.js';
 
 const WIDTH = 640;
 const HEIGHT = 320;
@@ -52,14 +52,22 @@ export function Chart({ chart, rows, title }: { chart: ChartSettings; rows: read
         aria-label={`${chart.type} chart: ${title}`}
         data-type={chart.type}
       >
-        {chart.type === 'pie' ? <Pie series={series} /> : <Axes chart={chart} xs={xs} series={series} colors={colors} />}
+        {chart.type === 'pie' ? (
+          <Pie series={series} />
+        ) : (
+          <Axes chart={chart} xs={xs} series={series} colors={colors} />
+        )}
       </svg>
       {(series.length > 1 || chart.type === 'pie') && (
         <figcaption class="legend">
           {(chart.type === 'pie' ? (series[0]?.points ?? []).map((p) => p.x) : series.map((s) => s.name)).map(
             (name, i) => (
               <span key={name}>
-                <i style={{ background: chart.type === 'pie' ? PALETTE[i % PALETTE.length] : colors.get(name) }} />
+                <i
+                  style={{
+                    background: chart.type === 'pie' ? PALETTE[i % PALETTE.length] : colors.get(name),
+                  }}
+                />
                 {name}
               </span>
             ),
@@ -123,7 +131,9 @@ function Axes({
                 stroke="none"
               />
             )}
-            {(chart.type === 'line' || chart.type === 'area') && <path class="line" d={path} fill="none" stroke-width="2" />}
+            {(chart.type === 'line' || chart.type === 'area') && (
+              <path class="line" d={path} fill="none" stroke-width="2" />
+            )}
             {s.points.map((p) =>
               chart.type === 'bar' ? (
                 <rect
@@ -138,7 +148,13 @@ function Axes({
                   <title>{`${p.x}, ${s.name}: ${p.y}`}</title>
                 </rect>
               ) : (
-                <circle key={p.x} class="mark" cx={xOf(p.x)} cy={yOf(p.y)} r={chart.type === 'scatter' ? 4 : 3}>
+                <circle
+                  key={p.x}
+                  class="mark"
+                  cx={xOf(p.x)}
+                  cy={yOf(p.y)}
+                  r={chart.type === 'scatter' ? 4 : 3}
+                >
                   <title>{`${p.x}, ${s.name}: ${p.y}`}</title>
                 </circle>
               ),

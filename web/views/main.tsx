@@ -5,7 +5,12 @@
  * as `tool-result` (its structuredContent holds the rows), the host's theme as its context, and an
  * action calls a tool back through the host. Every value is rendered as a text node.
  */
-import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
+import {
+  App,
+  applyDocumentTheme,
+  applyHostFonts,
+  applyHostStyleVariables,
+} from '@modelcontextprotocol/ext-apps';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Card } from './card.js';
@@ -139,6 +144,7 @@ app.connect().then(
     app.setupSizeChangedNotifications();
   },
   (err: unknown) => {
-    if (root) root.textContent = `Could not connect to the host: ${err instanceof Error ? err.message : String(err)}`;
+    if (root)
+      root.textContent = `Could not connect to the host: ${err instanceof Error ? err.message : String(err)}`;
   },
 );

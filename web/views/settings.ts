@@ -107,7 +107,12 @@ export function safeHref(value: unknown): string | undefined {
 /** Rows as CSV (RFC 4180 quoting), the columns as shown. */
 export function toCsv(columns: readonly Column[], rows: readonly Row[]): string {
   const cell = (value: unknown) => {
-    const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    const text =
+      value === null || value === undefined
+        ? ''
+        : typeof value === 'object'
+          ? JSON.stringify(value)
+          : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   const lines = [columns.map((c) => cell(c.label ?? c.key)).join(',')];

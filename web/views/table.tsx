@@ -29,7 +29,9 @@ export function Table({ columns, rows, pageSize, rowActions, onAction, locale }:
     const kept =
       needle === ''
         ? [...rows]
-        : rows.filter((row) => columns.some((c) => formatValue(row[c.key], c, locale).toLowerCase().includes(needle)));
+        : rows.filter((row) =>
+            columns.some((c) => formatValue(row[c.key], c, locale).toLowerCase().includes(needle)),
+          );
     if (sort) kept.sort((a, b) => sort.dir * compareValues(a[sort.key], b[sort.key]));
     return kept;
   }, [rows, columns, filter, sort, locale]);
@@ -83,7 +85,9 @@ export function Table({ columns, rows, pageSize, rowActions, onAction, locale }:
                 >
                   <button type="button" class="sort" onClick={() => toggle(c.key)}>
                     {c.label ?? c.key}
-                    <span aria-hidden="true">{sort?.key === c.key ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</span>
+                    <span aria-hidden="true">
+                      {sort?.key === c.key ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}
+                    </span>
                   </button>
                 </th>
               ))}
@@ -94,7 +98,10 @@ export function Table({ columns, rows, pageSize, rowActions, onAction, locale }:
             {visible.map((row, i) => (
               <tr key={current * pageSize + i}>
                 {columns.map((c) => (
-                  <td key={c.key} class={c.format === 'number' || c.format === 'currency' ? 'num' : undefined}>
+                  <td
+                    key={c.key}
+                    class={c.format === 'number' || c.format === 'currency' ? 'num' : undefined}
+                  >
                     <Cell value={row[c.key]} column={c} locale={locale} />
                   </td>
                 ))}
@@ -134,7 +141,7 @@ export function Cell({ value, column, locale }: { value: unknown; column: Column
   const text = formatValue(value, column, locale);
   const href = column.format === 'link' ? safeHref(value) : undefined;
   return href === undefined ? (
-    <>{text}</>
+    text
   ) : (
     <a href={href} target="_blank" rel="noopener noreferrer">
       {text}

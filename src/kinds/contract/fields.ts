@@ -79,9 +79,14 @@ const VIEW_COLUMN: JsonSchema = {
         label: { type: 'string' },
         format: {
           enum: ['text', 'number', 'date', 'currency', 'link'],
-          description: 'How values are shown: `currency` uses `currency` (default USD), `link` makes http(s) values links.',
+          description:
+            'How values are shown: `currency` uses `currency` (default USD), `link` makes http(s) values links.',
         },
-        currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 code for `format: currency`.' },
+        currency: {
+          type: 'string',
+          pattern: '^[A-Z]{3}$',
+          description: 'ISO 4217 code for `format: currency`.',
+        },
       },
       additionalProperties: false,
     },
@@ -104,7 +109,11 @@ export const UI_FIELD: Record<string, JsonSchema> = {
         type: 'object',
         properties: {
           view: { enum: ['table', 'card', 'chart'], description: 'The built-in view.' },
-          html: { type: 'string', minLength: 1, description: 'An HTML file of your own, relative to the manifest.' },
+          html: {
+            type: 'string',
+            minLength: 1,
+            description: 'An HTML file of your own, relative to the manifest.',
+          },
           title: { type: 'string', description: 'The heading the view shows (default: the tool title).' },
           rows: {
             type: 'string',
@@ -116,7 +125,12 @@ export const UI_FIELD: Record<string, JsonSchema> = {
             description: 'table: the columns shown, in order, each with its label and format (default: all).',
             additionalProperties: VIEW_COLUMN,
           },
-          pageSize: { type: 'integer', minimum: 1, maximum: 1000, description: 'table: rows per page (default 25).' },
+          pageSize: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 1000,
+            description: 'table: rows per page (default 25).',
+          },
           fields: {
             description: 'card: the fields shown, in order, as a list or as `field: label` (default: all).',
             anyOf: [
@@ -124,18 +138,27 @@ export const UI_FIELD: Record<string, JsonSchema> = {
               { type: 'object', additionalProperties: VIEW_COLUMN },
             ],
           },
-          type: { enum: ['bar', 'line', 'area', 'scatter', 'pie'], description: 'chart: the mark (default bar).' },
+          type: {
+            enum: ['bar', 'line', 'area', 'scatter', 'pie'],
+            description: 'chart: the mark (default bar).',
+          },
           x: { type: 'string', description: 'chart: the field on the x axis (the slice label of a pie).' },
           y: {
             description: 'chart: the numeric field (or fields, one series each) on the y axis.',
             anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }],
           },
-          series: { type: 'string', description: 'chart: the field whose values split the rows into series.' },
-          sort: { enum: ['x', '-x', 'y', '-y'], description: 'chart: the order of the points (default: as returned).' },
+          series: {
+            type: 'string',
+            description: 'chart: the field whose values split the rows into series.',
+          },
+          sort: {
+            enum: ['x', '-x', 'y', '-y'],
+            description: 'chart: the order of the points (default: as returned).',
+          },
           actions: {
             type: 'array',
             description:
-              "Buttons that call a tool through the host: with an argument `\"{{field}}\"` a button on each row (that row's value; the result is shown as a card), else one in the toolbar (its rows replace the view's, for a refresh or the next page). The tool is usually one with `visibility: [app]`.",
+              'Buttons that call a tool through the host: with an argument `"{{field}}"` a button on each row (that row\'s value; the result is shown as a card), else one in the toolbar (its rows replace the view\'s, for a refresh or the next page). The tool is usually one with `visibility: [app]`.',
             items: {
               type: 'object',
               properties: {
@@ -177,7 +200,11 @@ export const UI_FIELD: Record<string, JsonSchema> = {
             uniqueItems: true,
             description: 'Browser permissions an `html` view asks the host for.',
           },
-          domain: { type: 'string', minLength: 1, description: "A dedicated sandbox origin (the host's format)." },
+          domain: {
+            type: 'string',
+            minLength: 1,
+            description: "A dedicated sandbox origin (the host's format).",
+          },
           prefersBorder: { type: 'boolean', description: 'Whether the host draws a border around the view.' },
         },
         additionalProperties: false,

@@ -69,16 +69,10 @@ export const toolMethods: Record<string, MethodSpec> = {
     era: 'both',
     cacheable: true,
     handle: (scope) =>
-      listPage(
-        scope.catalog,
-        'tools',
-        scope.params,
-        scope.access,
-        {
-          tasks: scope.era === 'legacy' && scope.session.version === TASKS_VERSION,
-          apps: declaresApps(scope),
-        },
-      ),
+      listPage(scope.catalog, 'tools', scope.params, scope.access, {
+        tasks: scope.era === 'legacy' && scope.session.version === TASKS_VERSION,
+        apps: declaresApps(scope),
+      }),
   },
   'tools/call': { era: 'both', routingName: 'name', routesArguments: true, handle: callTool },
 };
