@@ -11,25 +11,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { REPO } from '../helpers/demo.js';
 import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import { connect, ERAS, FIXTURE, VIEW_MIME } from './harness.js';
 
 type Json = Record<string, any>;
-
-export const UI = 'io.modelcontextprotocol/ui';
-export const VIEW_MIME = 'text/html;profile=mcp-app';
-export const FIXTURE = join(REPO, 'test/fixtures/apps/mcp.yaml');
-const ERAS = ['2025-11-25', '2026-07-28'] as const;
-
-export async function connect(url: string, era: string, withUi: boolean): Promise<Client> {
-  const client = new Client({ name: 'apps-test', version: '1.0.0' }, {
-    versionNegotiation: { mode: era === '2026-07-28' ? { pin: era } : 'legacy' },
-    capabilities: withUi ? { extensions: { [UI]: { mimeTypes: [VIEW_MIME] } } } : {},
-  } as never);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
 
 /** A result without the contract hash, which names the manifest (views are part of the contract). */
 function withoutContract(result: unknown): Json {
