@@ -90,15 +90,17 @@ function Axes({
   colors: ReadonlyMap<string, string>;
 }) {
   const values = series.flatMap((s) => s.points.map((p) => p.y));
-  const top = Math.max(0, ...values);
-  const bottom = Math.min(0, ...values);
+  // Ticks at round steps (1, 2 or 5 times a power of ten), the axis from and to a tick.
+  const step = niceStep((Math.max(0, ...values) - Math.min(0, ...values)) / 4 || 1);
+  const top = Math.ceil(Math.max(0, ...values) / step) * step;
+  const bottom = Math.floor(Math.min(0, ...values) / step) * step;
   const span = top - bottom || 1;
   const plotW = WIDTH - MARGIN.left - MARGIN.right;
   const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
   const band = plotW / Math.max(1, xs.length);
   const xOf = (x: string) => MARGIN.left + band * (xs.indexOf(x) + 0.5);
   const yOf = (y: number) => MARGIN.top + plotH - ((y - bottom) / span) * plotH;
-  const ticks = [0, 1, 2, 3, 4].map((i) => bottom + (span * i) / 4);
+  const ticks = Array.from({ length: Math.round(span / step) + 1 }, (_, i) => bottom + step * i);
   const every = Math.ceil(xs.length / 16);
   const barW = (band * 0.8) / Math.max(1, series.length);
   return (
@@ -164,6 +166,12 @@ function Axes({
       })}
     </g>
   );
+}
+
+function niceStep(raw: number): number {
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const unit = raw / power;
+  return (unit <= 1 ? 1 : unit <= 2 ? 2 : unit <= 5 ? 5 : 10) * power;
 }
 
 /** A pie of the first series: one slice per point, its share of the total. */
