@@ -311,7 +311,8 @@ async function compileWith(
     templates.push(...(compiled?.templates ?? []));
     if (compiled?.list) resourceLists.push(compiled.list);
   }
-  const toolNames = new Set(tools.keys());
+  // Against the declared names: offline, or with one tool broken, the others' actions still check.
+  const toolNames = new Set(entries('tools').map(([name]) => name));
   for (const [name, cfg] of entries('tools')) {
     const ui = (cfg as { ui?: UiField }).ui;
     if (ui !== undefined) checkActions(name, ui, toolNames, report);
@@ -322,8 +323,10 @@ async function compileWith(
     const uri = resource.descriptor.uri;
     const owner = owners.get(uri);
     if (owner) report(['tools', tool, 'ui'], problems.URI_DUPLICATE(uri, `resources.${owner}`));
-    else resources.set(uri, resource);
-    views.set(tool, uri);
+    else {
+      resources.set(uri, resource);
+      views.set(tool, uri);
+    }
   }
 
   const prompts = new Map<string, CatalogPrompt>();
@@ -404,6 +407,7 @@ async function compileWith(
     ...(manifest.data.server?.auth !== undefined && { auth: manifest.data.server.auth }),
     tools,
     resources,
+    ...(views.size > 0 && { views: new Set(views.values()) }),
     ...(resourceLists.length > 0 && { resourceLists }),
     templates,
     prompts,

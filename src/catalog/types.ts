@@ -163,6 +163,8 @@ export interface Catalog {
   readonly tools: ReadonlyMap<string, CatalogTool>;
   /** Static resources by URI. */
   readonly resources: ReadonlyMap<string, CatalogResource>;
+  /** The URIs among `resources` that are tools' MCP Apps views (views.ts): listed only to clients with views. */
+  readonly views?: ReadonlySet<string>;
   /**
    * Live resource sets (a database's tables), listed after the static resources, in manifest
    * order; their resources are read through `templates`.

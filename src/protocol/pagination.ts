@@ -23,17 +23,17 @@ export interface Access {
 }
 
 /**
- * The forms of the tools list. `execution.taskSupport` exists only in 2025-11-25 (2026 moved tasks
- * to an extension that does not list it): `tasks` keeps it. The MCP Apps `_meta` (a view's URI, who
- * may call) is for a client that declared the extension (`apps`); any other gets the list it got
- * before views existed, without the tools only views may call.
+ * The forms of a list. `execution.taskSupport` exists only in 2025-11-25 (2026 moved tasks to an
+ * extension that does not list it): `tasks` keeps it in the tools list. The MCP Apps views (a tool's
+ * `_meta.ui`, the tools only views call, the `ui://` resources) are for a client that declared the
+ * extension (`apps`); any other gets the lists it got before views existed.
  */
-export interface ToolsForm {
+export interface ListForm {
   readonly tasks: boolean;
   readonly apps: boolean;
 }
 
-const PLAIN: ToolsForm = { tasks: false, apps: false };
+const PLAIN: ListForm = { tasks: false, apps: false };
 
 function withoutExecution(descriptor: object): object {
   if (!('execution' in descriptor)) return descriptor;
@@ -48,7 +48,13 @@ function withoutApps(descriptor: object): object {
   return rest;
 }
 
-function toolsOf(c: Catalog, form: ToolsForm): readonly object[] {
+/** The resources as a client without views sees them: none of the tools' `ui://` pages. */
+export function withoutViews<T extends { readonly uri: string }>(c: Catalog, all: T[], form: ListForm): T[] {
+  const views = c.views;
+  return form.apps || views === undefined ? all : all.filter((d) => !views.has(d.uri));
+}
+
+function toolsOf(c: Catalog, form: ListForm): readonly object[] {
   const listed: object[] = [];
   for (const tool of c.tools.values()) {
     if (!form.apps && tool.view?.appOnly) continue;
@@ -58,9 +64,14 @@ function toolsOf(c: Catalog, form: ToolsForm): readonly object[] {
   return listed;
 }
 
-const descriptorsOf: Record<ListKind, (catalog: Catalog, form: ToolsForm) => readonly object[]> = {
+const descriptorsOf: Record<ListKind, (catalog: Catalog, form: ListForm) => readonly object[]> = {
   tools: toolsOf,
-  resources: (c) => Array.from(c.resources.values(), (r) => r.descriptor),
+  resources: (c, form) =>
+    withoutViews(
+      c,
+      Array.from(c.resources.values(), (r) => r.descriptor),
+      form,
+    ),
   resourceTemplates: (c) => c.templates.map((t) => t.descriptor),
   prompts: (c) => Array.from(c.prompts.values(), (p) => p.descriptor),
 };
@@ -99,23 +110,21 @@ export function listPage(
   kind: ListKind,
   params: Record<string, unknown>,
   access?: Access,
-  tools: ToolsForm = PLAIN,
+  form: ListForm = PLAIN,
 ): object {
   if (access !== undefined) {
-    const visible = descriptorsOf[kind](catalog, tools).filter((d) =>
-      access.allows(kind, accessKey(kind, d)),
-    );
+    const visible = descriptorsOf[kind](catalog, form).filter((d) => access.allows(kind, accessKey(kind, d)));
     return pageOf(kind, visible, decodeCursor(params.cursor, visible.length), catalog.pageSize);
   }
   const lists = listsOf(catalog);
-  const form = `${kind}${tools.tasks ? '+tasks' : ''}${tools.apps ? '+apps' : ''}`;
-  let all = lists.descriptors.get(form);
+  const named = `${kind}${form.tasks ? '+tasks' : ''}${form.apps ? '+apps' : ''}`;
+  let all = lists.descriptors.get(named);
   if (all === undefined) {
-    all = descriptorsOf[kind](catalog, tools);
-    lists.descriptors.set(form, all);
+    all = descriptorsOf[kind](catalog, form);
+    lists.descriptors.set(named, all);
   }
   const offset = decodeCursor(params.cursor, all.length);
-  const key = `${form}:${offset}`;
+  const key = `${named}:${offset}`;
   let page = lists.pages.get(key);
   if (page === undefined) {
     page = withJsonText(pageOf(kind, all, offset, catalog.pageSize));

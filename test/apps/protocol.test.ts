@@ -4,7 +4,7 @@
  * `io.modelcontextprotocol/ui` extension declared. A client with it sees each tool's `_meta.ui`
  * (and the flat legacy key), the app-only tool, the `ui://` resources with their `_meta.ui` on the
  * list entry and the read content, and the compact model text; a client without it gets exactly
- * what the same manifest without `ui:` answers.
+ * what the same manifest without `ui:` answers (tools, resources, call results).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,6 +70,10 @@ describe('MCP Apps on the wire', () => {
         assert.equal(byName.get('plain')?._meta, undefined);
 
         const { resources } = (await client.listResources()) as Json;
+        assert.deepEqual(
+          resources.map((r: Json) => r.uri),
+          ['orders', 'order_detail', 'monthly', 'customer', 'custom'].map((t) => `ui://${t}/view.html`),
+        );
         const custom = resources.find((r: Json) => r.uri === 'ui://custom/view.html');
         const expectedUi = {
           csp: { connectDomains: ['https://api.example.com'] },
@@ -107,6 +111,22 @@ describe('MCP Apps on the wire', () => {
       }
     });
 
+    test(`${era}: a toolset with a tool serves its view, and only that one`, async () => {
+      const client = await connect(`${served.url}/reports`, era, true);
+      try {
+        assert.deepEqual(
+          ((await client.listTools()) as Json).tools.map((t: Json) => t.name),
+          ['monthly'],
+        );
+        assert.deepEqual(
+          ((await client.listResources()) as Json).resources.map((r: Json) => r.uri),
+          ['ui://monthly/view.html'],
+        );
+      } finally {
+        await client.close();
+      }
+    });
+
     test(`${era}: a client without the extension gets the answers of the manifest without views`, async () => {
       const [client, bare] = await Promise.all([
         connect(served.url, era, false),
@@ -122,6 +142,7 @@ describe('MCP Apps on the wire', () => {
             await bare.callTool({ name, arguments: {} }),
             name,
           );
+        same(await client.listResources(), await bare.listResources(), 'resources/list: no ui:// page');
         await assert.rejects(client.callTool({ name: 'order_detail', arguments: { id: 1 } }), /Unknown tool/);
       } finally {
         await Promise.all([client.close(), bare.close()]);

@@ -48,7 +48,8 @@ describe('views reload and tell their subscribers', () => {
     files.cleanup();
   });
 
-  const read = async (uri: string) => ((await client.readResource({ uri })) as Json).contents[0].text as string;
+  const read = async (uri: string) =>
+    ((await client.readResource({ uri })) as Json).contents[0].text as string;
 
   test("an edit of the view's HTML file", async () => {
     assert.match(await read('ui://custom/view.html'), /version one/);

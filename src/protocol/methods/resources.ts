@@ -3,10 +3,11 @@
  * resources first, then the templates in manifest order; not-found is -32002 (legacy) or -32602
  * (2026), never an empty `contents`.
  */
+import { declaresApps } from '../apps.js';
 import type { MethodSpec } from '../context.js';
 import { describe, knownError, resourceNotFound } from '../error-mapping.js';
 import { ErrorCode, ProtocolError } from '../jsonrpc.js';
-import { decodeCursor, encodeCursor, listPage } from '../pagination.js';
+import { decodeCursor, encodeCursor, listPage, withoutViews } from '../pagination.js';
 import { requireString } from '../params.js';
 import type { RequestScope } from '../request-scope.js';
 import { privateResult } from '../results.js';
@@ -43,8 +44,13 @@ async function readResource(scope: RequestScope): Promise<object> {
 async function listResources(scope: RequestScope): Promise<object> {
   const { catalog, signal } = scope;
   const lists = catalog.resourceLists ?? [];
-  if (lists.length === 0) return listPage(catalog, 'resources', scope.params, scope.access);
-  const all = Array.from(catalog.resources.values(), (r) => r.descriptor);
+  const form = { tasks: false, apps: declaresApps(scope) };
+  if (lists.length === 0) return listPage(catalog, 'resources', scope.params, scope.access, form);
+  const all = withoutViews(
+    catalog,
+    Array.from(catalog.resources.values(), (r) => r.descriptor),
+    form,
+  );
   const seen = new Set(catalog.resources.keys());
   for (const list of lists) {
     const listed = await list(signal).catch((err: unknown) => {
