@@ -64,7 +64,7 @@ import type {
   ServerInfo,
   ToolTaskMode,
 } from './types.js';
-import { checkActions, compileView } from './views.js';
+import { checkActions, checkViewFields, compileView } from './views.js';
 
 /**
  * Items per list page unless server.pageSize says otherwise: the largest allowed. A full tools/list
@@ -218,6 +218,11 @@ async function compileWith(
     // The MCP Apps view (views.ts): its `ui://` resource joins the catalog's after the declared ones.
     const view =
       common.ui === undefined ? undefined : compileView(name, common.title, common.ui, baseDir, report);
+    // Offline a query's tool is not compiled: its fields are then left to run time, with a warning.
+    if (common.ui !== undefined)
+      checkViewFields(name, common.ui, common.outputSchema ?? compiled?.outputSchema, report, (at, message) =>
+        scope.warnAt(at, message),
+      );
     if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
     if (common.ui !== undefined && view === undefined) continue;
     if (view?.resource) viewResources.push({ tool: name, resource: view.resource });

@@ -19,7 +19,8 @@ import type { UiField, ViewColumn, ViewName } from '../kinds/contract/fields.js'
 import type { EntryPath } from '../kinds/contract/kinds.js';
 import { BUILD_ROOT } from '../util/build-root.js';
 import { isObject } from '../util/is-object.js';
-import type { CatalogResource, ResourceContents, ToolView } from './types.js';
+import { suggest } from '../util/suggest.js';
+import type { CatalogResource, JsonSchema, ResourceContents, ToolView } from './types.js';
 
 /** The extension a client declares in its capabilities to be shown views. */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
@@ -226,6 +227,88 @@ export function checkActions(
         problems.MANIFEST_INVALID_VALUE(`the name of a tool of this manifest, not "${action.tool}"`),
       );
   });
+}
+
+/**
+ * Every field a view names (columns, card fields, chart axes and series, row actions' `{{field}}`)
+ * must be a field of the tool's rows where the output is known: a declared outputSchema, or the one
+ * a kind derived from an open source (a query's columns). A field that is not is an error at its own
+ * key. Where the output is not known (offline, a free query) the fields are left to run time, with a
+ * warning that says so.
+ */
+export function checkViewFields(
+  tool: string,
+  field: UiField,
+  output: JsonSchema | undefined,
+  report: (path: EntryPath, problem: Problem) => void,
+  warnAt: (path: EntryPath, message: string) => void,
+): void {
+  if (typeof field === 'string' || field.html !== undefined) return;
+  const named = namedFields(field).map(([name, at]) => [name, ['tools', tool, 'ui', ...at]] as const);
+  if (named.length === 0) return;
+  const known = rowProperties(output, field.rows);
+  if (known === undefined) {
+    warnAt(
+      ['tools', tool, 'ui'],
+      `the fields this view names (${named.map(([name]) => name).join(', ')}) are checked when the tool runs: its output is not known here (declare an outputSchema, or validate with its source open)`,
+    );
+    return;
+  }
+  for (const [name, at] of named) {
+    if (known.includes(name)) continue;
+    const near = suggest(name, known);
+    report(
+      at,
+      problems.MANIFEST_INVALID_VALUE(
+        `a field of the tool's rows (${known.join(', ')}), not "${name}"`,
+        near === undefined ? undefined : `did you mean "${near}"?`,
+      ),
+    );
+  }
+}
+
+/** The fields a view names, each with where it is named (below `ui`). */
+function namedFields(ui: UiSettings): [string, (string | number)[]][] {
+  const named: [string, (string | number)[]][] = [];
+  const listed = ui.view === 'card' ? ui.fields : ui.columns;
+  const key = ui.view === 'card' ? 'fields' : 'columns';
+  if (Array.isArray(listed)) listed.forEach((name: string, i) => named.push([name, [key, i]]));
+  else for (const name of Object.keys(listed ?? {})) named.push([name, [key, name]]);
+  if (ui.view === 'chart') {
+    if (ui.x !== undefined) named.push([ui.x, ['x']]);
+    if (typeof ui.y === 'string') named.push([ui.y, ['y']]);
+    else ui.y?.forEach((name, i) => named.push([name, ['y', i]]));
+    if (ui.series !== undefined) named.push([ui.series, ['series']]);
+  }
+  (ui.actions ?? []).forEach((action, i) => {
+    for (const [argument, value] of Object.entries(action.arguments ?? {})) {
+      const field = typeof value === 'string' ? /^\{\{\s*([^{}\s]+)\s*\}\}$/.exec(value)?.[1] : undefined;
+      if (field !== undefined) named.push([field, ['actions', i, 'arguments', argument]]);
+    }
+  });
+  return named;
+}
+
+/** The field names of one row as an output schema tells them, where it does (as rowsOf finds the rows). */
+function rowProperties(output: JsonSchema | undefined, rowsKey: string | undefined): string[] | undefined {
+  const properties = (schema: unknown): Record<string, unknown> | undefined => {
+    const found = isObject(schema) ? schema.properties : undefined;
+    return isObject(found) ? found : undefined;
+  };
+  const top = properties(output);
+  if (top === undefined) return undefined;
+  const itemsOf = (value: unknown) =>
+    isObject(value) && value.type === 'array' ? properties(value.items) : undefined;
+  if (rowsKey !== undefined) {
+    const row = itemsOf(top[rowsKey]);
+    return row === undefined ? undefined : Object.keys(row);
+  }
+  const row =
+    itemsOf(top.rows) ??
+    Object.values(top)
+      .map(itemsOf)
+      .find((found) => found !== undefined);
+  return Object.keys(row ?? top);
 }
 
 /** The rows of a structured result: the named key, else `rows`, else the first list of objects. */
