@@ -100,7 +100,11 @@ export function lintCatalog(manifest: LoadedManifest, catalog: Catalog, only?: L
   }
   findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
 
-  const costs = descriptors
+  // What the model reads: a host keeps a view's `_meta` and the tools only views call to itself.
+  const seen = [...catalog.tools.values()]
+    .filter((t) => t.view?.appOnly !== true)
+    .map(({ descriptor: { _meta: _forTheHost, ...read } }) => read);
+  const costs = seen
     .map((d) => ({ name: d.name, tokens: estimateJsonTokens(d) }))
     .sort((a, b) => b.tokens - a.tokens);
   const errors = findings.filter((f) => f.level === 'error').length;
@@ -108,7 +112,7 @@ export function lintCatalog(manifest: LoadedManifest, catalog: Catalog, only?: L
     file: manifest.file,
     findings,
     suppressed,
-    tokens: { total: estimateJsonTokens({ tools: descriptors }), tools: costs },
+    tokens: { total: estimateJsonTokens({ tools: seen }), tools: costs },
     errors,
     warnings: findings.length - errors,
   };

@@ -124,7 +124,9 @@ function toolRules(tool: LintTool, out: RawFinding[]): void {
     });
   }
 
-  const tokens = estimateJsonTokens(descriptor);
+  // A view's `_meta` is for the host, not the model.
+  const { _meta: _forTheHost, ...read } = descriptor;
+  const tokens = estimateJsonTokens(read);
   if (tokens > TOOL_TOKEN_LIMIT) {
     out.push({
       code: 'LINT_TOOL_TOKENS',

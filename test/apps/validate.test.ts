@@ -53,3 +53,24 @@ test('offline the output is not known: a warning, not an error', () => {
   assert.match(run.stderr, /warning\[ENTRY_WARNING\].*tools\.sales\.ui\n/);
   assert.match(run.stderr, /the fields this view names \(regoin, total\) are checked when the tool runs/);
 });
+
+test("lint's token estimate counts what the model reads: no view _meta, no app-only tool", () => {
+  const files = tempFiles({
+    'mcp.yaml': `${manifest('{ view: table }')}  helper:
+    kind: sql
+    source: mem
+    description: Only the view calls it.
+    sql: SELECT 1 AS one
+    ui: { view: card, visibility: [app] }
+`,
+    'plain.yaml': manifest('table').replace('    ui: table\n', ''),
+  });
+  try {
+    const withViews = runCli(['lint', '--json', join(files.dir, 'mcp.yaml')]);
+    const without = runCli(['lint', '--json', join(files.dir, 'plain.yaml')]);
+    const costs = (run: { stdout: string }) => JSON.parse(run.stdout).tokens;
+    assert.deepEqual(costs(withViews), costs(without));
+  } finally {
+    files.cleanup();
+  }
+});
