@@ -31,6 +31,7 @@ const INPUTS = [
   'scripts/bundle-cli.mjs',
   'scripts/bundle-page.mjs',
   'scripts/bundle-views.mjs',
+  'scripts/zod-english.mjs',
   'tsconfig.json',
   'package-lock.json',
 ];

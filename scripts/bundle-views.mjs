@@ -7,33 +7,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { zodEnglishOnly } from './zod-english.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist/views');
 mkdirSync(OUT, { recursive: true });
 
-/**
- * zod (which ext-apps' App validates messages with) re-exports its 40 message locales as a
- * namespace, which keeps them all in the bundle: 264 KB of the 690 the page weighed. Nothing in
- * the views reads `z.locales`; zod itself imports `en` directly. So the namespace is English only.
- */
-const englishOnlyZod = {
-  name: 'english-only-zod',
-  setup(b) {
-    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]/.test(args.importer)
-        ? { path: join(dirname(args.importer), '../locales/en.js').replace(/\\/g, '/'), namespace: 'zod-en' }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      resolveDir: dirname(args.path),
-    }));
-  },
-};
-
 const bundled = await build({
-  plugins: [englishOnlyZod],
+  plugins: [zodEnglishOnly],
   entryPoints: [join(ROOT, 'web/views/main.tsx')],
   write: false,
   bundle: true,

@@ -1,6 +1,7 @@
 /** A tool's view: its schemas, a form generated from its input schema, the call and its outcome. */
 import { useState } from 'preact/hooks';
 import { estimateJsonTokens } from '../src/lint/estimate.js';
+import { AppView } from './app-view.js';
 import { Header, OutcomeView } from './item.js';
 import type { Json } from './mcp.js';
 import { type FieldErrors, initialValue, SchemaForm, validate } from './schema-form.js';
@@ -85,6 +86,9 @@ export function ToolView(props: { readonly tool: Json }) {
             <span>running…</span>
           )}
         </div>
+      )}
+      {outcome?.result !== undefined && !outcome.result.isError && (
+        <AppView tool={tool} args={outcome.args} result={outcome.result} />
       )}
       <OutcomeView outcome={outcome} kind="tool" />
     </section>
