@@ -69,15 +69,23 @@ describe('the built-in views in Chromium through AppBridge', { skip: BROWSER_SKI
   });
 
   /** Calls the tool, reads its view, and shows both in the host; returns the view's frame. */
-  async function show(page: Page, client: Client, tool: string, args: Json = {}): Promise<FrameLocator> {
+  async function show(
+    page: Page,
+    client: Client,
+    tool: string,
+    args: Json = {},
+    theme: 'light' | 'dark' = 'light',
+  ): Promise<FrameLocator> {
     const { tools } = (await client.listTools()) as Json;
     const uri = tools.find((t: Json) => t.name === tool)._meta.ui.resourceUri;
     const html = ((await client.readResource({ uri })) as Json).contents[0].text;
     const result = await client.callTool({ name: tool, arguments: args });
-    await page.evaluate(
-      ([h, a, r]) => window.showView(h as string, a as Json, r, 'light'),
-      [html, args, result],
-    );
+    await page.evaluate(([h, a, r, t]) => window.showView(h as string, a as Json, r, t as 'light' | 'dark'), [
+      html,
+      args,
+      result,
+      theme,
+    ] as const);
     return page.frameLocator('iframe');
   }
 
@@ -94,7 +102,24 @@ describe('the built-in views in Chromium through AppBridge', { skip: BROWSER_SKI
         const table = await show(page, client, 'orders');
         const rows = table.locator('tbody tr');
         await rows.first().waitFor();
-        assert.equal(await rows.count(), 6);
+        // Six rows, four a page (`pageSize: 4`).
+        assert.equal(await rows.count(), 4);
+        assert.equal(await table.getByTestId('count').textContent(), '6 rows');
+        await table.getByRole('button', { name: 'Next' }).click();
+        assert.deepEqual(await rows.locator('td:first-child').allTextContents(), ['5', '6']);
+        await table.getByRole('button', { name: 'Previous' }).click();
+        // The filter keeps the rows any shown value contains the text of.
+        await table.getByRole('searchbox', { name: 'Filter rows' }).fill('bo');
+        assert.deepEqual(await rows.locator('td:nth-child(2)').allTextContents(), ['Bo']);
+        await table.getByRole('searchbox', { name: 'Filter rows' }).fill('');
+        // Copy as CSV: a sandbox without the clipboard permission gets the CSV to select.
+        await table.getByRole('button', { name: 'Copy CSV' }).click();
+        const csv = await table.getByRole('textbox', { name: 'CSV' }).inputValue();
+        assert.equal(csv.split(/\r?\n/)[0], 'ID,Customer,Total,Placed');
+        assert.equal(
+          csv.split(/\r?\n/)[2],
+          '2,"<img src=x onerror=""document.title=\'pwned\'"">",80,2025-02-10',
+        );
         assert.deepEqual(await table.locator('thead th').allTextContents(), [
           'ID',
           'Customer',
@@ -135,8 +160,13 @@ describe('the built-in views in Chromium through AppBridge', { skip: BROWSER_SKI
         if (SCREENSHOTS)
           await page.locator('iframe').screenshot({ path: join(SCREENSHOTS, 'view-chart.png') });
 
-        const card = await show(page, client, 'customer');
+        const card = await show(page, client, 'customer', {}, 'dark');
         await card.locator('dt').first().waitFor();
+        // The host's dark theme: light text on a dark background.
+        const colors = await card
+          .locator('body')
+          .evaluate((body) => [getComputedStyle(body).backgroundColor, getComputedStyle(body).color]);
+        assert.deepEqual(colors, ['rgb(13, 17, 23)', 'rgb(230, 237, 243)']);
         assert.deepEqual(await card.locator('dt').allTextContents(), ['Name', 'Email', 'City']);
         assert.deepEqual(await card.locator('dd').allTextContents(), [
           'Ada Lovelace',
