@@ -11,8 +11,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
-import { connect, ERAS, FIXTURE, VIEW_MIME } from './harness.js';
+import { modernRequest, post, type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import { connect, ERAS, FIXTURE, UI, VIEW_MIME } from './harness.js';
 
 type Json = Record<string, any>;
 
@@ -47,6 +47,38 @@ describe('MCP Apps on the wire', () => {
   after(async () => {
     await Promise.all([served?.stop(), plain?.stop()]);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("2026-07-28: a task's result is shortened for the model like the call's", async () => {
+    const capabilities = {
+      extensions: { 'io.modelcontextprotocol/tasks': {}, [UI]: { mimeTypes: [VIEW_MIME] } },
+    };
+    let id = 0;
+    const request = async (method: string, params: Json): Promise<Json> => {
+      const { message, headers } = modernRequest(++id, method, params, {
+        'io.modelcontextprotocol/clientCapabilities': capabilities,
+      });
+      if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
+      const res = await post(served.url, message, headers);
+      const type = String(res.headers['content-type'] ?? '');
+      const response = type.includes('event-stream')
+        ? res.events().find((m) => m.id === message.id)
+        : res.json();
+      return (response as Json).result;
+    };
+    const created = await request('tools/call', { name: 'monthly', arguments: {} });
+    assert.equal(created.resultType, 'task');
+    let task = await request('tasks/get', { taskId: created.taskId });
+    for (let i = 0; task.status !== 'completed' && i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      task = await request('tasks/get', { taskId: created.taskId });
+    }
+    assert.equal(task.status, 'completed');
+    assert.match(
+      task.result.content[0].text,
+      /^4 rows, shown to the user in a chart\.\nColumns: month, total\./,
+    );
+    assert.equal(task.result.structuredContent.rows.length, 4);
   });
 
   for (const era of ERAS) {
