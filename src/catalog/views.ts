@@ -66,6 +66,16 @@ export function compileView(
     report(at, problems.MANIFEST_INVALID_VALUE('either `view:` or `html:`, not both'));
     return undefined;
   }
+  if (ui.view === 'chart-vega' && ui.spec === undefined) {
+    report(
+      [...at, 'view'],
+      problems.MANIFEST_INVALID_VALUE(
+        'a chart-vega view has its Vega-Lite `spec`',
+        'e.g. `spec: { mark: bar, encoding: {…} }`',
+      ),
+    );
+    return undefined;
+  }
   if (ui.view === 'chart' && (ui.x === undefined || ui.y === undefined)) {
     report(
       [...at, 'view'],
@@ -74,7 +84,7 @@ export function compileView(
     return undefined;
   }
   const appOnly = ui.visibility !== undefined && !ui.visibility.includes('model');
-  const label = ui.view ?? (ui.html !== undefined ? 'view' : '');
+  const label = ui.view === 'chart-vega' ? 'chart' : (ui.view ?? (ui.html !== undefined ? 'view' : ''));
   const view: ToolView = {
     appOnly,
     // A card is one record: its full text is already short.
@@ -102,7 +112,12 @@ export function compileView(
     return { view, meta, resource: staticView(descriptor, () => html, digest(html)), file };
   }
   const settings = JSON.stringify(viewSettings(ui, title ?? tool));
-  return { view, meta, resource: staticView(descriptor, () => builtinPage(settings), digest(settings)) };
+  const page = ui.view === 'chart-vega' ? 'chart-vega.html' : 'view.html';
+  return {
+    view,
+    meta,
+    resource: staticView(descriptor, () => builtinPage(page, settings), digest(settings)),
+  };
 }
 
 /** A resource whose content is known at compile time (its version tells subscribers of a change). */
@@ -161,6 +176,7 @@ function viewSettings(ui: UiSettings, title: string): Record<string, unknown> {
     columns: columns(ui.view === 'card' ? ui.fields : ui.columns),
     pageSize: ui.pageSize,
     actions: ui.actions,
+    spec: ui.spec,
     chart:
       ui.view === 'chart'
         ? { type: ui.type ?? 'bar', x: ui.x, y: ui.y, series: ui.series, sort: ui.sort }
@@ -169,18 +185,22 @@ function viewSettings(ui: UiSettings, title: string): Record<string, unknown> {
   return JSON.parse(JSON.stringify(settings)) as Record<string, unknown>;
 }
 
-let template: string | undefined;
+const templates = new Map<string, string>();
 
 /** The built page with the tool's settings written in; JSON with `<` escaped cannot end the script. */
-function builtinPage(settings: string): string {
-  template ??= readBuiltTemplate();
+function builtinPage(name: string, settings: string): string {
+  let template = templates.get(name);
+  if (template === undefined) {
+    template = readBuiltTemplate(name);
+    templates.set(name, template);
+  }
   const at = template.indexOf(CONFIG_MARKER);
   const script = `<script type="application/json" id="mcp-run-view-config">${settings.replace(/</g, '\\u003c')}</script>`;
   return template.slice(0, at) + script + template.slice(at + CONFIG_MARKER.length);
 }
 
-function readBuiltTemplate(): string {
-  const path = fileURLToPath(new URL('../dist/views/view.html', BUILD_ROOT));
+function readBuiltTemplate(name: string): string {
+  const path = fileURLToPath(new URL(`../dist/views/${name}`, BUILD_ROOT));
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -274,6 +294,12 @@ function namedFields(ui: UiSettings): [string, (string | number)[]][] {
   const key = ui.view === 'card' ? 'fields' : 'columns';
   if (Array.isArray(listed)) listed.forEach((name: string, i) => named.push([name, [key, i]]));
   else for (const name of Object.keys(listed ?? {})) named.push([name, [key, name]]);
+  if (ui.view === 'chart-vega') {
+    const encoding = isObject(ui.spec?.encoding) ? ui.spec.encoding : {};
+    for (const [channel, definition] of Object.entries(encoding))
+      if (isObject(definition) && typeof definition.field === 'string')
+        named.push([definition.field, ['spec', 'encoding', channel, 'field']]);
+  }
   if (ui.view === 'chart') {
     if (ui.x !== undefined) named.push([ui.x, ['x']]);
     if (typeof ui.y === 'string') named.push([ui.y, ['y']]);

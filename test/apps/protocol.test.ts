@@ -89,7 +89,7 @@ describe('MCP Apps on the wire', () => {
         const byName = new Map<string, Json>(tools.map((t: Json) => [t.name, t]));
         assert.deepEqual(
           [...byName.keys()],
-          ['orders', 'order_detail', 'monthly', 'customer', 'custom', 'plain'],
+          ['orders', 'order_detail', 'monthly', 'monthly_vega', 'customer', 'custom', 'plain'],
         );
         assert.deepEqual(byName.get('orders')?._meta, {
           ui: { resourceUri: 'ui://orders/view.html' },
@@ -104,7 +104,9 @@ describe('MCP Apps on the wire', () => {
         const { resources } = (await client.listResources()) as Json;
         assert.deepEqual(
           resources.map((r: Json) => r.uri),
-          ['orders', 'order_detail', 'monthly', 'customer', 'custom'].map((t) => `ui://${t}/view.html`),
+          ['orders', 'order_detail', 'monthly', 'monthly_vega', 'customer', 'custom'].map(
+            (t) => `ui://${t}/view.html`,
+          ),
         );
         const custom = resources.find((r: Json) => r.uri === 'ui://custom/view.html');
         const expectedUi = {
@@ -168,7 +170,7 @@ describe('MCP Apps on the wire', () => {
         const same = (a: unknown, b: unknown, what: string) =>
           assert.equal(JSON.stringify(withoutContract(a)), JSON.stringify(withoutContract(b)), what);
         same(await client.listTools(), await bare.listTools(), 'tools/list');
-        for (const name of ['orders', 'monthly', 'customer', 'plain'])
+        for (const name of ['orders', 'monthly', 'monthly_vega', 'customer', 'plain'])
           same(
             await client.callTool({ name, arguments: {} }),
             await bare.callTool({ name, arguments: {} }),

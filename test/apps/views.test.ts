@@ -160,6 +160,13 @@ describe('the built-in views in Chromium through AppBridge', { skip: BROWSER_SKI
         if (SCREENSHOTS)
           await page.locator('iframe').screenshot({ path: join(SCREENSHOTS, 'view-chart.png') });
 
+        // Vega-Lite under a CSP without 'unsafe-eval': the interpreter, one bar per month.
+        const vega = await show(page, client, 'monthly_vega');
+        await vega.locator('svg g.mark-rect path').first().waitFor();
+        assert.equal(await vega.locator('svg g.mark-rect path').count(), 4);
+        if (SCREENSHOTS)
+          await page.locator('iframe').screenshot({ path: join(SCREENSHOTS, 'view-chart-vega.png') });
+
         const card = await show(page, client, 'customer', {}, 'dark');
         await card.locator('dt').first().waitFor();
         // The host's dark theme: light text on a dark background.

@@ -25,13 +25,15 @@ export interface Action {
 }
 
 export interface ViewSettings {
-  readonly view: 'table' | 'card' | 'chart';
+  readonly view: 'table' | 'card' | 'chart' | 'chart-vega';
   readonly title: string;
   readonly rows?: string;
   readonly columns?: readonly Column[];
   readonly pageSize?: number;
   readonly chart?: ChartSettings;
   readonly actions?: readonly Action[];
+  /** chart-vega: the Vega-Lite spec, without its data. */
+  readonly spec?: Readonly<Record<string, unknown>>;
 }
 
 export type Row = Readonly<Record<string, unknown>>;

@@ -108,7 +108,15 @@ export const UI_FIELD: Record<string, JsonSchema> = {
       {
         type: 'object',
         properties: {
-          view: { enum: ['table', 'card', 'chart'], description: 'The built-in view.' },
+          view: {
+            enum: ['table', 'card', 'chart', 'chart-vega'],
+            description: 'The built-in view (`chart-vega`: a Vega-Lite `spec`, a larger page of its own).',
+          },
+          spec: {
+            type: 'object',
+            description:
+              'chart-vega: the Vega-Lite spec (mark, encoding, transforms…); its `data` is the rows.',
+          },
           html: {
             type: 'string',
             minLength: 1,
@@ -272,7 +280,7 @@ export const LINT_FIELDS: Record<string, JsonSchema> = {
 };
 
 /** The built-in views (`ui: table`). */
-export type ViewName = 'table' | 'card' | 'chart';
+export type ViewName = 'table' | 'card' | 'chart' | 'chart-vega';
 
 /** A column or card field as `ui.columns` / `ui.fields` give it. */
 export type ViewColumn =
@@ -295,6 +303,7 @@ export type UiField =
   | ViewName
   | {
       readonly view?: ViewName;
+      readonly spec?: Readonly<Record<string, unknown>>;
       readonly html?: string;
       readonly title?: string;
       readonly rows?: string;
