@@ -14,7 +14,9 @@ module.exports = {
       comment:
         'Policies, limits and the audit trail (governance/) sit below the catalog that applies them: they know no JSON-RPC framing, transport, kind family, CLI or playground. Shared counters go through state/.',
       from: { path: '^src/governance/' },
-      to: { path: '^src/(catalog|protocol|transports|cli|dev|openapi|testing|lint|steps|tasks)/|^src/kinds/(?!contract/|shared/)' },
+      to: {
+        path: '^src/(catalog|protocol|transports|cli|dev|openapi|testing|lint|steps|tasks)/|^src/kinds/(?!contract/|shared/)',
+      },
     },
     {
       name: 'no-circular',

@@ -292,7 +292,8 @@ function namedFields(ui: UiSettings): [string, (string | number)[]][] {
   const named: [string, (string | number)[]][] = [];
   const listed = ui.view === 'card' ? ui.fields : ui.columns;
   const key = ui.view === 'card' ? 'fields' : 'columns';
-  if (Array.isArray(listed)) listed.forEach((name: string, i) => named.push([name, [key, i]]));
+  if (Array.isArray(listed))
+    for (const [i, name] of (listed as readonly string[]).entries()) named.push([name, [key, i]]);
   else for (const name of Object.keys(listed ?? {})) named.push([name, [key, name]]);
   if (ui.view === 'chart-vega') {
     const encoding = isObject(ui.spec?.encoding) ? ui.spec.encoding : {};
@@ -303,7 +304,7 @@ function namedFields(ui: UiSettings): [string, (string | number)[]][] {
   if (ui.view === 'chart') {
     if (ui.x !== undefined) named.push([ui.x, ['x']]);
     if (typeof ui.y === 'string') named.push([ui.y, ['y']]);
-    else ui.y?.forEach((name, i) => named.push([name, ['y', i]]));
+    else for (const [i, name] of (ui.y ?? []).entries()) named.push([name, ['y', i]]);
     if (ui.series !== undefined) named.push([ui.series, ['series']]);
   }
   (ui.actions ?? []).forEach((action, i) => {

@@ -22,6 +22,10 @@ import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 import { connect, ERAS, FIXTURE } from './harness.js';
 
 type Json = Record<string, any>;
+/** What test/apps/host/host.ts adds to its page's window. */
+interface HostPage {
+  showView(html: string, args: Json, result: unknown, theme: 'light' | 'dark'): Promise<void>;
+}
 
 const SCREENSHOTS = process.env.MCP_RUN_WRITE_SCREENSHOTS === '1' ? join(REPO, 'docs/images') : undefined;
 /** No network, no eval, no plugin: the strictest CSP a host may frame a view under. */
@@ -80,12 +84,11 @@ describe('the built-in views in Chromium through AppBridge', { skip: BROWSER_SKI
     const uri = tools.find((t: Json) => t.name === tool)._meta.ui.resourceUri;
     const html = ((await client.readResource({ uri })) as Json).contents[0].text;
     const result = await client.callTool({ name: tool, arguments: args });
-    await page.evaluate(([h, a, r, t]) => window.showView(h as string, a as Json, r, t as 'light' | 'dark'), [
-      html,
-      args,
-      result,
-      theme,
-    ] as const);
+    await page.evaluate(
+      ([h, a, r, t]) =>
+        (globalThis as unknown as HostPage).showView(h as string, a as Json, r, t as 'light' | 'dark'),
+      [html, args, result, theme] as const,
+    );
     return page.frameLocator('iframe');
   }
 
@@ -147,7 +150,7 @@ describe('the built-in views in Chromium through AppBridge', { skip: BROWSER_SKI
         const detail = table.locator('section.detail dd');
         await detail.first().waitFor();
         assert.deepEqual(await detail.allTextContents(), ['3', 'Bo', '200']);
-        const calls = (await page.evaluate(() => window.appCalls)) as Json[];
+        const calls = (await page.evaluate('window.appCalls')) as Json[];
         assert.deepEqual(
           calls.map(({ name, arguments: args }) => ({ name, args })),
           [{ name: 'order_detail', args: { id: 3 } }],
@@ -172,7 +175,7 @@ describe('the built-in views in Chromium through AppBridge', { skip: BROWSER_SKI
         // The host's dark theme: light text on a dark background.
         const colors = await card
           .locator('body')
-          .evaluate((body) => [getComputedStyle(body).backgroundColor, getComputedStyle(body).color]);
+          .evaluate('(body) => [getComputedStyle(body).backgroundColor, getComputedStyle(body).color]');
         assert.deepEqual(colors, ['rgb(13, 17, 23)', 'rgb(230, 237, 243)']);
         assert.deepEqual(await card.locator('dt').allTextContents(), ['Name', 'Email', 'City']);
         assert.deepEqual(await card.locator('dd').allTextContents(), [
