@@ -1,5 +1,5 @@
 /** The catalog on the left: tools (with their token estimate), resources, templates and prompts. */
-import { estimateJsonTokens } from '../src/lint/estimate.js';
+import { estimateJsonTokens, modelEntry } from '../src/lint/estimate.js';
 import type { Json } from './mcp.js';
 import { type Kind, keyOf, store, update } from './store.js';
 
@@ -13,7 +13,10 @@ function matches(item: Json, kind: Kind): boolean {
 
 export function CatalogList() {
   const c = store.catalog;
-  const total = c.tools.length > 0 ? estimateJsonTokens({ tools: c.tools }) : 0;
+  const total =
+    c.tools.length > 0
+      ? estimateJsonTokens({ tools: c.tools.map(modelEntry).filter((t) => t !== undefined) })
+      : 0;
   const group = (kind: Kind, title: string, items: Json[], extra?: string) => (
     <section class="group" aria-label={title}>
       <h2>
@@ -46,7 +49,11 @@ export function CatalogList() {
                   }}
                 >
                   <span class="name">{kind === 'resource' ? (x.name ?? x.uri) : key}</span>
-                  {kind === 'tool' && <span class="muted tokens">~{estimateJsonTokens(x)} tok</span>}
+                  {kind === 'tool' && (
+                    <span class="muted tokens">
+                      {modelEntry(x) === undefined ? 'app only' : `~${estimateJsonTokens(modelEntry(x))} tok`}
+                    </span>
+                  )}
                   {x.title && <span class="muted title">{x.title}</span>}
                 </button>
               </li>

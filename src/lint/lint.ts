@@ -6,7 +6,7 @@
 import type { Catalog } from '../catalog/types.js';
 import { parseYaml } from '../manifest/parse.js';
 import type { EntryConfig, LoadedManifest } from '../manifest/types.js';
-import { estimateJsonTokens } from './estimate.js';
+import { estimateJsonTokens, modelEntry } from './estimate.js';
 import { type LintCode, type LintLevel, type LintSection, RULES, runRules } from './rules.js';
 
 export interface LintFinding {
@@ -101,9 +101,10 @@ export function lintCatalog(manifest: LoadedManifest, catalog: Catalog, only?: L
   findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
 
   // What the model reads: a host keeps a view's `_meta` and the tools only views call to itself.
-  const seen = [...catalog.tools.values()]
-    .filter((t) => t.view?.appOnly !== true)
-    .map(({ descriptor: { _meta: _forTheHost, ...read } }) => read);
+  const seen = descriptors.flatMap((d) => {
+    const read = modelEntry(d as unknown as Record<string, unknown>);
+    return read === undefined ? [] : [read as typeof d];
+  });
   const costs = seen
     .map((d) => ({ name: d.name, tokens: estimateJsonTokens(d) }))
     .sort((a, b) => b.tokens - a.tokens);

@@ -7,7 +7,7 @@
  */
 import type { ToolDescriptor } from '../catalog/types.js';
 import type { EntryConfig, ManifestPath } from '../manifest/types.js';
-import { estimateJsonTokens } from './estimate.js';
+import { estimateJsonTokens, modelEntry } from './estimate.js';
 
 export type LintLevel = 'error' | 'warning';
 
@@ -125,8 +125,9 @@ function toolRules(tool: LintTool, out: RawFinding[]): void {
   }
 
   // A view's `_meta` is for the host, not the model.
-  const { _meta: _forTheHost, ...read } = descriptor;
-  const tokens = estimateJsonTokens(read);
+  const tokens = estimateJsonTokens(
+    modelEntry(descriptor as unknown as Record<string, unknown>) ?? descriptor,
+  );
   if (tokens > TOOL_TOKEN_LIMIT) {
     out.push({
       code: 'LINT_TOOL_TOKENS',

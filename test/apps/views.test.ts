@@ -22,6 +22,9 @@ import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 import { connect, ERAS, FIXTURE } from './harness.js';
 
 type Json = Record<string, any>;
+interface ComputedStyles {
+  getComputedStyle(element: unknown): { backgroundColor: string; color: string };
+}
 /** What test/apps/host/host.ts adds to its page's window. */
 interface HostPage {
   showView(html: string, args: Json, result: unknown, theme: 'light' | 'dark'): Promise<void>;
@@ -173,9 +176,12 @@ describe('the built-in views in Chromium through AppBridge', { skip: BROWSER_SKI
         const card = await show(page, client, 'customer', {}, 'dark');
         await card.locator('dt').first().waitFor();
         // The host's dark theme: light text on a dark background.
-        const colors = await card
-          .locator('body')
-          .evaluate('(body) => [getComputedStyle(body).backgroundColor, getComputedStyle(body).color]');
+        const colors = await card.locator('body').evaluate((body) => {
+          // Runs in the frame; typed by hand as the Node tests' types have no DOM.
+          const frame = body as unknown as { ownerDocument: { defaultView: ComputedStyles } };
+          const style = frame.ownerDocument.defaultView.getComputedStyle(body);
+          return [style.backgroundColor, style.color];
+        });
         assert.deepEqual(colors, ['rgb(13, 17, 23)', 'rgb(230, 237, 243)']);
         assert.deepEqual(await card.locator('dt').allTextContents(), ['Name', 'Email', 'City']);
         assert.deepEqual(await card.locator('dd').allTextContents(), [

@@ -30,7 +30,7 @@ describe('the playground hosts MCP Apps views', { skip: BROWSER_SKIP }, () => {
         await page.goto(`${dev.page}?era=${era}`);
         await page
           .getByTestId('tool-item')
-          .filter({ hasText: /^monthly/ })
+          .filter({ hasText: /^monthly\s*~/ })
           .click();
         await page.getByRole('button', { name: 'Call monthly' }).click();
         const frame = page.locator('iframe[title="monthly view"]');
@@ -41,7 +41,7 @@ describe('the playground hosts MCP Apps views', { skip: BROWSER_SKIP }, () => {
 
         await page
           .getByTestId('tool-item')
-          .filter({ hasText: /^orders/ })
+          .filter({ hasText: /^orders\s*~/ })
           .click();
         await page.getByRole('button', { name: 'Call orders' }).click();
         const table = page.frameLocator('iframe[title="orders view"]');
