@@ -2,7 +2,8 @@
  * A tool's MCP Apps view beside its result, hosted the way a real host does: ext-apps' AppBridge,
  * the view's HTML read from its `ui://` resource, written into a sandboxed frame (`allow-scripts`
  * only: an opaque origin of its own) served with a CSP of its own (web/view-frame.html). The view's
- * tool calls go through this page's client, so they show in the trace like the page's own.
+ * tool calls go through this page's client, so they show in the trace like the page's own. Each
+ * reload of the manifest draws the view again from its resource, with the same result.
  */
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -28,7 +29,8 @@ export function AppView(props: { readonly tool: Json; readonly args: Json; reado
       done.abort();
       container.replaceChildren();
     };
-  }, [uri, props.result]);
+    // A reload may change the view (its settings, its HTML): it is read and drawn again.
+  }, [uri, props.result, store.reload?.at]);
   if (uri === undefined) return null;
   return (
     <section class="app-view" aria-label={`${props.tool.name} view`}>

@@ -5,6 +5,9 @@
  * action of the table calls the app-only tool through the page, in both eras.
  */
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FIXTURE } from '../apps/harness.js';
 import { BROWSER_SKIP, type Browser, type DevServer, launchBrowser, startDev } from '../helpers/browser.js';
@@ -12,13 +15,41 @@ import { BROWSER_SKIP, type Browser, type DevServer, launchBrowser, startDev } f
 describe('the playground hosts MCP Apps views', { skip: BROWSER_SKIP }, () => {
   let dev: DevServer;
   let browser: Browser;
+  // A copy: the last test edits the manifest.
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-run-dev-views-'));
+  const manifest = join(dir, 'mcp.yaml');
 
   before(async () => {
-    [dev, browser] = await Promise.all([startDev(FIXTURE), launchBrowser()]);
+    cpSync(dirname(FIXTURE), dir, { recursive: true });
+    [dev, browser] = await Promise.all([startDev(manifest), launchBrowser()]);
   });
   after(async () => {
     await browser?.close();
     await dev?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('an edit of the view in the manifest draws it again', async () => {
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(dev.page);
+      await page
+        .getByTestId('tool-item')
+        .filter({ hasText: /^monthly\s*~/ })
+        .click();
+      await page.getByRole('button', { name: 'Call monthly' }).click();
+      const chart = page.frameLocator('iframe[title="monthly view"]');
+      await chart.locator('svg[data-type="bar"]').waitFor();
+      const text = readFileSync(manifest, 'utf8');
+      writeFileSync(
+        manifest,
+        text.replace('ui: { view: chart, type: bar,', 'ui: { view: chart, type: line,'),
+      );
+      await chart.locator('svg[data-type="line"]').waitFor();
+      assert.equal(await chart.locator('svg circle.mark').count(), 4);
+    } finally {
+      await page.close();
+    }
   });
 
   for (const era of ['2025-11-25', '2026-07-28']) {
