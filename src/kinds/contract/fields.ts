@@ -78,6 +78,7 @@ const VIEW_COLUMN: JsonSchema = {
       properties: {
         label: { type: 'string' },
         format: {
+          type: 'string',
           enum: ['text', 'number', 'date', 'currency', 'link'],
           description:
             'How values are shown: `currency` uses `currency` (default USD), `link` makes http(s) values links.',
@@ -104,11 +105,12 @@ export const UI_FIELD: Record<string, JsonSchema> = {
     description:
       'The MCP Apps view of the result, for hosts that show views (docs/apps.md): `table`, `card` or `chart`, or an object with `view` and its settings, or `html: ./file.html` for a view of your own. `visibility: [app]` makes a tool the views call but the model does not see.',
     anyOf: [
-      { enum: ['table', 'card', 'chart'] },
+      { type: 'string', enum: ['table', 'card', 'chart'] },
       {
         type: 'object',
         properties: {
           view: {
+            type: 'string',
             enum: ['table', 'card', 'chart', 'chart-vega'],
             description: 'The built-in view (`chart-vega`: a Vega-Lite `spec`, a larger page of its own).',
           },
@@ -147,6 +149,7 @@ export const UI_FIELD: Record<string, JsonSchema> = {
             ],
           },
           type: {
+            type: 'string',
             enum: ['bar', 'line', 'area', 'scatter', 'pie'],
             description: 'chart: the mark (default bar).',
           },
@@ -160,6 +163,7 @@ export const UI_FIELD: Record<string, JsonSchema> = {
             description: 'chart: the field whose values split the rows into series.',
           },
           sort: {
+            type: 'string',
             enum: ['x', '-x', 'y', '-y'],
             description: 'chart: the order of the points (default: as returned).',
           },
@@ -179,13 +183,14 @@ export const UI_FIELD: Record<string, JsonSchema> = {
             },
           },
           modelText: {
+            type: 'string',
             enum: ['compact', 'full'],
             description:
               'What the model reads when the host shows the view: `compact` (default: the row count, the columns and the first rows) or `full` (the whole text, as for a client without views).',
           },
           visibility: {
             type: 'array',
-            items: { enum: ['model', 'app'] },
+            items: { type: 'string', enum: ['model', 'app'] },
             minItems: 1,
             uniqueItems: true,
             description:
@@ -204,7 +209,7 @@ export const UI_FIELD: Record<string, JsonSchema> = {
           },
           permissions: {
             type: 'array',
-            items: { enum: ['camera', 'microphone', 'geolocation', 'clipboardWrite'] },
+            items: { type: 'string', enum: ['camera', 'microphone', 'geolocation', 'clipboardWrite'] },
             uniqueItems: true,
             description: 'Browser permissions an `html` view asks the host for.',
           },
