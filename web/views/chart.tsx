@@ -7,7 +7,7 @@ import { type ChartSettings, compareValues, type Row } from './settings.js';
 
 const WIDTH = 640;
 const HEIGHT = 320;
-const MARGIN = { top: 16, right: 16, bottom: 48, left: 56 };
+const MARGIN = { top: 16, right: 16, bottom: 64, left: 64 };
 const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7'];
 
 interface Series {
@@ -113,13 +113,25 @@ function Axes({
           </text>
         </g>
       ))}
-      {xs.map((x, i) =>
-        i % every === 0 ? (
-          <text key={x} class="xlabel" x={xOf(x)} y={HEIGHT - MARGIN.bottom + 16} text-anchor="middle">
-            {x.length > 12 ? `${x.slice(0, 11)}…` : x}
+      {xs.map((x, i) => {
+        if (i % every !== 0) return null;
+        // Labels wider than their band are turned, so that neighbours do not overlap.
+        const label = x.length > 12 ? `${x.slice(0, 11)}…` : x;
+        const turned = label.length * 6.5 > band * every;
+        const y = HEIGHT - MARGIN.bottom + 16;
+        return (
+          <text
+            key={x}
+            class="xlabel"
+            x={xOf(x)}
+            y={y}
+            text-anchor={turned ? 'end' : 'middle'}
+            transform={turned ? `rotate(-35 ${xOf(x)} ${y})` : undefined}
+          >
+            {label}
           </text>
-        ) : null,
-      )}
+        );
+      })}
       {series.map((s, si) => {
         const color = colors.get(s.name);
         const path = s.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${xOf(p.x)},${yOf(p.y)}`).join('');
