@@ -1,5 +1,6 @@
 // The build: tsc, then the precompiled manifest validators (precompile-schemas.mjs), then the
-// bundled command line (bundle-cli.mjs) and the `mcp-run dev` page (bundle-page.mjs).
+// bundled command line (bundle-cli.mjs), the `mcp-run dev` page (bundle-page.mjs) and the MCP Apps
+// views (bundle-views.mjs).
 // `npm run build` always builds; `--if-stale` (what `prepare`, `npm start` and `npm test` run)
 // builds only when dist/ was not built from these inputs,
 // so `npm ci` builds once and a later start serves at once instead of rebuilding (about 35 s here).
@@ -29,6 +30,8 @@ const INPUTS = [
   'scripts/precompile-schemas.mjs',
   'scripts/bundle-cli.mjs',
   'scripts/bundle-page.mjs',
+  'scripts/bundle-views.mjs',
+  'scripts/zod-english.mjs',
   'tsconfig.json',
   'package-lock.json',
 ];
@@ -86,4 +89,5 @@ run([join(dirname(require.resolve('typescript/package.json')), 'bin/tsc'), '-p',
 run(['scripts/precompile-schemas.mjs']);
 run(['scripts/bundle-cli.mjs']);
 run(['scripts/bundle-page.mjs']);
+run(['scripts/bundle-views.mjs']);
 writeFileSync(STAMP, `${hash}\n`);

@@ -1,5 +1,5 @@
 /** The catalog on the left: tools (with their token estimate), resources, templates, prompts and skills. */
-import { estimateJsonTokens } from '../src/lint/estimate.js';
+import { estimateJsonTokens, modelEntry } from '../src/lint/estimate.js';
 import type { Json } from './mcp.js';
 import { type Kind, keyOf, store, update } from './store.js';
 
@@ -41,7 +41,10 @@ function itemName(kind: Kind, item: Json, key: string): string {
 
 export function CatalogList() {
   const c = store.catalog;
-  const total = c.tools.length > 0 ? estimateJsonTokens({ tools: c.tools }) : 0;
+  const total =
+    c.tools.length > 0
+      ? estimateJsonTokens({ tools: c.tools.map(modelEntry).filter((t) => t !== undefined) })
+      : 0;
   const group = (kind: Kind, title: string, items: Json[], extra?: string) => (
     <section class="group" aria-label={title}>
       <h2>
@@ -75,7 +78,11 @@ export function CatalogList() {
                   }}
                 >
                   <span class="name">{itemName(kind, x, key)}</span>
-                  {kind === 'tool' && <span class="muted tokens">~{estimateJsonTokens(x)} tok</span>}
+                  {kind === 'tool' && (
+                    <span class="muted tokens">
+                      {modelEntry(x) === undefined ? 'app only' : `~${estimateJsonTokens(modelEntry(x))} tok`}
+                    </span>
+                  )}
                   {x.title && <span class="muted title">{x.title}</span>}
                 </button>
               </li>

@@ -99,9 +99,11 @@ export class McpClient {
 
   private capabilitiesSent(): Json {
     const elicitation = { form: {}, url: {} };
+    // The page shows MCP Apps views (app-view.tsx), so it sees their _meta and the app-only tools.
+    const extensions = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
     return this.modern
-      ? { roots: {}, sampling: {}, elicitation }
-      : { roots: { listChanged: true }, sampling: {}, elicitation };
+      ? { roots: {}, sampling: {}, elicitation, extensions }
+      : { roots: { listChanged: true }, sampling: {}, elicitation, extensions };
   }
 
   /** The request as sent: the envelope in 2026, a progress token where asked. */

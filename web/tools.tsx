@@ -1,6 +1,7 @@
 /** A tool's view: its schemas, a form generated from its input schema, the call and its outcome. */
 import { useState } from 'preact/hooks';
-import { estimateJsonTokens } from '../src/lint/estimate.js';
+import { estimateJsonTokens, modelEntry } from '../src/lint/estimate.js';
+import { AppView } from './app-view.js';
 import { Header, OutcomeView } from './item.js';
 import type { Json } from './mcp.js';
 import { type FieldErrors, initialValue, SchemaForm, validate } from './schema-form.js';
@@ -29,7 +30,11 @@ export function ToolView(props: { readonly tool: Json }) {
   return (
     <section data-testid="tool-view">
       <Header item={tool} name={tool.name} />
-      <p class="muted tokens">~{estimateJsonTokens(tool)} tokens in tools/list</p>
+      <p class="muted tokens">
+        {modelEntry(tool) === undefined
+          ? "only views call it: not in the model's tools/list"
+          : `~${estimateJsonTokens(modelEntry(tool))} tokens in tools/list`}
+      </p>
       <details>
         <summary>Input schema</summary>
         <pre class="schema">{JSON.stringify(tool.inputSchema, null, 2)}</pre>
@@ -85,6 +90,9 @@ export function ToolView(props: { readonly tool: Json }) {
             <span>running…</span>
           )}
         </div>
+      )}
+      {outcome?.result !== undefined && !outcome.result.isError && (
+        <AppView tool={tool} args={outcome.args} result={outcome.result} />
       )}
       <OutcomeView outcome={outcome} kind="tool" />
     </section>

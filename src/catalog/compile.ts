@@ -26,6 +26,7 @@ import {
 import { CallLimits, type LimitsAt } from '../governance/limits/gate.js';
 import { PolicyCompiler } from '../governance/policy/compile.js';
 import type { CompiledPolicy, EntryPolicy, PolicyConfig, PolicyField } from '../governance/policy/policy.js';
+import type { UiField } from '../kinds/contract/fields.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
 import type { StepsConfig } from '../kinds/contract/step-fields.js';
 import type { KindRegistry, KindsBySection } from '../kinds/registry.js';
@@ -74,6 +75,7 @@ import type {
   ToolPlace,
   ToolTaskMode,
 } from './types.js';
+import { checkActions, checkViewFields, compileView } from './views.js';
 
 /**
  * Items per list page unless server.pageSize says otherwise: the largest allowed. A full tools/list
@@ -180,6 +182,7 @@ async function compileWith(
   };
   const tools = new Map<string, CatalogTool>();
   const groups = new Map<string, ToolPlace>();
+  const viewResources: { tool: string; resource: CatalogResource }[] = [];
   for (const [name, cfg] of entries('tools')) {
     groups.set(name, toolPlace(cfg));
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
@@ -246,7 +249,19 @@ async function compileWith(
           report,
         )
       : undefined;
+    // The MCP Apps view (views.ts): its `ui://` resource joins the catalog's after the declared ones.
+    const view =
+      common.ui === undefined ? undefined : compileView(name, common.title, common.ui, baseDir, report);
+    // Offline a query's tool is not compiled: its fields are then left to run time, with a warning.
+    if (common.ui !== undefined)
+      checkViewFields(name, common.ui, common.outputSchema ?? compiled?.outputSchema, report, (at, message) =>
+        scope.warnAt(at, message),
+      );
     if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
+    if (common.ui !== undefined && view === undefined) continue;
+    if (view?.resource) viewResources.push({ tool: name, resource: view.resource });
+    if (view?.file !== undefined && view.resource)
+      watched.set(view.file, [...(watched.get(view.file) ?? []), view.resource.descriptor.uri]);
     // The kind's own object when the manifest adds none (the tool keeps `compiled` anyway).
     const annotations =
       common.annotations === undefined
@@ -262,6 +277,7 @@ async function compileWith(
       ...(outputSchema !== undefined && { outputSchema }),
       ...(Object.keys(annotations).length > 0 && { annotations }),
       ...(task.support !== 'forbidden' && { execution: { taskSupport: task.support } }),
+      ...(view !== undefined && { _meta: view.meta }),
     };
     const maxConcurrency = common.maxConcurrency ?? compiled.defaultConcurrency;
     const policy = policies?.forEntry(
@@ -283,6 +299,7 @@ async function compileWith(
           claims: claims.bindings,
           limits: limitsOf(name, common.limits),
           ...(policy !== undefined && { policy }),
+          ...(view !== undefined && { view: view.view }),
         },
         log,
         steps,
@@ -363,6 +380,23 @@ async function compileWith(
     if (limits !== undefined)
       for (const served of [...(compiled?.resources ?? []), ...(compiled?.templates ?? [])])
         entryLimits.set(served, limits);
+  }
+  // Against the declared names: offline, or with one tool broken, the others' actions still check.
+  const declaredTools = new Set(entries('tools').map(([name]) => name));
+  for (const [name, cfg] of entries('tools')) {
+    const ui = (cfg as { ui?: UiField }).ui;
+    if (ui !== undefined) checkActions(name, ui, declaredTools, report);
+  }
+  // The tools' views, after the declared resources; a declared resource at a view's URI is an error.
+  const views = new Map<string, string>();
+  for (const { tool, resource } of viewResources) {
+    const uri = resource.descriptor.uri;
+    const owner = owners.get(uri);
+    if (owner) report(['tools', tool, 'ui'], problems.URI_DUPLICATE(uri, `resources.${owner}`));
+    else {
+      resources.set(uri, resource);
+      views.set(tool, uri);
+    }
   }
 
   const prompts = new Map<string, CatalogPrompt>();
@@ -463,6 +497,7 @@ async function compileWith(
             prompts: [...prompts.keys()],
             skills: [...skills.keys(), ...plannedSkillNames(manifest)],
             mirrors: mirrorEntries,
+            views,
           },
           report,
         );
@@ -526,6 +561,7 @@ async function compileWith(
     ...(manifest.data.server?.audit != null && { audit: manifest.data.server.audit }),
     tools,
     resources,
+    ...(views.size > 0 && { views: new Set(views.values()) }),
     ...(resourceLists.length > 0 && { resourceLists }),
     templates,
     prompts,

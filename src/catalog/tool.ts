@@ -53,6 +53,7 @@ import type {
   ToolDescriptor,
   ToolResult,
   ToolTaskMode,
+  ToolView,
 } from './types.js';
 
 /** All tool calls of this process running at once, whatever the tool. */
@@ -75,6 +76,8 @@ export interface ToolChecks {
   readonly policy?: EntryPolicy;
   /** The limits per caller on this tool (the server's, its toolsets', its own); none by default. */
   readonly limits?: CallLimits | undefined;
+  /** The tool's MCP Apps view (views.ts). */
+  readonly view?: ToolView;
 }
 
 export function wrapTool(
@@ -93,6 +96,7 @@ export function wrapTool(
  */
 export class WrappedTool implements CatalogTool {
   readonly task: ToolTaskMode;
+  declare readonly view?: ToolView;
   private readonly validateArgs: Validator;
   private readonly validateOutput: Validator | undefined;
   private readonly claims: readonly ClaimBinding[];
@@ -112,11 +116,22 @@ export class WrappedTool implements CatalogTool {
   constructor(
     readonly descriptor: ToolDescriptor,
     private readonly compiled: CompiledTool,
-    { validateArgs, validateOutput, maxConcurrency, task, claims = NO_CLAIMS, policy, limits }: ToolChecks,
+    {
+      validateArgs,
+      validateOutput,
+      maxConcurrency,
+      task,
+      claims = NO_CLAIMS,
+      policy,
+      limits,
+      view,
+    }: ToolChecks,
     private readonly log: Logger,
     private readonly steps: StepPlan | undefined,
   ) {
     this.task = task;
+    // Only a tool with a view has the field: ten thousand plain tools carry no slot for it.
+    if (view !== undefined) (this as { view?: ToolView }).view = view;
     this.validateArgs = validateArgs;
     this.validateOutput = validateOutput;
     this.claims = claims;

@@ -52,6 +52,8 @@ export interface ToolsetInputs {
     string,
     { readonly section: 'resources' | 'prompts'; readonly entry: string }
   >;
+  /** Tool → the URI of its MCP Apps view (views.ts): a toolset with the tool serves its view. */
+  readonly views?: ReadonlyMap<string, string>;
 }
 
 /** Resolves every toolset's names; reports those that name nothing, and an unknown default. */
@@ -99,6 +101,10 @@ export function resolveToolsets(
       for (const uri of compiled?.uris ?? []) uris.add(uri);
       for (const template of compiled?.templates ?? []) templates.add(template);
       for (const list of compiled?.lists ?? []) lists.add(list);
+    }
+    for (const tool of tools) {
+      const view = inputs.views?.get(tool);
+      if (view !== undefined) uris.add(view);
     }
     resolved.set(name, {
       tools,

@@ -84,10 +84,25 @@ export interface ToolTaskMode {
   readonly steps: 'in-task' | 'before';
 }
 
+/** What the protocol side needs of a tool's view at list and call time. */
+/** catalog/views.ts */
+export interface ToolView {
+  /** `visibility: [app]`: only views call it; the model (and a client without views) never sees it. */
+  readonly appOnly: boolean;
+  /** Shorten the model's text to the row count, the columns and the first rows. */
+  readonly compact: boolean;
+  /** The structuredContent key of the rows (default: `rows`, else the first list of objects). */
+  readonly rows?: string;
+  /** How the compact text names the view: `table`, `chart`, `card`, `view`. */
+  readonly label: string;
+}
+
 export interface CatalogTool {
   readonly descriptor: ToolDescriptor;
   /** Absent: never a task (as `support: forbidden`). */
   readonly task?: ToolTaskMode;
+  /** Its MCP Apps view (views.ts): app-only, and how the model's text is shortened. */
+  readonly view?: ToolView;
   /**
    * Validates the arguments against the input schema (applying declared defaults) and runs the
    * tool. Failures the model can act on (bad arguments, a failing query) come back as a result
@@ -245,6 +260,8 @@ export interface Catalog {
   readonly tools: ReadonlyMap<string, CatalogTool>;
   /** Static resources by URI. */
   readonly resources: ReadonlyMap<string, CatalogResource>;
+  /** The URIs among `resources` that are tools' MCP Apps views (views.ts): listed only to clients with views. */
+  readonly views?: ReadonlySet<string>;
   /**
    * Live resource sets (a database's tables), listed after the static resources, in manifest
    * order; their resources are read through `templates`.

@@ -41,10 +41,27 @@ export interface PageDiagnostic {
 }
 
 /** The files of the page, by the path it is served at. */
-const FILES: Readonly<Record<string, { readonly file: string; readonly type: string }>> = {
-  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  '/_dev/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
-  '/_dev/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+/**
+ * Nothing but this origin: the page loads no script, style or data from anywhere else. ajv checks a
+ * form against its schema with code it generates, hence 'unsafe-eval'.
+ */
+const PAGE_CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-eval'; img-src 'self' data: blob:; media-src 'self' data: blob:; frame-ancestors 'none'";
+/**
+ * The frame a tool's MCP Apps view is written into (web/view-frame.html): the page frames it
+ * sandboxed, so it runs on an opaque origin of its own, and this CSP holds for the view inside: its
+ * inline script and styles, no network, nothing framed, framed only by this origin.
+ */
+const VIEW_FRAME_CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'";
+
+const FILES: Readonly<
+  Record<string, { readonly file: string; readonly type: string; readonly csp: string }>
+> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8', csp: PAGE_CSP },
+  '/_dev/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8', csp: PAGE_CSP },
+  '/_dev/app.css': { file: 'app.css', type: 'text/css; charset=utf-8', csp: PAGE_CSP },
+  '/_dev/view-frame.html': { file: 'view-frame.html', type: 'text/html; charset=utf-8', csp: VIEW_FRAME_CSP },
 };
 export const EVENTS_PATH = '/_dev/events';
 const KEEP_ALIVE_MS = 15_000;
@@ -88,7 +105,7 @@ export class Playground {
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('Method Not Allowed\n');
       return true;
     }
-    if (served !== undefined) this.file(res, served.file, served.type);
+    if (served !== undefined) this.file(res, served.file, served.type, served.csp);
     else if (!isLoopbackPeer(req.socket.remoteAddress)) {
       // The stream names the manifest's path and shows its code frames, before and beside any auth
       // the endpoint asks for: it goes to this machine only.
@@ -99,7 +116,7 @@ export class Playground {
     return true;
   };
 
-  private file(res: ServerResponse, name: string, type: string): void {
+  private file(res: ServerResponse, name: string, type: string, csp: string): void {
     let bytes = this.files.get(name);
     if (bytes === undefined) {
       try {
@@ -116,10 +133,7 @@ export class Playground {
       'Content-Type': type,
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
-      // Nothing but this origin: the page loads no script, style or data from anywhere else. ajv
-      // checks a form against its schema with code it generates, hence 'unsafe-eval'.
-      'Content-Security-Policy':
-        "default-src 'self'; script-src 'self' 'unsafe-eval'; img-src 'self' data: blob:; media-src 'self' data: blob:; frame-ancestors 'none'",
+      'Content-Security-Policy': csp,
     });
     res.end(bytes);
   }

@@ -14,6 +14,7 @@ import {
   PROMPT_LIMITS_FIELDS,
   READ_LIMITS_FIELDS,
   TOOL_FIELDS,
+  UI_FIELD,
 } from './contract/fields.js';
 import { ASK_SCHEMA, STEP_FIELDS } from './contract/step-fields.js';
 import { directoryResourceInfo } from './files/directory.info.js';
@@ -37,7 +38,7 @@ import { sqliteSourceInfo } from './sql/sqlite/source.info.js';
 
 export function builtinKinds(): KindRegistry {
   return new KindRegistry({
-    tools: { ...TOOL_FIELDS, ...STEP_FIELDS, ...LINT_FIELDS, ...POLICY_FIELDS },
+    tools: { ...TOOL_FIELDS, ...UI_FIELD, ...STEP_FIELDS, ...LINT_FIELDS, ...POLICY_FIELDS },
     resources: { ...LINT_FIELDS, ...MIRROR_FIELDS, ...READ_LIMITS_FIELDS, ...POLICY_FIELDS },
     prompts: { ask: ASK_SCHEMA, ...LINT_FIELDS, ...MIRROR_FIELDS, ...PROMPT_LIMITS_FIELDS, ...POLICY_FIELDS },
   })

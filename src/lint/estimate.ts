@@ -37,3 +37,16 @@ export function estimateJsonTokens(value: unknown): number {
 function isLetter(code: number): boolean {
   return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
 }
+
+/**
+ * A `tools/list` entry as the model reads it: a host keeps an MCP Apps view's `_meta` to itself,
+ * and shows the model no tool only views call (`visibility: ["app"]`); undefined for such a tool.
+ */
+export function modelEntry(descriptor: Readonly<Record<string, unknown>>): object | undefined {
+  const meta = descriptor._meta as { ui?: { visibility?: unknown } } | undefined;
+  const visibility = meta?.ui?.visibility;
+  if (Array.isArray(visibility) && !visibility.includes('model')) return undefined;
+  if (meta === undefined) return descriptor;
+  const { _meta: _forTheHost, ...read } = descriptor;
+  return read;
+}

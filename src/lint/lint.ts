@@ -7,7 +7,7 @@
 import type { Catalog, ToolDescriptor } from '../catalog/types.js';
 import { parseYaml } from '../manifest/parse.js';
 import type { EntryConfig, LoadedManifest } from '../manifest/types.js';
-import { estimateJsonTokens } from './estimate.js';
+import { estimateJsonTokens, modelEntry } from './estimate.js';
 import {
   catalogRules,
   type LintCode,
@@ -109,7 +109,14 @@ export function lintCatalog(
       .map(([name, config]) => [name, { ...config, description: config.description ?? served.get(name) }]),
   );
   const prompts = Object.fromEntries(Object.entries(sections.prompts ?? {}).filter(keep(only?.prompts)));
-  const listed = serving.listed ?? descriptors;
+  // What the model reads: a host keeps a view's `_meta` and the tools only views call to itself.
+  const modelRead = (list: readonly (typeof descriptors)[number][]) =>
+    list.flatMap((d) => {
+      const read = modelEntry(d as unknown as Record<string, unknown>);
+      return read === undefined ? [] : [read as typeof d];
+    });
+  const seen = modelRead(descriptors);
+  const listed = serving.listed === undefined ? seen : modelRead(serving.listed);
   const total = counter.count({ tools: listed });
   const searchMode = serving.disclosure === 'search';
   const raw = [
@@ -140,7 +147,7 @@ export function lintCatalog(
   }
   findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
 
-  const costs = descriptors
+  const costs = seen
     .map((d) => ({ name: d.name, tokens: counter.count(d) }))
     .sort((a, b) => b.tokens - a.tokens);
   const errors = findings.filter((f) => f.level === 'error').length;

@@ -7,6 +7,7 @@
  */
 import type { ToolDescriptor } from '../catalog/types.js';
 import type { EntryConfig, ManifestPath } from '../manifest/types.js';
+import { modelEntry } from './estimate.js';
 
 export type LintLevel = 'error' | 'warning';
 
@@ -138,7 +139,8 @@ function toolRules(tool: LintTool, counter: TokenCounter, out: RawFinding[]): vo
     });
   }
 
-  const tokens = counter.count(descriptor);
+  // A view's `_meta` is for the host, not the model.
+  const tokens = counter.count(modelEntry(descriptor as unknown as Record<string, unknown>) ?? descriptor);
   if (tokens > TOOL_TOKEN_LIMIT) {
     out.push({
       code: 'LINT_TOOL_TOKENS',

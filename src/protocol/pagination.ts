@@ -24,19 +24,51 @@ export interface Access {
 }
 
 /**
- * `execution.taskSupport` exists only in 2025-11-25 (2026 moved tasks to an extension that does not
- * list it), so the tools list has two forms: without it (the default) and with it (`withTasks`).
+ * The forms of a list. `execution.taskSupport` exists only in 2025-11-25 (2026 moved tasks to an
+ * extension that does not list it): `tasks` keeps it in the tools list. The MCP Apps views (a tool's
+ * `_meta.ui`, the tools only views call, the `ui://` resources) are for a client that declared the
+ * extension (`apps`); any other gets the lists it got before views existed.
  */
+export interface ListForm {
+  readonly tasks: boolean;
+  readonly apps: boolean;
+}
+
+const PLAIN: ListForm = { tasks: false, apps: false };
+
 function withoutExecution(descriptor: object): object {
   if (!('execution' in descriptor)) return descriptor;
   const { execution: _dropped, ...rest } = descriptor as Record<string, unknown>;
   return rest;
 }
 
-const descriptorsOf: Record<ListKind, (catalog: Catalog, withTasks: boolean) => readonly object[]> = {
-  tools: (c, withTasks) =>
-    Array.from(c.tools.values(), (t) => (withTasks ? t.descriptor : withoutExecution(t.descriptor))),
-  resources: (c) => [...Array.from(c.resources.values(), (r) => r.descriptor), ...skillResources(c)],
+/** Only a view sets a tool's `_meta` (catalog/views.ts). */
+function withoutApps(descriptor: object): object {
+  if (!('_meta' in descriptor)) return descriptor;
+  const { _meta: _dropped, ...rest } = descriptor as Record<string, unknown>;
+  return rest;
+}
+
+/** The resources as a client without views sees them: none of the tools' `ui://` pages. */
+export function withoutViews<T extends { readonly uri: string }>(c: Catalog, all: T[], form: ListForm): T[] {
+  const views = c.views;
+  return form.apps || views === undefined ? all : all.filter((d) => !views.has(d.uri));
+}
+
+function toolsOf(c: Catalog, form: ListForm): readonly object[] {
+  const listed: object[] = [];
+  for (const tool of c.tools.values()) {
+    if (!form.apps && tool.view?.appOnly) continue;
+    const descriptor = form.tasks ? tool.descriptor : withoutExecution(tool.descriptor);
+    listed.push(form.apps ? descriptor : withoutApps(descriptor));
+  }
+  return listed;
+}
+
+const descriptorsOf: Record<ListKind, (catalog: Catalog, form: ListForm) => readonly object[]> = {
+  tools: toolsOf,
+  resources: (c, form) =>
+    withoutViews(c, [...Array.from(c.resources.values(), (r) => r.descriptor), ...skillResources(c)], form),
   resourceTemplates: (c) => c.templates.map((t) => t.descriptor),
   prompts: (c) => Array.from(c.prompts.values(), (p) => p.descriptor),
 };
@@ -51,9 +83,9 @@ export function skillResources(catalog: Catalog): readonly ResourceDescriptor[] 
 }
 
 interface CatalogLists {
-  /** Key: the kind, `+tasks` for the tools list with `execution`. */
+  /** Key: the kind, `+tasks` for the tools list with `execution`, `+apps` with the views' `_meta`. */
   readonly descriptors: Map<string, readonly object[]>;
-  /** Key: `${kind}[+tasks]:${offset}`. */
+  /** Key: `${kind}[+tasks][+apps]:${offset}`. */
   readonly pages: Map<string, object>;
 }
 
@@ -85,26 +117,24 @@ export function listPage(
   kind: ListKind,
   params: Record<string, unknown>,
   access?: Access,
-  withTasks = false,
+  form: ListForm = PLAIN,
 ): object {
   if (access !== undefined) {
-    const visible = descriptorsOf[kind](catalog, withTasks).filter((d) =>
-      access.allows(kind, accessKey(kind, d)),
-    );
+    const visible = descriptorsOf[kind](catalog, form).filter((d) => access.allows(kind, accessKey(kind, d)));
     // Another caller may see another list: a 2026 cache keeps it for this caller only.
     return privateResult(
       pageOf(kind, visible, decodeCursor(params.cursor, visible.length), catalog.pageSize),
     );
   }
   const lists = listsOf(catalog);
-  const form = withTasks ? `${kind}+tasks` : kind;
-  let all = lists.descriptors.get(form);
+  const named = `${kind}${form.tasks ? '+tasks' : ''}${form.apps ? '+apps' : ''}`;
+  let all = lists.descriptors.get(named);
   if (all === undefined) {
-    all = descriptorsOf[kind](catalog, withTasks);
-    lists.descriptors.set(form, all);
+    all = descriptorsOf[kind](catalog, form);
+    lists.descriptors.set(named, all);
   }
   const offset = decodeCursor(params.cursor, all.length);
-  const key = `${form}:${offset}`;
+  const key = `${named}:${offset}`;
   let page = lists.pages.get(key);
   if (page === undefined) {
     page = withJsonText(pageOf(kind, all, offset, catalog.pageSize));

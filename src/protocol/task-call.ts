@@ -25,6 +25,7 @@ import {
 } from '../steps/interaction.js';
 import { type TaskEngine, TaskLimitReached } from '../tasks/engine.js';
 import { TERMINAL } from '../tasks/types.js';
+import { forViews } from './apps.js';
 import { downgradeOutgoing } from './downgrade.js';
 import { toProtocolError } from './error-mapping.js';
 import { interactive, supports } from './interaction.js';
@@ -132,7 +133,8 @@ async function startTask(
   }
   void settled
     .then(async (outcome) => {
-      if ('result' in outcome) await engine.complete(taskId, toWire(outcome.result));
+      // A task's result is the call's: shortened for the model of a client that shows the view.
+      if ('result' in outcome) await engine.complete(taskId, forViews(tool, scope, toWire(outcome.result)));
       else {
         const error = toProtocolError(outcome.error, scope.era, 'tools/call', scope.server.log);
         await engine.fail(taskId, {

@@ -23,6 +23,7 @@
 import type { Problem } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { CallSignal } from '../../util/call-signal.js';
+import type { UiField } from './fields.js';
 import type {
   CallContext,
   CallerIdentity,
@@ -310,6 +311,8 @@ export interface ToolCommon {
   readonly task?: TaskSupport | { readonly support?: TaskSupport; readonly steps?: 'in-task' | 'before' };
   /** Limits per caller on this tool (governance/limits/). */
   readonly limits?: { readonly calls?: string | readonly string[]; readonly concurrent?: number };
+  /** The MCP Apps view of the result (catalog/views.ts). */
+  readonly ui?: UiField;
 }
 
 export type TaskSupport = 'forbidden' | 'optional' | 'required';

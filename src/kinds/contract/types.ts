@@ -41,10 +41,18 @@ export interface ToolDescriptor {
   readonly annotations?: ToolAnnotations;
   /** 2025-11-25 `execution.taskSupport`, present only when the tool may run as a task. */
   readonly execution?: { readonly taskSupport: 'optional' | 'required' };
+  /** MCP Apps: `ui` (the view's resourceUri, who may call) and the flat legacy key (catalog/views.ts). */
+  readonly _meta?: Readonly<Record<string, unknown>>;
 }
 
 export type ResourceContents =
-  | { readonly uri: string; readonly mimeType?: string; readonly text: string }
+  | {
+      readonly uri: string;
+      readonly mimeType?: string;
+      readonly text: string;
+      /** MCP Apps: a view's `ui` settings (CSP, permissions) on its read content. */
+      readonly _meta?: Readonly<Record<string, unknown>>;
+    }
   | { readonly uri: string; readonly mimeType?: string; readonly blob: string };
 
 export type ContentBlock =
@@ -106,6 +114,8 @@ export interface ResourceDescriptor {
   readonly description?: string;
   readonly mimeType?: string;
   readonly size?: number;
+  /** MCP Apps: a view's `ui` settings (CSP, permissions) on its list entry. */
+  readonly _meta?: Readonly<Record<string, unknown>>;
 }
 
 export interface ResourceTemplateDescriptor {

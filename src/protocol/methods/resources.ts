@@ -6,10 +6,11 @@
 import { skillFileOf } from '../../catalog/skills.js';
 import type { SkillFile } from '../../catalog/types.js';
 import { withLimits } from '../../governance/limits/gate.js';
+import { declaresApps } from '../apps.js';
 import type { MethodSpec } from '../context.js';
 import { describe, knownError, resourceNotFound } from '../error-mapping.js';
 import { ErrorCode, ProtocolError } from '../jsonrpc.js';
-import { decodeCursor, encodeCursor, listPage, skillResources } from '../pagination.js';
+import { decodeCursor, encodeCursor, listPage, skillResources, withoutViews } from '../pagination.js';
 import { requireString } from '../params.js';
 import type { RequestScope } from '../request-scope.js';
 import { privateResult } from '../results.js';
@@ -64,8 +65,13 @@ function skillContents(file: SkillFile, content: Uint8Array | string): object {
 async function listResources(scope: RequestScope): Promise<object> {
   const { catalog, signal } = scope;
   const lists = catalog.resourceLists ?? [];
-  if (lists.length === 0) return listPage(catalog, 'resources', scope.params, scope.access);
-  const all = [...Array.from(catalog.resources.values(), (r) => r.descriptor), ...skillResources(catalog)];
+  const form = { tasks: false, apps: declaresApps(scope) };
+  if (lists.length === 0) return listPage(catalog, 'resources', scope.params, scope.access, form);
+  const all = withoutViews(
+    catalog,
+    [...Array.from(catalog.resources.values(), (r) => r.descriptor), ...skillResources(catalog)],
+    form,
+  );
   const seen = new Set(all.map((d) => d.uri));
   for (const list of lists) {
     const listed = await list(signal).catch((err: unknown) => {

@@ -6,6 +6,7 @@
 import type { CallerIdentity, ToolCallContext } from '../../catalog/types.js';
 import type { Interaction } from '../../steps/interaction.js';
 import type { CallSignal } from '../../util/call-signal.js';
+import { callableBy, declaresApps, forViews } from '../apps.js';
 import type { MethodSpec } from '../context.js';
 import { interactive } from '../interaction.js';
 import { invalidParams, isObject } from '../jsonrpc.js';
@@ -20,7 +21,7 @@ async function callTool(scope: RequestScope): Promise<object> {
   const named = requireString(scope.params, 'name', 'tools/call');
   // Search mode lists meta-tools, but every tool of the view stays callable by name.
   const entry = scope.catalog.tools.get(named) ?? scope.catalog.callable?.get(named);
-  if (entry === undefined) throw invalidParams(`Unknown tool: ${named}`);
+  if (entry === undefined || !callableBy(entry, scope)) throw invalidParams(`Unknown tool: ${named}`);
   const given = scope.params.arguments;
   if (given !== undefined && !isObject(given))
     throw invalidParams('tools/call "arguments" must be an object');
@@ -29,14 +30,29 @@ async function callTool(scope: RequestScope): Promise<object> {
   const { tool, args } = entry.resolve?.(given ?? {}, seesOf(scope)) ?? { tool: entry, args: given ?? {} };
   if (runsAsTask(scope, tool)) return callAsTask(scope, tool, args);
   return interactive(scope, tool.descriptor.name, async (interaction) =>
-    toWire(await tool.call(args, new ScopedCallContext(scope, interaction))),
+    forViews(tool, scope, toWire(await tool.call(args, new ScopedCallContext(scope, interaction)))),
   );
 }
 
-/** The tools the caller may see (its OAuth scopes), as the catalog's meta-tools ask; undefined: all. */
+/**
+ * The tools the caller may see, as the catalog's meta-tools ask (search, describe, call_tool):
+ * those its OAuth scopes and policies allow, and the tools only views call only for a client that
+ * shows views. Undefined: all.
+ */
 function seesOf(scope: RequestScope): ((tool: string) => boolean) | undefined {
   const { access } = scope;
-  return access === undefined ? undefined : (tool) => access.allows('tools', tool);
+  const viewOnly = viewOnlyTools(scope);
+  if (viewOnly === undefined)
+    return access === undefined ? undefined : (tool) => access.allows('tools', tool);
+  return (tool) => !viewOnly(tool) && (access === undefined || access.allows('tools', tool));
+}
+
+/** The test for a tool only views call, when the catalog has views and the client shows none. */
+function viewOnlyTools(scope: RequestScope): ((tool: string) => boolean) | undefined {
+  const { catalog } = scope;
+  if (catalog.views === undefined || declaresApps(scope)) return undefined;
+  const all = catalog.callable ?? catalog.tools;
+  return (tool) => all.get(tool)?.view?.appOnly === true;
 }
 
 /**
@@ -85,13 +101,10 @@ export const toolMethods: Record<string, MethodSpec> = {
     era: 'both',
     cacheable: true,
     handle: (scope) =>
-      listPage(
-        scope.catalog,
-        'tools',
-        scope.params,
-        scope.access,
-        scope.era === 'legacy' && scope.session.version === TASKS_VERSION,
-      ),
+      listPage(scope.catalog, 'tools', scope.params, scope.access, {
+        tasks: scope.era === 'legacy' && scope.session.version === TASKS_VERSION,
+        apps: declaresApps(scope),
+      }),
   },
   'tools/call': { era: 'both', routingName: 'name', routesArguments: true, handle: callTool },
 };
