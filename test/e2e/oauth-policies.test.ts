@@ -6,7 +6,8 @@
  * `limit`. Checked: allow and deny with the policy named and its expression not leaked; masking by
  * claim in the rows and the table the model reads; lists filtered per caller; and every path to a
  * denied entry refused: a mirrored tool, a tool with a step, a task, completion of a prompt and of a
- * template, reads and gets, in both eras. (App-only tools and upstream entries do not exist yet.)
+ * template, reads and gets, in both eras, and a tool only an MCP Apps view calls. (Upstream entries
+ * do not exist yet.)
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -95,6 +96,12 @@ describe('policies: allow, deny, masking and lists by the caller’s claims (oid
       '    kind: content',
       '    description: Anyone may ping.',
       '    content: [{ text: pong }]',
+      '  customer_card:',
+      '    kind: content',
+      '    description: One customer, for the view only.',
+      '    content: [{ text: card }]',
+      '    ui: { view: card, visibility: [app] }',
+      '    policy: staff-only',
       'resources:',
       '  handbook:',
       '    kind: text',
@@ -130,6 +137,21 @@ describe('policies: allow, deny, masking and lists by the caller’s claims (oid
 
   async function modernAs(account: string): Promise<ClientV2> {
     const client = new ClientV2({ name: 'policies', version: '1' }, pin);
+    await client.connect(new HttpV2(new URL(cli.url), bearer(await token(account))));
+    return client;
+  }
+
+  /** A client that shows MCP Apps views, so the tools only views call are callable at all. */
+  async function withViewsAs(account: string): Promise<ClientV2> {
+    const client = new ClientV2(
+      { name: 'policies', version: '1' },
+      {
+        ...pin,
+        capabilities: {
+          extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+        },
+      },
+    );
     await client.connect(new HttpV2(new URL(cli.url), bearer(await token(account))));
     return client;
   }
@@ -280,6 +302,16 @@ describe('policies: allow, deny, masking and lists by the caller’s claims (oid
       argument: { name: 'topic', value: 's' },
     });
     assert.deepEqual(done.completion.values, ['sales', 'support']);
+    await bob.close();
+  });
+
+  it("refuses a guest the tool only a view calls, as it refuses a model's call; staff get it", async () => {
+    const carol = await withViewsAs('carol');
+    await refused(carol.callTool({ name: 'customer_card', arguments: {} }), 'staff-only');
+    await carol.close();
+    const bob = await withViewsAs('bob');
+    const card = (await bob.callTool({ name: 'customer_card', arguments: {} })) as Json;
+    assert.equal(card.content[0].text, 'card');
     await bob.close();
   });
 
