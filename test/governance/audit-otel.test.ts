@@ -64,7 +64,7 @@ async function startReceiver(failNext = 0): Promise<Receiver> {
   });
 }
 
-function project(endpoint: string): string {
+function project(endpoint: string, audit: readonly string[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-run-audit-otel-'));
   writeFileSync(join(dir, 'seed.sql'), 'CREATE TABLE t (x INTEGER);\n');
   writeFileSync(
@@ -76,6 +76,7 @@ function project(endpoint: string): string {
       '    sink: otel',
       `    endpoint: ${endpoint}`,
       '    writer: otel-test',
+      ...audit.map((line) => `    ${line}`),
       'sources:',
       '  db: { kind: sqlite, path: ./t.db, seed: ./seed.sql }',
       'tools:',
@@ -118,8 +119,8 @@ function verify(lines: readonly string[]): { status: number | null; stdout: stri
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-async function serve(receiver: Receiver, extra: string[] = []): Promise<ServedCli> {
-  return spawnHttpCli([join(project(receiver.url), 'mcp.yaml'), '--no-watch', ...extra]);
+async function serve(receiver: Receiver, extra: string[] = [], audit: string[] = []): Promise<ServedCli> {
+  return spawnHttpCli([join(project(receiver.url, audit), 'mcp.yaml'), '--no-watch', ...extra]);
 }
 
 describe('audit trail: sink otel, the endpoint', () => {
@@ -296,6 +297,44 @@ describe('audit trail: sink otel, to a real OTLP/HTTP receiver', () => {
         ['request', undefined],
         ['close', undefined],
       ],
+    );
+  });
+
+  it('the queue waiting for the collector is held to `buffer`: onBackpressure refuse refuses, counted', async () => {
+    const receiver = await startReceiver(Number.POSITIVE_INFINITY);
+    const cli = await serve(receiver, [], ['buffer: 1KB', 'onBackpressure: refuse']);
+    const answers: Json[] = [];
+    try {
+      // Each record is some 400 bytes: the queue passes its 1 KiB within a few calls.
+      for (let id = 1; id <= 8; id++) {
+        const call = await postModern(cli.url, id, 'tools/call', {
+          name: 'echo',
+          arguments: { text: `t${id}` },
+        });
+        answers.push(call.json());
+      }
+      assert.equal(await cli.stop(), 0, cli.stderr());
+    } finally {
+      await cli.stop();
+      await receiver.close();
+    }
+    const refused = answers.filter((a) => a.error?.code === -32041);
+    assert.ok(refused.length > 0, JSON.stringify(answers));
+    assert.ok(refused.every((a) => a.error.data.rule === 'audit'));
+    assert.ok(answers.some((a) => a.result !== undefined));
+    const stderr = cli.stderr();
+    assert.match(stderr, /audit: http:\/\/127\.0\.0\.1:\d+\/v1\/logs is not keeping up/);
+    // Every call is a record or counted: the refused ones are records too (decision limit), spilled.
+    const spilled = stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{"v":1,'))
+      .map((line) => JSON.parse(line));
+    const requests = spilled.filter((r) => r.type === 'request');
+    const episode = spilled.find((r) => r.type === 'backpressure');
+    assert.equal(requests.length + (episode?.unrecorded ?? 0), 8);
+    assert.equal(
+      requests.filter((r) => r.decision === 'limit').length + (episode?.unrecorded ?? 0),
+      refused.length,
     );
   });
 });
