@@ -140,8 +140,15 @@ const AUDIT_SCHEMA = {
         'The JSON Lines file, relative to this manifest. One writer (process) per file: give each replica its own file (its own `writer` name too).',
     },
     sink: {
-      enum: ['file', 'stderr'],
-      description: 'Where records go (default: `file` when `file` is set, else `stderr`).',
+      enum: ['file', 'stderr', 'otel'],
+      description:
+        'Where records go (default: `file` when `file` is set, else `stderr`); `otel`: OpenTelemetry logs over OTLP/HTTP, one log record per line.',
+    },
+    endpoint: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'For `sink: otel`: the OTLP/HTTP endpoint, `/v1/logs` added unless given (default OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/logs, else http://localhost:4318/v1/logs).',
     },
     rotate: SIZE('Size at which the file is rotated to `<file>.<n>` (default 10MB)'),
     keep: {

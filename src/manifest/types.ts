@@ -56,7 +56,9 @@ export interface ServerAuditSection {
   readonly rotate?: string | number;
   /** Rotated files kept. */
   readonly keep?: number;
-  readonly sink?: 'file' | 'stderr';
+  readonly sink?: 'file' | 'stderr' | 'otel';
+  /** `sink: otel`: the OTLP/HTTP endpoint (default from the OTEL_EXPORTER_OTLP_* environment). */
+  readonly endpoint?: string;
   /** The methods audited (default tools/call, resources/read, prompts/get). */
   readonly include?: readonly string[];
   /** Queued bytes before new requests wait or are refused: `4MB`, or bytes. */

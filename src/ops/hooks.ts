@@ -44,6 +44,8 @@ export interface OpsHooks {
   limitRefused?(rule: string): void;
   /** The audit trail could not keep up: a request waited (`block`) or was refused (`refuse`). */
   auditPressure?(choice: 'block' | 'refuse'): void;
+  /** A write to the audit trail's sink failed (it is tried again; nothing is dropped). */
+  auditSinkError?(sink: 'file' | 'stderr' | 'otel'): void;
   /** The id of the trace the current request belongs to, when one is active (tracing). */
   traceId?(): string | undefined;
 }
@@ -104,6 +106,9 @@ export const ops: Required<OpsHooks> = {
   },
   auditPressure(choice) {
     for (const h of hooks) h.auditPressure?.(choice);
+  },
+  auditSinkError(sink) {
+    for (const h of hooks) h.auditSinkError?.(sink);
   },
   traceId() {
     for (const h of hooks) {

@@ -45,6 +45,12 @@ export class Metrics {
     labelNames: ['choice'] as const,
     registers: [this.registry],
   });
+  private readonly auditSinkErrors = new client.Counter({
+    name: 'mcp_run_audit_sink_errors_total',
+    help: 'Failed writes to the audit sink (file, stderr, otel), each tried again; no record is dropped.',
+    labelNames: ['sink'] as const,
+    registers: [this.registry],
+  });
   private readonly reloads = new client.Counter({
     name: 'mcp_run_reloads_total',
     help: 'Manifest reloads by outcome (ok, failed).',
@@ -127,6 +133,7 @@ export class Metrics {
       reload: (outcome) => this.reloads.inc({ outcome }),
       limitRefused: (limit) => this.limitRefusals.inc({ limit }),
       auditPressure: (choice) => this.auditPressure.inc({ choice }),
+      auditSinkError: (sink) => this.auditSinkErrors.inc({ sink }),
     };
   }
 

@@ -1,5 +1,6 @@
 /**
- * Where the audit lines go: a JSON Lines file rotated by size, or stderr. A sink writes whole
+ * Where the audit lines go: a JSON Lines file rotated by size, or stderr (OpenTelemetry logs:
+ * otel-sink.ts). A sink writes whole
  * chunks of lines and says how much room is left before it must rotate; the writer (writer.ts)
  * decides what goes in a chunk, so the rotation header is chained like any other line.
  */
@@ -29,6 +30,13 @@ export interface AuditSink {
   close(): Promise<void>;
   /** For messages: where the lines go. */
   readonly where: string;
+  /** The manifest's name of the sink; a metric label (a bounded set, unlike `where`). */
+  readonly kind: 'file' | 'stderr' | 'otel';
+  /**
+   * A sink across the network (a collector) may be down when the server starts: the start does not
+   * wait for it, and the records wait in the queue. A local one that cannot be written stops the start.
+   */
+  readonly remote: boolean;
 }
 
 /** How much of a file's end is read at open to find its last line. */
@@ -39,6 +47,8 @@ const TAIL_BYTES = 64 * 1024;
  * higher number is newer), deletes the oldest past `keep`, and opens `<file>` anew.
  */
 export class FileSink implements AuditSink {
+  readonly kind = 'file';
+  readonly remote = false;
   private handle: FileHandle | undefined = undefined;
   private size = 0;
 
@@ -141,6 +151,8 @@ function lastLine(text: string): LastLine | undefined {
 /** stderr, one line a record; a write resolves once the stream took it. */
 export class StderrSink implements AuditSink {
   readonly where = 'stderr';
+  readonly kind = 'stderr';
+  readonly remote = false;
 
   async open(): Promise<undefined> {
     return undefined;

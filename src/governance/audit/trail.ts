@@ -19,7 +19,7 @@ import {
   encodeRecord,
   redactArguments,
 } from './record.js';
-import { FileSink, StderrSink } from './sinks.js';
+import { type AuditSink, FileSink, StderrSink } from './sinks.js';
 import { AuditBackpressure, AuditWriter } from './writer.js';
 
 /** Audited unless the manifest's `include` says otherwise. */
@@ -187,20 +187,26 @@ export interface OpenOptions {
   readonly secret: (text: string) => string;
 }
 
+async function sinkOf(settings: ServerAuditSection, base: string): Promise<AuditSink> {
+  const kind = settings.sink ?? (settings.file === undefined ? 'stderr' : 'file');
+  if (kind === 'otel') {
+    // The logs SDK and exporter load only when this sink is asked for.
+    const { OtelSink, logsUrl } = await import('./otel-sink.js');
+    return new OtelSink(logsUrl(settings.endpoint));
+  }
+  if (kind === 'stderr') return new StderrSink();
+  if (settings.file === undefined) throw new RangeError('server.audit with sink: file needs `file`');
+  const file = isAbsolute(settings.file) ? settings.file : resolve(base, settings.file);
+  return new FileSink(file, parseSize(settings.rotate ?? DEFAULTS.rotate), settings.keep ?? DEFAULTS.keep);
+}
+
 /** Opens the trail `server.audit` declares: its sink, its writer, its `start` record. */
 export async function openAuditTrail(
   settings: ServerAuditSection,
   options: OpenOptions,
 ): Promise<AuditTrail> {
-  const sinkKind = settings.sink ?? (settings.file === undefined ? 'stderr' : 'file');
-  let sink: FileSink | StderrSink;
-  if (sinkKind === 'file') {
-    if (settings.file === undefined) throw new RangeError('server.audit with sink: file needs `file`');
-    const file = isAbsolute(settings.file) ? settings.file : resolve(options.base, settings.file);
-    sink = new FileSink(file, parseSize(settings.rotate ?? DEFAULTS.rotate), settings.keep ?? DEFAULTS.keep);
-  } else sink = new StderrSink();
   const writer = new AuditWriter({
-    sink,
+    sink: await sinkOf(settings, options.base),
     name: settings.writer ?? defaultWriterName(),
     budgetBytes: parseSize(settings.buffer ?? DEFAULTS.buffer),
     onBackpressure: settings.onBackpressure ?? 'block',

@@ -80,7 +80,8 @@ export class AuditWriter {
       this.prev = last.hash;
     }
     this.enqueue(this.meta('start', { pid: process.pid, sink: this.sink.where }));
-    await this.flush();
+    if (this.sink.remote) this.flushing ??= this.flushLoop();
+    else await this.flush();
   }
 
   /**
@@ -242,6 +243,7 @@ export class AuditWriter {
       } catch (err) {
         // After shutdown spilled the records to stderr there is nothing left to retry for.
         if (this.closed) return;
+        ops.auditSinkError(this.sink.kind);
         if (attempt === 1)
           this.log.error(
             `audit: cannot write to ${this.sink.where} (${(err as Error).message}); records are kept and the write is tried again`,
