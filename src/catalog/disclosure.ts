@@ -146,7 +146,20 @@ export function servedView(catalog: Catalog, selection: readonly string[] | unde
 const stringArg = (description: string): JsonSchema => ({ type: 'string', description });
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
+/**
+ * Search, browse and describe as the server governs them (Catalog.governMeta: its policies and
+ * limits); call_tool stays plain, as the core resolves it to its target, which is governed and
+ * counted itself.
+ */
 function metaTools(view: Catalog): CatalogTool[] {
+  const governed = (tool: CatalogTool): CatalogTool =>
+    view.governMeta === undefined || tool.resolve !== undefined
+      ? tool
+      : view.governMeta(tool.descriptor, tool.call);
+  return plainMetaTools(view).map(governed);
+}
+
+function plainMetaTools(view: Catalog): CatalogTool[] {
   return [
     {
       descriptor: {

@@ -151,6 +151,55 @@ describe('the meta-tools and a hostile caller', () => {
   });
 });
 
+describe('the meta-tools are governed as the server governs any tool', () => {
+  const run = (
+    tool: { call: (a: Record<string, unknown>, c: ToolCallContext) => Promise<ToolResult> },
+    ctx: ToolCallContext,
+    args: Record<string, unknown> = { query: 'pets' },
+  ) =>
+    tool.call(args, ctx).then(
+      () => 'answered',
+      (err: Error) => err.message,
+    );
+
+  test("search, browse and describe count against the server's limits; call_tool does not count itself", async () => {
+    const catalog = await catalogOf(
+      `server: { catalog: { mode: search }, limits: { calls: 3/minute } }\n${TOOLS}`,
+    );
+    const served = servedView(catalog, undefined);
+    const ctx: ToolCallContext = callContext();
+    assert.equal(await run(served.tools.get('search_tools')!, ctx), 'answered');
+    assert.equal(await run(served.tools.get('browse_tools')!, ctx), 'answered');
+    const call = served.tools.get('call_tool')!;
+    assert.ok(call.resolve !== undefined, 'call_tool is resolved to its target, which counts');
+    const { tool: ping } = call.resolve({ name: 'ping' }, undefined);
+    assert.equal(await run(ping, ctx, {}), 'answered');
+    assert.match(await run(served.tools.get('describe_tool')!, ctx), /server\.limits\.calls 3\/minute/);
+  });
+
+  test('a server-wide policy (appliesTo: all) holds on search, browse and describe', async () => {
+    const catalog = await catalogOf(`server:
+  catalog: { mode: search }
+  policies: { signed: { appliesTo: all, deny: '!has(claims.sub)' } }
+${TOOLS}`);
+    const served = servedView(catalog, undefined);
+    const signed: ToolCallContext = {
+      ...callContext(),
+      identity: {
+        issuer: 'i',
+        subject: 'a',
+        claims: { sub: 'a' },
+        expiresAt: undefined,
+        accessToken: () => 't',
+      },
+    };
+    for (const meta of ['search_tools', 'browse_tools', 'describe_tool']) {
+      assert.match(await run(served.tools.get(meta)!, callContext()), /signed/, meta);
+      assert.equal(await run(served.tools.get(meta)!, signed), 'answered', meta);
+    }
+  });
+});
+
 test('over HTTP, call_tool needs the scopes of the tool it names, and its own', () => {
   const policy = { required: ['mcp'], tools: { pet_adopt: ['pets:write'], call_tool: ['meta'] } };
   const call = (name: string, args?: object) => ({
