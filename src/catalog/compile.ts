@@ -72,6 +72,8 @@ import type {
   JsonSchema,
   ServerInfo,
   SkillsSettings,
+  ToolCallContext,
+  ToolDescriptor,
   ToolPlace,
   ToolTaskMode,
 } from './types.js';
@@ -554,6 +556,37 @@ async function compileWith(
   if (diagnostics.length > 0) throw new ManifestError(sortByPosition(diagnostics));
   scope.finish();
   const requestLimit = CallLimits.requests(data.server?.limits?.requests);
+  // Search mode's meta-tools (disclosure.ts) are made per served view; they pass the policies that
+  // apply to their names server-wide and count against the server's limits, as any tool.
+  const governMeta =
+    policies === undefined && serverOnly === undefined
+      ? undefined
+      : (descriptor: ToolDescriptor, call: CatalogTool['call']) =>
+          wrapTool(
+            descriptor,
+            // The wrapper hands the run the call's own context (ToolCallContext: `sees`, `client`).
+            { run: (args, ctx) => call(args, ctx as ToolCallContext) },
+            {
+              // Each meta-tool reads and answers its own arguments (a limit out of range is clamped).
+              validateArgs: () => undefined,
+              validateOutput: undefined,
+              maxConcurrency: undefined,
+              task: { support: 'forbidden', steps: 'in-task' },
+              limits: serverOnly,
+              ...(policies !== undefined && {
+                policy: policies.forEntry(
+                  {
+                    name: descriptor.name,
+                    section: 'tools',
+                    annotations: (descriptor.annotations ?? {}) as Readonly<Record<string, unknown>>,
+                  },
+                  undefined,
+                  descriptor.inputSchema,
+                ),
+              }),
+            },
+            log,
+          );
 
   return {
     server: serverInfo(manifest),
@@ -582,6 +615,7 @@ async function compileWith(
       },
     }),
     ...(disclosure !== undefined && { disclosure }),
+    ...(governMeta !== undefined && { governMeta }),
     groups,
     pageSize,
     ...(entryLimits.size > 0 && { entryLimits }),

@@ -52,6 +52,11 @@ const DEFAULT_HITS = 10;
 const BROWSE_LIMIT = 100;
 /** A tool's one line in search and browse answers. */
 const SUMMARY_CHARS = 100;
+/**
+ * The longest tool name describe_tool and call_tool take: twice what MCP clients show, far above
+ * any real name, so a longer one is refused before it is looked up, suggested or logged.
+ */
+const MAX_NAME = 256;
 
 /** `catalog:` as compiled: the pins resolved against the manifest's tools (reported when unknown). */
 export function resolveDisclosure(
@@ -141,7 +146,20 @@ export function servedView(catalog: Catalog, selection: readonly string[] | unde
 const stringArg = (description: string): JsonSchema => ({ type: 'string', description });
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
+/**
+ * Search, browse and describe as the server governs them (Catalog.governMeta: its policies and
+ * limits); call_tool stays plain, as the core resolves it to its target, which is governed and
+ * counted itself.
+ */
 function metaTools(view: Catalog): CatalogTool[] {
+  const governed = (tool: CatalogTool): CatalogTool =>
+    view.governMeta === undefined || tool.resolve !== undefined
+      ? tool
+      : view.governMeta(tool.descriptor, tool.call);
+  return plainMetaTools(view).map(governed);
+}
+
+function plainMetaTools(view: Catalog): CatalogTool[] {
   return [
     {
       descriptor: {
@@ -209,6 +227,7 @@ function resolveCall(
   const { name, arguments: given } = args;
   if (typeof name !== 'string')
     throw new InvalidRequestParams(`${META_TOOLS.call} needs "name", a tool name`);
+  if (name.length > MAX_NAME) throw new InvalidRequestParams(nameTooLong(META_TOOLS.call));
   if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given)))
     throw new InvalidRequestParams(`${META_TOOLS.call} "arguments" must be an object`);
   const tool = view.tools.get(name);
@@ -226,7 +245,7 @@ async function searchTools(
   if (typeof query !== 'string' || query.trim() === '') return failed('search_tools needs a "query"');
   const count =
     typeof limit === 'number' && Number.isInteger(limit) ? Math.min(50, Math.max(1, limit)) : DEFAULT_HITS;
-  const hits = (await toolIndex(view)).search(query.slice(0, 1000), count, ctx.sees);
+  const hits = (await toolIndex(view)).search(query, count, ctx.sees);
   if (hits.length === 0) return text('No tool matches. Try other words, or browse_tools.');
   return text(hits.map((hit) => toolLine(view, hit.name)).join('\n'));
 }
@@ -263,13 +282,19 @@ function describeTool(
 ): ToolResult {
   const { name } = args;
   if (typeof name !== 'string') return failed('describe_tool needs "name", a tool name');
+  if (name.length > MAX_NAME) return failed(nameTooLong(META_TOOLS.describe));
   const tool = view.tools.get(name);
   if (tool === undefined || (ctx.sees !== undefined && !ctx.sees(name))) {
-    const hint = suggest(name, view.tools.keys());
+    // Only names this caller sees: a hint must not reveal a tool its scopes or policies hide.
+    const seen = [...view.tools.keys()].filter((known) => ctx.sees === undefined || ctx.sees(known));
+    const hint = suggest(name, seen);
     return failed(`Unknown tool: ${name}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''}`);
   }
   return text(JSON.stringify(tool.descriptor));
 }
+
+const nameTooLong = (meta: string): string =>
+  `${meta} "name" is longer than ${MAX_NAME} characters: no tool has such a name`;
 
 /** `name: summary [group]`, one line whatever the description holds. */
 function toolLine(view: Catalog, name: string): string {

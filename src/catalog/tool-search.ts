@@ -71,7 +71,8 @@ async function buildIndex(catalog: Catalog): Promise<ToolIndex> {
   const leading = new Map(documents.map((d) => [d.id, leadingTerms(d.title || d.summary)]));
   const titles = new Map(documents.map((d) => [d.id, wordsKey(queryWords(d.title || d.summary))]));
   return {
-    search(query, limit, sees) {
+    search(request, limit, sees) {
+      const query = boundedQuery(request);
       const words = queryWords(query);
       const key = wordsKey(words);
       const hits: SearchHit[] = [];
@@ -92,6 +93,26 @@ async function buildIndex(catalog: Catalog): Promise<ToolIndex> {
       return hits.slice(0, limit);
     },
   };
+}
+
+/** A request is read up to this many characters… */
+const QUERY_CHARS = 200;
+/** …and this many distinct words: a request says what it wants in a sentence. */
+const QUERY_WORDS = 16;
+
+/**
+ * The request as it is searched: its first characters, each word once, at most QUERY_WORDS of them.
+ * Every word is a lookup over the whole index (with its prefix and fuzzy terms), so a caller that
+ * repeats a word, or sends a long text, would otherwise buy that much work per call.
+ */
+export function boundedQuery(request: string): string {
+  const words = new Map<string, string>();
+  for (const word of tokenize(request.slice(0, QUERY_CHARS))) {
+    if (words.size === QUERY_WORDS) break;
+    const key = word.toLowerCase();
+    if (!words.has(key)) words.set(key, word);
+  }
+  return [...words.values()].join(' ');
 }
 
 /** How much a title whose first word is the request's first word counts more. */

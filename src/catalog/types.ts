@@ -294,6 +294,11 @@ export interface Catalog {
   readonly defaultToolset?: string;
   /** `server.catalog`: how tools/list discloses the tools (catalog/disclosure.ts); absent: in full. */
   readonly disclosure?: Disclosure;
+  /**
+   * A search-mode meta-tool as the server governs it (catalog/disclosure.ts): the server-wide
+   * policies that apply to its name and the server's limits, as any tool's call. Absent: neither.
+   */
+  readonly governMeta?: (descriptor: ToolDescriptor, call: CatalogTool['call']) => CatalogTool;
   /** Each tool's place, by name, for search and browse in search mode (catalog/disclosure.ts). */
   readonly groups?: ReadonlyMap<string, ToolPlace>;
   /** Page size of the list methods. */

@@ -1,14 +1,29 @@
 /**
- * "Did you mean": the closest candidate by Damerau-Levenshtein distance, as commander suggests
- * commands. Only a candidate close enough to be a plausible typo is offered.
+ * "Did you mean": the closest candidate by Damerau-Levenshtein distance (optimal string alignment),
+ * as commander suggests commands. Only a candidate close enough to be a plausible typo is offered.
+ *
+ * The input may come from a caller (describe_tool's name, browse_tools' group), so the work is
+ * bounded: no suggestion for an input longer than MAX_INPUT or than twice the longest candidate
+ * (nothing that long is a typo of one), and each distance stops as soon as it must exceed the limit.
  */
+
+/** Inputs longer than this get no suggestion: no name a person types by hand is that long. */
+const MAX_INPUT = 128;
+
 export function suggest(input: string, candidates: Iterable<string>): string | undefined {
+  if (input.length > MAX_INPUT) return undefined;
+  const names = [...candidates];
+  const longest = names.reduce((most, name) => Math.max(most, name.length), 0);
+  if (input.length > 2 * longest) return undefined;
+  const typed = input.toLowerCase();
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of candidates) {
-    const d = editDistance(input.toLowerCase(), candidate.toLowerCase());
+  for (const candidate of names) {
     const limit = Math.max(1, Math.floor(Math.max(input.length, candidate.length) * 0.4));
-    if (d <= limit && d < bestDistance) {
+    const bound = Math.min(limit, bestDistance - 1);
+    if (bound < 0 || Math.abs(candidate.length - input.length) > bound) continue;
+    const d = boundedDistance(typed, candidate.toLowerCase(), bound);
+    if (d <= bound) {
       best = candidate;
       bestDistance = d;
     }
@@ -16,22 +31,32 @@ export function suggest(input: string, candidates: Iterable<string>): string | u
   return best;
 }
 
-function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
+/**
+ * The distance from `a` to `b`, or `bound + 1` once it is sure to exceed `bound`. Three rolling
+ * rows (a transposition looks two rows back); a path through the table crosses every row or skips
+ * one by a transposition, and never decreases, so when two rows in a row all exceed the bound, the
+ * distance does too.
+ */
+function boundedDistance(a: string, b: string, bound: number): number {
   const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i < rows; i++) {
+  let before = new Array<number>(cols).fill(0);
+  let prev = Array.from({ length: cols }, (_, j) => j);
+  let row = new Array<number>(cols).fill(0);
+  let prevMin = 0;
+  for (let i = 1; i <= a.length; i++) {
+    row[0] = i;
+    let rowMin = i;
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const row = d[i]!;
-      const prev = d[i - 1]!;
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
-      }
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, before[j - 2]! + 1);
+      row[j] = d;
+      if (d < rowMin) rowMin = d;
     }
+    if (rowMin > bound && prevMin > bound) return bound + 1;
+    prevMin = rowMin;
+    [before, prev, row] = [prev, row, before];
   }
-  return d[a.length]![b.length]!;
+  return prev[b.length]!;
 }

@@ -11,13 +11,14 @@ import { compileCatalog } from '../../src/catalog/compile.js';
 import { diffCatalogs } from '../../src/catalog/diff.js';
 import { servedView } from '../../src/catalog/disclosure.js';
 import { processTerm, stem } from '../../src/catalog/search-terms.js';
-import { toolIndex } from '../../src/catalog/tool-search.js';
+import { boundedQuery, toolIndex } from '../../src/catalog/tool-search.js';
+import type { ToolCallContext, ToolResult } from '../../src/catalog/types.js';
 import { ManifestError } from '../../src/errors.js';
 import { builtinKinds } from '../../src/kinds/builtin.js';
 import { StderrLogger } from '../../src/log.js';
 import { loadManifest } from '../../src/manifest/load.js';
 import { scopesNeeded } from '../../src/transports/http/oauth/scopes.js';
-import { tempDir } from '../kinds/context.js';
+import { callContext, tempDir } from '../kinds/context.js';
 
 async function catalogOf(yaml: string) {
   const file = join(tempDir(), 'mcp.yaml');
@@ -105,6 +106,97 @@ tools:
     assert.equal((await toolIndex(first)).search('reserve a kennel', 5).length, 0);
     assert.equal((await toolIndex(second)).search('reserve a kennel', 5)[0]?.name, 'kennel_book');
     assert.equal(toolIndex(first), toolIndex(first), 'built once');
+  });
+});
+
+describe('the meta-tools and a hostile caller', () => {
+  const answer = (result: ToolResult) =>
+    result.content.map((part) => ('text' in part ? part.text : '')).join('');
+  async function meta(tool: string, args: Record<string, unknown>, sees?: (name: string) => boolean) {
+    const served = servedView(await catalogOf(`server: { catalog: { mode: search } }\n${TOOLS}`), undefined);
+    const ctx: ToolCallContext = { ...callContext(), ...(sees && { sees }) };
+    return served.tools.get(tool)!.call(args, ctx);
+  }
+
+  test('describe_tool refuses a 100 KB name plainly: no lookup, no suggestion', async () => {
+    const result = await meta('describe_tool', { name: `ping${'g'.repeat(100_000)}` });
+    assert.equal(result.isError, true);
+    assert.match(answer(result), /^describe_tool "name" is longer than 256 characters/);
+    assert.ok(answer(result).length < 200, 'the name is not echoed');
+  });
+
+  test('call_tool refuses a name over 256 characters as invalid params', async () => {
+    const served = servedView(await catalogOf(`server: { catalog: { mode: search } }\n${TOOLS}`), undefined);
+    const call = served.tools.get('call_tool')!;
+    assert.throws(() => call.resolve?.({ name: 'p'.repeat(257) }, undefined), /longer than 256 characters/);
+  });
+
+  test("describe_tool's hint names only tools the caller sees", async () => {
+    assert.match(answer(await meta('describe_tool', { name: 'pong' })), /did you mean "ping"/);
+    const hidden = await meta('describe_tool', { name: 'pong' }, (name) => name !== 'ping');
+    assert.equal(answer(hidden), 'Unknown tool: pong');
+  });
+
+  test('a search request is read once per word, at most 16 words and 200 characters', async () => {
+    assert.equal(boundedQuery('repo '.repeat(200)), 'repo');
+    assert.equal(boundedQuery('List repos, list REPOS for org'), 'List repos for org');
+    const many = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    assert.equal(boundedQuery(many).split(' ').length, 16);
+    assert.ok(
+      boundedQuery(`${'x'.repeat(300)} pets`).length <= 200,
+      'a word past 200 characters is not read',
+    );
+    const index = await toolIndex(await catalogOf(TOOLS));
+    assert.equal(index.search('adopt '.repeat(500), 5)[0]?.name, 'pet_adopt');
+  });
+});
+
+describe('the meta-tools are governed as the server governs any tool', () => {
+  const run = (
+    tool: { call: (a: Record<string, unknown>, c: ToolCallContext) => Promise<ToolResult> },
+    ctx: ToolCallContext,
+    args: Record<string, unknown> = { query: 'pets' },
+  ) =>
+    tool.call(args, ctx).then(
+      () => 'answered',
+      (err: Error) => err.message,
+    );
+
+  test("search, browse and describe count against the server's limits; call_tool does not count itself", async () => {
+    const catalog = await catalogOf(
+      `server: { catalog: { mode: search }, limits: { calls: 3/minute } }\n${TOOLS}`,
+    );
+    const served = servedView(catalog, undefined);
+    const ctx: ToolCallContext = callContext();
+    assert.equal(await run(served.tools.get('search_tools')!, ctx), 'answered');
+    assert.equal(await run(served.tools.get('browse_tools')!, ctx), 'answered');
+    const call = served.tools.get('call_tool')!;
+    assert.ok(call.resolve !== undefined, 'call_tool is resolved to its target, which counts');
+    const { tool: ping } = call.resolve({ name: 'ping' }, undefined);
+    assert.equal(await run(ping, ctx, {}), 'answered');
+    assert.match(await run(served.tools.get('describe_tool')!, ctx), /server\.limits\.calls 3\/minute/);
+  });
+
+  test('a server-wide policy (appliesTo: all) holds on search, browse and describe', async () => {
+    const catalog = await catalogOf(`server:
+  catalog: { mode: search }
+  policies: { signed: { appliesTo: all, deny: '!has(claims.sub)' } }
+${TOOLS}`);
+    const served = servedView(catalog, undefined);
+    const signed: ToolCallContext = {
+      ...callContext(),
+      identity: {
+        issuer: 'i',
+        subject: 'a',
+        claims: { sub: 'a' },
+        expiresAt: undefined,
+        accessToken: () => 't',
+      },
+    };
+    for (const meta of ['search_tools', 'browse_tools', 'describe_tool']) {
+      assert.match(await run(served.tools.get(meta)!, callContext()), /signed/, meta);
+      assert.equal(await run(served.tools.get(meta)!, signed), 'answered', meta);
+    }
   });
 });
 

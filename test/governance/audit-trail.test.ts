@@ -123,7 +123,13 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
     dir = project(
       manifest(
         ['file: logs/audit.jsonl', 'rotate: 2KB', 'keep: 50'],
-        ['  auth:', `    issuer: ${issuer.url}`, '    scopes: { required: [notes] }'],
+        [
+          '  auth:',
+          `    issuer: ${issuer.url}`,
+          '    scopes: { required: [notes] }',
+          // Search mode, the tools pinned: call_tool reaches them too, recorded as the tool it names.
+          '  catalog: { mode: search, pin: [echo, my_notes] }',
+        ],
       ),
     );
     cli = await spawnHttpCli([join(dir, 'mcp.yaml'), '--no-watch'], {
@@ -155,7 +161,8 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
     });
     assert.equal(tracedRes.status, 200, tracedRes.body);
 
-    // bob, 2025 era: 3 audited requests, one of them setting the claim-bound argument.
+    // bob, 2025 era: 4 audited requests, two of them setting the claim-bound argument (one through
+    // call_tool).
     const bob = new ClientV1({ name: 'audit', version: '1' });
     await bob.connect(
       new HttpV1(new URL(cli.url), bearer(await issuer.token('audit-client', 'bob', 'notes'))),
@@ -165,6 +172,11 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
       arguments: { owner: 'alice@example.test' },
     })) as Json;
     assert.equal(override.isError, true);
+    const viaCallTool = (await bob.callTool({
+      name: 'call_tool',
+      arguments: { name: 'my_notes', arguments: { owner: 'alice@example.test' } },
+    })) as Json;
+    assert.equal(viaCallTool.isError, true, JSON.stringify(viaCallTool));
     await bob.callTool({ name: 'echo', arguments: { text: 'from bob' } });
     await bob.readResource({ uri: 'notes://style' });
     await bob.close();
@@ -183,10 +195,10 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
     assert.ok(files.length >= 3, `rotation at 2KB made several files: ${files.join(', ')}`);
     const all = records(files);
     const requests = all.filter((r) => r.type === 'request');
-    assert.equal(requests.length, 10, JSON.stringify(requests, null, 1));
-    assert.equal(new Set(requests.map((r) => r.requestId)).size, 10);
+    assert.equal(requests.length, 11, JSON.stringify(requests, null, 1));
+    assert.equal(new Set(requests.map((r) => r.requestId)).size, 11);
     const count = (method: string) => requests.filter((r) => r.method === method).length;
-    assert.deepEqual([count('tools/call'), count('resources/read'), count('prompts/get')], [7, 2, 1]);
+    assert.deepEqual([count('tools/call'), count('resources/read'), count('prompts/get')], [8, 2, 1]);
     assert.equal(count('tools/list'), 0, 'lists are not audited unless included');
     for (const r of requests) {
       assert.equal(r.caller.issuer, issuer.url);
@@ -200,9 +212,14 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
     const unknown = requests.find((r) => r.entry === 'no_such_tool');
     assert.equal(unknown.outcome, 'error');
     assert.equal(unknown.code, -32602);
-    const overridden = requests.find((r) => r.entry === 'my_notes' && r.caller.subject === 'bob');
-    assert.equal(overridden.outcome, 'tool_error');
-    assert.deepEqual(overridden.arguments, { owner: '[redacted]' });
+    const overridden = requests.filter((r) => r.entry === 'my_notes' && r.caller.subject === 'bob');
+    assert.equal(overridden.length, 2, 'the direct call and the one through call_tool');
+    for (const r of overridden) {
+      assert.equal(r.outcome, 'tool_error');
+      assert.deepEqual(r.arguments, { owner: '[redacted]' });
+    }
+    assert.equal(requests.filter((r) => r.entry === 'call_tool').length, 0);
+    assert.ok(!JSON.stringify(all).includes('alice@example.test'), 'no value set where a claim goes');
     const traced = requests.find((r) => r.arguments?.text === 'traced');
     assert.equal(traced.traceId, TRACE_ID);
     assert.equal(requests.filter((r) => r.traceId !== undefined).length, 1);
@@ -230,7 +247,7 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
   it('mcp-run audit filters the records and verifies the chain', () => {
     const verified = audit([...files, '--verify']);
     assert.equal(verified.status, 0, verified.stderr);
-    assert.match(verified.stderr, /10 record\(s\) from 1 writer\(s\) in \d+ file\(s\); chain intact/);
+    assert.match(verified.stderr, /11 record\(s\) from 1 writer\(s\) in \d+ file\(s\); chain intact/);
     assert.equal(verified.stdout, '');
     const bob = audit([...files, '--caller', 'bob', '--json']);
     assert.equal(bob.status, 0, bob.stderr);
@@ -238,10 +255,10 @@ describe('audit trail: mcp-run --http with server.audit, real clients, oidc-prov
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    assert.equal(lines.length, 3);
+    assert.equal(lines.length, 4);
     assert.ok(lines.every((r) => r.caller.subject === 'bob'));
     const notes = audit([...files, '--entry', 'my_*']);
-    assert.equal(notes.stdout.trim().split('\n').length, 2, notes.stdout);
+    assert.equal(notes.stdout.trim().split('\n').length, 3, notes.stdout);
     assert.match(notes.stdout, /tool_error/);
     assert.equal(audit([...files, '--decision', 'deny', '--json']).stdout, '');
     assert.equal(audit([...files, '--since', '2999-01-01T00:00:00Z']).stdout, '');

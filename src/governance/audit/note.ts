@@ -21,6 +21,12 @@ export interface AuditNote {
    * as a tool error. A thrown GovernanceRefusal takes precedence.
    */
   decision?: { readonly decision: RefusalDecision | 'allow'; readonly rule: string };
+  /**
+   * The entry a tool that stands for another was resolved to (search mode's call_tool), with its
+   * arguments: the record names that entry and records those arguments, the shape its stages'
+   * redaction pointers point into.
+   */
+  resolved?: { readonly entry: string; readonly arguments: Readonly<Record<string, unknown>> };
 }
 
 const notes = new AsyncLocalStorage<AuditNote>();
@@ -34,6 +40,12 @@ export function withAuditNote<T>(note: AuditNote, fn: () => T): T {
 export function noteRedacted(pointers: readonly string[]): void {
   if (pointers.length === 0) return;
   notes.getStore()?.redact.push(...pointers);
+}
+
+/** Records the entry (and its arguments) the current request's call was resolved to. */
+export function noteResolved(entry: string, args: Readonly<Record<string, unknown>>): void {
+  const note = notes.getStore();
+  if (note !== undefined) note.resolved = { entry, arguments: args };
 }
 
 /** Records the decision a stage made for the current request, and the rule that made it. */

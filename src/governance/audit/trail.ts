@@ -113,6 +113,8 @@ export class AuditRecord {
     const { method, params } = this.request;
     const refusal = end.thrown instanceof GovernanceRefusal ? end.thrown : undefined;
     const noted = this.note.decision;
+    // A call through search mode's call_tool is recorded as the call of the tool it named.
+    const resolved = this.note.resolved;
     const decision: AuditDecision = refusal?.decision ?? noted?.decision ?? 'allow';
     const rule = refusal?.rule ?? noted?.rule;
     const append = end.thrown instanceof AuditBackpressure ? 'appendRefused' : 'append';
@@ -120,9 +122,12 @@ export class AuditRecord {
       encodeRecord(this.writer.name, {
         start: this.start,
         method,
-        entry: entryOf(method, params, this.secret),
+        entry:
+          resolved === undefined
+            ? entryOf(method, params, this.secret)
+            : entryText(resolved.entry, this.secret),
         caller: callerOf(this.request),
-        arguments: redactArguments(params.arguments, this.note.redact, this.secret),
+        arguments: redactArguments(resolved?.arguments ?? params.arguments, this.note.redact, this.secret),
         decision,
         ...(rule !== undefined && { rule }),
         outcome: end.outcome,
@@ -149,8 +154,11 @@ function entryOf(
   secret: (text: string) => string,
 ): string | undefined {
   const value = method === 'resources/read' ? params.uri : method.endsWith('/list') ? undefined : params.name;
-  return typeof value === 'string' ? secret(value.slice(0, MAX_ENTRY_CHARS)) : undefined;
+  return typeof value === 'string' ? entryText(value, secret) : undefined;
 }
+
+const entryText = (value: string, secret: (text: string) => string): string =>
+  secret(value.slice(0, MAX_ENTRY_CHARS));
 
 function callerOf(request: AuditRequest): AuditCaller {
   const { identity, label, toolsets } = request;

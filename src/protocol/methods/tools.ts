@@ -4,6 +4,7 @@
  * `input_required` (2026).
  */
 import type { CallerIdentity, ToolCallContext } from '../../catalog/types.js';
+import { noteResolved } from '../../governance/audit/note.js';
 import type { Interaction } from '../../steps/interaction.js';
 import type { CallSignal } from '../../util/call-signal.js';
 import { callableBy, declaresApps, forViews } from '../apps.js';
@@ -28,6 +29,8 @@ async function callTool(scope: RequestScope): Promise<object> {
   // A tool that stands for another (search mode's call_tool: catalog/disclosure.ts) is resolved to
   // that entry first, so the rest is the direct call of it: its task mode, its steps, its wrapper.
   const { tool, args } = entry.resolve?.(given ?? {}, seesOf(scope)) ?? { tool: entry, args: given ?? {} };
+  // The audit record names the tool called, with its arguments (where its redactions point).
+  if (tool !== entry) noteResolved(tool.descriptor.name, args);
   if (runsAsTask(scope, tool)) return callAsTask(scope, tool, args);
   return interactive(scope, tool.descriptor.name, async (interaction) =>
     forViews(tool, scope, toWire(await tool.call(args, new ScopedCallContext(scope, interaction)))),
