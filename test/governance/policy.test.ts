@@ -10,7 +10,7 @@ import type { Problem } from '../../src/errors.js';
 import { argTypes, type EntryFacts, PolicyLanguage } from '../../src/governance/policy/cel.js';
 import { PolicyCompiler, type PolicyPath } from '../../src/governance/policy/compile.js';
 import { ibanValid, luhn, redact } from '../../src/governance/policy/detectors.js';
-import { maskText, maskValue, parsePath } from '../../src/governance/policy/mask.js';
+import { MAX_TEXT_BYTES, maskText, maskValue, parsePath } from '../../src/governance/policy/mask.js';
 import type { PolicyConfig } from '../../src/governance/policy/policy.js';
 import { GovernanceRefusal } from '../../src/governance/refusal.js';
 
@@ -88,6 +88,59 @@ describe('masking', () => {
         ],
       }),
     );
+  });
+
+  it('masks values masked in the structured result inside JSON text its paths do not reach', () => {
+    // An HTTP answer's text is the bare array; its structured result is {result: [...]}.
+    const masking = { mask: [parsePath('$.result[*].ssn') as never], drop: [], detect: [] };
+    const seen = new Set<string>();
+    maskValue({ result: [{ ssn: '078-05-1120', n: 3 }] }, masking, seen);
+    assert.equal(
+      maskText('[{"ssn":"078-05-1120","note":"ssn 078-05-1120","n":3}]', masking, seen),
+      '[{"ssn":"***","note":"ssn ***","n":3}]',
+    );
+    const numbers = new Set(['5000']);
+    assert.equal(maskText('[5000,50001,"5000"]', masking, numbers), '[null,50001,"***"]');
+  });
+
+  it('masks thousands of values in one pass: text and numbers standing alone, not inside others', () => {
+    const values = new Set<string>();
+    const lines: string[] = [];
+    for (let i = 0; i < 2500; i++) {
+      values.add(`p${i}@x.test`);
+      values.add(String(100000 + i));
+      lines.push(`| p${i}@x.test | ${100000 + i} | ${200000 + i} |`);
+    }
+    const out = maskText(lines.join('\n'), { mask: [], drop: [], detect: [] }, values);
+    const first = out.split('\n')[0];
+    assert.equal(first, '| *** | *** | 200000 |');
+    assert.equal(out.split('\n').length, 2500);
+    assert.doesNotMatch(out, /@x\.test|\| 10\d{4} \|/);
+  });
+
+  it('withholds text over the byte budget instead of searching it, for values and detectors', () => {
+    const long = `${'row '.repeat(MAX_TEXT_BYTES / 4)}ann@example.com 4111111111111111`;
+    const byValue = maskText(long, { mask: [], drop: [], detect: [] }, new Set(['ann@example.com']));
+    assert.match(byValue, /^\[This text is withheld: it is over 1048576 bytes/);
+    const byDetector = maskText(long, { mask: [], drop: [], detect: ['email', 'card'] }, new Set());
+    assert.match(byDetector, /^\[This text is withheld/);
+    // Under the budget the same text is searched.
+    assert.equal(
+      maskText(
+        'ann@example.com 4111111111111111',
+        { mask: [], drop: [], detect: ['email', 'card'] },
+        new Set(),
+      ),
+      '[email] [card]',
+    );
+    // In a structured result, the detectors search 1 MiB of strings in all; past it a string is withheld.
+    const out = maskValue(
+      { a: 'x'.repeat(MAX_TEXT_BYTES - 20), b: 'ann@example.com', c: 'mail bob@example.com please' },
+      { mask: [], drop: [], detect: ['email'] },
+      new Set(),
+    ) as Record<string, string>;
+    assert.equal(out.b, '[email]');
+    assert.match(out.c ?? '', /^\[withheld: past the bytes the detectors search/);
   });
 
   it('refuses a path it cannot read', () => {
