@@ -7,7 +7,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Problem } from '../../src/errors.js';
-import { argTypes, type EntryFacts, PolicyLanguage } from '../../src/governance/policy/cel.js';
+import {
+  argTypes,
+  type EntryFacts,
+  MAX_ARGS_BYTES,
+  PolicyLanguage,
+} from '../../src/governance/policy/cel.js';
 import { PolicyCompiler, type PolicyPath } from '../../src/governance/policy/compile.js';
 import { ibanValid, luhn, redact } from '../../src/governance/policy/detectors.js';
 import { MAX_TEXT_BYTES, maskText, maskValue, parsePath } from '../../src/governance/policy/mask.js';
@@ -183,6 +188,22 @@ describe('expressions compiled at load', () => {
     assert.equal(problemOf('args.tags.exists(a, a == "x")'), undefined);
   });
 
+  it('refuses matches() at load, as a method or a function, wherever it sits', () => {
+    const method = problemOf('args.tags.exists(t, t.matches("^(a+)+$"))');
+    assert.equal(method?.kind, 'syntax');
+    assert.match(
+      method?.message ?? '',
+      /matches\(\) is not allowed .* backtracking .* startsWith\(\), endsWith\(\), contains\(\)/,
+    );
+    assert.equal(method?.offset, 20);
+    assert.match(
+      problemOf('matches(claims.email, ".*@x.test")', undefined)?.message ?? '',
+      /matches\(\) is not/,
+    );
+    // A string that merely says "matches" is not a call.
+    assert.equal(problemOf('"matches(" in args.tags'), undefined);
+  });
+
   it('knows which expressions read the arguments', () => {
     const caller = language.compile('"admin" in claims.roles', types);
     const call = language.compile('args.limit < 10', types);
@@ -250,6 +271,38 @@ describe('the combining rule', () => {
     assert.equal(
       refusedBy(() => own.decide(own.input({}, { limit: 'many' }))),
       'tools.orders',
+    );
+  });
+
+  it('refuses, fail closed, when an expression that reads args would evaluate over too many bytes', () => {
+    const wide = { type: 'object', properties: { a: { type: 'array' }, b: { type: 'array' } } };
+    const logged: string[] = [];
+    const compiler = new PolicyCompiler(
+      {},
+      () => assert.fail('compiles'),
+      (m) => logged.push(m),
+    );
+    const field = { allow: 'args.a.all(x, !(x in args.b))' };
+    const policy = compiler.forEntry(entry, field as never, wide);
+    const small = { a: ['x'], b: ['y'] };
+    assert.equal(
+      refusedBy(() => policy.decide(policy.input({}, small))),
+      undefined,
+    );
+    const big = Array.from({ length: MAX_ARGS_BYTES / 8 }, (_, i) => `v${i}`);
+    assert.equal(
+      refusedBy(() => policy.decide(policy.input({}, { a: big, b: big }))),
+      'tools.orders',
+    );
+    assert.match(
+      logged[0] ?? '',
+      /could not be evaluated, so it refuses: the arguments are \d+ bytes as JSON, over the 65536/,
+    );
+    // An expression that reads only the caller is not bounded by the arguments' size.
+    const caller = compiler.forEntry(entry, { allow: 'toolset == ""' } as never, wide);
+    assert.equal(
+      refusedBy(() => caller.decide(caller.input({}, { a: big, b: big }))),
+      undefined,
     );
   });
 
