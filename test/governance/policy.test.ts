@@ -53,6 +53,27 @@ describe('detectors', () => {
   });
 });
 
+describe('detectors at the edges', () => {
+  const all = ['email', 'phone', 'card', 'iban'] as const;
+  it('find a card number touching a letter or a dash, grouped by dots, or followed by more digits', () => {
+    assert.equal(redact('card 4111111111111111-0925 x', [...all]), 'card [card]-0925 x');
+    assert.equal(redact('ref-4111111111111111', [...all]), 'ref-[card]');
+    assert.equal(redact('4111.1111.1111.1111', [...all]), '[card]');
+    assert.equal(redact('card 4111 1111 1111 1111 22', ['card']), 'card [card] 22');
+    // Still not inside a longer run of digits.
+    assert.equal(redact('41111111111111110', ['card']), '41111111111111110');
+  });
+
+  it('find a lowercase IBAN, and one followed by a word', () => {
+    assert.equal(redact('iban de89370400440532013000 ok', [...all]), 'iban [iban] ok');
+    assert.equal(redact('IBAN DE89 3704 0044 0532 0130 00 and more', ['iban']), 'IBAN [iban] and more');
+  });
+
+  it('mask an email whose local part is over 64 characters whole', () => {
+    assert.equal(redact(`to ${'a'.repeat(80)}@example.com.`, ['email']), 'to [email].');
+  });
+});
+
 describe('masking', () => {
   const rows = {
     rows: [
