@@ -150,6 +150,12 @@ describe('masking', () => {
     assert.match(byValue, /^\[This text is withheld: it is over 1048576 bytes/);
     const byDetector = maskText(long, { mask: [], drop: [], detect: ['email', 'card'] }, new Set());
     assert.match(byDetector, /^\[This text is withheld/);
+    // Masked values whose text is over the budget in all are not searched for either.
+    const wide = new Set(Array.from({ length: 5 }, (_, i) => `${i}${'v'.repeat(MAX_TEXT_BYTES / 4)}`));
+    assert.match(
+      maskText('short text', { mask: [], drop: [], detect: [] }, wide),
+      /^\[This text is withheld/,
+    );
     // Under the budget the same text is searched.
     assert.equal(
       maskText(

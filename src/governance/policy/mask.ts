@@ -148,15 +148,29 @@ export function maskText(text: string, masking: Masking, seen: ReadonlySet<strin
   if (json !== undefined) {
     const values = new Set(seen);
     const out = maskValue(json.value, masking, values);
-    if (values.size > MAX_VALUES_IN_TEXT) return WITHHELD;
-    const again = values.size === 0 ? out : maskLeaves(out, new ValueMatcher(values), values);
+    if (values.size === 0) return JSON.stringify(out, null, json.indent);
+    const matcher = matcherFor(values);
+    if (matcher === undefined) return WITHHELD;
+    const again = maskLeaves(out, matcher, values);
     return JSON.stringify(again, null, json.indent);
   }
-  // Past this many masked values the text is withheld rather than searched (the structured result
+  // Past so many masked values the text is withheld rather than searched (the structured result
   // still carries the masked rows).
-  if (seen.size > MAX_VALUES_IN_TEXT) return WITHHELD;
-  const out = seen.size === 0 ? text : new ValueMatcher(seen).replace(text);
+  const matcher = seen.size === 0 ? undefined : matcherFor(seen);
+  if (seen.size > 0 && matcher === undefined) return WITHHELD;
+  const out = matcher === undefined ? text : matcher.replace(text);
   return masking.detect.length > 0 ? redact(out, masking.detect) : out;
+}
+
+/**
+ * The matcher of a set of masked values, or undefined past MAX_VALUES_IN_TEXT values or
+ * MAX_TEXT_BYTES of their forms (then the text is withheld rather than searched).
+ */
+function matcherFor(values: ReadonlySet<string>): ValueMatcher | undefined {
+  if (values.size > MAX_VALUES_IN_TEXT) return undefined;
+  let bytes = 0;
+  for (const value of values) bytes += value.length;
+  return bytes > MAX_TEXT_BYTES ? undefined : new ValueMatcher(values);
 }
 
 /** `node` with masked values masked again where they sit: inside strings, and as numbers. */
