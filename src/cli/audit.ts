@@ -2,13 +2,13 @@
  * `mcp-run audit FILE…`: the records of audit trail files (server.audit), filtered, and their
  * hash chains verified (governance/audit/query.ts). Human output goes through escapeControls: every
  * field of a record but its timing came from a caller. `--json` prints the matching lines as
- * written. Exit codes: 0 the chain holds, 1 it is broken (each break named by file and line),
+ * written, but for controls and bidi overrides, escaped as `\uXXXX` (the same JSON value). Exit codes: 0 the chain holds, 1 it is broken (each break named by file and line),
  * 2 bad usage, 3 a file cannot be read.
  */
 
 import { type ChainBreak, type ScanReport, scanAudit } from '../governance/audit/query.js';
 import type { AuditDecision } from '../governance/audit/record.js';
-import { escapeControls } from './print.js';
+import { escapeControls, escapeJsonControls } from './print.js';
 
 export interface AuditOptions {
   /** An ISO time, or a duration back from now: `30m`, `12h`, `7d`. */
@@ -59,7 +59,7 @@ export async function auditCommand(files: string[], options: AuditOptions): Prom
       {
         record: (line, record) => {
           if (options.verify) return;
-          print(options.json ? `${line}\n` : `${formatRecord(record)}\n`);
+          print(options.json ? `${escapeJsonControls(line)}\n` : `${formatRecord(record)}\n`);
         },
         broken: (problem) => process.stderr.write(`${formatBreak(problem)}\n`),
       },

@@ -1,6 +1,7 @@
 /**
  * Human-readable renderings of protocol results for the CLI, and the one rule for text from
- * outside mcp-run shown to a person (`escapeControls`). `--json` and `--raw` print JSON untouched.
+ * outside mcp-run shown to a person (`escapeControls`). `--json` and `--raw` print JSON untouched
+ * (`mcp-run audit --json` writes controls as `\uXXXX`: escapeJsonControls).
  */
 // biome-ignore lint/suspicious/noExplicitAny: protocol results are free-form JSON, read field by field for printing
 type Json = Record<string, any>;
@@ -27,6 +28,19 @@ export function escapeControls(text: string): string {
       : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
+
+/**
+ * A line of JSON with the characters a terminal acts on written as `\uXXXX`: still valid JSON, the
+ * same value. JSON.stringify leaves C1 controls (U+0080–U+009F), DEL and the bidi overrides as they
+ * are, and a record's strings came from callers. Tab, newline and CR stay (JSON allows them only
+ * between tokens, where they only lay text out).
+ */
+export function escapeJsonControls(line: string): string {
+  return line.replace(JSON_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const JSON_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 export interface Lists {
   readonly tools: Json[];

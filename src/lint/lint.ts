@@ -120,7 +120,7 @@ export function lintCatalog(
   const total = counter.count({ tools: listed });
   const searchMode = serving.disclosure === 'search';
   const raw = [
-    ...runRules({ tokens: counter, tools, resources, prompts }),
+    ...runRules({ tokens: counter, tools, resources, prompts, policies: sections.server?.policies ?? {} }),
     ...catalogRules(total, descriptors.length, serving.disclosure !== undefined, counter),
   ];
 

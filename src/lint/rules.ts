@@ -21,6 +21,7 @@ export const RULES = {
   LINT_ANNOTATIONS_MISSING: 'warning',
   LINT_TOOL_TOKENS: 'warning',
   LINT_CATALOG_TOKENS: 'warning',
+  LINT_MASK_BYPASSABLE: 'warning',
 } as const satisfies Record<string, LintLevel>;
 
 export type LintCode = keyof typeof RULES;
@@ -65,13 +66,18 @@ export interface LintSubject {
   readonly tools: readonly LintTool[];
   readonly resources: Readonly<Record<string, EntryConfig>>;
   readonly prompts: Readonly<Record<string, EntryConfig>>;
+  /** `server.policies`: what an entry's `policy:` names, and what applies to every entry. */
+  readonly policies?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 type Config = Readonly<Record<string, unknown>>;
 
 export function runRules(subject: LintSubject): RawFinding[] {
   const out: RawFinding[] = [];
-  for (const tool of subject.tools) toolRules(tool, subject.tokens, out);
+  for (const tool of subject.tools) {
+    toolRules(tool, subject.tokens, out);
+    bypassableMask(tool, subject.policies ?? {}, out);
+  }
   similarNames(subject.tools, out);
   for (const [name, config] of Object.entries(subject.resources)) {
     describedEntry('resources', name, config.description, out);
@@ -151,6 +157,51 @@ function toolRules(tool: LintTool, counter: TokenCounter, out: RawFinding[]): vo
       hint: 'shorten the description, move reference text into a resource, trim enums and schemas',
     });
   }
+}
+
+/**
+ * Masking by column or path on a `sql-query` tool: the model writes the SQL, so it names the columns
+ * (`SELECT ssn AS x`) and the mask misses them. Read from the policies that apply to the tool: the
+ * server's `appliesTo: all` ones, and what its own `policy:` names or holds.
+ */
+function bypassableMask(
+  tool: LintTool,
+  declared: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+  out: RawFinding[],
+): void {
+  if (tool.config.kind !== 'sql-query') return;
+  const field = tool.config.policy;
+  const items: unknown[] = field === undefined ? [] : Array.isArray(field) ? field : [field];
+  const applying = [
+    ...Object.entries(declared).filter(([, p]) => p.appliesTo === 'all'),
+    ...items.flatMap((item, i): [string, unknown][] =>
+      typeof item === 'string'
+        ? Object.hasOwn(declared, item) && declared[item]?.appliesTo !== 'all'
+          ? [[item, declared[item]]]
+          : []
+        : [[Array.isArray(field) ? `policy[${i}]` : 'policy', item]],
+    ),
+  ];
+  const masking = applying.filter(([, p]) => masksByName(p)).map(([name]) => name);
+  if (masking.length === 0) return;
+  out.push({
+    code: 'LINT_MASK_BYPASSABLE',
+    section: 'tools',
+    entry: tool.name,
+    path: ['tools', tool.name, 'policy'],
+    message: `${masking.join(', ')} masks by column or path, but the model writes this tool's SQL and can rename a column (SELECT ssn AS x)`,
+    hint: 'use detect: […] (it reads every string), deny the tool to who may not see the column, or serve a fixed sql tool that selects only what may be seen',
+  });
+}
+
+/** Whether a policy's output rules mask by `columns:` or by `mask:`/`drop:` paths. */
+function masksByName(policy: unknown): boolean {
+  const output = (policy as { output?: unknown } | undefined)?.output;
+  if (!Array.isArray(output)) return false;
+  return output.some((rule: unknown) => {
+    const r = (rule ?? {}) as Record<string, unknown>;
+    return [r.columns, r.mask, r.drop].some((list) => Array.isArray(list) && list.length > 0);
+  });
 }
 
 /**

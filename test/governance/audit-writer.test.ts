@@ -5,6 +5,7 @@
  * rotation with `keep` (the chain then begins after files no longer there: said, not a break).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { MAX_ARGUMENT_BYTES, redactArguments } from '../../src/governance/audit/
 import { type AuditTrail, openAuditTrail, parseSize } from '../../src/governance/audit/trail.js';
 import { GovernanceRefusal } from '../../src/governance/refusal.js';
 import { StderrLogger } from '../../src/log.js';
+import { CLI } from '../helpers/demo.js';
 
 type Json = any;
 
@@ -202,4 +204,27 @@ describe('audit trail on real files', () => {
       assert.ok(report.notes.some((n) => /begins at .*audit\.jsonl\.\d+:1 after records not given/.test(n)));
       assert.ok(report.records > 0 && report.records < 40);
     }));
+});
+
+describe('mcp-run audit --json', () => {
+  it('writes C1 controls and bidi overrides a caller sent as \\uXXXX: valid JSON, the same value', async () => {
+    await withDir(async (dir) => {
+      const trail = await open(dir);
+      const text = 'bob\u202eevil\u009b2J\u0085\u2066end';
+      await call(trail, { text });
+      await trail.close();
+      const run = spawnSync(process.execPath, [CLI, 'audit', join(dir, 'audit.jsonl'), '--json'], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.doesNotMatch(run.stdout, /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/);
+      assert.match(run.stdout, /bob\\u202eevil\\u009b2J\\u0085\\u2066end/);
+      const records = run.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.equal(records.find((r) => r.method === 'tools/call')?.arguments.text, text);
+    });
+  });
 });

@@ -7,10 +7,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Problem } from '../../src/errors.js';
-import { argTypes, type EntryFacts, PolicyLanguage } from '../../src/governance/policy/cel.js';
+import {
+  argTypes,
+  type EntryFacts,
+  MAX_ARGS_BYTES,
+  PolicyLanguage,
+} from '../../src/governance/policy/cel.js';
 import { PolicyCompiler, type PolicyPath } from '../../src/governance/policy/compile.js';
 import { ibanValid, luhn, redact } from '../../src/governance/policy/detectors.js';
-import { maskText, maskValue, parsePath } from '../../src/governance/policy/mask.js';
+import { MAX_TEXT_BYTES, maskText, maskValue, parsePath } from '../../src/governance/policy/mask.js';
 import type { PolicyConfig } from '../../src/governance/policy/policy.js';
 import { GovernanceRefusal } from '../../src/governance/refusal.js';
 
@@ -45,6 +50,27 @@ describe('detectors', () => {
     );
     // Only the named detectors run.
     assert.equal(redact('ann@example.com 4111111111111111', ['card']), 'ann@example.com [card]');
+  });
+});
+
+describe('detectors at the edges', () => {
+  const all = ['email', 'phone', 'card', 'iban'] as const;
+  it('find a card number touching a letter or a dash, grouped by dots, or followed by more digits', () => {
+    assert.equal(redact('card 4111111111111111-0925 x', [...all]), 'card [card]-0925 x');
+    assert.equal(redact('ref-4111111111111111', [...all]), 'ref-[card]');
+    assert.equal(redact('4111.1111.1111.1111', [...all]), '[card]');
+    assert.equal(redact('card 4111 1111 1111 1111 22', ['card']), 'card [card] 22');
+    // Still not inside a longer run of digits.
+    assert.equal(redact('41111111111111110', ['card']), '41111111111111110');
+  });
+
+  it('find a lowercase IBAN, and one followed by a word', () => {
+    assert.equal(redact('iban de89370400440532013000 ok', [...all]), 'iban [iban] ok');
+    assert.equal(redact('IBAN DE89 3704 0044 0532 0130 00 and more', ['iban']), 'IBAN [iban] and more');
+  });
+
+  it('mask an email whose local part is over 64 characters whole', () => {
+    assert.equal(redact(`to ${'a'.repeat(80)}@example.com.`, ['email']), 'to [email].');
   });
 });
 
@@ -90,6 +116,65 @@ describe('masking', () => {
     );
   });
 
+  it('masks values masked in the structured result inside JSON text its paths do not reach', () => {
+    // An HTTP answer's text is the bare array; its structured result is {result: [...]}.
+    const masking = { mask: [parsePath('$.result[*].ssn') as never], drop: [], detect: [] };
+    const seen = new Set<string>();
+    maskValue({ result: [{ ssn: '078-05-1120', n: 3 }] }, masking, seen);
+    assert.equal(
+      maskText('[{"ssn":"078-05-1120","note":"ssn 078-05-1120","n":3}]', masking, seen),
+      '[{"ssn":"***","note":"ssn ***","n":3}]',
+    );
+    const numbers = new Set(['5000']);
+    assert.equal(maskText('[5000,50001,"5000"]', masking, numbers), '[null,50001,"***"]');
+  });
+
+  it('masks thousands of values in one pass: text and numbers standing alone, not inside others', () => {
+    const values = new Set<string>();
+    const lines: string[] = [];
+    for (let i = 0; i < 2500; i++) {
+      values.add(`p${i}@x.test`);
+      values.add(String(100000 + i));
+      lines.push(`| p${i}@x.test | ${100000 + i} | ${200000 + i} |`);
+    }
+    const out = maskText(lines.join('\n'), { mask: [], drop: [], detect: [] }, values);
+    const first = out.split('\n')[0];
+    assert.equal(first, '| *** | *** | 200000 |');
+    assert.equal(out.split('\n').length, 2500);
+    assert.doesNotMatch(out, /@x\.test|\| 10\d{4} \|/);
+  });
+
+  it('withholds text over the byte budget instead of searching it, for values and detectors', () => {
+    const long = `${'row '.repeat(MAX_TEXT_BYTES / 4)}ann@example.com 4111111111111111`;
+    const byValue = maskText(long, { mask: [], drop: [], detect: [] }, new Set(['ann@example.com']));
+    assert.match(byValue, /^\[This text is withheld: it is over 1048576 bytes/);
+    const byDetector = maskText(long, { mask: [], drop: [], detect: ['email', 'card'] }, new Set());
+    assert.match(byDetector, /^\[This text is withheld/);
+    // Masked values whose text is over the budget in all are not searched for either.
+    const wide = new Set(Array.from({ length: 5 }, (_, i) => `${i}${'v'.repeat(MAX_TEXT_BYTES / 4)}`));
+    assert.match(
+      maskText('short text', { mask: [], drop: [], detect: [] }, wide),
+      /^\[This text is withheld/,
+    );
+    // Under the budget the same text is searched.
+    assert.equal(
+      maskText(
+        'ann@example.com 4111111111111111',
+        { mask: [], drop: [], detect: ['email', 'card'] },
+        new Set(),
+      ),
+      '[email] [card]',
+    );
+    // In a structured result, the detectors search 1 MiB of strings in all; past it a string is withheld.
+    const out = maskValue(
+      { a: 'x'.repeat(MAX_TEXT_BYTES - 20), b: 'ann@example.com', c: 'mail bob@example.com please' },
+      { mask: [], drop: [], detect: ['email'] },
+      new Set(),
+    ) as Record<string, string>;
+    assert.equal(out.b, '[email]');
+    assert.match(out.c ?? '', /^\[withheld: past the bytes the detectors search/);
+  });
+
   it('refuses a path it cannot read', () => {
     assert.match(String(parsePath('$.rows[?(@.x)]')), /cannot read the path/);
     assert.match(String(parsePath('$')), /names the whole result/);
@@ -128,6 +213,22 @@ describe('expressions compiled at load', () => {
     );
     assert.match(problemOf('args.tags.exists(a, args.tags.all(b, a == b))')?.message ?? '', /inside another/);
     assert.equal(problemOf('args.tags.exists(a, a == "x")'), undefined);
+  });
+
+  it('refuses matches() at load, as a method or a function, wherever it sits', () => {
+    const method = problemOf('args.tags.exists(t, t.matches("^(a+)+$"))');
+    assert.equal(method?.kind, 'syntax');
+    assert.match(
+      method?.message ?? '',
+      /matches\(\) is not allowed .* backtracking .* startsWith\(\), endsWith\(\), contains\(\)/,
+    );
+    assert.equal(method?.offset, 20);
+    assert.match(
+      problemOf('matches(claims.email, ".*@x.test")', undefined)?.message ?? '',
+      /matches\(\) is not/,
+    );
+    // A string that merely says "matches" is not a call.
+    assert.equal(problemOf('"matches(" in args.tags'), undefined);
   });
 
   it('knows which expressions read the arguments', () => {
@@ -197,6 +298,38 @@ describe('the combining rule', () => {
     assert.equal(
       refusedBy(() => own.decide(own.input({}, { limit: 'many' }))),
       'tools.orders',
+    );
+  });
+
+  it('refuses, fail closed, when an expression that reads args would evaluate over too many bytes', () => {
+    const wide = { type: 'object', properties: { a: { type: 'array' }, b: { type: 'array' } } };
+    const logged: string[] = [];
+    const compiler = new PolicyCompiler(
+      {},
+      () => assert.fail('compiles'),
+      (m) => logged.push(m),
+    );
+    const field = { allow: 'args.a.all(x, !(x in args.b))' };
+    const policy = compiler.forEntry(entry, field as never, wide);
+    const small = { a: ['x'], b: ['y'] };
+    assert.equal(
+      refusedBy(() => policy.decide(policy.input({}, small))),
+      undefined,
+    );
+    const big = Array.from({ length: MAX_ARGS_BYTES / 8 }, (_, i) => `v${i}`);
+    assert.equal(
+      refusedBy(() => policy.decide(policy.input({}, { a: big, b: big }))),
+      'tools.orders',
+    );
+    assert.match(
+      logged[0] ?? '',
+      /could not be evaluated, so it refuses: the arguments are \d+ bytes as JSON, over the 65536/,
+    );
+    // An expression that reads only the caller is not bounded by the arguments' size.
+    const caller = compiler.forEntry(entry, { allow: 'toolset == ""' } as never, wide);
+    assert.equal(
+      refusedBy(() => caller.decide(caller.input({}, { a: big, b: big }))),
+      undefined,
     );
   });
 

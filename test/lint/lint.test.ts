@@ -59,7 +59,10 @@ describe('the bad-practice fixture', () => {
   const { code, report } = lintJson(manifest);
 
   /** The rules of one entry; LINT_CATALOG_TOKENS is the whole catalog's (its own test, below). */
-  const entryRules = Object.keys(RULES).filter((c) => c !== 'LINT_CATALOG_TOKENS');
+  // LINT_MASK_BYPASSABLE needs a SQL source (a sql-query tool); the SQL fixture has it.
+  const entryRules = Object.keys(RULES).filter(
+    (c) => c !== 'LINT_CATALOG_TOKENS' && c !== 'LINT_MASK_BYPASSABLE',
+  );
 
   test('flags each rule exactly once, and exits 1 for its errors', () => {
     const codes = report.findings.map((f: Json) => f.code).sort();
@@ -131,6 +134,7 @@ test('the SQL fixture: statements, resources and prompts', () => {
       'tools.count_items LINT_ANNOTATIONS_MISSING',
       'tools.remove_item LINT_WRITE_UNCONFIRMED',
       'tools.find_item LINT_INPUT_UNUSED',
+      'tools.ask_items LINT_MASK_BYPASSABLE',
       'resources.inventory LINT_DESCRIPTION_MISSING',
       'prompts.reorder LINT_INPUT_UNDESCRIBED',
       'prompts.reorder LINT_INPUT_UNUSED',
@@ -139,6 +143,9 @@ test('the SQL fixture: statements, resources and prompts', () => {
   const hints = Object.fromEntries(report.findings.map((f: Json) => [f.entry + f.code, f.hint]));
   assert.match(hints.count_itemsLINT_ANNOTATIONS_MISSING, /readOnlyHint: true/);
   assert.match(hints.remove_itemLINT_WRITE_UNCONFIRMED, /destructiveHint: true/);
+  const bypass = report.findings.find((f: Json) => f.code === 'LINT_MASK_BYPASSABLE');
+  assert.match(bypass.message, /^hide-qty masks by column or path, but the model writes this tool's SQL/);
+  assert.match(bypass.hint, /detect: .* fixed sql tool/);
 });
 
 test('near-duplicate names: case, separators, a plural or one letter; a different verb is not one', () => {

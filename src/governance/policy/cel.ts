@@ -2,8 +2,12 @@
  * CEL (the Common Expression Language) for policies, through @marcbachmann/cel-js: an Environment
  * that declares the variables a policy may read and type-checks an expression against them at load,
  * with no dependencies. CEL itself has no loops or recursion, so an expression ends; what is left to
- * bound is its size (the parser's limits below) and the list macros' work on caller-sized lists:
- * a macro inside another macro's body is refused, so evaluation is linear in the arguments' size.
+ * bound is its size (the parser's limits below) and its work on what the caller sends. A macro inside
+ * another macro's body is refused, but one macro is not linear either: `args.a.all(x, !(x in args.b))`
+ * is |a| × |b|. So an expression that reads `args` is evaluated only on arguments of at most
+ * MAX_ARGS_BYTES as JSON (larger ones refuse the call, fail closed). `matches()` is refused at load:
+ * cel-js runs it with a backtracking JS RegExp, and an author's pattern on a caller's string can run
+ * for seconds on a few dozen characters.
  *
  * The variables:
  * - `claims`: the verified access token's claims (a map; empty without OAuth);
@@ -24,6 +28,9 @@ const LIMITS = {
   maxMapEntries: 50,
   maxCallArguments: 8,
 } as const;
+
+/** The most an expression that reads `args` evaluates over: the arguments as JSON, in bytes. */
+export const MAX_ARGS_BYTES = 64 * 1024;
 
 /** Top-level argument → its CEL type. */
 export type ArgTypes = Readonly<Record<string, string>>;
@@ -126,6 +133,15 @@ export class PolicyLanguage {
         return { kind: 'syntax', message: err.summary ?? err.message, offset: err.range?.start ?? 0 };
       throw err;
     }
+    // Before type-checking: `matches(s, re)` as a function is a type error too, with a less useful message.
+    const regex = callTo(program.ast, 'matches');
+    if (regex !== undefined)
+      return {
+        kind: 'syntax',
+        message:
+          'matches() is not allowed in a policy: it runs a backtracking regular expression on what the caller sends, which can take seconds; use startsWith(), endsWith(), contains(), or `in` a list',
+        offset: regex,
+      };
     const checked = env.check(text);
     if (!checked.valid) {
       const error = checked.error as { message: string; summary?: string; range?: { start: number } };
@@ -141,7 +157,7 @@ export class PolicyLanguage {
     if (nested !== undefined)
       return {
         kind: 'syntax',
-        message: `the list macro ${nested.name}() is inside another one; nest at most one level, so a check stays linear in the arguments' size`,
+        message: `the list macro ${nested.name}() is inside another one; nest at most one level, so a check's work stays bounded by the arguments' size`,
         offset: nested.offset,
       };
     const readsArgs = reads(program.ast, 'args');
@@ -149,6 +165,7 @@ export class PolicyLanguage {
     return {
       readsArgs,
       holds(input) {
+        if (readsArgs) checkArgsSize(input.args);
         const value = program({
           claims: input.claims,
           args: types === undefined || !readsArgs ? input.args : toCel(input.args, types),
@@ -207,6 +224,32 @@ function nestedMacro(ast: unknown): { name: string; offset: number } | undefined
     if (found === undefined && inMacros > 0 && MACROS.has(name)) found = { name, offset: node.start ?? 0 };
   });
   return found;
+}
+
+/** Where the expression calls the function `name` (as `x.name(…)` or `name(…)`), if it does. */
+function callTo(ast: unknown, name: string): number | undefined {
+  let found: number | undefined;
+  walk(ast, (node) => {
+    const call = (node.op === 'rcall' || node.op === 'call') && Array.isArray(node.args);
+    if (found === undefined && call && (node.args as unknown[])[0] === name) found = node.start ?? 0;
+  });
+  return found;
+}
+
+/** The JSON size of each call's arguments, measured once however many expressions read them. */
+const argsBytes = new WeakMap<object, number>();
+
+/** Throws (the call is refused, fail closed) when the arguments are over MAX_ARGS_BYTES as JSON. */
+function checkArgsSize(args: Readonly<Record<string, unknown>>): void {
+  let bytes = argsBytes.get(args);
+  if (bytes === undefined) {
+    bytes = Buffer.byteLength(JSON.stringify(args) ?? '', 'utf8');
+    argsBytes.set(args, bytes);
+  }
+  if (bytes > MAX_ARGS_BYTES)
+    throw new Error(
+      `the arguments are ${bytes} bytes as JSON, over the ${MAX_ARGS_BYTES} an expression that reads args evaluates`,
+    );
 }
 
 function reads(ast: unknown, variable: string): boolean {

@@ -17,17 +17,34 @@ interface Detector {
   /** Global; candidates it finds are kept only if `valid` agrees. */
   readonly pattern: RegExp;
   readonly valid?: (match: string) => boolean;
+  /**
+   * With a checksum: the datum a match holds without its separators (`normal`), the check on it,
+   * and its shortest length, so that a match that fails may be cut at an earlier separator.
+   */
+  readonly checksum?: {
+    readonly normal: (match: string) => string;
+    readonly check: (normal: string) => boolean;
+    readonly min: number;
+  };
 }
 
+const CARD = { normal: (m: string) => digitsOf(m), check: luhn, min: 13 };
+const IBAN = { normal: (m: string) => m.replace(/ /g, '').toUpperCase(), check: ibanValid, min: 15 };
+
 const TABLE: Record<DetectorName, Detector> = {
-  email: { pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}/g },
-  // 13 to 19 digits, optionally grouped by single spaces or dashes, not inside a longer number.
-  card: { pattern: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g, valid: (m) => luhn(digitsOf(m)) },
-  // Two letters, two check digits, then 11 to 30 letters or digits, optionally in groups of four.
-  iban: {
-    pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g,
-    valid: (m) => ibanValid(m.replace(/ /g, '')),
+  // The local part from where its run of characters starts (the lookbehind), however long: a match
+  // may only start there, so each run is read once, and a local part over 64 characters is masked
+  // whole rather than from its last 64.
+  email: {
+    pattern:
+      /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}/g,
   },
+  // 13 to 19 digits, optionally grouped by single spaces, dots or dashes, not inside a longer run of
+  // digits (a letter or a dash may touch it: ref-4111…, 4111…-0925).
+  card: { pattern: /(?<!\d)\d(?:[ .-]?\d){12,18}(?!\d)/g, checksum: CARD },
+  // Two letters, two check digits, then 11 to 30 letters or digits, optionally in groups of four; in
+  // any case (a lowercase IBAN is one too).
+  iban: { pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/gi, checksum: IBAN },
   phone: {
     pattern:
       /(?<![\w+.-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{1,8}){1,4}(?![\w.-])|\+\d{8,15}\b/g,
@@ -81,11 +98,38 @@ export function redact(text: string, names: readonly DetectorName[]): string {
   let out = text;
   for (const name of ORDER) {
     if (!names.includes(name)) continue;
-    const { pattern, valid } = TABLE[name];
+    const { pattern, valid, checksum } = TABLE[name];
     pattern.lastIndex = 0;
-    out = out.replace(pattern, (match) => (valid === undefined || valid(match) ? `[${name}]` : match));
+    out = out.replace(pattern, (match) => {
+      if (checksum !== undefined) {
+        const end = checkedLength(match, checksum);
+        return end === 0 ? match : `[${name}]${match.slice(end)}`;
+      }
+      return valid === undefined || valid(match) ? `[${name}]` : match;
+    });
   }
   return out;
+}
+
+/**
+ * How much of `match`, from its start, holds a datum that passes its check: the whole, or the
+ * longest start cut before a separator (0: none). A match runs as far as its pattern allows, so
+ * `4111 1111 1111 1111 22`, or an IBAN followed by a word, reads as more of it; the datum is its
+ * start. A match is a few dozen characters, each cut costs one check.
+ */
+function checkedLength(match: string, checksum: NonNullable<Detector['checksum']>): number {
+  const normal = checksum.normal(match);
+  if (checksum.check(normal)) return match.length;
+  let kept = normal.length;
+  for (let end = match.length - 1; end > 0 && kept >= checksum.min; end--) {
+    const char = match[end] as string;
+    if (char !== ' ' && char !== '.' && char !== '-') {
+      kept--;
+      continue;
+    }
+    if (kept >= checksum.min && checksum.check(normal.slice(0, kept))) return end;
+  }
+  return 0;
 }
 
 const ORDER: readonly DetectorName[] = ['email', 'iban', 'card', 'phone'];

@@ -5,7 +5,8 @@
  *
  * A result reaches the model twice, as structured content and as text, so both are masked: text
  * that is JSON is parsed, masked by the same rules and written again; other text (a SQL result's
- * markdown table) has every masked value's text replaced, and the detectors run over it too.
+ * markdown table) has every masked value's text replaced, and the detectors run over it too. Each
+ * text is read once, and at most MAX_TEXT_BYTES of it: the caller may shape a large result.
  */
 import { type DetectorName, redact } from './detectors.js';
 
@@ -114,38 +115,97 @@ function remember(value: unknown, seen: Set<string>): void {
     for (const v of Object.values(value)) remember(v, seen);
 }
 
-function detectIn(node: unknown, detect: readonly DetectorName[]): unknown {
-  if (typeof node === 'string') return redact(node, detect);
+/**
+ * The detectors over every string of `node`, within MAX_TEXT_BYTES in all: a string past the budget
+ * is withheld rather than searched (it might hold what they look for).
+ */
+function detectIn(
+  node: unknown,
+  detect: readonly DetectorName[],
+  budget = { left: MAX_TEXT_BYTES },
+): unknown {
+  if (typeof node === 'string') {
+    budget.left -= Buffer.byteLength(node, 'utf8');
+    return budget.left < 0 ? STRING_TOO_LONG : redact(node, detect);
+  }
   if (typeof node !== 'object' || node === null) return node;
-  for (const [k, v] of Object.entries(node)) (node as Record<string, unknown>)[k] = detectIn(v, detect);
+  for (const [k, v] of Object.entries(node))
+    (node as Record<string, unknown>)[k] = detectIn(v, detect, budget);
   return node;
 }
 
 /**
- * Text the model reads, masked. JSON text is masked as a value; other text has each masked value's
- * text replaced (longest first, numbers only where they stand alone), then the detectors run.
+ * Text the model reads, masked. JSON text is masked as a value by the rule's paths, and then every
+ * value masked anywhere (in the structured result too) is masked again in its string leaves and
+ * numbers: the text of an HTTP answer whose body is an array is that array, while its structured
+ * result is `{result: [...]}`, so the paths alone would miss it. Other text has each masked value's
+ * text replaced (the longest at each place, numbers only where they stand alone), then the detectors
+ * run. Both passes read the text once; text over MAX_TEXT_BYTES is withheld rather than searched.
  */
 export function maskText(text: string, masking: Masking, seen: ReadonlySet<string>): string {
+  if (Buffer.byteLength(text, 'utf8') > MAX_TEXT_BYTES) return TEXT_TOO_LONG;
   const json = parseJson(text);
   if (json !== undefined) {
     const values = new Set(seen);
     const out = maskValue(json.value, masking, values);
-    return JSON.stringify(out, null, json.indent);
+    if (values.size === 0) return JSON.stringify(out, null, json.indent);
+    const matcher = matcherFor(values);
+    if (matcher === undefined) return WITHHELD;
+    const again = maskLeaves(out, matcher, values);
+    return JSON.stringify(again, null, json.indent);
   }
-  // Each masked value is looked for once over the whole text: past this many, the text is withheld
-  // rather than searched thousands of times (the structured result still carries the masked rows).
-  if (seen.size > MAX_VALUES_IN_TEXT) return WITHHELD;
-  let out = text;
-  const texts = [...new Set([...seen].flatMap(writtenForms))].sort((a, b) => b.length - a.length);
-  for (const value of texts) {
-    if (/^-?\d+(\.\d+)?$/.test(value)) {
-      // A number only where it stands alone: 50 in "50" but not in "1502" or "50.5".
-      out = out.replace(new RegExp(`(?<![\\w.])${escapeRegExp(value)}(?![\\w]|\\.\\d)`, 'g'), MASK);
-      continue;
-    }
-    out = out.split(value).join(MASK);
-  }
+  // Past so many masked values the text is withheld rather than searched (the structured result
+  // still carries the masked rows).
+  const matcher = seen.size === 0 ? undefined : matcherFor(seen);
+  if (seen.size > 0 && matcher === undefined) return WITHHELD;
+  const out = matcher === undefined ? text : matcher.replace(text);
   return masking.detect.length > 0 ? redact(out, masking.detect) : out;
+}
+
+/**
+ * The matcher of a set of masked values, or undefined past MAX_VALUES_IN_TEXT values or
+ * MAX_TEXT_BYTES of their forms (then the text is withheld rather than searched).
+ */
+function matcherFor(values: ReadonlySet<string>): ValueMatcher | undefined {
+  if (values.size > MAX_VALUES_IN_TEXT) return undefined;
+  let bytes = 0;
+  for (const value of values) bytes += value.length;
+  return bytes > MAX_TEXT_BYTES ? undefined : new ValueMatcher(values);
+}
+
+/** `node` with masked values masked again where they sit: inside strings, and as numbers. */
+function maskLeaves(node: unknown, matcher: ValueMatcher, values: ReadonlySet<string>): unknown {
+  if (typeof node === 'string') return matcher.replace(node);
+  if ((typeof node === 'number' || typeof node === 'bigint') && values.has(String(node))) return null;
+  if (typeof node !== 'object' || node === null) return node;
+  for (const [k, v] of Object.entries(node))
+    (node as Record<string, unknown>)[k] = maskLeaves(v, matcher, values);
+  return node;
+}
+
+const NUMBER = /^-?\d+(\.\d+)?$/;
+
+/**
+ * Finds every written form of a set of masked values in one pass: one regular expression, an
+ * alternation of the forms, longest first (so the longest form at a place wins), a number only where
+ * it stands alone (50 in "50" but not in "1502" or "50.5").
+ */
+class ValueMatcher {
+  private readonly pattern: RegExp | undefined;
+
+  constructor(values: ReadonlySet<string>) {
+    const forms = [...new Set([...values].flatMap(writtenForms))].sort((a, b) => b.length - a.length);
+    const numbers = forms.filter((form) => NUMBER.test(form)).map(escapeRegExp);
+    const alternatives = forms.filter((form) => !NUMBER.test(form)).map(escapeRegExp);
+    // The numbers share one pair of boundary checks: a check in front of each alternative would
+    // keep the engine from skipping ahead to where one can start, and cost values × length.
+    if (numbers.length > 0) alternatives.push(`(?<![\\w.])(?:${numbers.join('|')})(?![\\w]|\\.\\d)`);
+    this.pattern = alternatives.length === 0 ? undefined : new RegExp(alternatives.join('|'), 'g');
+  }
+
+  replace(text: string): string {
+    return this.pattern === undefined ? text : text.replace(this.pattern, MASK);
+  }
 }
 
 /**
@@ -172,6 +232,10 @@ const CUT_AT = 200;
 
 /** How many distinct masked values a text is searched for (a page of SQL rows is well under it). */
 const MAX_VALUES_IN_TEXT = 5000;
+/** How much text is searched for masked values and by the detectors: 1 MiB (a page of rows is far less). */
+export const MAX_TEXT_BYTES = 1024 * 1024;
+const TEXT_TOO_LONG = `[This text is withheld: it is over ${MAX_TEXT_BYTES} bytes, more than is searched for masked values. The structured result holds the data, masked.]`;
+const STRING_TOO_LONG = '[withheld: past the bytes the detectors search in one result]';
 const WITHHELD =
   '[This text is withheld: too many of its values are masked for this caller. The structured result holds the rows, masked.]';
 
