@@ -172,28 +172,36 @@ describe('the GitHub import in search mode', { skip: unavailable }, () => {
     assert.ok(tokens <= 1500, `${tokens} o200k_base tokens`);
   });
 
+  // 3,669 requests over one stdio pipe, 16 operations at a time: one by one they took more than the
+  // runner's two minutes for a file on a loaded 2-core machine.
   test('all 1,223 operations are found by their own title and called through call_tool', async () => {
     const names = Object.keys(tools);
     assert.equal(names.length, 1223);
     const lost: string[] = [];
     const unreached: string[] = [];
-    let reached = 0;
-    for (const name of names) {
+    const walk = async (name: string) => {
       const config = tools[name];
       const query = config.title ?? String(config.description).split(/[.\n]/)[0];
       const found = (await call('search_tools', { query, limit: 5 })).content[0].text as string;
       if (!found.split('\n').some((line) => line.startsWith(`${name}:`))) lost.push(`${name} (${query})`);
-
       const described = JSON.parse((await call('describe_tool', { name })).content[0].text);
       const args = sample(described.inputSchema, described.inputSchema) as Json;
-      const before = seen.length;
       const result = await call('call_tool', { name, arguments: args });
-      const route = new RegExp(`^${config.method} ${config.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-      if (seen.length === before + 1 && route.test(seen.at(-1)!)) reached++;
-      else unreached.push(`${name}: ${JSON.stringify(result).slice(0, 200)}`);
-    }
+      // The upstream answers `{}`, which an operation's outputSchema may refuse: only a result that
+      // says the arguments were refused or the tool unknown means the call fell short.
+      const text = String(result?.content?.[0]?.text ?? '');
+      if (/^Invalid arguments|Unknown tool/i.test(text)) unreached.push(`${name}: ${text.slice(0, 200)}`);
+    };
+    for (let i = 0; i < names.length; i += 16) await Promise.all(names.slice(i, i + 16).map(walk));
     assert.deepEqual(lost, [], 'every operation is in the first five for its own title');
     assert.deepEqual(unreached, [], 'every call through call_tool reaches the upstream');
-    assert.equal(reached, 1223);
+    // Every call made one upstream request, and each operation's own route is among them.
+    assert.equal(seen.length, 1223);
+    const missing = names.filter((name) => {
+      const { method, path } = tools[name];
+      const route = new RegExp(`^${method} ${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      return !seen.some((line) => route.test(line));
+    });
+    assert.deepEqual(missing, [], "every operation's route reached the upstream");
   });
 });
