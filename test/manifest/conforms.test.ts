@@ -219,6 +219,10 @@ describe('conforms: what only ajv can answer', () => {
   it('counts string lengths in code points and matches patterns with the u flag, as ajv does', () => {
     assert.equal(conforms('😀', { minLength: 2 }), false);
     assert.equal(new Ajv(MANIFEST_AJV_OPTIONS).validate({ minLength: 2 }, '😀'), false);
+    assert.equal(conforms('😀', { maxLength: 1 }), true);
+    assert.equal(new Ajv(MANIFEST_AJV_OPTIONS).validate({ maxLength: 1 }, '😀'), true);
+    assert.equal(conforms('ab', { maxLength: 1 }), false);
+    assert.equal(new Ajv(MANIFEST_AJV_OPTIONS).validate({ maxLength: 1 }, 'ab'), false);
     assert.equal(conforms('😀', { pattern: '^.$' }), true);
     assert.equal(new Ajv(MANIFEST_AJV_OPTIONS).validate({ pattern: '^.$' }, '😀'), true);
   });
