@@ -93,10 +93,14 @@ function sourcesRun(script: CoverageScript): Set<string> {
   return ran;
 }
 
+/** How many processes loadedServing started: each writes its lists to files of its own. */
+let served = 0;
+
 /** What a real `mcp-run <manifest>` loads and runs until it has answered one tools/call. */
 async function loadedServing(manifest: string) {
-  const out = join(files.dir, 'modules.txt');
-  const coverage = join(files.dir, 'coverage');
+  served++;
+  const out = join(files.dir, `modules-${served}.txt`);
+  const coverage = join(files.dir, `coverage-${served}`);
   const child = spawn(
     process.execPath,
     [
