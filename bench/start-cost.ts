@@ -1,10 +1,15 @@
 /**
- * `npx tsx bench/start-cost.ts [--tools n] [--runs n] [--cli path]`: the instructions a stdio cold
+ * `npx tsx bench/start-cost.ts [--tools n] [--runs n] [--cli path] [--manifest file] [--until-list]`:
+ * the instructions a stdio cold
  * start costs, spawn to exit, counted by callgrind over every thread of the process: mcp-run serving
  * the cold-start scenario's manifest (`n` content tools, 10 by default, watching as by default)
  * against the bare node script that answers the same bytes (bench/servers/bare-stdio-bytes.mjs,
  * given the answers mcp-run sent). Both read `initialize`, `notifications/initialized` and
  * `tools/list` from stdin, answer, and exit at its end. Needs valgrind and the built CLI.
+ * `--manifest` counts a manifest of one's own instead (the GitHub import). `--until-list` ends each
+ * process right after its `tools/list` answer (a preload): what a start sets going for later (ajv's
+ * preload 250 ms after the first answer, the watcher) then counts for neither, where spawn to exit
+ * counts it only when the machine is slow enough that its timer fires before stdin's end is read.
  *
  * Why: the cold-start goals compare starts of about 100 ms, where whatever else the machine runs
  * moves the medians by a fifth or more (the bare echo has been measured slower than the bare
@@ -28,6 +33,21 @@ const flag = (name: string) => {
 const tools = Number(flag('tools') ?? 10);
 const runs = Number(flag('runs') ?? 2);
 const cli = flag('cli') ?? CLI;
+const ownManifest = flag('manifest');
+const untilList = argv.includes('--until-list');
+
+/** Ends the process once its second line (the `tools/list` answer) is written, after the write. */
+const EXIT_AT_LIST = [
+  'let lines = 0;',
+  'const write = process.stdout.write.bind(process.stdout);',
+  'process.stdout.write = function (chunk, ...rest) {',
+  '  const result = write(chunk, ...rest);',
+  "  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('latin1');",
+  "  for (const c of text) if (c === '\\n' && ++lines === 2) setImmediate(() => process.reallyExit(0));",
+  '  return result;',
+  '};',
+  '',
+].join('\n');
 
 const INPUT = [initialize(1), INITIALIZED, request('legacy', 2, 'tools/list')]
   .map((m) => `${JSON.stringify(m)}\n`)
@@ -36,9 +56,17 @@ const INPUT = [initialize(1), INITIALIZED, request('legacy', 2, 'tools/list')]
 const dir = mkdtempSync(join(tmpdir(), 'mcp-run-start-cost-'));
 try {
   const manifest = join(dir, 'mcp.yaml');
-  writeFileSync(manifest, manyToolsText(tools));
+  writeFileSync(manifest, ownManifest ? readFileSync(ownManifest, 'utf8') : manyToolsText(tools));
+  const preload = join(dir, 'exit-at-list.cjs');
+  writeFileSync(preload, EXIT_AT_LIST);
+  const node = untilList ? ['--require', preload] : [];
   // mcp-run's answers, for the bare server to send byte for byte.
-  const out = execFileSync(process.execPath, [cli, manifest], { cwd: dir, input: INPUT, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [cli, manifest], {
+    cwd: dir,
+    input: INPUT,
+    encoding: 'utf8',
+    maxBuffer: 2 ** 30,
+  });
   const answers = Object.fromEntries(
     out
       .trim()
@@ -50,7 +78,7 @@ try {
   writeFileSync(answersFile, JSON.stringify(answers));
 
   const contenders = [
-    { label: `mcp-run, ${tools} tools`, args: [cli, manifest] },
+    { label: ownManifest ? 'mcp-run, that manifest' : `mcp-run, ${tools} tools`, args: [cli, manifest] },
     {
       label: 'bare node answering the same bytes',
       args: [join(SERVERS, 'bare-stdio-bytes.mjs'), answersFile],
@@ -67,11 +95,14 @@ try {
           '--smc-check=all',
           `--callgrind-out-file=${join(dumps, 'cg.%p')}`,
           process.execPath,
+          ...node,
           ...c.args,
         ],
-        { cwd: dir, input: INPUT, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'] },
+        { cwd: dir, input: INPUT, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'], maxBuffer: 2 ** 30 },
       );
-      if (answer !== out) throw new Error(`${c.label} answered other bytes than mcp-run:\n${answer}`);
+      // Ended at its answer, a process may leave the end of it unwritten to the pipe.
+      const same = untilList ? answer.includes('\n') && out.startsWith(answer) : answer === out;
+      if (!same) throw new Error(`${c.label} answered other bytes than mcp-run:\n${answer.slice(0, 500)}`);
       counts[i]!.push(totalOf(dumps));
       rmSync(dumps, { recursive: true, force: true });
     }

@@ -24,7 +24,6 @@ import {
   sortByPosition,
 } from '../errors.js';
 import { CallLimits, type LimitsAt } from '../governance/limits/gate.js';
-import { PolicyCompiler } from '../governance/policy/compile.js';
 import type { CompiledPolicy, EntryPolicy, PolicyConfig, PolicyField } from '../governance/policy/policy.js';
 import type { UiField } from '../kinds/contract/fields.js';
 import type { EntryPath, Logger, TaskSupport, ToolCommon } from '../kinds/contract/kinds.js';
@@ -159,9 +158,9 @@ async function compileWith(
   }
 
   // Policies (governance/policy/): compiled only when the manifest declares one anywhere, so a
-  // manifest without them serves exactly as before.
+  // manifest without them serves exactly as before, and loads neither their compiler nor CEL.
   const policies = declaresPolicies(data)
-    ? new PolicyCompiler(
+    ? new (await import('../governance/policy/compile.js')).PolicyCompiler(
         data.server?.policies as Record<string, PolicyConfig> | undefined,
         (path, problem, needle) => scope.report(path as EntryPath, problem, needle),
         (message) => log.warn(message),

@@ -18,13 +18,13 @@
  * watched as part of each generated SKILL.md, so editing a case regenerates the skills; a test file
  * added later is read at the next reload.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Problem, problems } from '../errors.js';
 import type { EntryPath } from '../kinds/contract/kinds.js';
 import { parseYaml } from '../manifest/parse.js';
 import type { LoadedManifest } from '../manifest/types.js';
 import { isObject } from '../util/is-object.js';
+import { nodeFsPromises } from '../util/lazy-node.js';
 import { suggest } from '../util/suggest.js';
 import { inMemorySkill, MAX_SKILL_BYTES } from './skills.js';
 import { skillNameOf, type ToolExample, toolsetSkills } from './skills-generate.js';
@@ -154,7 +154,9 @@ function exampleOf(
 
 async function testFiles(baseDir: string): Promise<string[]> {
   const folder = join(baseDir, 'tests');
-  const names = await readdir(folder).catch(() => [] as string[]);
+  const names = await nodeFsPromises()
+    .readdir(folder)
+    .catch(() => [] as string[]);
   return names
     .filter((n) => /\.ya?ml$/.test(n))
     .sort()
@@ -163,9 +165,13 @@ async function testFiles(baseDir: string): Promise<string[]> {
 }
 
 async function readCases(file: string): Promise<Record<string, unknown> | undefined> {
-  const info = await stat(file).catch(() => undefined);
+  const info = await nodeFsPromises()
+    .stat(file)
+    .catch(() => undefined);
   if (info === undefined || !info.isFile() || info.size > MAX_TEST_FILE_BYTES) return undefined;
-  const text = await readFile(file, 'utf8').catch(() => undefined);
+  const text = await nodeFsPromises()
+    .readFile(file, 'utf8')
+    .catch(() => undefined);
   if (text === undefined) return undefined;
   const { data } = parseYaml(text);
   return isObject(data) ? data : undefined;

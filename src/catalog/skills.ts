@@ -7,8 +7,8 @@
  * extension allows a longer prefix; mcp-run serves every skill at the top, so a name is unique in
  * the server and the URI of its SKILL.md names it.
  */
-import { createHash } from 'node:crypto';
 import { mimeFromPath } from '../kinds/shared/mime.js';
+import { nodeCrypto } from '../util/lazy-node.js';
 import type { CatalogSkill, ResourceDescriptor, SkillFile } from './types.js';
 
 /** The Agent Skills naming rule: 1-64 lowercase letters, digits and hyphens, no leading, trailing or double hyphen. */
@@ -28,7 +28,7 @@ export const SKILL_FILE = 'SKILL.md';
 
 /** `sha256:` and the lowercase hex digest of the raw bytes, as skill entries carry it. */
 export function skillDigest(content: Uint8Array | string): string {
-  return `sha256:${createHash('sha256').update(content).digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(content).digest('hex')}`;
 }
 
 /** `skill://<name>/<path>`, each segment of the path percent-encoded. */

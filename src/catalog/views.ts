@@ -10,7 +10,6 @@
  * JSON; the rows arrive as the tool's structuredContent. An author's own page (`html:`) is read at
  * compile time and watched: an edit reloads the catalog and tells the resource's subscribers.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +18,7 @@ import type { UiField, ViewColumn, ViewName } from '../kinds/contract/fields.js'
 import type { EntryPath } from '../kinds/contract/kinds.js';
 import { BUILD_ROOT } from '../util/build-root.js';
 import { isObject } from '../util/is-object.js';
+import { nodeCrypto } from '../util/lazy-node.js';
 import { suggest } from '../util/suggest.js';
 import type { CatalogResource, JsonSchema, ResourceContents, ToolView } from './types.js';
 
@@ -229,7 +229,7 @@ function readAuthorHtml(
 }
 
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+  return nodeCrypto().createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 
 /** A view's actions must name tools of the catalog (they are called through the host like any call). */

@@ -87,6 +87,9 @@ const KEYWORDS: Readonly<Record<string, Check>> = {
   minItems: on(Array.isArray, (list, { minItems }) =>
     typeof minItems === 'number' ? list.length >= minItems : undefined,
   ),
+  maxItems: on(Array.isArray, (list, { maxItems }) =>
+    typeof maxItems === 'number' ? list.length <= maxItems : undefined,
+  ),
   // Deep equality only for plain values (strings, numbers, …): a list of objects is ajv's to compare.
   uniqueItems: on(Array.isArray, (list, { uniqueItems }) =>
     uniqueItems === false
@@ -99,6 +102,9 @@ const KEYWORDS: Readonly<Record<string, Check>> = {
   // Strings: lengths in code points, patterns as ajv compiles them (the `u` flag).
   minLength: on(isString, (text, { minLength }) =>
     typeof minLength === 'number' ? codePoints(text) >= minLength : undefined,
+  ),
+  maxLength: on(isString, (text, { maxLength }) =>
+    typeof maxLength === 'number' ? codePoints(text) <= maxLength : undefined,
   ),
   pattern: on(isString, (text, { pattern }) =>
     typeof pattern === 'string' ? regExp(pattern)?.test(text) : undefined,

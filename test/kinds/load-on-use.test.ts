@@ -93,10 +93,14 @@ function sourcesRun(script: CoverageScript): Set<string> {
   return ran;
 }
 
+/** How many processes loadedServing started: each writes its lists to files of its own. */
+let served = 0;
+
 /** What a real `mcp-run <manifest>` loads and runs until it has answered one tools/call. */
 async function loadedServing(manifest: string) {
-  const out = join(files.dir, 'modules.txt');
-  const coverage = join(files.dir, 'coverage');
+  served++;
+  const out = join(files.dir, `modules-${served}.txt`);
+  const coverage = join(files.dir, `coverage-${served}`);
   const child = spawn(
     process.execPath,
     [
@@ -191,6 +195,29 @@ test('a manifest of content tools runs the content kind and no other kind module
     loaded.has('NativeModule readline') || loaded.has('NativeModule fs'),
     'the load list was written',
   );
+});
+
+test('a manifest without policies, audit, views, skills or search mode loads none of their code', async () => {
+  const { loaded, ran, answer } = await loadedServing(join(files.dir, 'mcp.yaml'));
+  assert.deepEqual(answer, { content: [{ type: 'text', text: 'Hello, Ada!' }] });
+  assert.ok(
+    ran.has('src/catalog/compile.ts'),
+    'the catalog compiled (the coverage names modules as expected)',
+  );
+  // The policy compiler and CEL, the audit trail and its writers, the shared limit store: none of
+  // their code runs. (What every start asks of the others, the views' fields, the callers' limits,
+  // the toolsets' skills, is a look at the manifest that finds nothing.)
+  const unused =
+    /^src\/(governance\/(policy\/(cel|compile)|audit\/(chain|query|record|sinks|trail|writer)|limits\/redis-store)|cli\/(audit|skills))\.ts$/;
+  assert.deepEqual(
+    [...ran].filter((file) => unused.test(file)),
+    [],
+    'modules of features the manifest does not use ran',
+  );
+  // CEL (policies) and node:crypto (hashes of views, skills and callers) load on use.
+  assert.ok(!loaded.has('@marcbachmann/cel-js'), 'CEL loaded by a manifest without policies');
+  assert.ok(!loaded.has('NativeModule crypto'), 'node:crypto loaded by a start that hashes nothing');
+  assert.ok(loaded.has('NativeModule fs'), 'the load list was written');
 });
 
 test('an http source loads undici and node:http on its first request, not to list its tools', async () => {

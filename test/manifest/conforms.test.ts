@@ -16,7 +16,7 @@ import { conforms } from '../../src/manifest/conforms.js';
 import { envelopeSchema } from '../../src/manifest/envelope.js';
 import { parseYaml } from '../../src/manifest/parse.js';
 import { MANIFEST_AJV_OPTIONS, META_CHECK_OPTIONS } from '../../src/manifest/precompiled.js';
-import { checkSchema } from '../../src/manifest/property-schemas.js';
+import { checkSchema, isPlainTree } from '../../src/manifest/property-schemas.js';
 import { ENTRY_SECTIONS } from '../../src/manifest/types.js';
 import { applyDefaultKinds } from '../../src/manifest/validate.js';
 import { isObject } from '../../src/util/is-object.js';
@@ -219,6 +219,10 @@ describe('conforms: what only ajv can answer', () => {
   it('counts string lengths in code points and matches patterns with the u flag, as ajv does', () => {
     assert.equal(conforms('😀', { minLength: 2 }), false);
     assert.equal(new Ajv(MANIFEST_AJV_OPTIONS).validate({ minLength: 2 }, '😀'), false);
+    assert.equal(conforms('😀', { maxLength: 1 }), true);
+    assert.equal(new Ajv(MANIFEST_AJV_OPTIONS).validate({ maxLength: 1 }, '😀'), true);
+    assert.equal(conforms('ab', { maxLength: 1 }), false);
+    assert.equal(new Ajv(MANIFEST_AJV_OPTIONS).validate({ maxLength: 1 }, 'ab'), false);
     assert.equal(conforms('😀', { pattern: '^.$' }), true);
     assert.equal(new Ajv(MANIFEST_AJV_OPTIONS).validate({ pattern: '^.$' }, '😀'), true);
   });
@@ -242,6 +246,64 @@ describe('checkSchema: plain property schemas need no meta-schema check', () => 
       assert.equal(meta.validateSchema(schema), true, JSON.stringify(schema));
       assert.deepEqual(checkSchema(schema, ['tools', 't', 'input', 'p']), []);
     }
+  });
+
+  // Shapes of an imported API's schemas (the GitHub import's): trees of properties, items and refs.
+  const trees: object[] = [
+    { type: 'object', $ref: '#/schemas/repository' },
+    {
+      type: 'object',
+      required: ['id', 'name'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'integer', format: 'int64', readOnly: true },
+        name: { type: ['string', 'null'], pattern: '^[a-z]+$', deprecated: true },
+        labels: { type: 'array', items: { $ref: '#/schemas/label' }, minItems: 1, maxItems: 100 },
+        state: { oneOf: [{ type: 'string', enum: ['open'] }, { const: 'closed' }] },
+        extra: { anyOf: [true, { type: 'object', additionalProperties: { type: 'string' } }] },
+        both: { allOf: [{ $ref: '#/schemas/a' }, { maxProperties: 3, uniqueItems: true }] },
+      },
+    },
+  ];
+  it('a tree of such keywords is one the meta-schema takes, found plain without it', () => {
+    for (const schema of trees) {
+      assert.equal(meta.validateSchema(schema), true, JSON.stringify(schema));
+      assert.equal(isPlainTree(schema, 0), true, JSON.stringify(schema));
+    }
+  });
+
+  it('a tree changed in one place is plain only where the meta-schema still takes it', () => {
+    const wrong: unknown[] = [
+      'strin',
+      ['string', 'string'],
+      [],
+      -1,
+      1.5,
+      true,
+      'https://example.com/x',
+      '(',
+      [1],
+      { type: 'dict' },
+      { required: true },
+      [{ type: 'string' }],
+      null,
+    ];
+    let plain = 0;
+    const visit = (node: unknown, path: (string | number)[]) => {
+      if (!isObject(node)) return;
+      for (const [key, value] of Object.entries(node)) {
+        for (const to of wrong) {
+          const schema = changed(trees[1], [...path, key], to) as object;
+          if (!isPlainTree(schema, 0)) continue;
+          plain++;
+          assert.equal(meta.validateSchema(schema), true, JSON.stringify(schema));
+        }
+        visit(value, [...path, key]);
+      }
+    };
+    visit(trees[1], []);
+    // Some changes keep a schema the meta-schema takes (a description that is a string): those are plain.
+    assert.ok(plain > 0);
   });
 
   it('a schema past that shape is checked against the meta-schema as before', () => {

@@ -9,9 +9,9 @@
  * Fail closed: when the store cannot answer (Redis down), the call is refused under the first rule
  * that applies, with a short retry; a limit that cannot be checked is not waved through.
  */
-import { createHash } from 'node:crypto';
 import type { LimitsSection } from '../../manifest/types.js';
 import { ops } from '../../ops/hooks.js';
+import { nodeCrypto } from '../../util/lazy-node.js';
 import { parseRate, type Rate } from '../../util/rate.js';
 import { GovernanceRefusal } from '../refusal.js';
 import { type Lease, limitStore } from './store.js';
@@ -169,5 +169,5 @@ function refusal(rule: string, message: string, retryAfterMs: number): Governanc
 
 /** A caller's key in the store: fixed length, and no subject or address written into Redis. */
 function digest(caller: string): string {
-  return createHash('sha256').update(caller).digest('base64url').slice(0, 22);
+  return nodeCrypto().createHash('sha256').update(caller).digest('base64url').slice(0, 22);
 }
