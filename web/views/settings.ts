@@ -106,22 +106,6 @@ export function safeHref(value: unknown): string | undefined {
   }
 }
 
-/** Rows as CSV (RFC 4180 quoting), the columns as shown. */
-export function toCsv(columns: readonly Column[], rows: readonly Row[]): string {
-  const cell = (value: unknown) => {
-    const text =
-      value === null || value === undefined
-        ? ''
-        : typeof value === 'object'
-          ? JSON.stringify(value)
-          : String(value);
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  };
-  const lines = [columns.map((c) => cell(c.label ?? c.key)).join(',')];
-  for (const row of rows) lines.push(columns.map((c) => cell(row[c.key])).join(','));
-  return `${lines.join('\r\n')}\r\n`;
-}
-
 /** Compares two cell values: numbers as numbers, the rest as text; empty last. */
 export function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0;

@@ -1,14 +1,7 @@
 /** The table view: sortable (click or Enter on a header), filtered by one text box, paged, copied as CSV. */
 import { useMemo, useState } from 'preact/hooks';
-import {
-  type Action,
-  type Column,
-  compareValues,
-  formatValue,
-  type Row,
-  safeHref,
-  toCsv,
-} from './settings.js';
+import { toCsv } from './csv.js';
+import { type Action, type Column, compareValues, formatValue, type Row, safeHref } from './settings.js';
 
 interface Props {
   readonly columns: readonly Column[];
