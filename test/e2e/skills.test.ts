@@ -72,6 +72,18 @@ interface Entry {
   resources: { uri: string; digest: string; size: number }[];
 }
 
+/** A raw 2025 session's handshake (initialize, then initialized); the initialize response. */
+async function handshake(peer: RawStdioPeer, protocolVersion = '2025-11-25') {
+  const init = await peer.request({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return init;
+}
+
 describe('skills over MCP', () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-run-skills-')));
   const manifest = join(dir, 'mcp.yaml');
@@ -213,18 +225,8 @@ describe('skills over MCP', () => {
   test('a raw 2025 session lists, gets and reads a skill', async () => {
     const peer = new RawStdioPeer([manifest, '--no-watch']);
     try {
-      const init = await peer.request({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      });
+      const init = await handshake(peer, '2025-06-18');
       assert.deepEqual(init.result.capabilities.extensions, { [EXTENSION]: { directoryRead: true } });
-      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       const list = await peer.request({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
       assert.equal(list.result.skills[0].uri, 'skill://git-flow/SKILL.md');
       assert.equal(list.result.ttlMs, undefined, 'no 2026 decoration in a 2025 session');
@@ -262,17 +264,7 @@ describe('skills over MCP', () => {
   test('a toolset serves only the skills it names', async () => {
     const peer = new RawStdioPeer([manifest, '--no-watch', '--toolset', 'git']);
     try {
-      await peer.request({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      });
-      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await handshake(peer);
       const list = await peer.request({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
       assert.deepEqual(
         list.result.skills.map((s: Entry) => s.uri),
@@ -344,17 +336,7 @@ describe('skill folders are checked like the manifest', () => {
     );
     const peer = new RawStdioPeer([join(dir, 'swap/mcp.yaml'), '--no-watch']);
     try {
-      await peer.request({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      });
-      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await handshake(peer);
       const uri = 'skill://swapped/notes.md';
       const read = await peer.request({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri } });
       assert.equal(read.result.contents[0].text, 'harmless\n');
