@@ -236,7 +236,11 @@ try {
   const npxRoot = join(run('npm', ['config', 'get', 'cache']).stdout.trim(), '_npx');
   npxDir = readdirSync(npxRoot)
     .map((hash) => join(npxRoot, hash))
-    .find((dir) => readFileSync(join(dir, 'package.json'), 'utf8').includes(tarball));
+    .find((dir) => {
+      // A folder an interrupted npx left without its package.json is someone else's: skip it.
+      const manifest = join(dir, 'package.json');
+      return existsSync(manifest) && readFileSync(manifest, 'utf8').includes(tarball);
+    });
   if (npxDir === undefined) throw new Error(`npx installed the tarball in no folder of ${npxRoot}`);
   cpSync(join(REPO, 'node_modules', SQLITE_BINARY), join(npxDir, 'node_modules', SQLITE_BINARY));
   serveDemo(
