@@ -11,6 +11,7 @@ import { problems } from '../errors.js';
 import { fastParse, MAX_ALIAS_COUNT, ownString } from './fast-parse.js';
 import type { Finding } from './finding.js';
 import { SourceMap } from './locate.js';
+import { cachedParse } from './parse-cache.js';
 import { yamlLib } from './yaml-lib.js';
 
 export { MAX_ALIAS_COUNT };
@@ -28,8 +29,14 @@ export interface YamlFinding extends Finding {
 }
 
 export function parseYaml(text: string): Parsed {
+  // A large text parsed before by this build: its data, read back (parse-cache.ts).
+  const cached = cachedParse(text);
+  if ('data' in cached) return { source: new SourceMap(text), data: cached.data, errors: [] };
   const fast = fastParse(text);
-  if (fast) return { source: new SourceMap(text), data: fast.data, errors: [] };
+  if (fast) {
+    cached.keep?.(fast.data);
+    return { source: new SourceMap(text), data: fast.data, errors: [] };
+  }
   const { LineCounter, parseDocument } = yamlLib();
   const lines = new LineCounter();
   // prettyErrors off: the message stays one sentence; the code frame is ours. Duplicate keys are

@@ -20,3 +20,5 @@ export const nodeCrypto: () => typeof import('node:crypto') = onFirstUse('node:c
 export const nodeFsPromises: () => typeof import('node:fs/promises') = onFirstUse('node:fs/promises');
 /** node:http (with node:net and the HTTP parser, some 10 modules): an http tool needs it only on a call. */
 export const nodeHttp: () => typeof import('node:http') = onFirstUse('node:http');
+/** node:v8's serializer: the parse cache (manifest/parse-cache.ts) reads and writes with it, for a large manifest only. */
+export const nodeV8: () => typeof import('node:v8') = onFirstUse('node:v8');
