@@ -75,13 +75,18 @@ export interface ReloaderOptions {
   readonly debounceMs?: number;
   /** How long an old catalog may wait for its in-flight requests before it is disposed anyway. */
   readonly disposeGraceMs?: number;
+  /**
+   * `primary`: this process does not watch; the primary process of `--workers` does, and hands
+   * its file events to `changed` (cli/workers.ts), so that the workers reload on one event.
+   */
+  readonly watcher?: 'own' | 'primary';
 }
 
 /** `refused`: the edit built, but breaks the contract and the manifest says `reload.refuseBreaking`. */
 export type ReloadOutcome = 'reloaded' | 'unchanged' | 'failed' | 'refused' | 'superseded';
 
 /** Events that add or remove files change what a folder resource lists. */
-const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
+export const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
 
 export class Reloader {
   private watcher: FSWatcher | undefined;
@@ -119,6 +124,10 @@ export class Reloader {
    */
   start(text: string, after: Promise<unknown> = Promise.resolve()): void {
     const included = includedTexts(this.options.ref.current, readFileSync);
+    if (this.options.watcher === 'primary') {
+      this.lastDigest ??= textDigest(text, included);
+      return;
+    }
     this.watching = after
       .then(() => {
         this.lastDigest ??= textDigest(text, included);
@@ -182,6 +191,19 @@ export class Reloader {
   /** Reloads now, even when nothing seems to have changed (SIGHUP). */
   reload(): Promise<ReloadOutcome> {
     return this.enqueue(new Set(), true);
+  }
+
+  /**
+   * Reloads for file events another process's watcher saw and debounced (the primary of
+   * `--workers`): as this reloader's own watcher would, so every worker comes to the same outcome.
+   */
+  changed(paths: readonly string[], structural: boolean): Promise<ReloadOutcome> {
+    return this.enqueue(new Set(paths), structural);
+  }
+
+  /** What a watcher must watch for the current catalog: the manifest and the files it names. */
+  watchedFiles(): string[] {
+    return [this.options.file, ...watchedPaths(this.options.ref.current)];
   }
 
   private onEvent(event: string, path: string): void {
@@ -481,7 +503,7 @@ function watchedPaths(catalog: Catalog): string[] {
 }
 
 /** The symlinks in the manifest's own folder that its path goes through (a ConfigMap's `..data`). */
-function symlinksOf(file: string): Set<string> {
+export function symlinksOf(file: string): Set<string> {
   const folder = dirname(resolve(file));
   const links = new Set<string>();
   let path = resolve(file);
