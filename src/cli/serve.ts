@@ -149,12 +149,17 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     const { WorkerLink } = await import('./worker-link.js');
     link = new WorkerLink(Number(process.env.MCP_RUN_WORKER ?? 1), workers);
   }
-  const state =
+  const opened =
     options.state !== undefined
       ? await openState(options.state, log)
       : link !== undefined
         ? await workersState(link)
         : undefined;
+  // A worker's streams leave their epitaphs with the primary, for when the worker is killed.
+  const state =
+    link !== undefined && opened !== undefined
+      ? new (await import('../state/epitaphs.js')).ReportedState(opened, link.client)
+      : opened;
   const sources = new SourceTracker();
   sources.watch(registry);
   let metrics: Metrics | undefined;
@@ -513,7 +518,7 @@ async function serveOverHttp(
     : http.url;
   // A worker says so to the primary, which says it once for the server when every worker listens.
   const say = ops.link ? log.debug.bind(log) : log.info.bind(log);
-  say(`listening on ${url}`);
+  say(ops.link ? `worker ${ops.link.slot} listening on ${url}` : `listening on ${url}`);
   ops.link?.listening(url);
   letYoungGenerationGrow();
   if (wildcard) say(`bound to ${host}: reachable on all interfaces at port ${new URL(url).port}`);

@@ -25,7 +25,9 @@ import { STRUCTURAL, symlinksOf } from '../catalog/reload.js';
 import { hostLimits } from '../governance/limits/ipc-store.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { STATE_KEY_ENV } from '../protocol/request-state.js';
+import { hostEpitaphs } from '../state/epitaphs.js';
 import { hostState } from '../state/ipc.js';
+import { MemoryState } from '../state/memory.js';
 import { type IpcMessage, type IpcPeer, IpcRooms } from '../util/ipc.js';
 
 /** The environment a worker is started with: its slot (1…N) and the number of workers. */
@@ -64,7 +66,10 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
   const log = new StderrLogger(options.logLevel, undefined, options.logFormat ?? 'text');
   const n = options.workers;
   const rooms = new IpcRooms();
-  const hosted = options.state === undefined ? [hostState(rooms), hostLimits(rooms)] : [];
+  const hosted = [
+    ...(options.state === undefined ? hostMemory(rooms) : []),
+    ...(await hostRedis(rooms, options.state, log)),
+  ];
   const slots = new Map<number, Slot>();
   const bySlotId = new Map<number, Slot>();
   const metrics = options.metrics ? await primaryMetrics(slots) : undefined;
@@ -188,7 +193,42 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
       if (!stopping) fork(entry.slot, failures);
     }, wait);
   });
-  log.info(`listening on ${url} (${n} workers, pid ${process.pid})`);
+  log.info(`${n} workers serve the port (primary pid ${process.pid})`);
+  log.info(`listening on ${url}`);
+}
+
+/** Without `--state`: the state and the limits' counts of every worker, and their epitaphs. */
+function hostMemory(rooms: IpcRooms): Host[] {
+  const memory = new MemoryState();
+  const state = hostState(rooms, memory);
+  const graveyard = {
+    logRead: memory.logRead.bind(memory),
+    logAppend: memory.logAppend.bind(memory),
+    logClose: memory.logClose.bind(memory),
+    publish: state.publish,
+  };
+  return [state, hostLimits(rooms), hostEpitaphs(rooms, graveyard, () => {})];
+}
+
+/** With `--state redis://…`: the primary's own connection, to end the streams of a worker killed mid-call. */
+async function hostRedis(rooms: IpcRooms, url: string | undefined, log: StderrLogger): Promise<Host[]> {
+  if (url === undefined) return [];
+  const { RedisState } = await import('../state/redis.js');
+  const password = new URL(url).password;
+  if (password) log.addSecrets([decodeURIComponent(password)]);
+  let redis: InstanceType<typeof RedisState>;
+  try {
+    redis = new RedisState(url, log);
+  } catch {
+    // A bad URL: the first worker says so, and the server exits with it.
+    return [];
+  }
+  void redis.connect();
+  return [hostEpitaphs(rooms, redis, (message) => log.warn(`state: ${message}`))];
+}
+
+interface Host {
+  forget(peer: number): void;
 }
 
 /**

@@ -147,7 +147,10 @@ export class IpcState implements SharedState {
  * The primary's side: one MemoryState for every worker, and the workers subscribed to each
  * channel. Returns what to call when a worker is gone (its subscriptions end).
  */
-export function hostState(rooms: IpcRooms, state = new MemoryState()): { forget(peer: number): void } {
+export function hostState(
+  rooms: IpcRooms,
+  state = new MemoryState(),
+): { forget(peer: number): void; publish(channel: string, message: string): Promise<void> } {
   const subscribers = new Map<string, Map<number, IpcPeer>>();
   const fanOut = (channel: string, message: string) => {
     bounded(`a message on ${channel}`, message);
@@ -196,5 +199,6 @@ export function hostState(rooms: IpcRooms, state = new MemoryState()): { forget(
     forget(id) {
       for (const peers of subscribers.values()) peers.delete(id);
     },
+    publish: async (channel, message) => fanOut(channel, message),
   };
 }
