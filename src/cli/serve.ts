@@ -10,6 +10,7 @@ import { ManifestError } from '../errors.js';
 import type { AuditTrail } from '../governance/audit/trail.js';
 import { installLimitStore } from '../governance/limits/store.js';
 import { builtinKinds } from '../kinds/builtin.js';
+import { setProcessCount } from '../kinds/contract/share.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { preloadAjv2020 } from '../manifest/precompiled.js';
 import { installOpsHooks } from '../ops/hooks.js';
@@ -148,6 +149,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     }
     const { WorkerLink } = await import('./worker-link.js');
     link = new WorkerLink(Number(process.env.MCP_RUN_WORKER ?? 1), workers);
+    // Before any source opens: the manifest's pools and memory are the server's, each worker its share.
+    setProcessCount(workers);
   }
   const opened =
     options.state !== undefined

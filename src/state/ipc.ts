@@ -66,7 +66,7 @@ export class IpcState implements SharedState {
   get(key: string): Promise<string | undefined> {
     return this.call('get', [key]);
   }
-  set(key: string, value: string, ttlMs: number): Promise<void> {
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
     return this.call('set', [key, bounded(`the value of ${key}`, value), ttlMs]);
   }
   del(keys: readonly string[]): Promise<void> {
@@ -83,7 +83,7 @@ export class IpcState implements SharedState {
   ): Promise<string | undefined> {
     return this.call('getAndTouch', [key, also, index, ttlMs]);
   }
-  setAndTouch(
+  async setAndTouch(
     key: string,
     value: string,
     ttlMs: number,
@@ -108,7 +108,7 @@ export class IpcState implements SharedState {
   logCreate(key: string, tag: string, ttlMs: number): Promise<void> {
     return this.call('logCreate', [key, tag, ttlMs]);
   }
-  logAppend(key: string, item: string, bounds: LogBounds, once?: string): Promise<number> {
+  async logAppend(key: string, item: string, bounds: LogBounds, once?: string): Promise<number> {
     return this.call('logAppend', [key, bounded(`an item of ${key}`, item), bounds, once]);
   }
   logRead(key: string, afterSeq: number, ttlMs: number): Promise<LogRead | undefined> {
@@ -117,7 +117,7 @@ export class IpcState implements SharedState {
   logClose(key: string, ttlMs: number): Promise<void> {
     return this.call('logClose', [key, ttlMs]);
   }
-  publish(channel: string, message: string): Promise<void> {
+  async publish(channel: string, message: string): Promise<void> {
     return this.call('publish', [channel, bounded(`a message on ${channel}`, message)]);
   }
   async subscribe(channel: string, handler: (message: string) => void): Promise<void> {
