@@ -139,7 +139,7 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
       });
     });
 
-  const stop = async (signal: NodeJS.Signals) => {
+  const stop = async (signal: NodeJS.Signals, code = 0) => {
     if (stopping) return;
     stopping = true;
     log.info(`${signal}: draining ${slots.size} worker(s)`);
@@ -153,7 +153,7 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
     }, DRAIN_MAX_MS);
     await Promise.all(exits);
     clearTimeout(late);
-    process.exit(0);
+    process.exit(code);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
@@ -172,7 +172,7 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
   const failed = started.find((s) => s.status === 'rejected');
   if (failed !== undefined && !stopping) {
     log.error('a worker exited while starting; stopping the others');
-    await stop('SIGTERM');
+    await stop('SIGTERM', 1);
     return;
   }
   if (stopping) return;

@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { hostState, IpcState } from '../../src/state/ipc.js';
@@ -15,35 +14,22 @@ import { parseStateUrl, RedisState } from '../../src/state/redis.js';
 import { MAX_VALUE_BYTES, type SharedState, StateError } from '../../src/state/shared.js';
 import { IpcClient, type IpcEnd, IpcRooms } from '../../src/util/ipc.js';
 import { CLI, REPO } from '../helpers/demo.js';
+import { ipcPair } from '../helpers/ipc-pair.js';
 import { captureLogger } from '../protocol/harness.js';
 import { REDIS_URL, stateUrl } from './replicas-harness.js';
 
 const BOUNDS = { items: 3, bytes: 100, ttlMs: 60_000 };
 
-/**
- * A worker's IpcState and the primary's hostState, joined by a channel in this process that
- * carries messages as the cluster's does: JSON, asynchronously, in order.
- */
-function ipcPair(): SharedState {
-  const rooms = new IpcRooms();
+/** A worker's IpcState on the primary's hostState, over a channel in this process. */
+function ipcState(): SharedState {
+  const { client, rooms } = ipcPair();
   hostState(rooms);
-  const end = new EventEmitter() as EventEmitter & { send: NonNullable<IpcEnd['send']>; connected: boolean };
-  const copy = (message: unknown) => JSON.parse(JSON.stringify(message)) as unknown;
-  const peer = { id: 1, send: (message: unknown) => setImmediate(() => end.emit('message', copy(message))) };
-  end.connected = true;
-  end.send = (message, _handle, _options, callback) => {
-    setImmediate(() => {
-      rooms.receive(peer, copy(message));
-      callback?.(null);
-    });
-    return true;
-  };
-  return new IpcState(new IpcClient(end));
+  return new IpcState(client);
 }
 
 const implementations: [string, string | undefined, () => Promise<SharedState>][] = [
   ['memory', undefined, async () => new MemoryState()],
-  ['ipc (the state --workers reach in the primary)', undefined, async () => ipcPair()],
+  ['ipc (the state --workers reach in the primary)', undefined, async () => ipcState()],
   [
     'redis',
     REDIS_URL === undefined ? 'MCP_RUN_TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379)' : undefined,
