@@ -127,7 +127,15 @@ for (const mode of MODES)
 
     before(async () => {
       server = await spawnHttpCli(
-        [file, '--workers', '2', '--log-level', 'debug', ...(mode.state ? ['--state', mode.state] : [])],
+        [
+          file,
+          '--workers',
+          '2',
+          '--metrics',
+          '--log-level',
+          'debug',
+          ...(mode.state ? ['--state', mode.state] : []),
+        ],
         { env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', MCP_RUN_STATE_KEY: '' } },
       );
       workers = await workerIds(server.url);
@@ -143,14 +151,16 @@ for (const mode of MODES)
       const session = await connect(server.url, agents);
       try {
         await eventually(() => session.getStream() !== undefined, 'the GET stream');
-        for (let i = 0; i < 6; i++) {
+        const calls = () => session.served.filter((s) => s.method === 'tools/call').map((s) => s.replica);
+        // Round-robin hands each new connection to the next free worker: on a busy machine one
+        // worker may take a few in a row, so the calls go on until both served some (at most 30).
+        for (let i = 0; i < 30 && (i < 6 || new Set(calls()).size < 2); i++) {
           const result = await session.client.callTool({ name: 'one', arguments: {} });
           assert.deepEqual(result.structuredContent, { rows: [{ n: 1 }], rowCount: 1, truncated: false });
         }
-        const calls = session.served.filter((s) => s.method === 'tools/call').map((s) => s.replica);
-        assert.deepEqual(new Set(calls), workers, 'the calls went to both workers');
+        assert.deepEqual(new Set(calls()), workers, 'the calls went to both workers');
         assert.ok(
-          calls.some((r) => r !== session.getStream()),
+          calls().some((r) => r !== session.getStream()),
           'a call ran on the worker without the GET stream',
         );
       } finally {
@@ -168,12 +178,13 @@ for (const mode of MODES)
         );
         const taskId = created.task.taskId;
         const runner = session.served.findLast((s) => s.method === 'tools/call')?.replica;
-        // Reads go round the workers: at least one lands on the worker not running the call.
-        for (let i = 0; i < 4; i++) await session.client.experimental.tasks.getTask(taskId);
-        const readers = session.served.filter((s) => s.method === 'tasks/get').map((s) => s.replica);
+        // Reads go round the workers until one lands on the worker not running the call (at most 30).
+        const readers = () => session.served.filter((s) => s.method === 'tasks/get').map((s) => s.replica);
+        for (let i = 0; i < 30 && !readers().some((r) => r !== runner); i++)
+          await session.client.experimental.tasks.getTask(taskId);
         assert.ok(
-          readers.some((r) => r !== runner),
-          `a tasks/get was served by the other worker (${readers})`,
+          readers().some((r) => r !== runner),
+          `a tasks/get was served by the other worker (${readers()})`,
         );
         const result = await session.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
         assert.equal((result.content[0] as { text: string }).text.trim(), `done ${tag}`);
@@ -229,6 +240,40 @@ for (const mode of MODES)
       }
     });
 
+    test('/metrics on any worker is the sum over both; /readyz speaks for the server', async () => {
+      const scrape = async () => {
+        const res = await undiciFetch(new URL('/metrics', server.url), { dispatcher: new Agent() });
+        const text = await res.text();
+        const calls = /^mcp_run_tool_calls_total\{tool="one",outcome="ok"\} (\d+)/m.exec(text);
+        const up = /^mcp_run_workers\{state="up"\} (\d+)/m.exec(text);
+        const by = res.headers.get('x-mcp-run-replica') ?? '?';
+        return { calls: Number(calls?.[1] ?? 0), up: Number(up?.[1]), by };
+      };
+      const before = await scrape();
+      let made = 0;
+      const session = await connect(server.url, agents);
+      try {
+        const calls = () => session.served.filter((s) => s.method === 'tools/call').map((s) => s.replica);
+        for (let i = 0; i < 30 && (i < 4 || new Set(calls()).size < 2); i++)
+          await session.client.callTool({ name: 'one', arguments: {} });
+        made = calls().length;
+        assert.deepEqual(new Set(calls()), workers, 'the calls went to both workers');
+      } finally {
+        await session.client.close();
+      }
+      // Scrapes until each worker answered one: each sees every call of both.
+      const scrapedBy = new Set<string>();
+      for (let i = 0; i < 30 && scrapedBy.size < 2; i++) {
+        const after = await scrape();
+        assert.equal(after.calls - before.calls, made);
+        assert.equal(after.up, 2);
+        scrapedBy.add(after.by);
+      }
+      assert.deepEqual(scrapedBy, workers);
+      const res = await undiciFetch(new URL('/readyz', server.url), { dispatcher: new Agent() });
+      assert.equal(res.status, 200, await res.text());
+    });
+
     test('a worker SIGKILLed mid-call: the call fails with an error, and the next one succeeds', async () => {
       const session = await connect(server.url, agents);
       try {
@@ -247,8 +292,9 @@ for (const mode of MODES)
         process.kill(worker, 'SIGKILL');
         const failed = await outcome;
         assert.ok(failed instanceof Error, 'the call ended with an error, not an answer');
-        // The client resumed the call's stream on the other worker, where the primary had ended it.
-        assert.match(failed.message, /server process running this request stopped/);
+        // The client resumed the call's stream on the other worker, where the primary ended it with
+        // an error; or its resume reached the dying worker, and failed.
+        assert.match(failed.message, /server process running this request stopped|fetch failed/);
         await eventually(() => ready(server.url), 'both workers up again');
         assert.match(server.stderr(), /worker \d \(pid \d+\) exited \(SIGKILL\)/);
         // The session lives on in the shared state: its next call succeeds, on either worker.
