@@ -27,6 +27,7 @@ import {
 import { Agent, fetch as undiciFetch } from 'undici';
 import { tempFiles } from '../helpers/demo.js';
 import { treeOf } from '../helpers/process-tree.js';
+import { runCli } from '../helpers/run-cli.js';
 import { eventually, type Listener, listen, REDIS_URL, stateUrl } from '../state/replicas-harness.js';
 import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 
@@ -308,3 +309,30 @@ for (const mode of MODES)
       }
     });
   });
+
+describe('--workers is refused where it cannot hold', () => {
+  const files = tempFiles({
+    'mcp.yaml': manifest(),
+    'audited.yaml': `server:\n  audit:\n    file: audit.jsonl\n${manifest().replace(/^\nserver:\n/, '')}`,
+  });
+  after(() => files.cleanup());
+
+  test('with stdio, which is one process', () => {
+    const run = runCli([join(files.dir, 'mcp.yaml'), '--workers', '2']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--workers serves one HTTP port from several processes; it needs --http/);
+  });
+
+  test('with server.audit: one hash chain has one writer (said once, by the first worker)', () => {
+    const run = runCli([join(files.dir, 'audited.yaml'), '--http', '--port', '0', '--workers', '2']);
+    assert.equal(run.code, 2);
+    const said = run.stderr.match(/server\.audit keeps one hash chain written by one process/g) ?? [];
+    assert.equal(said.length, 1, run.stderr);
+  });
+
+  test('a count below 1 (bad usage)', () => {
+    const run = runCli([join(files.dir, 'mcp.yaml'), '--http', '--workers', '0']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /a number of processes from 1 to 256, or auto/);
+  });
+});

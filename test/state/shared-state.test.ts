@@ -12,7 +12,6 @@ import { hostState, IpcState } from '../../src/state/ipc.js';
 import { MemoryState } from '../../src/state/memory.js';
 import { parseStateUrl, RedisState } from '../../src/state/redis.js';
 import { MAX_VALUE_BYTES, type SharedState, StateError } from '../../src/state/shared.js';
-import { IpcClient, type IpcEnd, IpcRooms } from '../../src/util/ipc.js';
 import { CLI, REPO } from '../helpers/demo.js';
 import { ipcPair } from '../helpers/ipc-pair.js';
 import { captureLogger } from '../protocol/harness.js';
