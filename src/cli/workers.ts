@@ -214,10 +214,10 @@ function hostMemory(rooms: IpcRooms): Host[] {
 async function hostRedis(rooms: IpcRooms, url: string | undefined, log: StderrLogger): Promise<Host[]> {
   if (url === undefined) return [];
   const { RedisState } = await import('../state/redis.js');
-  const password = new URL(url).password;
-  if (password) log.addSecrets([decodeURIComponent(password)]);
   let redis: InstanceType<typeof RedisState>;
   try {
+    const password = new URL(url).password;
+    if (password) log.addSecrets([decodeURIComponent(password)]);
     redis = new RedisState(url, log);
   } catch {
     // A bad URL: the first worker says so, and the server exits with it.
