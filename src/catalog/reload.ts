@@ -80,6 +80,11 @@ export interface ReloaderOptions {
    * its file events to `changed` (cli/workers.ts), so that the workers reload on one event.
    */
   readonly watcher?: 'own' | 'primary';
+  /**
+   * Another process says what this reload did (the first worker of `--workers`: every worker
+   * comes to the same outcome): this reloader's log lines go to debug, so the log has each once.
+   */
+  readonly quiet?: boolean;
 }
 
 /** `refused`: the edit built, but breaks the contract and the manifest says `reload.refuseBreaking`. */
@@ -112,8 +117,11 @@ export class Reloader {
   private retries = 0;
   private retryTimer: NodeJS.Timeout | undefined;
 
+  private readonly log: StderrLogger;
+
   constructor(private readonly options: ReloaderOptions) {
     this.name = basename(options.file);
+    this.log = options.quiet ? quieter(options.log) : options.log;
   }
 
   /**
@@ -137,7 +145,7 @@ export class Reloader {
         (chokidar) => {
           if (chokidar && !this.closed) this.watch(chokidar.watch);
         },
-        (err: Error) => this.options.log.warn(`watcher: cannot load chokidar: ${err.message}`),
+        (err: Error) => this.log.warn(`watcher: cannot load chokidar: ${err.message}`),
       );
   }
 
@@ -147,7 +155,7 @@ export class Reloader {
       ignoreInitial: true,
     });
     this.watcher.on('all', (event, path) => this.onEvent(event, path));
-    this.watcher.on('error', (err) => this.options.log.warn(`watcher: ${(err as Error).message}`));
+    this.watcher.on('error', (err) => this.log.warn(`watcher: ${(err as Error).message}`));
     this.watcher.once('ready', () => void this.catchUp());
     const links = symlinksOf(this.options.file);
     if (links.size > 0) {
@@ -160,7 +168,7 @@ export class Reloader {
       this.linkWatcher.on('all', (_event, path) => {
         if (links.has(resolve(path))) this.onEvent('add', this.options.file);
       });
-      this.linkWatcher.on('error', (err) => this.options.log.warn(`watcher: ${(err as Error).message}`));
+      this.linkWatcher.on('error', (err) => this.log.warn(`watcher: ${(err as Error).message}`));
     }
   }
 
@@ -230,13 +238,14 @@ export class Reloader {
     );
     // A reload started by the watcher has no caller to hear of a failure: say it here.
     this.queue = run.catch((err: unknown) =>
-      this.options.log.error(`reload of ${this.name} did not finish: ${describeError(err)}`),
+      this.log.error(`reload of ${this.name} did not finish: ${describeError(err)}`),
     );
     return run;
   }
 
   private async run(revision: number, paths: ReadonlySet<string>, force: boolean): Promise<ReloadOutcome> {
-    const { file, ref, registry, log } = this.options;
+    const { file, ref, registry } = this.options;
+    const log = this.log;
     let text: string;
     try {
       text = await readFileAsync(file, 'utf8');
@@ -359,9 +368,7 @@ export class Reloader {
       void this.enqueue(new Set(), true);
     }, waitMs);
     this.retryTimer.unref();
-    this.options.log.info(
-      `reload of ${this.name}: a source could not be opened; trying again in ${waitMs} ms`,
-    );
+    this.log.info(`reload of ${this.name}: a source could not be opened; trying again in ${waitMs} ms`);
   }
 
   /** The URIs whose file content really changed among the paths that fired. */
@@ -397,6 +404,13 @@ export class Reloader {
     await Promise.race([this.options.ref.idle(catalog), grace]);
     await catalog.dispose();
   }
+}
+
+/** `log`, with what it says at info, warn and error said at debug (its secrets are the same). */
+function quieter(log: StderrLogger): StderrLogger {
+  const quiet = Object.create(log) as StderrLogger;
+  quiet.info = quiet.warn = quiet.error = (message: string) => log.debug(message);
+  return quiet;
 }
 
 const RETRY_FIRST_MS = 1000;

@@ -246,7 +246,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
         ref,
         registry,
         log,
-        ...(link && { watcher: 'primary' as const }),
+        ...(link && { watcher: 'primary' as const, quiet: link.slot > 1 }),
         listener: {
           listChanged: (categories, change) => {
             protocol.notifyListChanged(categories, change);
