@@ -10,7 +10,7 @@ import { ManifestError } from '../errors.js';
 import type { AuditTrail } from '../governance/audit/trail.js';
 import { installLimitStore } from '../governance/limits/store.js';
 import { builtinKinds } from '../kinds/builtin.js';
-import { setProcessCount } from '../kinds/contract/share.js';
+import { setProcessCount, shareOf } from '../kinds/contract/share.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { preloadAjv2020 } from '../manifest/precompiled.js';
 import { installOpsHooks } from '../ops/hooks.js';
@@ -493,7 +493,7 @@ async function serveOverHttp(
       ),
       ...(options.ssePollMs !== undefined && { ssePollMs: options.ssePollMs }),
       // The session cap is the server's: each worker holds its share.
-      ...(ops.link && { maxSessions: Math.max(1, Math.floor(HTTP_DEFAULTS.maxSessions / ops.link.count)) }),
+      ...(ops.link && { maxSessions: shareOf(HTTP_DEFAULTS.maxSessions) }),
       ...(ops.state && { state: ops.state }),
       ...(options.playground && { pageRoute: options.playground.route }),
       toolsets: {
