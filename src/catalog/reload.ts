@@ -75,13 +75,23 @@ export interface ReloaderOptions {
   readonly debounceMs?: number;
   /** How long an old catalog may wait for its in-flight requests before it is disposed anyway. */
   readonly disposeGraceMs?: number;
+  /**
+   * `primary`: this process does not watch; the primary process of `--workers` does, and hands
+   * its file events to `changed` (cli/workers.ts), so that the workers reload on one event.
+   */
+  readonly watcher?: 'own' | 'primary';
+  /**
+   * Another process says what this reload did (the first worker of `--workers`: every worker
+   * comes to the same outcome): this reloader's log lines go to debug, so the log has each once.
+   */
+  readonly quiet?: boolean;
 }
 
 /** `refused`: the edit built, but breaks the contract and the manifest says `reload.refuseBreaking`. */
 export type ReloadOutcome = 'reloaded' | 'unchanged' | 'failed' | 'refused' | 'superseded';
 
 /** Events that add or remove files change what a folder resource lists. */
-const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
+export const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
 
 export class Reloader {
   private watcher: FSWatcher | undefined;
@@ -107,8 +117,11 @@ export class Reloader {
   private retries = 0;
   private retryTimer: NodeJS.Timeout | undefined;
 
+  private readonly log: StderrLogger;
+
   constructor(private readonly options: ReloaderOptions) {
     this.name = basename(options.file);
+    this.log = options.quiet ? quieter(options.log) : options.log;
   }
 
   /**
@@ -119,6 +132,10 @@ export class Reloader {
    */
   start(text: string, after: Promise<unknown> = Promise.resolve()): void {
     const included = includedTexts(this.options.ref.current, readFileSync);
+    if (this.options.watcher === 'primary') {
+      this.lastDigest ??= textDigest(text, included);
+      return;
+    }
     this.watching = after
       .then(() => {
         this.lastDigest ??= textDigest(text, included);
@@ -128,7 +145,7 @@ export class Reloader {
         (chokidar) => {
           if (chokidar && !this.closed) this.watch(chokidar.watch);
         },
-        (err: Error) => this.options.log.warn(`watcher: cannot load chokidar: ${err.message}`),
+        (err: Error) => this.log.warn(`watcher: cannot load chokidar: ${err.message}`),
       );
   }
 
@@ -138,7 +155,7 @@ export class Reloader {
       ignoreInitial: true,
     });
     this.watcher.on('all', (event, path) => this.onEvent(event, path));
-    this.watcher.on('error', (err) => this.options.log.warn(`watcher: ${(err as Error).message}`));
+    this.watcher.on('error', (err) => this.log.warn(`watcher: ${(err as Error).message}`));
     this.watcher.once('ready', () => void this.catchUp());
     const links = symlinksOf(this.options.file);
     if (links.size > 0) {
@@ -151,7 +168,7 @@ export class Reloader {
       this.linkWatcher.on('all', (_event, path) => {
         if (links.has(resolve(path))) this.onEvent('add', this.options.file);
       });
-      this.linkWatcher.on('error', (err) => this.options.log.warn(`watcher: ${(err as Error).message}`));
+      this.linkWatcher.on('error', (err) => this.log.warn(`watcher: ${(err as Error).message}`));
     }
   }
 
@@ -184,6 +201,19 @@ export class Reloader {
     return this.enqueue(new Set(), true);
   }
 
+  /**
+   * Reloads for file events another process's watcher saw and debounced (the primary of
+   * `--workers`): as this reloader's own watcher would, so every worker comes to the same outcome.
+   */
+  changed(paths: readonly string[], structural: boolean): Promise<ReloadOutcome> {
+    return this.enqueue(new Set(paths), structural);
+  }
+
+  /** What a watcher must watch for the current catalog: the manifest and the files it names. */
+  watchedFiles(): string[] {
+    return [this.options.file, ...watchedPaths(this.options.ref.current)];
+  }
+
   private onEvent(event: string, path: string): void {
     this.pending.paths.add(path);
     if (STRUCTURAL.has(event)) this.pending.structural = true;
@@ -208,13 +238,14 @@ export class Reloader {
     );
     // A reload started by the watcher has no caller to hear of a failure: say it here.
     this.queue = run.catch((err: unknown) =>
-      this.options.log.error(`reload of ${this.name} did not finish: ${describeError(err)}`),
+      this.log.error(`reload of ${this.name} did not finish: ${describeError(err)}`),
     );
     return run;
   }
 
   private async run(revision: number, paths: ReadonlySet<string>, force: boolean): Promise<ReloadOutcome> {
-    const { file, ref, registry, log } = this.options;
+    const { file, ref, registry } = this.options;
+    const log = this.log;
     let text: string;
     try {
       text = await readFileAsync(file, 'utf8');
@@ -337,9 +368,7 @@ export class Reloader {
       void this.enqueue(new Set(), true);
     }, waitMs);
     this.retryTimer.unref();
-    this.options.log.info(
-      `reload of ${this.name}: a source could not be opened; trying again in ${waitMs} ms`,
-    );
+    this.log.info(`reload of ${this.name}: a source could not be opened; trying again in ${waitMs} ms`);
   }
 
   /** The URIs whose file content really changed among the paths that fired. */
@@ -375,6 +404,13 @@ export class Reloader {
     await Promise.race([this.options.ref.idle(catalog), grace]);
     await catalog.dispose();
   }
+}
+
+/** `log`, with what it says at info, warn and error said at debug (its secrets are the same). */
+function quieter(log: StderrLogger): StderrLogger {
+  const quiet = Object.create(log) as StderrLogger;
+  quiet.info = quiet.warn = quiet.error = (message: string) => log.debug(message);
+  return quiet;
 }
 
 const RETRY_FIRST_MS = 1000;
@@ -481,7 +517,7 @@ function watchedPaths(catalog: Catalog): string[] {
 }
 
 /** The symlinks in the manifest's own folder that its path goes through (a ConfigMap's `..data`). */
-function symlinksOf(file: string): Set<string> {
+export function symlinksOf(file: string): Set<string> {
   const folder = dirname(resolve(file));
   const links = new Set<string>();
   let path = resolve(file);

@@ -5,6 +5,7 @@
  * an HTTP address that cannot be bound), 2 bad usage.
  */
 import { realpathSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -94,6 +95,17 @@ function parsePort(value: string): number {
     throw new InvalidArgumentError('a port is an integer from 0 to 65535');
   return port;
 }
+
+/** `--workers`: a whole number from 1, or `auto` for the cores this process may use. */
+function parseWorkers(value: string): number {
+  if (value === 'auto') return availableParallelism();
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_WORKERS)
+    throw new InvalidArgumentError(`a number of processes from 1 to ${MAX_WORKERS}, or auto (one per core)`);
+  return n;
+}
+
+const MAX_WORKERS = 256;
 
 /** `--sse-poll-ms`: a whole number of milliseconds, 0 to never poll. */
 function parsePollMs(value: string): number {
@@ -222,6 +234,12 @@ export function commandLine(): Command {
     .option(
       '--state <url>',
       'HTTP: share 2025-era sessions with other replicas through Redis, redis://host:port[/db][?prefix=name]',
+    )
+    .addOption(
+      new Option(
+        '--workers <n|auto>',
+        'HTTP: serve the port from n processes (auto: one per core); sessions, tasks and limits span them',
+      ).argParser(parseWorkers),
     )
     .addOption(
       new Option(

@@ -10,6 +10,7 @@ import { ManifestError } from '../errors.js';
 import type { AuditTrail } from '../governance/audit/trail.js';
 import { installLimitStore } from '../governance/limits/store.js';
 import { builtinKinds } from '../kinds/builtin.js';
+import { setProcessCount, shareOf } from '../kinds/contract/share.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { preloadAjv2020 } from '../manifest/precompiled.js';
 import { installOpsHooks } from '../ops/hooks.js';
@@ -31,6 +32,7 @@ import { startupLoadIsOver } from '../util/large-load.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { describeCounts } from './counts.js';
 import { toolsetFault } from './toolset-arg.js';
+import type { WorkerLink } from './worker-link.js';
 import { letYoungGenerationGrow } from './young-generation.cjs';
 
 /**
@@ -86,6 +88,8 @@ export interface ServeOptions {
   readonly toolset?: string[];
   /** `--reload-errors-detail`: a failed reload's code frames go to HTTP clients beyond loopback too. */
   readonly reloadErrorsDetail?: boolean;
+  /** `--workers N|auto` (HTTP only): N processes serve the port (workers.ts); 1 or absent: this one. */
+  readonly workers?: number;
 }
 
 /** Where `--metrics` serves: a path of the MCP server, or a port of their own. */
@@ -106,6 +110,8 @@ interface Ops {
   readonly place?: MetricsPlace;
   /** `--state`: its health is part of readiness. */
   readonly state?: SharedState;
+  /** `--workers`: this process is one of the workers, and this is its line to the primary. */
+  readonly link?: WorkerLink;
 }
 
 /**
@@ -127,7 +133,36 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     process.stderr.write('mcp-run: --state shares HTTP sessions between replicas; it needs --http\n');
     process.exit(2);
   }
-  const state = options.state === undefined ? undefined : await openState(options.state, log);
+  const workers = options.workers ?? 1;
+  if (workers > 1 && !options.http) {
+    process.stderr.write(
+      'mcp-run: --workers serves one HTTP port from several processes; it needs --http (stdio is one process)\n',
+    );
+    process.exit(2);
+  }
+  let link: WorkerLink | undefined;
+  if (workers > 1) {
+    const cluster = (await import('node:cluster')).default;
+    if (cluster.isPrimary) {
+      const { runPrimary } = await import('./workers.js');
+      return runPrimary(file, { ...options, workers });
+    }
+    const { WorkerLink } = await import('./worker-link.js');
+    link = new WorkerLink(Number(process.env.MCP_RUN_WORKER ?? 1), workers);
+    // Before any source opens: the manifest's pools and memory are the server's, each worker its share.
+    setProcessCount(workers);
+  }
+  const opened =
+    options.state !== undefined
+      ? await openState(options.state, log)
+      : link !== undefined
+        ? await workersState(link)
+        : undefined;
+  // A worker's streams leave their epitaphs with the primary, for when the worker is killed.
+  const state =
+    link !== undefined && opened !== undefined
+      ? new (await import('../state/epitaphs.js')).ReportedState(opened, link.client)
+      : opened;
   const sources = new SourceTracker();
   sources.watch(registry);
   let metrics: Metrics | undefined;
@@ -144,7 +179,17 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     const { startTracing } = await import('../ops/tracing.js');
     stopTracing = await startTracing(otlp, log);
   }
-  const ops: Ops = { sources, ...(metrics && { metrics }), ...(place && { place }), ...(state && { state }) };
+  if (metrics && link) {
+    const worker = link;
+    await metrics.joinCluster(() => worker.metrics());
+  }
+  const ops: Ops = {
+    sources,
+    ...(metrics && { metrics }),
+    ...(place && { place }),
+    ...(state && { state }),
+    ...(link && { link }),
+  };
   let catalog: Catalog;
   let text: string | undefined;
   try {
@@ -170,6 +215,15 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
       process.exit(2);
     }
   }
+  if (link !== undefined && catalog.audit !== undefined) {
+    // Checked in the first worker, which starts alone: the server exits with this once.
+    process.stderr.write(
+      'mcp-run: server.audit keeps one hash chain written by one process, and --workers would start one writer per worker: ' +
+        'serve this manifest with --workers 1, or run replicas that each write a trail of their own (docs/scaling.md#workers)\n',
+    );
+    await catalog.dispose();
+    process.exit(2);
+  }
   const ref = new CatalogRef(catalog);
   const audit = await openAudit(file, catalog, log);
   // Without watching, neither lists nor resource contents are ever re-read: advertise neither.
@@ -192,6 +246,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
         ref,
         registry,
         log,
+        ...(link && { watcher: 'primary' as const, quiet: link.slot > 1 }),
         listener: {
           listChanged: (categories, change) => {
             protocol.notifyListChanged(categories, change);
@@ -217,6 +272,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     if (text !== undefined) reloader?.start(text, after);
     text = undefined;
     void reloader?.ready().then(() => log.debug(`watching ${file} and the files it names for changes`));
+    if (link && reloader) followPrimary(link, reloader, log);
   };
   process.on('SIGHUP', () => void reloader?.reload());
   const opsServer =
@@ -407,7 +463,11 @@ async function serveOverHttp(
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const { authFromEnv, ProblemError, serveHttp } = await import('../transports/http/server.js');
+  const { authFromEnv, HTTP_DEFAULTS, ProblemError, serveHttp } = await import(
+    '../transports/http/server.js'
+  );
+  // The primary of --workers is gone (killed): this worker drains and exits.
+  ops.link?.client.onLost(() => void stop());
   try {
     const statics = authFromEnv(
       { tokenEnv: options.authTokenEnv, apiKeyEnv: options.apiKeyEnv },
@@ -432,6 +492,8 @@ async function serveOverHttp(
         () => !stopping,
       ),
       ...(options.ssePollMs !== undefined && { ssePollMs: options.ssePollMs }),
+      // The session cap is the server's: each worker holds its share.
+      ...(ops.link && { maxSessions: shareOf(HTTP_DEFAULTS.maxSessions) }),
       ...(ops.state && { state: ops.state }),
       ...(options.playground && { pageRoute: options.playground.route }),
       toolsets: {
@@ -457,10 +519,13 @@ async function serveOverHttp(
   const url = wildcard
     ? http.url.replace(/^http:\/\/[^/]+:/, `http://${host.includes(':') ? '[::1]' : '127.0.0.1'}:`)
     : http.url;
-  log.info(`listening on ${url}`);
+  // A worker says so to the primary, which says it once for the server when every worker listens.
+  const say = ops.link ? log.debug.bind(log) : log.info.bind(log);
+  say(ops.link ? `worker ${ops.link.slot} listening on ${url}` : `listening on ${url}`);
+  ops.link?.listening(url);
   letYoungGenerationGrow();
-  if (wildcard) log.info(`bound to ${host}: reachable on all interfaces at port ${new URL(url).port}`);
-  log.info(
+  if (wildcard) say(`bound to ${host}: reachable on all interfaces at port ${new URL(url).port}`);
+  say(
     `serving ${relative(process.cwd(), file) || file} (${await describeCounts(ref.current)}); ` +
       `client config: { "url": "${url}" }`,
   );
@@ -549,6 +614,40 @@ async function route(
     ...(ops.metrics && { metrics: ops.metrics }),
     ...(metricsPath !== undefined && { metricsPath }),
     ...(ops.state && { state: ops.state }),
+    ...(ops.link && { whole: () => (ops.link as WorkerLink).unready() }),
     redact: (text) => log.redact(text),
+  });
+}
+
+/**
+ * `--workers` without `--state`: the state and the limits' counts are the primary's, reached over
+ * IPC, so that sessions, tasks and limits span the workers as they span replicas with Redis.
+ */
+async function workersState(link: WorkerLink): Promise<SharedState> {
+  const [{ IpcState }, { IpcLimitStore }] = await Promise.all([
+    import('../state/ipc.js'),
+    import('../governance/limits/ipc-store.js'),
+  ]);
+  installLimitStore(new IpcLimitStore(link.client));
+  return new IpcState(link.client);
+}
+
+/**
+ * `--workers`: the primary watches and tells; this worker reloads on its word (each worker builds
+ * its own catalog from the same files, so all come to the same outcome), and reports the files of
+ * each new catalog back for the primary to watch.
+ */
+function followPrimary(link: WorkerLink, reloader: Reloader, log: StderrLogger): void {
+  link.watch(reloader.watchedFiles());
+  link.onReload((order) => {
+    const run = order.force
+      ? reloader.reload()
+      : reloader.changed(order.paths ?? [], order.structural ?? false);
+    run.then(
+      (outcome) => {
+        if (outcome === 'reloaded') link.watch(reloader.watchedFiles());
+      },
+      (err: Error) => log.debug(`reload on the primary's word: ${err.message}`),
+    );
   });
 }

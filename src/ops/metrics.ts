@@ -19,6 +19,8 @@ export interface TransportStats {
 export class Metrics {
   readonly registry = new client.Registry();
   private transport: (() => TransportStats) | undefined;
+  /** `--workers`: the server's sum, from the primary. */
+  private sum: (() => Promise<string>) | undefined;
 
   private readonly calls = new client.Counter({
     name: 'mcp_run_tool_calls_total',
@@ -137,11 +139,22 @@ export class Metrics {
     };
   }
 
+  /**
+   * `--workers`: this worker's registry answers the primary's scrapes (prom-client's
+   * AggregatorRegistry, over the cluster's IPC channel), and `/metrics` on any worker serves the
+   * primary's sum over every worker.
+   */
+  async joinCluster(sum: () => Promise<string>): Promise<void> {
+    new client.AggregatorRegistry();
+    client.AggregatorRegistry.setRegistries([this.registry]);
+    this.sum = sum;
+  }
+
   get contentType(): string {
     return this.registry.contentType;
   }
 
   text(): Promise<string> {
-    return this.registry.metrics();
+    return this.sum ? this.sum() : this.registry.metrics();
   }
 }

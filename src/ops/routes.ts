@@ -21,6 +21,11 @@ export interface OpsRouteOptions {
   readonly redact: (text: string) => string;
   /** `--state`: not ready while the shared store is unreachable. */
   readonly state?: SharedState;
+  /**
+   * `--workers`: why the whole server is not ready (fewer workers up than asked for), or
+   * undefined; a worker answers the probe for the server.
+   */
+  readonly whole?: () => Promise<string | undefined>;
 }
 
 /** Answers the request when it is one of the operational endpoints; false otherwise. */
@@ -47,6 +52,11 @@ export function opsRoutes(o: OpsRouteOptions): OpsRoute {
 async function ready(res: ServerResponse, o: OpsRouteOptions): Promise<void> {
   if (!o.loaded()) {
     json(res, 503, { status: 'not ready', reason: 'no catalog is loaded' });
+    return;
+  }
+  const whole = await o.whole?.();
+  if (whole !== undefined) {
+    json(res, 503, { status: 'not ready', reason: whole });
     return;
   }
   if (o.state !== undefined && !o.state.healthy) {

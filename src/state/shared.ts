@@ -51,6 +51,18 @@ export interface Announcement {
   readonly message: string;
 }
 
+/**
+ * What a log says when the process writing it is gone before closing it (SharedState.logCreate):
+ * `item` is appended, the log closed and `announce` published, so that a reader waiting on the log
+ * (a client resuming a stream elsewhere) is told, instead of waiting for what never comes. Only a
+ * store that can tell its writer is gone applies it: the primary of `--workers` (epitaphs.ts), which
+ * sees a worker exit; one process or Redis alone cannot, and ignore it.
+ */
+export interface Epitaph {
+  readonly item: string;
+  readonly announce: Announcement;
+}
+
 /** A store operation failed: the store is unreachable, or a value is beyond its bound. */
 export class StateError extends Error {
   constructor(message: string) {
@@ -133,8 +145,11 @@ export interface SharedState {
   indexRecent(key: string, withinMs: number): Promise<string[]>;
   indexRemove(key: string, member: string): Promise<void>;
 
-  /** Creates an empty log (sequence 0) with a tag; a log that exists is left as it is. */
-  logCreate(key: string, tag: string, ttlMs: number): Promise<void>;
+  /**
+   * Creates an empty log (sequence 0) with a tag; a log that exists is left as it is. `epitaph`:
+   * what the log says should this process go away before it closes the log (see Epitaph).
+   */
+  logCreate(key: string, tag: string, ttlMs: number, epitaph?: Epitaph): Promise<void>;
   /**
    * Appends one item; resolves with its sequence number (1, 2, …). Refused on a closed or unknown log.
    * `once`: an id for this append, so that a retry of it (an append that timed out may still have

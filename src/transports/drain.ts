@@ -20,6 +20,18 @@ export function shutdownError(graceMs: number): ProtocolError {
 }
 
 /**
+ * What a request is answered with when the process running it went away (a worker of `--workers`
+ * killed mid-call), on the stream its client resumes elsewhere.
+ */
+export function processGoneError(): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InternalError,
+    'The server process running this request stopped before it finished (it may have partly run); send it again',
+    { reason: 'process gone' },
+  );
+}
+
+/**
  * Waits (at most `graceMs`) for `idle`, which resolves once nothing is in flight, then answers what
  * is left through `abandon`. Resolves with how many requests were answered that way.
  */

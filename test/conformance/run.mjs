@@ -15,6 +15,8 @@
 //
 // Prints each run's summary and a plain "N passed, N failed" line (checks, as the suite counts
 // them); exits 1 when any run fails. Pass run names to run only those: `npm run conformance -- stable`.
+// `--workers N` (or MCP_RUN_CONFORMANCE_WORKERS=N) serves with `--workers N`: a primary and N worker
+// processes on one port, the suite's connections handed to them in turn (docs/scaling.md#workers).
 import { spawn } from 'node:child_process';
 import {
   cpSync,
@@ -94,8 +96,9 @@ function copyFixture(dir) {
 }
 
 /** Starts the server and resolves with its URL once it prints "listening on …". */
-function startServer(manifest, logFile) {
-  const server = spawn(process.execPath, [CLI, manifest, '--http', '--port', '0'], {
+function startServer(manifest, logFile, workers) {
+  const extra = workers === undefined ? [] : ['--workers', String(workers)];
+  const server = spawn(process.execPath, [CLI, manifest, '--http', '--port', '0', ...extra], {
     cwd: REPO,
     env: { ...process.env, MCP_RUN_SSE_POLL_MS: String(POLL_MS) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -200,8 +203,19 @@ function summaryOf(text) {
   return (at >= 0 ? text.slice(at) : text.split('\n').slice(-40).join('\n')).trimEnd();
 }
 
+/** `--workers N` among the arguments, else MCP_RUN_CONFORMANCE_WORKERS; the rest are run names. */
+function parseArgs(argv) {
+  const args = [...argv];
+  const at = args.indexOf('--workers');
+  let workers = process.env.MCP_RUN_CONFORMANCE_WORKERS || undefined;
+  if (at !== -1) [, workers] = args.splice(at, 2);
+  if (workers !== undefined && !/^([1-9]\d*|auto)$/.test(workers))
+    fail(`--workers takes a number or auto, not ${workers}`);
+  return { wanted: args, workers };
+}
+
 async function main() {
-  const wanted = process.argv.slice(2);
+  const { wanted, workers } = parseArgs(process.argv.slice(2));
   const unknown = wanted.filter((name) => !RUNS.some((run) => run.name === name));
   if (unknown.length) fail(`unknown run ${unknown.join(', ')}; runs: ${RUNS.map((r) => r.name).join(', ')}`);
   const runs = wanted.length ? RUNS.filter((run) => wanted.includes(run.name)) : RUNS;
@@ -209,7 +223,7 @@ async function main() {
 
   const outDir = mkdtempSync(join(tmpdir(), 'mcp-run-conformance-'));
   const manifest = copyFixture(mkdtempSync(join(outDir, 'fixture-')));
-  const { server, url: listening } = startServer(manifest, join(outDir, 'server.log'));
+  const { server, url: listening } = startServer(manifest, join(outDir, 'server.log'), workers);
   const stop = () => stopServer(server).then(() => process.exit(130));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -217,7 +231,8 @@ async function main() {
   let failedRuns = 0;
   try {
     const url = await listening;
-    console.log(`conformance: serving a copy of ${relative(REPO, MANIFEST)} at ${url}`);
+    const served = workers === undefined ? '' : ` with --workers ${workers}`;
+    console.log(`conformance: serving a copy of ${relative(REPO, MANIFEST)} at ${url}${served}`);
     for (const run of runs) {
       console.log(`\n### ${run.label} (baseline ${relative(REPO, run.baseline)})\n`);
       const result = await runSuite(run, url, outDir);

@@ -9,11 +9,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CallLimits } from '../../src/governance/limits/gate.js';
+import { hostLimits, IpcLimitStore } from '../../src/governance/limits/ipc-store.js';
 import { RedisLimitStore } from '../../src/governance/limits/redis-store.js';
 import { installLimitStore, type LimitStore, MemoryLimitStore } from '../../src/governance/limits/store.js';
 import { bucketsOf, type WindowSpec } from '../../src/governance/limits/window.js';
 import { GovernanceRefusal } from '../../src/governance/refusal.js';
 import { RedisState } from '../../src/state/redis.js';
+import { IpcRooms } from '../../src/util/ipc.js';
+import { ipcPair } from '../helpers/ipc-pair.js';
 import { captureLogger } from '../protocol/harness.js';
 import { type OwnRedis, skipReason, startOwnRedis, stateUrl } from '../state/replicas-harness.js';
 
@@ -135,6 +138,41 @@ describe('memory store', () => {
     const third = await store.enter('cap', 2);
     assert.ok(third, 'one slot came back');
     assert.equal(await store.enter('cap', 2), undefined, 'and only one');
+  });
+});
+
+describe("the primary's store, reached over IPC (--workers)", () => {
+  countingCases(async () => {
+    let now = 0;
+    const { client, rooms } = ipcPair();
+    hostLimits(rooms, new MemoryLimitStore(() => now));
+    return { store: new IpcLimitStore(client), at: (ms) => (now = ms) };
+  });
+
+  test('two workers at once: exactly the limit passes over both', async () => {
+    const rooms = new IpcRooms();
+    hostLimits(rooms);
+    const [a, b] = [new IpcLimitStore(ipcPair(rooms).client), new IpcLimitStore(ipcPair(rooms).client)];
+    const spec = window('two-workers', 13);
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).take([spec])));
+    assert.equal(results.filter((r) => r === undefined).length, 13);
+  });
+
+  test('concurrency slots count every worker, and a worker that is gone frees its own', async () => {
+    const rooms = new IpcRooms();
+    const host = hostLimits(rooms);
+    const one = ipcPair(rooms);
+    const two = ipcPair(rooms);
+    const [a, b] = [new IpcLimitStore(one.client), new IpcLimitStore(two.client)];
+    const held = await a.enter('cap', 2);
+    assert.ok(held && (await b.enter('cap', 2)));
+    assert.equal(await a.enter('cap', 2), undefined, 'both slots are held, one by each worker');
+    held.release();
+    assert.ok(await a.enter('cap', 2), 'a released slot can be taken again');
+    assert.equal(await b.enter('cap', 2), undefined);
+    host.forget(two.peer);
+    assert.ok(await a.enter('cap', 2), "the gone worker's slot came back");
+    assert.equal(await a.enter('cap', 2), undefined, 'and only that one');
   });
 });
 

@@ -8,17 +8,27 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { hostState, IpcState } from '../../src/state/ipc.js';
 import { MemoryState } from '../../src/state/memory.js';
 import { parseStateUrl, RedisState } from '../../src/state/redis.js';
 import { MAX_VALUE_BYTES, type SharedState, StateError } from '../../src/state/shared.js';
 import { CLI, REPO } from '../helpers/demo.js';
+import { ipcPair } from '../helpers/ipc-pair.js';
 import { captureLogger } from '../protocol/harness.js';
 import { REDIS_URL, stateUrl } from './replicas-harness.js';
 
 const BOUNDS = { items: 3, bytes: 100, ttlMs: 60_000 };
 
+/** A worker's IpcState on the primary's hostState, over a channel in this process. */
+function ipcState(): SharedState {
+  const { client, rooms } = ipcPair();
+  hostState(rooms);
+  return new IpcState(client);
+}
+
 const implementations: [string, string | undefined, () => Promise<SharedState>][] = [
   ['memory', undefined, async () => new MemoryState()],
+  ['ipc (the state --workers reach in the primary)', undefined, async () => ipcState()],
   [
     'redis',
     REDIS_URL === undefined ? 'MCP_RUN_TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379)' : undefined,

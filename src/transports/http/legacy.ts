@@ -86,7 +86,7 @@ export async function serveLegacyPost(
     const identity = ctx.identityOf?.(req);
     const reply = new HttpReply(res, {
       keepAliveMs: ctx.keepAliveMs,
-      open: (out) => session.streams.openPost(out),
+      open: (out) => session.streams.openPost(out, id ?? undefined),
       ...(session.streams.priming &&
         isObject(message) &&
         message.method === 'tools/call' &&

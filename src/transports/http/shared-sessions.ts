@@ -257,7 +257,27 @@ export class SharedSessions {
     let warned = false;
     return {
       tag: tag(),
-      create: (stream, kind) => this.state.logCreate(key(stream), kind, this.ttlMs),
+      create: (stream, kind, lost) =>
+        this.state.logCreate(
+          key(stream),
+          kind,
+          this.ttlMs,
+          lost === undefined
+            ? undefined
+            : {
+                item: lost,
+                // Past any sequence number: whoever carries the stream reads the log and ends it.
+                announce: {
+                  channel: CHANNEL,
+                  message: JSON.stringify({
+                    t: 'ev',
+                    s: sessionId,
+                    k: stream,
+                    q: Number.MAX_SAFE_INTEGER,
+                  } satisfies Event),
+                },
+              },
+        ),
       append: (stream, data) => this.state.logAppend(key(stream), data, bounds),
       read: (stream, after) => this.state.logRead(key(stream), after, this.ttlMs),
       close: (stream) => this.state.logClose(key(stream), this.ttlMs),

@@ -28,8 +28,10 @@
  * a client resuming it gets them, and dropped when the session has no GET stream at all.
  */
 import type { ServerResponse } from 'node:http';
+import { errorResponse, type RequestId } from '../../protocol/jsonrpc.js';
 import { serializeMessage } from '../../protocol/results.js';
 import type { LogRead } from '../../state/shared.js';
+import { processGoneError } from '../drain.js';
 import { SseStream } from './sse.js';
 
 export interface ReplayLimits {
@@ -58,7 +60,11 @@ export interface StreamOptions {
 export interface StreamLog {
   /** Starts stream keys, so that keys are unique across replicas: [0-9a-z], fixed length. */
   readonly tag: string;
-  create(key: string, kind: 'post' | 'get'): Promise<void>;
+  /**
+   * `lost`: the event that ends the stream should this process go away before it does (a POST
+   * stream's error response), written by a store that sees it go (state/epitaphs.ts).
+   */
+  create(key: string, kind: 'post' | 'get', lost?: string): Promise<void>;
   append(key: string, data: string): Promise<number>;
   read(key: string, afterSeq: number): Promise<LogRead | undefined>;
   close(key: string): Promise<void>;
@@ -299,8 +305,11 @@ export class SessionStreams {
   }
 
   /** A POST reply turning into a stream on `res` (primed when the session is). */
-  openPost(res: ServerResponse): ResumableStream {
-    const stream = this.create('post');
+  openPost(res: ServerResponse, id?: RequestId): ResumableStream {
+    const stream = this.create(
+      'post',
+      id === undefined ? undefined : serializeMessage(errorResponse(id, processGoneError())),
+    );
     stream.attach(res, undefined);
     stream.pollAfter(this.options.pollMs);
     return stream;
@@ -405,10 +414,10 @@ export class SessionStreams {
     this.streams.clear();
   }
 
-  private create(kind: 'post' | 'get'): ResumableStream {
+  private create(kind: 'post' | 'get', lost?: string): ResumableStream {
     const key = `${this.log?.tag ?? ''}${(this.next++).toString(36)}`;
     const stream = new ResumableStream(key, kind, this);
-    if (this.log !== undefined) stream.created(this.log.create(key, kind));
+    if (this.log !== undefined) stream.created(this.log.create(key, kind, lost));
     this.streams.set(key, stream);
     this.trim();
     return stream;

@@ -29,11 +29,13 @@
  *     memoryLimit: 256MB
  * ```
  */
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { problems } from '../../../errors.js';
 import type { KindContext, OpenedSource, SourceKind } from '../../contract/kinds.js';
+import { processCount, shareOf } from '../../contract/share.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
 import { catalogQuery, catalogRun, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import { quoteDoubled } from '../identifiers.js';
@@ -91,8 +93,9 @@ export async function openDuckdb(
   // Spill files may be large: removed off the event loop.
   const removeTemp = () => rm(temp, { recursive: true, force: true }).catch(() => undefined);
   const file = config.path === undefined ? undefined : resolve(ctx.baseDir, config.path);
-  const memoryLimit = config.memoryLimit ?? DUCKDB_DEFAULTS.memoryLimit;
-  const poolSize = config.poolSize ?? DUCKDB_DEFAULTS.poolSize;
+  // Memory, threads and connections are the server's: each of --workers N holds its share.
+  const memoryLimit = memoryShare(config.memoryLimit ?? DUCKDB_DEFAULTS.memoryLimit);
+  const poolSize = shareOf(config.poolSize ?? DUCKDB_DEFAULTS.poolSize);
   const maxBytes = config.maxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const tables = allowed.entries.filter((e) => e.table);
@@ -100,7 +103,7 @@ export async function openDuckdb(
     {
       ...(file !== undefined && { file }),
       memoryLimit,
-      threads: config.threads ?? DUCKDB_DEFAULTS.threads,
+      threads: shareOf(config.threads ?? DUCKDB_DEFAULTS.threads),
       poolSize,
       maxTempSize: config.maxTempSize ?? DUCKDB_DEFAULTS.maxTempSize,
       isolation: {
@@ -182,4 +185,11 @@ function readable(
   const files =
     places.length > 0 ? `the files ${places.join(', ')} (by absolute path)` : 'no file by its path';
   return `This source reads ${files}${tables.length > 0 ? ` and the tables ${tables.join(', ')}` : ''}, and nothing else`;
+}
+
+/** This process's share of DuckDB's memory_limit (`--workers`), in MiB; the limit as written alone. */
+function memoryShare(limit: string): string {
+  const processes = processCount();
+  if (processes === 1) return limit;
+  return `${Math.max(1, Math.floor(sizeBytes(limit) / processes / 2 ** 20))}MiB`;
 }

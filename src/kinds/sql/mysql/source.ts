@@ -26,10 +26,12 @@
  *     timeoutMs: 3000
  * ```
  */
+
 import type { Connection as CoreConnection } from 'mysql2';
 import type mysql from 'mysql2/promise';
 import { problems } from '../../../errors.js';
 import type { OpenedSource, SourceKind, SqlResult } from '../../contract/kinds.js';
+import { shareOf } from '../../contract/share.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
 import { catalogQuery, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import { quoteBackticked } from '../identifiers.js';
@@ -80,7 +82,8 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
     try {
       pool = driver.createPool({
         ...connection,
-        connectionLimit: config.poolSize ?? 5,
+        // The pool is the server's: each of --workers N holds its share.
+        connectionLimit: shareOf(config.poolSize ?? 5),
         multipleStatements: false,
         dateStrings: true,
         supportBigNumbers: true,

@@ -43,9 +43,11 @@
  * RESET ALL goes back to the values the connection started with) before it goes back to the pool.
  * A call that fails closes its connection.
  */
+
 import type pg from 'pg';
 import { problems } from '../../../errors.js';
 import type { OpenedSource, SourceKind, SqlResult } from '../../contract/kinds.js';
+import { shareOf } from '../../contract/share.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
 import { catalogQuery, type EngineRun, engineCapability, type SqlEngine } from '../engine.js';
 import {
@@ -204,7 +206,8 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     try {
       pool = new driver.Pool({
         ...connection,
-        max: config.poolSize ?? 5,
+        // The pool is the server's: each of --workers N holds its share.
+        max: shareOf(config.poolSize ?? 5),
         idleTimeoutMillis: 10_000,
         ...(preset && {
           Client: StartupClient,

@@ -31,12 +31,14 @@
  *     maxBytes: 4194304        # 4 MiB of values per result at most (the default)
  * ```
  */
+
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { problems } from '../../../errors.js';
 import { createdFilePlace } from '../../../util/data-folder.js';
 import type { OpenedSource, SourceKind, SqlCapability, SqlStatement } from '../../contract/kinds.js';
+import { shareOf } from '../../contract/share.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../defaults.js';
 import { engineCapability, type SqlEngine } from '../engine.js';
 import { quoteDoubled } from '../identifiers.js';
@@ -145,7 +147,8 @@ export const sqliteSource: SourceKind<SqliteConfig> = {
       timeoutMs,
       ...(memory && seedSql !== undefined && { seedSql }),
     };
-    const pool = new SqlitePool(init, memory ? 1 : FILE_WORKERS);
+    // The worker processes are the server's: each of --workers N runs its share.
+    const pool = new SqlitePool(init, memory ? 1 : shareOf(FILE_WORKERS));
     // Never waits for a lock (timeout 0): a read that meets one goes to a worker.
     const inline = memory
       ? undefined

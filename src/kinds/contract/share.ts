@@ -1,0 +1,23 @@
+/**
+ * A bound the manifest sets is the server's, however many processes serve it: with `--workers N`
+ * each worker takes its share of a pool's size, of DuckDB's memory and threads, of SQLite's worker
+ * processes (docs/scaling.md#workers), so that N workers never mean N times the connections or the
+ * memory. The number of processes is set once at start (cli/serve.ts), like the limit store and the
+ * ops hooks, before any source opens; one process (the default) keeps every bound as written.
+ */
+let processes = 1;
+
+/** `--workers N`: this process is one of `n` serving the server. */
+export function setProcessCount(n: number): void {
+  processes = Math.max(1, Math.floor(n));
+}
+
+/** How many processes serve the server (1 without `--workers`). */
+export function processCount(): number {
+  return processes;
+}
+
+/** This process's share of a bound of the whole server: divided among the processes, at least 1. */
+export function shareOf(total: number): number {
+  return Math.max(1, Math.floor(total / processes));
+}

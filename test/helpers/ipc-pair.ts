@@ -1,0 +1,35 @@
+/**
+ * A worker's end and the primary's rooms of `--workers` (src/util/ipc.ts), joined in this process
+ * by a channel that carries messages as the cluster's does: JSON, asynchronously, in order. For
+ * tests of what is built on them (state/ipc.ts, limits/ipc-store.ts) without forking; the real
+ * cluster runs in test/e2e/workers.test.ts.
+ */
+import { EventEmitter } from 'node:events';
+import { IpcClient, type IpcEnd, IpcRooms } from '../../src/util/ipc.js';
+
+export interface IpcPair {
+  readonly client: IpcClient;
+  readonly rooms: IpcRooms;
+  /** The worker's id as the primary's rooms see it. */
+  readonly peer: number;
+}
+
+let peers = 0;
+
+export function ipcPair(rooms = new IpcRooms()): IpcPair {
+  const end = new EventEmitter() as EventEmitter & { send: NonNullable<IpcEnd['send']>; connected: boolean };
+  const copy = (message: unknown) => JSON.parse(JSON.stringify(message)) as unknown;
+  const peer = {
+    id: ++peers,
+    send: (message: unknown) => setImmediate(() => end.emit('message', copy(message))),
+  };
+  end.connected = true;
+  end.send = (message, _handle, _options, callback) => {
+    setImmediate(() => {
+      rooms.receive(peer, copy(message));
+      callback?.(null);
+    });
+    return true;
+  };
+  return { client: new IpcClient(end), rooms, peer: peer.id };
+}
