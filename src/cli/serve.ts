@@ -18,6 +18,7 @@ import type { Metrics } from '../ops/metrics.js';
 // Types only: the ops endpoints (and node:http) load with --http or a metrics port, not for stdio.
 import type { OpsRoute } from '../ops/routes.js';
 import { SourceTracker } from '../ops/sources.js';
+import { usedStatesOn } from '../protocol/request-state.js';
 import {
   createProtocol,
   type ListCategory,
@@ -232,6 +233,10 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     listChanged: options.watch,
     resourceUpdates: options.watch,
     ...(state && (await taskOptions(state, log))),
+    // A requestState replayed to another replica or worker is refused there too: used once in all.
+    ...(state && {
+      usedStates: usedStatesOn(state, `${process.pid}-${Math.random().toString(36).slice(2)}`),
+    }),
     ...(audit && { audit }),
   });
   // With --state the 2025 sessions of every replica are told through the shared store, once each.

@@ -13,6 +13,7 @@ import type { TaskEngineOptions, TaskStore } from '../tasks/types.js';
 import type { CatalogChange, ListCategory } from './hub.js';
 import type { ProtocolError } from './jsonrpc.js';
 import type { Access } from './pagination.js';
+import type { UsedStates } from './request-state.js';
 import type { HeaderReader } from './routing-headers.js';
 import type { LegacySession, Outlet } from './session.js';
 import type { Era } from './versions.js';
@@ -39,6 +40,11 @@ export interface ProtocolOptions {
    * environment, else a random key per process (then only this process accepts its states).
    */
   readonly stateKey?: string;
+  /**
+   * Where a used requestState is reserved across the processes that accept it (request-state.ts);
+   * default: this process alone.
+   */
+  readonly usedStates?: UsedStates;
   /** Where task records live (default: this process's memory; src/tasks/types.ts). */
   readonly taskStore?: TaskStore;
   /** How the engine runs with that store: its heartbeat window and, shared, its bus (tasks/engine.ts). */

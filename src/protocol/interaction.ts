@@ -99,7 +99,7 @@ export async function interactive(
     throw invalidParams(`${method} "requestState" must be the string this server returned, echoed unchanged`);
   const binding = { method, name, args: params.arguments ?? {} };
   const { signer } = scope.server;
-  const opened: OpenedState | undefined = token === undefined ? undefined : signer.open(token, binding);
+  const opened: OpenedState | undefined = token === undefined ? undefined : await signer.open(token, binding);
   const capabilities = scope.envelope.capabilities;
   const interaction = modernInteraction(capabilities, responses ?? {}, opened?.state);
   try {

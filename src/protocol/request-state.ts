@@ -4,12 +4,14 @@
  *
  * Token: `base64url(JSON payload) "." base64url(HMAC-SHA256(key, that first part))`. The payload
  * binds the state to the method and the tool or prompt name, to a digest of the arguments, and to
- * an expiry; a random id makes each token single-use on this process (a retry reserves it; a
- * protocol fault releases it so a corrected retry may follow). The key is random per process, or
- * derived from MCP_RUN_STATE_KEY so replicas behind a load balancer accept each other's tokens.
+ * an expiry; a random id makes each token single-use (a retry reserves it; a protocol fault
+ * releases it so a corrected retry may follow): on this process, and, where processes share a
+ * state (`--state`, `--workers`), on every one of them (UsedStates). The key is random per process,
+ * or derived from MCP_RUN_STATE_KEY so replicas behind a load balancer accept each other's tokens.
  * Tokens are signed, not encrypted: they hold only what the client sent or will be shown anyway.
  */
 import type { Logger } from '../log.js';
+import type { SharedState } from '../state/shared.js';
 import type { CarriedState } from '../steps/interaction.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { invalidParams, isObject, type ProtocolError } from './jsonrpc.js';
@@ -37,6 +39,30 @@ interface Payload {
   /** Random id, for single use. */
   readonly j: string;
   readonly s: CarriedState;
+}
+
+/**
+ * Where the ids of used tokens are reserved across processes that accept each other's tokens
+ * (replicas with one MCP_RUN_STATE_KEY, the workers of one server): without it, a token replayed to
+ * each of them would be taken once by each.
+ */
+export interface UsedStates {
+  /** Reserves `id` until `ttlMs` from now; false when another process reserved it first. */
+  claim(id: string, ttlMs: number): Promise<boolean>;
+  /** Gives a reserved id back. */
+  release(id: string): Promise<void>;
+}
+
+/**
+ * UsedStates on a SharedState (`--state`, `--workers`): one claim per token id, expiring with the
+ * token. `owner`: this process, so that a claim it retries (an answer lost to a timeout) is still its own.
+ */
+export function usedStatesOn(state: SharedState, owner: string): UsedStates {
+  const key = (id: string) => `rs:${id}`;
+  return {
+    claim: (id, ttlMs) => state.claim(key(id), Math.max(1, Math.ceil(ttlMs)), owner),
+    release: (id) => state.del([key(id)]),
+  };
 }
 
 export interface OpenedState {
@@ -76,6 +102,7 @@ export class StateSigner {
     private readonly keyOf: Buffer | (() => Buffer),
     private readonly ttlMs: number = STATE_TTL_MS,
     private readonly now: () => number = Date.now,
+    private readonly shared?: UsedStates,
   ) {}
 
   private get key(): Buffer {
@@ -97,7 +124,7 @@ export class StateSigner {
   }
 
   /** Verifies and reserves a token; throws -32602 saying what is wrong with it. */
-  open(token: string, binding: StateBinding): OpenedState {
+  async open(token: string, binding: StateBinding): Promise<OpenedState> {
     const payload = this.verify(token);
     const what = `${binding.method} ${JSON.stringify(binding.name)}`;
     if (payload.x <= this.now())
@@ -114,12 +141,33 @@ export class StateSigner {
         `it was already used; each requestState is good for one retry (call ${what} again without it)`,
       );
     this.used.set(payload.j, payload.x);
+    if (this.shared !== undefined) {
+      let won: boolean;
+      try {
+        won = await this.shared.claim(payload.j, payload.x - this.now());
+      } catch {
+        this.used.delete(payload.j);
+        // Unchecked, a replayed token could run twice: refused until the shared state answers.
+        throw refused(
+          `its single use cannot be checked now (the shared state is unreachable); retry ${what}`,
+        );
+      }
+      if (!won) {
+        // Another process holds it: this one may take it should that one give it back.
+        this.used.delete(payload.j);
+        throw refused(
+          `it was already used; each requestState is good for one retry (call ${what} again without it)`,
+        );
+      }
+    }
     return { state: payload.s, id: payload.j };
   }
 
   /** Gives a reserved token back (the retry failed before it did anything). */
   release(opened: OpenedState): void {
     this.used.delete(opened.id);
+    // Not given back is only stricter: that retry is refused as used, and the call is made afresh.
+    this.shared?.release(opened.id).catch(() => undefined);
   }
 
   private verify(token: string): Payload {

@@ -9,7 +9,7 @@ import { MemoryTaskStore } from '../tasks/memory-store.js';
 import type { Connection, ConnectOptions, Protocol, ProtocolOptions } from './api.js';
 import { ProtocolConnection } from './connection.js';
 import { type CatalogChange, type ListCategory, NotificationHub } from './hub.js';
-import { STATE_KEY_ENV, StateSigner, stateKey } from './request-state.js';
+import { STATE_KEY_ENV, STATE_TTL_MS, StateSigner, stateKey } from './request-state.js';
 import { buildCapabilities } from './results.js';
 import type { ServerState } from './state.js';
 
@@ -43,6 +43,9 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
   // A random key is made on first use: most sessions never seal a requestState.
   const signer = new StateSigner(
     secret ? stateKey(secret, options.log) : () => stateKey(undefined, options.log),
+    STATE_TTL_MS,
+    Date.now,
+    options.usedStates,
   );
   const server: ServerState = {
     ref,
