@@ -8,6 +8,7 @@
  * alone (a short look at that goal; give `--out` so that the partial figures go elsewhere).
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { sqlFixture, writeManifest } from '../lib/fixtures.js';
@@ -71,6 +72,8 @@ function mcpRunManifest(work: string, file: string, source: ToolboxSource, tools
 
 interface Pair {
   readonly mcpRun: ServerProcess;
+  /** The same manifest served by `--workers auto` (one worker per core; issue 49): the call rows only. */
+  readonly workers?: ServerProcess;
   readonly toolbox: ServerProcess;
   /** bench/servers/bare-sql.mjs on the same table: the call rows' ceiling. */
   readonly bare?: ServerProcess;
@@ -121,7 +124,14 @@ async function startPair(
   const specs: Record<string, readonly string[]> = {
     mcpRun: mcpRun(manifest, ['--http', '--port', '0', '--no-watch'], options.profileDir),
   };
-  if (table !== undefined) specs.bare = benchServer('bare-sql.mjs', driver);
+  if (table !== undefined) {
+    specs.bare = benchServer('bare-sql.mjs', driver);
+    specs.workers = mcpRun(
+      manifest,
+      ['--http', '--port', '0', '--no-watch', '--workers', 'auto'],
+      options.profileDir,
+    );
+  }
   const started = await startAll(specs);
   try {
     const toolbox = await startToolbox(binary, config);
@@ -129,6 +139,7 @@ async function startPair(
       mcpRun: started.mcpRun!,
       toolbox,
       ...(started.bare && { bare: started.bare }),
+      ...(started.workers && { workers: started.workers }),
       ...(source.kind === 'postgres' && { db: 'postgres', ...(database && { dbOnly: ` ${database} ` }) }),
     };
   } catch (err) {
@@ -147,19 +158,38 @@ async function compare(
   verify: (body: string) => boolean,
   connections: readonly number[],
   options: BenchOptions,
-): Promise<{ table: Table; ratios: [string, number][]; ceiling: [string, number][]; raw: Costed[][][] }> {
-  const session = await legacyHttpSession(pair.mcpRun.url);
-  const targets: { label: string; target: Target; pid: number | undefined }[] = [
+): Promise<{
+  table: Table;
+  ratios: [string, number][];
+  workerRatios: [string, number][];
+  ceiling: [string, number][];
+  raw: Costed[][][];
+}> {
+  /** mcp-run's two eras on one of its servers; `goal` says which goal their ratios count for. */
+  const eras = async (server: ServerProcess, tag: string, goal: 'single' | 'workers') => [
     {
-      label: 'mcp-run 2025',
-      target: { url: pair.mcpRun.url, headers: session, body: body('legacy'), verify },
-      pid: pair.mcpRun.child.pid,
+      label: `mcp-run${tag} 2025`,
+      target: { url: server.url, headers: await legacyHttpSession(server.url), body: body('legacy'), verify },
+      pid: server.child.pid,
+      goal,
     },
     {
-      label: 'mcp-run 2026',
-      target: { url: pair.mcpRun.url, headers: modernHeaders(method, name), body: body('modern'), verify },
-      pid: pair.mcpRun.child.pid,
+      label: `mcp-run${tag} 2026`,
+      target: { url: server.url, headers: modernHeaders(method, name), body: body('modern'), verify },
+      pid: server.child.pid,
+      goal,
     },
+  ];
+  const targets: {
+    label: string;
+    target: Target;
+    pid: number | undefined;
+    goal?: 'single' | 'workers';
+  }[] = [
+    ...(await eras(pair.mcpRun, '', 'single')),
+    ...(pair.workers && method === 'tools/call'
+      ? await eras(pair.workers, ' --workers auto', 'workers')
+      : []),
     ...(pair.bare && method === 'tools/call'
       ? [
           {
@@ -179,6 +209,7 @@ async function compare(
   for (const t of targets) await probe(t.target);
   const rows: (string | number)[][] = [];
   const ratios: [string, number][] = [];
+  const workerRatios: [string, number][] = [];
   const ceiling: [string, number][] = [];
   const raw: Costed[][][] = [];
   for (const c of connections) {
@@ -203,7 +234,8 @@ async function compare(
     targets.forEach((t, i) => {
       const rs = perRound(i);
       const mid = rs[Math.floor(rs.length / 2)]!;
-      if (i < 2) ratios.push([`${t.label}, ${c} conn`, mid]);
+      if (t.goal === 'single') ratios.push([`${t.label}, ${c} conn`, mid]);
+      if (t.goal === 'workers') workerRatios.push([`${t.label}, ${c} conn`, mid]);
       if (t.label === CEILING) ceiling.push([`${c} conn`, mid]);
       rows.push([
         t.label,
@@ -213,6 +245,7 @@ async function compare(
         fmt(m[i]!.p99),
         i < toolbox ? `${times(mid)} [${times(rs[0]!)}–${times(rs.at(-1)!)}]` : '—',
         fmt(m[i]!.cpuUs),
+        fmt(1e6 / m[i]!.cpuUs),
         ...(pair.db ? [fmt(m[i]!.dbCpuUs)] : []),
         m[i]!.failed,
       ]);
@@ -229,12 +262,14 @@ async function compare(
         'p99 ms',
         '× Toolbox (median [min–max] of rounds)',
         'server CPU µs/call',
+        'calls per server CPU-second',
         ...(pair.db ? ['PostgreSQL backend CPU µs/call'] : []),
         'failed',
       ],
       rows,
     },
     ratios,
+    workerRatios,
     ceiling,
     raw,
   };
@@ -438,6 +473,17 @@ export const toolboxScenario: Scenario = {
           tables.push(calls.table);
           raw[`${engine.label} call`] = calls.raw;
           goals.push(...callGoals(engine.label, calls));
+          const spread = calls.workerRatios.filter(([label]) => !label.endsWith(', 1 conn'));
+          if (spread.length > 0)
+            goals.push(
+              goal(
+                `${engine.label} one-row call vs Toolbox, --workers auto, 8 and 32 connections`,
+                '≥ 1.0×',
+                spread,
+                (v) => v >= 1,
+                times,
+              ),
+            );
           ceilings.push([engine.label, calls.ceiling]);
           if (engine.source.kind === 'sqlite') {
             const lists = await compare(
@@ -558,6 +604,7 @@ export const toolboxScenario: Scenario = {
       ...base,
       setup: [
         "Toolbox 1.12 (`@toolbox-sdk/server-linux-x64`, a Go binary) serves a `tools.yaml` the bench writes with the same tools as the mcp-run manifest: `item` … `item_9`, each `SELECT id, name, price FROM items WHERE id = :id` (`$1` on Toolbox's postgres-sql, `?` on sqlite-sql) with one integer parameter. Toolbox logs at WARN (at INFO it logs every request).",
+        `\`mcp-run --workers auto\` is the same manifest served by ${availableParallelism()} worker processes (one per core of this machine) on one port (docs/scaling.md): its 2025 session lives in the state its primary process holds, reached over IPC by whichever worker a request lands on; its server CPU counts the primary and every worker. \`calls per server CPU-second\` is 1 ÷ server CPU per call: what a core buys in each mode.`,
         "Toolbox speaks the 2025 protocol statelessly (no session); mcp-run is measured on a 2025 session and on the 2026 path. Default pools on both sides (mcp-run 5 connections to PostgreSQL, Toolbox pgxpool's default).",
         "Ratios are mcp-run ÷ Toolbox (throughput; for walks, Toolbox's walk time ÷ mcp-run's), taken per interleaved round, then the median with the range over rounds: > 1 is mcp-run ahead.",
         'Every answer is checked (the row, or `item_9` in the list); walks check that every tool was seen. RSS is read from /proc of each serving process after its walks.',
