@@ -306,6 +306,8 @@ export interface SourcePoolStats {
   readonly idle: number;
   /** Callers waiting for a connection. */
   readonly waiting: number;
+  /** Times the process or session behind the source was started again (an `mcp` source's upstream). */
+  readonly restarts?: number;
 }
 
 export interface OpenedSource {

@@ -149,10 +149,15 @@ export class Upstream {
     return this.client?.alive === true;
   }
 
-  /** Places under maxConcurrency, busy or free, as pool figures for the metrics. */
-  stats(): { total: number; idle: number; waiting: number } {
+  /** Places under maxConcurrency, busy or free, and the restarts, as pool figures for the metrics. */
+  stats(): { total: number; idle: number; waiting: number; restarts: number } {
     const running = this.slots.active;
-    return { total: this.o.maxConcurrency, idle: this.o.maxConcurrency - running, waiting: 0 };
+    return {
+      total: this.o.maxConcurrency,
+      idle: this.o.maxConcurrency - running,
+      waiting: 0,
+      restarts: this.restarts,
+    };
   }
 
   /** Whether it answers now: a ping on the running client (for /readyz). */
