@@ -7,7 +7,7 @@
  * asserted here too (it needs a live upstream, so no golden case can produce it).
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -55,7 +55,9 @@ sources:
   probe:
     kind: mcp
     command: [${node}, ${JSON.stringify(PROBE)}]
-    env: { PROBE_LOG: ${JSON.stringify(join(files.dir, 'probe.log'))} }
+    env:
+      PROBE_LOG: ${JSON.stringify(join(files.dir, 'probe.log'))}
+      PROBE_REFUSE: ${JSON.stringify(join(files.dir, 'refuse'))}
     expose:
       tools: { prefix: probe_ }
 tools:
@@ -101,6 +103,7 @@ describe('kind: mcp over stdio, called by the v1 client', () => {
       'ev_trigger-long-running-operation',
       'mem_create_entities',
       'mem_read_graph',
+      'probe_exit',
       'probe_pid',
       'probe_wait',
       'read_note',
@@ -200,6 +203,27 @@ describe('kind: mcp over stdio, called by the v1 client', () => {
     }
     assert.notEqual(next!.isError, true, text(next!));
     assert.notEqual((next!.structuredContent as Json).pid, pid);
+  });
+
+  test('a dead upstream fails its own callers with a clear error, and the other sources keep serving', async () => {
+    const refuse = join(files.dir, 'refuse');
+    writeFileSync(refuse, '');
+    const exited = await client.callTool({ name: 'probe_exit', arguments: {} });
+    assert.equal(exited.isError, true);
+    const down = await client.callTool({ name: 'probe_pid', arguments: {} });
+    assert.equal(down.isError, true);
+    assert.match(text(down), /probe/);
+    assert.match(text(down), /could not be started|exited/);
+    const other = await client.callTool({ name: 'shout', arguments: { message: 'still here' } });
+    assert.match(text(other), /still here/);
+    rmSync(refuse);
+    let back: Json | undefined;
+    for (let i = 0; i < 100; i++) {
+      back = await client.callTool({ name: 'probe_pid', arguments: {} });
+      if (back.isError !== true) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.notEqual(back!.isError, true, text(back!));
   });
 });
 

@@ -26,7 +26,9 @@ import { isObject } from '../../util/is-object.js';
 import { suggest } from '../../util/suggest.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
-import type { JsonSchema, ToolAnnotations } from '../contract/types.js';
+import type { JsonSchema, ToolAnnotations, ToolResult } from '../contract/types.js';
+import { compileDataTemplate, type RenderData } from '../shared/data-template.js';
+import { compilePick, type Pick } from '../shared/json-pick.js';
 import { UpstreamError } from './client.js';
 import { mcpToolInfo } from './tool.info.js';
 
@@ -34,6 +36,7 @@ export interface McpToolConfig extends ToolCommon {
   readonly source: string;
   readonly tool: string;
   readonly pin?: Readonly<Record<string, unknown>>;
+  readonly output?: { readonly pick?: string; readonly template?: string };
 }
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
@@ -76,6 +79,18 @@ export const mcpTool: ToolKind<McpToolConfig> = {
           ),
         );
     }
+    let pick: Pick | undefined;
+    try {
+      pick = config.output?.pick === undefined ? undefined : compilePick(config.output.pick);
+    } catch (err) {
+      ctx.error(['output', 'pick'], problems.OUTPUT_PICK_INVALID((err as Error).message));
+    }
+    const template =
+      config.output?.template === undefined
+        ? undefined
+        : compileDataTemplate(config.output.template, ['output', 'template'], ctx);
+    const shape =
+      pick || template ? (result: ToolResult) => shaped(result, pick, template, mcp.redact) : undefined;
     const description = typeof upstream.description === 'string' ? upstream.description : undefined;
     return {
       ...(config.input === undefined && { inputSchema: withoutPinned(schema, pinned) }),
@@ -89,7 +104,8 @@ export const mcpTool: ToolKind<McpToolConfig> = {
             `The argument${set.length > 1 ? 's' : ''} ${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} fixed by this server and cannot be set; call again without ${set.length > 1 ? 'them' : 'it'}.`,
           );
         try {
-          return await mcp.callTool(config.tool, { ...args, ...pin }, call);
+          const result = await mcp.callTool(config.tool, { ...args, ...pin }, call);
+          return shape && result.isError !== true ? shape(result) : result;
         } catch (err) {
           if (call.signal.aborted) return errorResult('The call was cancelled.');
           const message = mcp.redact((err as Error).message);
@@ -122,4 +138,31 @@ function hintsOf(value: unknown): ToolAnnotations {
   const out: Record<string, boolean> = {};
   for (const hint of HINTS) if (typeof value[hint] === 'boolean') out[hint] = value[hint] as boolean;
   return out;
+}
+
+/**
+ * `output:` over the upstream's result: its structuredContent, or else the JSON of a result that is
+ * one text block; picked, then wrapped as `{result: value}` when not an object (2025 clients accept
+ * only objects), and shown as the template's text or as the JSON. Anything else is left as it is.
+ */
+function shaped(
+  result: ToolResult,
+  pick: Pick | undefined,
+  template: RenderData | undefined,
+  redact: (text: string) => string,
+): ToolResult {
+  let data = result.structuredContent;
+  const [only] = result.content;
+  if (data === undefined && result.content.length === 1 && only?.type === 'text') {
+    try {
+      data = JSON.parse(only.text);
+    } catch {
+      return result;
+    }
+  }
+  if (data === undefined) return result;
+  const picked = pick ? pick(data) : data;
+  const structuredContent = isObject(picked) ? picked : { result: picked };
+  const text = template ? redact(template(structuredContent)) : JSON.stringify(picked, null, 2);
+  return { content: [{ type: 'text', text }], structuredContent };
 }

@@ -1,0 +1,165 @@
+/**
+ * `expose:` and the `kind: mcp` entries through the real compile pipeline, against a real upstream
+ * (the v1 server library's small probe, test/fixtures/mcp-upstream/probe.mjs, over stdio): names,
+ * filters, overrides, collisions reported at the source's line, upstream names that are not valid
+ * manifest names left out, output shaping, and the upstream killed when the catalog is disposed.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { compileCatalog } from '../../../src/catalog/compile.js';
+import type { Catalog } from '../../../src/catalog/types.js';
+import { type Diagnostic, ManifestError } from '../../../src/errors.js';
+import { builtinKinds } from '../../../src/kinds/builtin.js';
+import { globMatcher } from '../../../src/kinds/mcp/expose.js';
+import { StderrLogger } from '../../../src/log.js';
+import { loadManifest } from '../../../src/manifest/load.js';
+import { callContext, tempDir } from '../context.js';
+
+type Json = Record<string, any>;
+const PROBE = join(import.meta.dirname, '../../fixtures/mcp-upstream/probe.mjs');
+const probeSource = (extra = '') => `
+sources:
+  probe:
+    kind: mcp
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(PROBE)}]
+${extra}`;
+
+async function compile(yaml: string, warnings: Diagnostic[] = []): Promise<Catalog> {
+  const file = join(tempDir(), 'mcp.yaml');
+  writeFileSync(file, yaml);
+  const registry = builtinKinds();
+  return compileCatalog(await loadManifest(file, registry, {}), registry, new StderrLogger('silent'), {
+    onWarning: (w) => warnings.push(w),
+  });
+}
+
+async function problemsOf(yaml: string): Promise<Diagnostic[]> {
+  try {
+    const catalog = await compile(yaml);
+    await catalog.dispose();
+  } catch (err) {
+    if (err instanceof ManifestError) return [...err.diagnostics];
+    throw err;
+  }
+  assert.fail('the manifest compiled');
+}
+
+describe('globMatcher', () => {
+  test('* is any run, ? one character, everything else literal', () => {
+    assert.equal(globMatcher('read_*')('read_text_file'), true);
+    assert.equal(globMatcher('read_*')('write_file'), false);
+    assert.equal(globMatcher('get-?um')('get-sum'), true);
+    assert.equal(globMatcher('a.b')('axb'), false);
+    assert.equal(globMatcher('(x)')('(x)'), true);
+    assert.equal(globMatcher('*')('anything at all'), true);
+  });
+});
+
+describe('expose and kind: mcp entries, compiled against a live upstream', () => {
+  test('prefix, include, exclude and overrides decide the names; nothing else exists', async () => {
+    const catalog = await compile(
+      probeSource(`    expose:
+      tools:
+        include: ['*']
+        exclude: [wait]
+        prefix: up_
+        overrides: { pid: { name: whoami, title: Who am I, annotations: { readOnlyHint: true } } }
+`),
+    );
+    try {
+      assert.deepEqual([...catalog.tools.keys()], ['whoami']);
+      const whoami = catalog.tools.get('whoami')!;
+      assert.equal(whoami.descriptor.title, 'Who am I');
+      assert.equal(whoami.descriptor.description, 'This process id.');
+      assert.equal(whoami.descriptor.annotations?.readOnlyHint, true);
+      const result = await whoami.call({}, callContext());
+      assert.equal(typeof (result.structuredContent as Json).pid, 'number');
+    } finally {
+      await catalog.dispose();
+    }
+  });
+
+  test('an exposed name the manifest declares too is an error at the source', async () => {
+    const found = await problemsOf(
+      `${probeSource(`    expose:
+      tools: { prefix: p_ }
+`)}tools:
+  p_pid: { kind: content, content: [{ text: mine }] }
+`,
+    );
+    assert.deepEqual(
+      found.map((d) => [d.code, d.line]),
+      [['MANIFEST_DUPLICATE_ENTRY', 7]],
+    );
+  });
+
+  test('an upstream name that is no valid manifest name is left out with a warning', async () => {
+    const warnings: Diagnostic[] = [];
+    const catalog = await compile(
+      probeSource(`    expose:
+      tools: { overrides: { pid: { name: "who am i" } } }
+`),
+      warnings,
+    );
+    try {
+      assert.deepEqual([...catalog.tools.keys()], ['wait']);
+      assert.match(warnings.map((w) => w.message).join('\n'), /not a valid manifest name/);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+
+  test('a tool, resource or prompt the upstream does not list is UPSTREAM_ENTRY_UNKNOWN', async () => {
+    const found = await problemsOf(
+      `${probeSource()}tools:
+  who: { kind: mcp, source: probe, tool: pdi }
+prompts:
+  nothing: { kind: mcp, source: probe, prompt: none }
+`,
+    );
+    assert.deepEqual(
+      found.map((d) => [d.code, d.line]),
+      [
+        ['UPSTREAM_ENTRY_UNKNOWN', 7],
+        ['UPSTREAM_ENTRY_UNKNOWN', 9],
+      ],
+    );
+    assert.match(found[0]!.message, /did you mean "pid"/);
+    assert.match(found[1]!.hint ?? '', /lists no prompts/);
+  });
+
+  test('command and url together, or neither, is an error', async () => {
+    const found = await problemsOf(`
+sources:
+  both: { kind: mcp, command: [node], url: "http://127.0.0.1:1/mcp" }
+`);
+    assert.equal(found[0]?.code, 'MANIFEST_INVALID_VALUE');
+    assert.match(found[0]!.message, /either `command:`/);
+  });
+
+  test('output.pick shapes the structured result', async () => {
+    const catalog = await compile(
+      `${probeSource()}tools:
+  pid_only: { kind: mcp, source: probe, tool: pid, output: { pick: pid } }
+`,
+    );
+    try {
+      const result = await catalog.tools.get('pid_only')!.call({}, callContext());
+      assert.equal(typeof (result.structuredContent as Json).result, 'number');
+      assert.match((result.content[0] as Json).text, /^\d+$/);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+
+  test('disposing the catalog kills the upstream process', async () => {
+    const catalog = await compile(`${probeSource()}tools:\n  who: { kind: mcp, source: probe, tool: pid }\n`);
+    const result = await catalog.tools.get('who')!.call({}, callContext());
+    const pid = (result.structuredContent as Json).pid as number;
+    process.kill(pid, 0);
+    await catalog.dispose();
+    assert.throws(() => process.kill(pid, 0), /ESRCH/);
+  });
+});
