@@ -154,7 +154,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     try {
       const client = await upstream.connected();
       listing = await readListing(client, timeoutMs);
-      if (config.start === 'first-use') await client.close(`upstream ${ctx.name} waits for its first use`);
+      if (config.start === 'first-use') await upstream.stop(`upstream ${ctx.name} waits for its first use`);
     } catch (err) {
       await upstream.dispose();
       ctx.error([], problems.SOURCE_OPEN_FAILED(ctx.name, redact((err as Error).message)));

@@ -52,7 +52,10 @@ export class Upstream {
   connected(signal?: AbortSignal): Promise<McpClient> {
     if (this.disposed) return Promise.reject(new Error(`${this.o.name} has been shut down`));
     if (this.client?.alive) return Promise.resolve(this.client);
-    this.starting ??= this.start(signal).finally(() => {
+    // The start is shared by every caller waiting for it: one caller's cancellation only ends its
+    // own wait (through `use`'s signal), not the start.
+    if (signal?.aborted) return Promise.reject(new Error('the call was cancelled'));
+    this.starting ??= this.start().finally(() => {
       this.starting = undefined;
     });
     return this.starting;
@@ -74,7 +77,7 @@ export class Upstream {
     }
   }
 
-  private async start(signal?: AbortSignal): Promise<McpClient> {
+  private async start(): Promise<McpClient> {
     const wait = this.notBefore - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     if (this.disposed) throw new Error(`${this.o.name} has been shut down`);
@@ -101,8 +104,7 @@ export class Upstream {
         this.exited(client, reason);
       },
     };
-    const timeout = AbortSignal.timeout(this.o.connectTimeoutMs);
-    const startSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const startSignal = AbortSignal.timeout(this.o.connectTimeoutMs);
     let channel: Channel | undefined;
     try {
       channel = await this.o.connect(events);
@@ -158,6 +160,13 @@ export class Upstream {
       waiting: 0,
       restarts: this.restarts,
     };
+  }
+
+  /** Stops the running upstream on purpose (`start: first-use` after its lists are read): no backoff, no restart. */
+  async stop(reason: string): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.close(reason).catch(() => {});
   }
 
   /** Whether it answers now: a ping on the running client (for /readyz). */

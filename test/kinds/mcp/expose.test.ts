@@ -5,7 +5,7 @@
  * manifest names left out, output shaping, and the upstream killed when the catalog is disposed.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { compileCatalog } from '../../../src/catalog/compile.js';
@@ -63,7 +63,7 @@ describe('expose and kind: mcp entries, compiled against a live upstream', () =>
       probeSource(`    expose:
       tools:
         include: ['*']
-        exclude: [wait]
+        exclude: [wait, ex*]
         prefix: up_
         overrides: { pid: { name: whoami, title: Who am I, annotations: { readOnlyHint: true } } }
 `),
@@ -104,7 +104,7 @@ describe('expose and kind: mcp entries, compiled against a live upstream', () =>
       warnings,
     );
     try {
-      assert.deepEqual([...catalog.tools.keys()], ['wait']);
+      assert.deepEqual([...catalog.tools.keys()], ['wait', 'exit']);
       assert.match(warnings.map((w) => w.message).join('\n'), /not a valid manifest name/);
     } finally {
       await catalog.dispose();
@@ -162,4 +162,42 @@ sources:
     await catalog.dispose();
     assert.throws(() => process.kill(pid, 0), /ESRCH/);
   });
+
+  test('start: first-use reads the lists, stops the upstream, and starts it on the first call', async () => {
+    const log = join(tempDir(), 'probe.log');
+    writeFileSync(log, '');
+    const catalog = await compile(`
+sources:
+  probe:
+    kind: mcp
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(PROBE)}]
+    env: { PROBE_LOG: ${JSON.stringify(log)} }
+    start: first-use
+tools:
+  who: { kind: mcp, source: probe, tool: pid }
+`);
+    const started = () => [...readFileSync(log, 'utf8').matchAll(/started (\d+)/g)].map((m) => Number(m[1]));
+    try {
+      assert.equal(catalog.tools.get('who')!.descriptor.description, 'This process id.');
+      const [lister] = started();
+      assert.ok(lister);
+      for (let i = 0; i < 50 && alive(lister); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(alive(lister), false, 'the upstream that listed its tools was stopped');
+      const result = await catalog.tools.get('who')!.call({}, callContext());
+      const pid = (result.structuredContent as Json).pid as number;
+      assert.notEqual(pid, lister);
+      assert.deepEqual(started(), [lister, pid]);
+    } finally {
+      await catalog.dispose();
+    }
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
