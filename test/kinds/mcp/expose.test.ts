@@ -63,7 +63,7 @@ describe('expose and kind: mcp entries, compiled against a live upstream', () =>
       probeSource(`    expose:
       tools:
         include: ['*']
-        exclude: [wait, ex*]
+        exclude: [wait, ex*, big]
         prefix: up_
         overrides: { pid: { name: whoami, title: Who am I, annotations: { readOnlyHint: true } } }
 `),
@@ -104,7 +104,7 @@ describe('expose and kind: mcp entries, compiled against a live upstream', () =>
       warnings,
     );
     try {
-      assert.deepEqual([...catalog.tools.keys()], ['wait', 'exit']);
+      assert.deepEqual([...catalog.tools.keys()], ['wait', 'big', 'exit']);
       assert.match(warnings.map((w) => w.message).join('\n'), /not a valid manifest name/);
     } finally {
       await catalog.dispose();
@@ -187,6 +187,80 @@ tools:
       const pid = (result.structuredContent as Json).pid as number;
       assert.notEqual(pid, lister);
       assert.deepEqual(started(), [lister, pid]);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+});
+
+describe('byte budgets on what an upstream sends', () => {
+  test('a result over maxResultBytes fails its call; over maxMessageBytes the upstream restarts', async () => {
+    const catalog = await compile(
+      probeSource(`    maxResultBytes: 4096
+    maxMessageBytes: 65536
+    expose: { tools: { include: [big, pid] } }
+`),
+    );
+    try {
+      const big = catalog.tools.get('big')!;
+      const pid = catalog.tools.get('pid')!;
+      const small = await big.call({ size: 100 }, callContext());
+      assert.notEqual(small.isError, true);
+      const over = await big.call({ size: 8000 }, callContext());
+      assert.equal(over.isError, true);
+      assert.match((over.content[0] as Json).text, /maxResultBytes \(4096\)/);
+      const before = ((await pid.call({}, callContext())).structuredContent as Json).pid;
+      const huge = await big.call({ size: 100_000 }, callContext());
+      assert.equal(huge.isError, true);
+      assert.match((huge.content[0] as Json).text, /maxMessageBytes \(65536\)/);
+      let after = before;
+      for (let i = 0; i < 50 && after === before; i++) {
+        const r = await pid.call({}, callContext());
+        if (r.isError !== true) after = (r.structuredContent as Json).pid;
+        else await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.notEqual(after, before);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+});
+
+describe('a whole reference server exposed: resources and prompts too', () => {
+  test('server-everything with prefixes: the names are served, the contents read through', async () => {
+    const everything = join(
+      import.meta.dirname,
+      '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+    );
+    const catalog = await compile(`
+sources:
+  ev:
+    kind: mcp
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, stdio]
+    expose:
+      resources: { include: ["*architecture*", "features.md"], prefix: ev_ }
+      prompts: { exclude: [completable-prompt, resource-prompt], overrides: { args-prompt: { name: weather } } }
+`);
+    try {
+      assert.deepEqual([...catalog.prompts.keys()].sort(), ['simple-prompt', 'weather']);
+      const uris = [...catalog.resources.keys()].sort();
+      assert.deepEqual(uris, [
+        'demo://resource/static/document/architecture.md',
+        'demo://resource/static/document/features.md',
+      ]);
+      const [contents] = await catalog.resources.get(uris[0]!)!.read(new AbortController().signal);
+      assert.match(String((contents as Json).text), /\S/);
+      const weather = catalog.prompts.get('weather')!;
+      assert.deepEqual(
+        weather.descriptor.arguments?.map((a) => [a.name, a.required === true]),
+        [
+          ['city', true],
+          ['state', false],
+        ],
+      );
+      const got = await weather.get({ city: 'Lyon' }, new AbortController().signal);
+      assert.match(JSON.stringify(got.messages), /Lyon/);
+      await assert.rejects(weather.get({}, new AbortController().signal), /city/);
     } finally {
       await catalog.dispose();
     }
