@@ -103,6 +103,7 @@ describe('kind: mcp over stdio, called by the v1 client', () => {
       'ev_trigger-long-running-operation',
       'mem_create_entities',
       'mem_read_graph',
+      'probe_ask_roots',
       'probe_big',
       'probe_exit',
       'probe_pid',

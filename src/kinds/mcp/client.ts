@@ -80,6 +80,9 @@ export interface ClientOptions {
   readonly onListChanged?: (method: string) => void;
 }
 
+/** How much of an upstream's error message is kept. */
+const MAX_ERROR_CHARS = 2000;
+
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 export class McpClient {
@@ -209,7 +212,8 @@ export class McpClient {
     const error = message.error;
     if (isObject(error)) {
       const code = typeof error.code === 'number' ? error.code : JsonRpcCode.InternalError;
-      const text = typeof error.message === 'string' ? error.message : 'no message';
+      // Shown to the model as data; a long one is cut (the whole answer was already bounded).
+      const text = typeof error.message === 'string' ? error.message.slice(0, MAX_ERROR_CHARS) : 'no message';
       pending.reject(new UpstreamError(code, text));
     } else if (bytes > this.options.maxResultBytes)
       pending.reject(

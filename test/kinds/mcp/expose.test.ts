@@ -63,7 +63,7 @@ describe('expose and kind: mcp entries, compiled against a live upstream', () =>
       probeSource(`    expose:
       tools:
         include: ['*']
-        exclude: [wait, ex*, big]
+        exclude: [wait, ex*, big, ask_roots]
         prefix: up_
         overrides: { pid: { name: whoami, title: Who am I, annotations: { readOnlyHint: true } } }
 `),
@@ -104,7 +104,7 @@ describe('expose and kind: mcp entries, compiled against a live upstream', () =>
       warnings,
     );
     try {
-      assert.deepEqual([...catalog.tools.keys()], ['wait', 'big', 'exit']);
+      assert.deepEqual([...catalog.tools.keys()], ['wait', 'big', 'ask_roots', 'exit']);
       assert.match(warnings.map((w) => w.message).join('\n'), /not a valid manifest name/);
     } finally {
       await catalog.dispose();
@@ -187,6 +187,18 @@ tools:
       const pid = (result.structuredContent as Json).pid as number;
       assert.notEqual(pid, lister);
       assert.deepEqual(started(), [lister, pid]);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+});
+
+describe("the upstream's own requests", () => {
+  test('a request mcp-run does not relay yet (roots/list) is answered -32601, not left hanging', async () => {
+    const catalog = await compile(probeSource(`    expose: { tools: { include: [ask_roots] } }\n`));
+    try {
+      const result = await catalog.tools.get('ask_roots')!.call({}, callContext());
+      assert.match((result.content[0] as Json).text, /^refused: -32601 .*roots\/list/);
     } finally {
       await catalog.dispose();
     }
