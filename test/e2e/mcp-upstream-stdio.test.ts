@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -84,8 +85,12 @@ const text = (result: Json) => (result.content as Json[]).map((b) => b.text).joi
 
 describe('kind: mcp over stdio, called by the v1 client', () => {
   let client: Client;
+  let listChanged = 0;
   before(async () => {
     client = new Client({ name: 'mcp-upstream-v1', version: '1.0.0' });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      listChanged++;
+    });
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: [CLI, manifest], stderr: 'pipe' }),
     );
@@ -205,6 +210,9 @@ describe('kind: mcp over stdio, called by the v1 client', () => {
     }
     assert.notEqual(next!.isError, true, text(next!));
     assert.notEqual((next!.structuredContent as Json).pid, pid);
+    // The restart changed no entry: clients are told nothing (a list_changed would come before this answer).
+    await client.listTools();
+    assert.equal(listChanged, 0);
   });
 
   test('a dead upstream fails its own callers with a clear error, and the other sources keep serving', async () => {
