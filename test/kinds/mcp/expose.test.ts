@@ -15,6 +15,7 @@ import { builtinKinds } from '../../../src/kinds/builtin.js';
 import { globMatcher } from '../../../src/kinds/mcp/expose.js';
 import { StderrLogger } from '../../../src/log.js';
 import { loadManifest } from '../../../src/manifest/load.js';
+import { alive } from '../../helpers/process-tree.js';
 import { callContext, tempDir } from '../context.js';
 
 type Json = Record<string, any>;
@@ -154,13 +155,19 @@ sources:
     }
   });
 
-  test('disposing the catalog kills the upstream process', async () => {
-    const catalog = await compile(`${probeSource()}tools:\n  who: { kind: mcp, source: probe, tool: pid }\n`);
+  test('disposing the catalog kills the upstream process and the process it started', async () => {
+    const record = join(tempDir(), 'child.log');
+    writeFileSync(record, '');
+    const catalog = await compile(
+      `${probeSource(`    env: { PROBE_CHILD: ${JSON.stringify(record)} }\n`)}tools:\n  who: { kind: mcp, source: probe, tool: pid }\n`,
+    );
     const result = await catalog.tools.get('who')!.call({}, callContext());
     const pid = (result.structuredContent as Json).pid as number;
-    process.kill(pid, 0);
+    const child = Number(/child (\d+)/.exec(readFileSync(record, 'utf8'))?.[1]);
+    assert.ok(alive(pid) && alive(child));
     await catalog.dispose();
-    assert.throws(() => process.kill(pid, 0), /ESRCH/);
+    assert.equal(alive(pid), false, 'the upstream is gone');
+    assert.equal(alive(child), false, 'the process it started is gone too');
   });
 
   test('start: first-use reads the lists, stops the upstream, and starts it on the first call', async () => {
@@ -278,12 +285,3 @@ sources:
     }
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
