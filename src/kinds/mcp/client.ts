@@ -37,7 +37,11 @@ export interface Channel {
 
 /** What a channel reports: each parsed message with its size, and its end. */
 export interface ChannelEvents {
-  message(message: unknown, bytes: number): void;
+  /**
+   * `related`: the request whose answer carried the message (an HTTP POST's SSE stream), when the
+   * channel knows it; its progress and logs are then that request's.
+   */
+  message(message: unknown, bytes: number, related?: RequestId): void;
   /** The channel is gone (the process exited, the session expired); `reason` is a sentence. */
   closed(reason: string): void;
 }
@@ -59,6 +63,8 @@ export interface RequestOptions {
   readonly identity?: CallerIdentity | undefined;
   /** Progress notifications for this request (a progressToken is sent only with it). */
   readonly onProgress?: ((progress: number, total?: number, message?: string) => void) | undefined;
+  /** The upstream's log messages about this request (when the channel can tell which they are). */
+  readonly onLog?: ((level: LogLevel, data: unknown, logger: string | undefined) => void) | undefined;
 }
 
 interface Pending {
@@ -66,6 +72,7 @@ interface Pending {
   readonly resolve: (result: unknown) => void;
   readonly reject: (err: Error) => void;
   readonly onProgress: RequestOptions['onProgress'];
+  readonly onLog: RequestOptions['onLog'];
 }
 
 export interface ClientOptions {
@@ -98,7 +105,7 @@ export class McpClient {
 
   /** The events to hand the channel this client reads. */
   readonly events: ChannelEvents = {
-    message: (message, bytes) => this.receive(message, bytes),
+    message: (message, bytes, related) => this.receive(message, bytes, related),
     closed: (reason) => this.closed(reason),
   };
 
@@ -166,6 +173,7 @@ export class McpClient {
           reject(err);
         },
         onProgress: options.onProgress,
+        onLog: options.onLog,
       });
       timer = setTimeout(
         () =>
@@ -198,11 +206,11 @@ export class McpClient {
     await this.channel?.close();
   }
 
-  private receive(message: unknown, bytes: number): void {
+  private receive(message: unknown, bytes: number, related?: RequestId): void {
     if (!isObject(message)) return;
     const { id, method } = message;
     if (typeof method === 'string') {
-      if (id === undefined) this.notified(method, message.params);
+      if (id === undefined) this.notified(method, message.params, related);
       else if (isRequestId(id)) void this.answer(id, method, message.params);
       return;
     }
@@ -224,7 +232,7 @@ export class McpClient {
     else pending.resolve(message.result);
   }
 
-  private notified(method: string, params: unknown): void {
+  private notified(method: string, params: unknown, related: RequestId | undefined): void {
     const p = isObject(params) ? params : {};
     if (method === 'notifications/progress') {
       const token = p.progressToken;
@@ -239,7 +247,9 @@ export class McpClient {
         );
     } else if (method === 'notifications/message') {
       const level = typeof p.level === 'string' && LOG_LEVELS.has(p.level) ? (p.level as LogLevel) : 'info';
-      this.options.onLog(level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
+      const logger = typeof p.logger === 'string' ? p.logger : undefined;
+      const onLog = related === undefined ? undefined : this.pending.get(related)?.onLog;
+      (onLog ?? this.options.onLog)(level, p.data, logger);
     } else if (method.endsWith('/list_changed')) this.options.onListChanged?.(method);
   }
 

@@ -11,6 +11,7 @@
  * credentials (../shared/outbound-auth.ts, ../shared/oauth.ts) are added to each POST; a token
  * exchange trades the caller's token for the upstream's: the caller's is never sent.
  */
+import { isRequestId, type RequestId } from '../../util/jsonrpc.js';
 import type { Logger } from '../contract/kinds.js';
 import type { TokenSource } from '../shared/oauth.js';
 import type { Channel, ChannelEvents, Outgoing } from './client.js';
@@ -83,9 +84,13 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
       }
       if (res.status === 202 || res.body === null) return;
       const type = res.headers.get('content-type') ?? '';
+      // What comes back on a request's answer is about that request (its progress, its logs).
+      const sent = out.message as { id?: unknown; method?: unknown };
+      const related = typeof sent.method === 'string' && isRequestId(sent.id) ? sent.id : undefined;
       try {
-        if (type.startsWith('text/event-stream')) await readEvents(res.body, o.maxMessageBytes, deliver);
-        else deliver(await readBounded(res.body, o.maxMessageBytes));
+        if (type.startsWith('text/event-stream'))
+          await readEvents(res.body, o.maxMessageBytes, (data) => deliver(data, related));
+        else deliver(await readBounded(res.body, o.maxMessageBytes), related);
       } catch (err) {
         throw new Error(`reading the answer of ${o.name} failed: ${reasonOf(err)}`);
       }
@@ -107,7 +112,7 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
     },
   };
 
-  function deliver(text: string): void {
+  function deliver(text: string, related: RequestId | undefined): void {
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -116,7 +121,7 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
       return;
     }
     const bytes = Buffer.byteLength(text);
-    for (const message of Array.isArray(parsed) ? parsed : [parsed]) events.message(message, bytes);
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) events.message(message, bytes, related);
   }
 }
 

@@ -34,7 +34,13 @@ import { problems } from '../../errors.js';
 import { abortSignalOf } from '../../util/call-signal.js';
 import { isObject } from '../../util/is-object.js';
 import type { McpCapability, SourceKind, UpstreamEntry, UpstreamListing } from '../contract/kinds.js';
-import type { ContentBlock, PromptResult, ResourceContents, ToolResult } from '../contract/types.js';
+import type {
+  ContentBlock,
+  LogLevel,
+  PromptResult,
+  ResourceContents,
+  ToolResult,
+} from '../contract/types.js';
 import { clientCredentials } from '../shared/oauth.js';
 import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
 import type { McpClient } from './client.js';
@@ -173,6 +179,8 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
           identity: call.identity,
           onProgress: (progress: number, total?: number, message?: string) =>
             call.progress(progress, total, message === undefined ? undefined : redact(message)),
+          onLog: (level: LogLevel, data: unknown, logger?: string) =>
+            call.log(level, redactData(data, redact), logger === undefined ? undefined : redact(logger)),
         });
         return toolResult(result, redact);
       },
@@ -237,6 +245,16 @@ async function readListing(client: McpClient, timeoutMs: number): Promise<Upstre
     resources: caps.resources ? await list('resources/list', 'resources') : [],
     prompts: caps.prompts ? await list('prompts/list', 'prompts') : [],
   };
+}
+
+/** A log message's data with the source's credentials replaced, whatever its shape. */
+function redactData(data: unknown, redact: (text: string) => string): unknown {
+  if (typeof data === 'string') return redact(data);
+  try {
+    return JSON.parse(redact(JSON.stringify(data) ?? 'null'));
+  } catch {
+    return null;
+  }
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -27,7 +27,7 @@ const SECRET = 'client-secret-77aa01';
 
 let server: Server;
 let base: string;
-let sessions = 0;
+let sessionCount = 0;
 const seenAuth: string[] = [];
 
 async function body(req: IncomingMessage): Promise<unknown> {
@@ -37,18 +37,20 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return text === '' ? undefined : text;
 }
 
-/** One upstream session per path (/static, /issued), each checking its own token. */
+/** An upstream per path (/static, /issued), each checking its own token; a session per initialize. */
 function upstreamFor(expected: string) {
-  let transport: StreamableHTTPServerTransport | undefined;
-  return async (req: IncomingMessage, res: import('node:http').ServerResponse) => {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  return async (req: IncomingMessage, res: ServerResponse) => {
     const auth = req.headers.authorization ?? '';
     seenAuth.push(auth);
     if (auth !== `Bearer ${expected}`) {
       res.writeHead(401).end();
       return;
     }
+    const id = req.headers['mcp-session-id'];
+    let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (transport === undefined) {
-      const mcp = new McpServer({ name: 'authed', version: '1.0.0' });
+      const mcp = new McpServer({ name: 'authed', version: '1.0.0' }, { capabilities: { logging: {} } });
       mcp.registerTool(
         'whoauth',
         { description: 'The Authorization header it got.', inputSchema: {} },
@@ -56,13 +58,28 @@ function upstreamFor(expected: string) {
           content: [{ type: 'text', text: `you sent ${auth}` }],
         }),
       );
-      transport = new StreamableHTTPServerTransport({
+      mcp.registerTool(
+        'chatty',
+        { description: 'Logs about its call, then answers.', inputSchema: {} },
+        async (_a, extra) => {
+          await extra.sendNotification({
+            method: 'notifications/message',
+            params: { level: 'warning', logger: 'chatty', data: `halfway, with ${auth}` },
+          });
+          return { content: [{ type: 'text', text: 'done' }] };
+        },
+      );
+      const created = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => {
-          sessions++;
+          sessionCount++;
           return randomUUID();
         },
+        onsessioninitialized: (sid) => {
+          sessions.set(sid, created);
+        },
       });
-      await mcp.connect(transport);
+      transport = created;
+      await mcp.connect(created);
     }
     const text = await body(req);
     await transport.handleRequest(req, res, text === undefined ? undefined : JSON.parse(String(text)));
@@ -93,7 +110,10 @@ after(async () => {
 
 async function compile(source: string): Promise<Catalog> {
   const file = join(tempDir(), 'mcp.yaml');
-  writeFileSync(file, `sources:\n  up:\n${source}tools:\n  who: { kind: mcp, source: up, tool: whoauth }\n`);
+  writeFileSync(
+    file,
+    `sources:\n  up:\n${source}tools:\n  who: { kind: mcp, source: up, tool: whoauth }\n  chatty: { kind: mcp, source: up, tool: chatty }\n`,
+  );
   const registry = builtinKinds();
   return compileCatalog(await loadManifest(file, registry, {}), registry, new StderrLogger('silent'));
 }
@@ -114,7 +134,7 @@ describe('an mcp source over Streamable HTTP with credentials', () => {
   });
 
   test('OAuth client credentials: the issued token is sent, and redacted', async () => {
-    const before = sessions;
+    const before = sessionCount;
     const catalog = await compile(
       `    kind: mcp\n    url: ${base}/issued\n    auth: { oauth: { tokenUrl: ${base}/token, clientId: mcp-run, clientSecret: ${SECRET} } }\n`,
     );
@@ -122,7 +142,29 @@ describe('an mcp source over Streamable HTTP with credentials', () => {
       const result = await catalog.tools.get('who')!.call({}, callContext());
       assert.equal((result.content[0] as { text: string }).text, 'you sent Bearer ***');
       assert.ok(seenAuth.includes(`Bearer ${ISSUED}`));
-      assert.equal(sessions, before + 1, 'one session for the listing and the call');
+      assert.equal(sessionCount, before + 1, 'one session for the listing and the call');
+    } finally {
+      await catalog.dispose();
+    }
+  });
+
+  test("the upstream's log message about a call, on that call's SSE answer, reaches the caller redacted", async () => {
+    const catalog = await compile(
+      `    kind: mcp\n    url: ${base}/static\n    auth: { bearer: ${STATIC} }\n`,
+    );
+    try {
+      const logs: unknown[][] = [];
+      const result = await catalog.tools.get('chatty')!.call(
+        {},
+        {
+          ...callContext(),
+          log: (...args: unknown[]) => {
+            logs.push(args);
+          },
+        },
+      );
+      assert.equal((result.content[0] as { text: string }).text, 'done');
+      assert.deepEqual(logs, [['warning', 'halfway, with Bearer ***', 'chatty']]);
     } finally {
       await catalog.dispose();
     }
