@@ -104,11 +104,11 @@ export class Upstream {
         this.exited(client, reason);
       },
     };
-    const startSignal = AbortSignal.timeout(this.o.connectTimeoutMs);
     let channel: Channel | undefined;
     try {
       channel = await this.o.connect(events);
-      await client.initialize(channel, this.o.connectTimeoutMs, startSignal);
+      // The handshake's own time limit is the start's: its message names what did not answer.
+      await client.initialize(channel, this.o.connectTimeoutMs);
     } catch (err) {
       await client.close((err as Error).message).catch(() => {});
       this.failed();

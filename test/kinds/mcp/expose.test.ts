@@ -212,6 +212,66 @@ describe("the upstream's own requests", () => {
   });
 });
 
+describe('time limits and the concurrency cap', () => {
+  test('an upstream that never answers initialize fails the open within connectTimeoutMs, and is killed', async () => {
+    const record = join(tempDir(), 'pid');
+    const script = `require('fs').writeFileSync(${JSON.stringify(record)}, String(process.pid)); setInterval(() => {}, 1000)`;
+    const found = await problemsOf(`
+sources:
+  mute:
+    kind: mcp
+    command: [${JSON.stringify(process.execPath)}, -e, ${JSON.stringify(script)}]
+    connectTimeoutMs: 500
+`);
+    assert.equal(found[0]?.code, 'SOURCE_OPEN_FAILED');
+    assert.match(found[0]!.message, /did not answer initialize within 500 ms/);
+    assert.equal(alive(Number(readFileSync(record, 'utf8'))), false);
+  });
+
+  test('a call over timeoutMs fails, and the upstream is told to cancel it', async () => {
+    const log = join(tempDir(), 'probe.log');
+    writeFileSync(log, '');
+    const catalog = await compile(
+      probeSource(`    timeoutMs: 500
+    env: { PROBE_LOG: ${JSON.stringify(log)} }
+    expose: { tools: { include: [wait] } }
+`),
+    );
+    try {
+      const result = await catalog.tools.get('wait')!.call({ tag: 'slow' }, callContext());
+      assert.equal(result.isError, true);
+      assert.match((result.content[0] as Json).text, /did not answer tools\/call within 500 ms/);
+      for (let i = 0; i < 50 && !readFileSync(log, 'utf8').includes('cancelled slow'); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.match(readFileSync(log, 'utf8'), /cancelled slow/);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+
+  test('maxConcurrency: a call over the cap waits, then fails with a sentence that says to retry', async () => {
+    const catalog = await compile(
+      probeSource(`    maxConcurrency: 1
+    expose: { tools: { include: [wait, pid] } }
+`),
+    );
+    const first = new AbortController();
+    try {
+      const waiting = catalog.tools.get('wait')!.call({ tag: 'holder' }, callContext(first.signal));
+      const refused = await catalog.tools.get('pid')!.call({}, callContext());
+      assert.equal(refused.isError, true);
+      assert.match((refused.content[0] as Json).text, /busy \(1 requests running\); try again/);
+      first.abort();
+      await waiting;
+      const served = await catalog.tools.get('pid')!.call({}, callContext());
+      assert.notEqual(served.isError, true);
+    } finally {
+      first.abort();
+      await catalog.dispose();
+    }
+  });
+});
+
 describe('byte budgets on what an upstream sends', () => {
   test('a result over maxResultBytes fails its call; over maxMessageBytes the upstream restarts', async () => {
     const catalog = await compile(
