@@ -34,18 +34,13 @@ import { problems } from '../../errors.js';
 import { abortSignalOf } from '../../util/call-signal.js';
 import { isObject } from '../../util/is-object.js';
 import type { McpCapability, SourceKind, UpstreamEntry, UpstreamListing } from '../contract/kinds.js';
-import type {
-  ContentBlock,
-  LogLevel,
-  PromptResult,
-  ResourceContents,
-  ToolResult,
-} from '../contract/types.js';
+import type { LogLevel } from '../contract/types.js';
 import { clientCredentials } from '../shared/oauth.js';
 import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
 import type { McpClient } from './client.js';
 import { type ExposeConfig, exposedEntries } from './expose.js';
 import { startHttp } from './http-channel.js';
+import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -244,92 +239,5 @@ async function readListing(client: McpClient, timeoutMs: number): Promise<Upstre
     tools: caps.tools ? await list('tools/list', 'tools') : [],
     resources: caps.resources ? await list('resources/list', 'resources') : [],
     prompts: caps.prompts ? await list('prompts/list', 'prompts') : [],
-  };
-}
-
-/** A log message's data with the source's credentials replaced, whatever its shape. */
-function redactData(data: unknown, redact: (text: string) => string): unknown {
-  if (typeof data === 'string') return redact(data);
-  try {
-    return JSON.parse(redact(JSON.stringify(data) ?? 'null'));
-  } catch {
-    return null;
-  }
-}
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-/** One content block as the contract knows it; an unknown type becomes a text note. */
-function contentBlock(block: unknown, redact: (text: string) => string): ContentBlock[] {
-  if (!isObject(block)) return [];
-  switch (block.type) {
-    case 'text':
-      return [{ type: 'text', text: redact(str(block.text) ?? '') }];
-    case 'image':
-    case 'audio': {
-      const data = str(block.data);
-      const mimeType = str(block.mimeType);
-      return data === undefined || mimeType === undefined ? [] : [{ type: block.type, data, mimeType }];
-    }
-    case 'resource': {
-      const [resource] = resourceContents(block.resource, redact);
-      return resource === undefined ? [] : [{ type: 'resource', resource }];
-    }
-    case 'resource_link': {
-      const uri = str(block.uri);
-      const name = str(block.name);
-      if (uri === undefined || name === undefined) return [];
-      const mimeType = str(block.mimeType);
-      const description = str(block.description);
-      return [
-        {
-          type: 'resource_link',
-          uri,
-          name,
-          ...(mimeType !== undefined && { mimeType }),
-          ...(description !== undefined && { description }),
-        },
-      ];
-    }
-    default:
-      return [
-        {
-          type: 'text',
-          text: `[a ${JSON.stringify(String(block.type)).slice(0, 60)} block mcp-run does not relay]`,
-        },
-      ];
-  }
-}
-
-function resourceContents(value: unknown, redact: (text: string) => string): ResourceContents[] {
-  if (!isObject(value) || typeof value.uri !== 'string') return [];
-  const mimeType = str(value.mimeType);
-  const base = { uri: value.uri, ...(mimeType !== undefined && { mimeType }) };
-  if (typeof value.text === 'string') return [{ ...base, text: redact(value.text) }];
-  if (typeof value.blob === 'string') return [{ ...base, blob: value.blob }];
-  return [];
-}
-
-function toolResult(result: unknown, redact: (text: string) => string): ToolResult {
-  const r = isObject(result) ? result : {};
-  const content = Array.isArray(r.content) ? r.content.flatMap((b) => contentBlock(b, redact)) : [];
-  return {
-    content,
-    ...(r.structuredContent !== undefined && { structuredContent: r.structuredContent }),
-    ...(r.isError === true && { isError: true }),
-  };
-}
-
-function promptResult(result: unknown, redact: (text: string) => string): PromptResult {
-  const r = isObject(result) ? result : {};
-  const messages = Array.isArray(r.messages) ? r.messages : [];
-  const description = str(r.description);
-  return {
-    ...(description !== undefined && { description: redact(description) }),
-    messages: messages.flatMap((m) => {
-      if (!isObject(m) || (m.role !== 'user' && m.role !== 'assistant')) return [];
-      const [content] = contentBlock(m.content, redact);
-      return content === undefined ? [] : [{ role: m.role, content }];
-    }),
   };
 }
