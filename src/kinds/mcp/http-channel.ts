@@ -117,7 +117,7 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
     try {
       parsed = JSON.parse(text);
     } catch {
-      o.log.debug(`upstream ${o.name} sent a body that is not JSON; ignored`);
+      o.log.debug(`${o.name} sent a body that is not JSON; ignored`);
       return;
     }
     const bytes = Buffer.byteLength(text);

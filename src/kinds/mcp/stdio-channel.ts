@@ -9,6 +9,7 @@
  * and SIGKILL after a grace period; a program still running when mcp-run exits is killed too.
  */
 import { spawn } from 'node:child_process';
+import { escapeControls } from '../../util/escape-controls.js';
 import { LineFramer } from '../../util/line-framer.js';
 import type { Logger } from '../contract/kinds.js';
 import { killAllTrees, MARKER_VARIABLE, ProcessTree } from '../shared/process-tree.js';
@@ -63,13 +64,13 @@ export function startStdio(o: StdioOptions, events: ChannelEvents): Promise<Chan
       try {
         message = JSON.parse(line);
       } catch {
-        o.log.debug(`upstream ${o.name} wrote a line that is not JSON on stdout; ignored`);
+        o.log.debug(`${o.name} wrote a line that is not JSON on stdout; ignored`);
         return;
       }
       events.message(message, Buffer.byteLength(line));
     },
     () => {
-      o.log.warn(`upstream ${o.name} sent a message over ${o.maxMessageBytes} bytes; it is restarted`);
+      o.log.warn(`${o.name} sent a message over ${o.maxMessageBytes} bytes; it is restarted`);
       end(`${o.name} sent a message over its maxMessageBytes (${o.maxMessageBytes}) and was restarted`);
       void stop();
     },
@@ -77,8 +78,8 @@ export function startStdio(o: StdioOptions, events: ChannelEvents): Promise<Chan
   const stderrFramer = new LineFramer(
     MAX_STDERR_LINE * 4,
     (line) => {
-      const cut = line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line;
-      o.log.debug(`upstream ${o.name}: ${cut}`);
+      const cut = escapeControls(line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line);
+      o.log.debug(`${o.name}: ${cut}`);
       stderr.push(cut.slice(0, 300));
       if (stderr.length > STDERR_KEPT) stderr.shift();
     },

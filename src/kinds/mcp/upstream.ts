@@ -9,6 +9,7 @@
  *   `start: serve` it is started again after the backoff, without waiting for a request.
  * - After `dispose`, every request fails at once and nothing is started again.
  */
+import { escapeControls } from '../../util/escape-controls.js';
 import { acquire, Slots } from '../../util/slots.js';
 import type { Logger } from '../contract/kinds.js';
 import { type Channel, type ChannelEvents, McpClient } from './client.js';
@@ -88,14 +89,12 @@ export class Upstream {
       maxResultBytes: this.o.maxResultBytes,
       onLog: (level, data) => {
         const text = typeof data === 'string' ? data : JSON.stringify(data);
-        const line = `upstream ${this.o.name} [${level}]: ${String(text).slice(0, 2000)}`;
+        const line = `${this.o.name} [${level}]: ${escapeControls(String(text).slice(0, 2000))}`;
         if (level === 'debug' || level === 'info' || level === 'notice') this.o.log.debug(line);
         else this.o.log.warn(line);
       },
       onListChanged: (method) =>
-        this.o.log.debug(
-          `upstream ${this.o.name} sent ${method}; its pinned entries are kept until a reload`,
-        ),
+        this.o.log.debug(`${this.o.name} sent ${method}; its pinned entries are kept until a reload`),
     });
     const events: ChannelEvents = {
       message: client.events.message,
@@ -120,7 +119,7 @@ export class Upstream {
     }
     this.client = client;
     this.startedAt = Date.now();
-    if (this.restarts > 0) this.o.log.info(`upstream ${this.o.name} restarted (restart ${this.restarts})`);
+    if (this.restarts > 0) this.o.log.info(`${this.o.name} restarted (restart ${this.restarts})`);
     return client;
   }
 
@@ -135,7 +134,7 @@ export class Upstream {
     this.client = undefined;
     if (Date.now() - this.startedAt > STABLE_MS) this.backoffMs = FIRST_BACKOFF_MS;
     this.failed();
-    this.o.log.warn(`upstream ${reason}`);
+    this.o.log.warn(reason);
     if (!this.o.restartOnExit) return;
     clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(
