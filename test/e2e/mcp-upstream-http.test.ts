@@ -3,8 +3,8 @@
  * server-everything in its streamableHttp mode behind mcp-run, called by the official v2 client in
  * the 2026-07-28 era over stdio (a 2025-only upstream served to a 2026 client), with progress
  * relayed from the upstream's SSE answer; then a stdio upstream behind `mcp-run --http` called by
- * the v1 client: /readyz names it, a reload kills the old upstream process and starts a new one,
- * and shutdown leaves no upstream process behind.
+ * the v1 client: /readyz names it, /metrics counts its restart after a SIGKILL, a reload kills the
+ * old upstream process and starts a new one, and shutdown leaves no upstream process behind.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -134,9 +134,9 @@ tools:
     );
   after(() => files.cleanup());
 
-  test('readyz names it, a reload replaces its process, and shutdown kills it', async () => {
+  test('readyz names it, metrics count its restart, a reload replaces its process, and shutdown kills it', async () => {
     write('The first one.');
-    const served = await spawnHttpCli([manifest]);
+    const served = await spawnHttpCli([manifest, '--metrics']);
     const connect = async () => {
       const client = new Client({ name: 'mcp-upstream-v1', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
@@ -149,8 +149,18 @@ tools:
       assert.equal(ready.status, 200);
       assert.match(await ready.text(), /probe/);
       const first = await connect();
-      const before = await pidOf(first);
+      const killed = await pidOf(first);
+      process.kill(killed, 'SIGKILL');
+      let before = killed;
+      for (let i = 0; i < 50 && before === killed; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        before = await pidOf(first).catch(() => killed);
+      }
+      assert.notEqual(before, killed, 'the upstream was restarted');
       await first.close();
+      const metrics = await (await fetch(new URL('/metrics', served.url))).text();
+      assert.match(metrics, /^mcp_run_source_restarts_total\{source="probe"\} 1$/m);
+      assert.match(metrics, /^mcp_run_tool_calls_total\{tool="whoami",outcome="ok"\} [1-9]/m);
 
       write('The second one.');
       let after = before;
