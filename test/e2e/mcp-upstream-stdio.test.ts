@@ -175,6 +175,18 @@ describe('kind: mcp over stdio, called by the v1 client', () => {
     assert.ok(prompt.messages.length > 0);
   });
 
+  test('a resource or prompt the manifest does not bring in is unknown on read and get', async () => {
+    await assert.rejects(
+      client.readResource({ uri: 'demo://resource/static/document/features.md' }),
+      /not found/i,
+    );
+    await assert.rejects(
+      client.getPrompt({ name: 'args-prompt', arguments: { city: 'Lyon' } }),
+      /args-prompt/,
+    );
+    await assert.rejects(client.getPrompt({ name: 'simple-prompt' }), /simple-prompt/);
+  });
+
   test('a file is read through the renamed filesystem tool', async () => {
     const result = await client.callTool({
       name: 'read_note',
