@@ -262,6 +262,8 @@ export interface UpstreamEntry {
 export interface UpstreamListing {
   readonly tools: readonly UpstreamEntry[];
   readonly resources: readonly UpstreamEntry[];
+  /** Resource templates; each has `uriTemplate`. */
+  readonly templates: readonly UpstreamEntry[];
   readonly prompts: readonly UpstreamEntry[];
 }
 

@@ -64,9 +64,10 @@ export function exposedEntries(
     const at: EntryPath = ['expose', section];
     const include = (settings.include ?? ['*']).map(globMatcher);
     const exclude = (settings.exclude ?? []).map(globMatcher);
-    const listed = listing[section];
+    // Resources: the static ones, then the templates (matched by name or by URI or URI template).
+    const listed = section === 'resources' ? [...listing.resources, ...listing.templates] : listing[section];
     const upstreamName = (entry: (typeof listed)[number]) =>
-      section === 'resources' ? String(entry.uri ?? entry.name) : entry.name;
+      section === 'resources' ? String(entry.uri ?? entry.uriTemplate ?? entry.name) : entry.name;
     for (const name of Object.keys(settings.overrides ?? {}))
       if (!listed.some((entry) => entry.name === name || upstreamName(entry) === name))
         ctx.log.warn(`expose.${section}.overrides names "${name}", which ${source} does not list`);
@@ -84,7 +85,7 @@ export function exposedEntries(
       }
       const config: Record<string, unknown> & { kind: string } = { kind: 'mcp', source };
       if (section === 'tools') config.tool = entry.name;
-      else if (section === 'resources') config.uri = key;
+      else if (section === 'resources') config[entry.uri === undefined ? 'uriTemplate' : 'uri'] = key;
       else config.prompt = entry.name;
       const title =
         override?.title ?? (section === 'tools' && typeof entry.title === 'string' ? entry.title : undefined);

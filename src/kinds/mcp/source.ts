@@ -238,6 +238,7 @@ async function readListing(client: McpClient, timeoutMs: number): Promise<Upstre
   return {
     tools: caps.tools ? await list('tools/list', 'tools') : [],
     resources: caps.resources ? await list('resources/list', 'resources') : [],
+    templates: caps.resources ? await list('resources/templates/list', 'resourceTemplates') : [],
     prompts: caps.prompts ? await list('prompts/list', 'prompts') : [],
   };
 }

@@ -306,7 +306,7 @@ describe('byte budgets on what an upstream sends', () => {
 });
 
 describe('a whole reference server exposed: resources and prompts too', () => {
-  test('server-everything with prefixes: the names are served, the contents read through', async () => {
+  test('server-everything with prefixes: the names are served, the contents read through, a template too', async () => {
     const everything = join(
       import.meta.dirname,
       '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
@@ -317,7 +317,10 @@ sources:
     kind: mcp
     command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, stdio]
     expose:
-      resources: { include: ["*architecture*", "features.md"], prefix: ev_ }
+      resources:
+        include: ["*architecture*", "features.md", "Dynamic Text*"]
+        prefix: ev_
+        overrides: { Dynamic Text Resource: { name: dyn_text } }
       prompts: { exclude: [completable-prompt, resource-prompt], overrides: { args-prompt: { name: weather } } }
 `);
     try {
@@ -327,6 +330,19 @@ sources:
         'demo://resource/static/document/architecture.md',
         'demo://resource/static/document/features.md',
       ]);
+      assert.deepEqual(
+        catalog.templates.map((t) => [t.descriptor.name, t.descriptor.uriTemplate]),
+        [['Dynamic Text Resource', 'demo://resource/dynamic/text/{resourceId}']],
+      );
+      const template = catalog.templates[0]!;
+      const vars = template.match('demo://resource/dynamic/text/3')!;
+      assert.deepEqual(vars, { resourceId: '3' });
+      const [dynamic] = await template.read(
+        'demo://resource/dynamic/text/3',
+        vars,
+        new AbortController().signal,
+      );
+      assert.match(String((dynamic as Json).text), /3/);
       const [contents] = await catalog.resources.get(uris[0]!)!.read(new AbortController().signal);
       assert.match(String((contents as Json).text), /\S/);
       const weather = catalog.prompts.get('weather')!;
