@@ -361,3 +361,43 @@ sources:
     }
   });
 });
+
+describe('fromClaim on a kind: mcp tool', () => {
+  test("the bound argument is hidden, filled from the caller's claim, and a caller cannot set it", async () => {
+    const everything = join(
+      import.meta.dirname,
+      '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+    );
+    const catalog = await compile(`
+sources:
+  ev:
+    kind: mcp
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, stdio]
+tools:
+  whoami:
+    kind: mcp
+    source: ev
+    tool: echo
+    input:
+      message: { type: string, fromClaim: email }
+`);
+    const identity = {
+      issuer: 'https://issuer.example',
+      subject: 'u1',
+      claims: { email: 'ada@example.test' },
+      expiresAt: undefined,
+      accessToken: () => 'the-callers-token',
+    };
+    try {
+      const tool = catalog.tools.get('whoami')!;
+      assert.deepEqual(Object.keys((tool.descriptor.inputSchema as Json).properties), []);
+      const result = await tool.call({}, { ...callContext(), identity });
+      assert.match((result.content[0] as Json).text, /ada@example\.test/);
+      const set = await tool.call({ message: 'mallory@example.test' }, { ...callContext(), identity });
+      assert.equal(set.isError, true);
+      assert.doesNotMatch(JSON.stringify(set), /Echo: mallory/);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+});
