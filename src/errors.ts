@@ -136,6 +136,19 @@ export const problems = {
     code: 'SOURCE_OPEN_FAILED',
     message: `cannot open source ${quote(name)}: ${reason}`,
   }),
+  UPSTREAM_ENTRY_UNKNOWN: (
+    what: string,
+    name: string,
+    source: string,
+    known: readonly string[],
+    suggestion?: string,
+  ): Problem => ({
+    code: 'UPSTREAM_ENTRY_UNKNOWN',
+    message: `the upstream server of source ${quote(source)} lists no ${what} ${quote(name)}${didYouMean(suggestion)}`,
+    hint: known.length
+      ? `it lists: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}`
+      : `it lists no ${what}s`,
+  }),
   SOURCE_ENGINE_NOT_INSTALLED: (name: string, kind: string, pkg: string, hint: string): Problem => ({
     code: 'SOURCE_ENGINE_NOT_INSTALLED',
     message: `source ${quote(name)} (kind ${kind}) needs ${pkg}, which is not installed: mcp-run leaves this engine out of its default install for its size`,

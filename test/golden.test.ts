@@ -174,6 +174,7 @@ describe('commands that fail report the error a user sees', () => {
 const LIVE_ONLY: Readonly<Record<string, string>> = {
   SQL_QUERY_WITH_ROLE: 'test/kinds/sql/postgres/role-query.test.ts',
   SKILL_TOO_LARGE: 'test/e2e/skills.test.ts',
+  UPSTREAM_ENTRY_UNKNOWN: 'test/e2e/mcp-upstream-stdio.test.ts',
 };
 
 describe('the golden cases cover every error code', () => {

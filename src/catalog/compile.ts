@@ -142,10 +142,16 @@ async function compileWith(
       return undefined;
     }
   };
+  // What sources add (OpenedSource.entries), once they are open: compiled after the declared ones.
+  const contributed = new Map<EntrySection, [string, EntryConfig][]>();
   // Through the scope too: `manifest.skipped` reaches the parsed YAML document.
   const entries = (section: EntrySection): [string, EntryConfig][] => {
     const loaded = scope.manifest;
-    return Object.entries(loaded?.data[section] ?? {}).filter(([name]) => !loaded?.skipped?.(section, name));
+    const declared = Object.entries(loaded?.data[section] ?? {}).filter(
+      ([name]) => !loaded?.skipped?.(section, name),
+    );
+    const added = contributed.get(section);
+    return added === undefined ? declared : [...declared, ...added];
   };
 
   // The kinds this manifest names, imported together before anything compiles; no other is loaded.
@@ -156,6 +162,7 @@ async function compileWith(
     const opened = await guard('sources', name, () => kind?.open(cfg, scope.entry('sources', name)));
     if (opened) sources.set(name, { kind: cfg.kind, opened });
   }
+  await addContributed(sources, contributed, entries, scope, registry, kinds);
 
   // Policies (governance/policy/): compiled only when the manifest declares one anywhere, so a
   // manifest without them serves exactly as before, and loads neither their compiler nor CEL.
@@ -223,15 +230,19 @@ async function compileWith(
       kind?.compile(withStepInputs(common, 'input', steps), ctx),
     );
     if (verbatim === undefined) checkInputKeywords(common.input, inputAt, report);
-    // A kind may add arguments of its own and supply a description and outputSchema the manifest left out.
+    // A kind may add arguments of its own and supply a description and outputSchema the manifest
+    // left out, or the whole input schema (an upstream MCP tool's) when the manifest has none.
+    const kindSchema =
+      verbatim === undefined && given.input === undefined ? compiled?.inputSchema : undefined;
+    const wholeSchema = verbatim ?? kindSchema;
     const inputSchema = intern(
-      verbatim === undefined
+      wholeSchema === undefined
         ? (buildInputSchema({ ...claims.shownInput, ...compiled?.input }) as JsonSchema)
-        : withKindArguments(verbatim, compiled?.input),
+        : withKindArguments(wholeSchema, compiled?.input),
     );
     // A verbatim inputSchema meets the meta-schema here; `input:`'s properties did at validation.
     const validateArgs = tryCompile(
-      (schema) => compileSchema(schema, verbatim === undefined ? 'meta-checked' : undefined),
+      (schema) => compileSchema(schema, wholeSchema === undefined ? 'meta-checked' : undefined),
       inputSchema,
       inputAt,
       report,
@@ -652,6 +663,46 @@ type LoadedKinds = { [S in EntrySection]: Map<string, KindsBySection[S]> };
  * Imports the kinds the entries name, all at once (unknown names were reported by validation and
  * stay absent). Offline, sources are not opened, so their kinds are not loaded either.
  */
+/**
+ * Takes in the entries the opened sources add (OpenedSource.entries): each is compiled like a
+ * declared one of its section, its problems reported inside its source. A name the manifest or
+ * another source already uses is an error, and the entry is left out. Their kinds are loaded here,
+ * after the declared ones: a source that adds `kind: mcp` tools may be the only one to name it.
+ */
+async function addContributed(
+  sources: OpenedSources,
+  contributed: Map<EntrySection, [string, EntryConfig][]>,
+  entries: (section: EntrySection) => [string, EntryConfig][],
+  scope: CompileScope,
+  registry: KindRegistry,
+  kinds: LoadedKinds,
+): Promise<void> {
+  for (const [source, { opened }] of sources)
+    for (const section of ['tools', 'resources', 'prompts'] as const) {
+      const taken = new Set(entries(section).map(([name]) => name));
+      for (const entry of opened.entries?.[section] ?? []) {
+        const at: EntryPath = ['sources', source, ...entry.at];
+        if (taken.has(entry.name)) {
+          scope.report(
+            at,
+            problems.MANIFEST_DUPLICATE_ENTRY(`${section}.${entry.name}`, `another entry of ${section}`),
+          );
+          continue;
+        }
+        taken.add(entry.name);
+        const list = contributed.get(section) ?? [];
+        list.push([entry.name, entry.config as unknown as EntryConfig]);
+        contributed.set(section, list);
+        scope.relocate(section, entry.name, at);
+        if (!kinds[section].has(entry.config.kind)) {
+          const kind = await registry.load(section, entry.config.kind);
+          if (kind)
+            (kinds[section] as Map<string, KindsBySection[typeof section]>).set(entry.config.kind, kind);
+        }
+      }
+    }
+}
+
 async function loadKinds(
   registry: KindRegistry,
   entries: (section: EntrySection) => [string, EntryConfig][],

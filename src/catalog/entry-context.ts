@@ -69,14 +69,29 @@ export class CompileScope {
     this.warn = undefined;
   }
 
+  /** Where the entries a source added live in the manifest (`[section, name]` → a path in the source). */
+  private readonly relocated = new Map<string, EntryPath>();
+
+  /** Reports the problems of an entry a source added (OpenedSource.entries) at `at`, inside the source. */
+  relocate(section: EntrySection, name: string, at: EntryPath): void {
+    this.relocated.set(`${section}\n${name}`, at);
+  }
+
   report(path: EntryPath, problem: Problem, needle?: string): void {
-    if (this.loaded !== undefined) this.diagnostics.push(this.loaded.diagnose(path, problem, needle));
+    if (this.loaded === undefined) return;
+    const moved = this.relocated.size === 0 ? undefined : this.relocated.get(`${path[0]}\n${path[1]}`);
+    this.diagnostics.push(this.loaded.diagnose(moved ?? path, problem, needle));
   }
 
   /** While compiling, a kind's warning is about its entry; later (at run time) it is just logged. */
   warnAt(path: EntryPath, message: string): void {
-    if (this.loaded === undefined || this.warn === undefined) this.log.warn(message);
-    else this.warn({ ...this.loaded.diagnose(path, problems.ENTRY_WARNING(message)), severity: 'warning' });
+    if (this.loaded === undefined || this.warn === undefined) {
+      this.log.warn(message);
+      return;
+    }
+    const moved = this.relocated.size === 0 ? undefined : this.relocated.get(`${path[0]}\n${path[1]}`);
+    const at = moved ?? path;
+    this.warn({ ...this.loaded.diagnose(at, problems.ENTRY_WARNING(message)), severity: 'warning' });
   }
 
   watch(path: string, uri: string | undefined): void {

@@ -12,22 +12,7 @@ type Json = Record<string, any>;
  * U+009B, a one-character CSI) and the bidi overrides and isolates that reorder what is read. Tab,
  * newline and a CR before a newline stay: they only lay text out.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const CONTROLS = /\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * Text a server, a tool's upstream or an imported document wrote, as the CLI shows it to a person:
- * each control character and bidi override printed escaped (`\x1b`, `\u202e`), so it is seen, not
- * obeyed. Every human output of a command that prints such text goes through here.
- */
-export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x80
-      ? `\\x${code.toString(16).padStart(2, '0')}`
-      : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-}
+export { escapeControls } from '../util/escape-controls.js';
 
 /**
  * A line of JSON with the characters a terminal acts on written as `\uXXXX`: still valid JSON, the

@@ -22,6 +22,10 @@ import { fileResourceInfo } from './files/file.info.js';
 import { textResourceInfo } from './files/text.info.js';
 import { httpSourceInfo } from './http/source.info.js';
 import { httpToolInfo } from './http/tool.info.js';
+import { mcpPromptInfo } from './mcp/prompt.info.js';
+import { mcpResourceInfo } from './mcp/resource.info.js';
+import { mcpSourceInfo } from './mcp/source.info.js';
+import { mcpToolInfo } from './mcp/tool.info.js';
 import { templatePromptInfo } from './prompts/template.info.js';
 import { KindRegistry } from './registry.js';
 import { shellToolInfo } from './shell/tool.info.js';
@@ -51,6 +55,10 @@ export function builtinKinds(): KindRegistry {
     .register('sources', mysqlSourceInfo, async () => (await import('./sql/mysql/source.js')).mysqlSource)
     .register('sources', duckdbSourceInfo, async () => (await import('./sql/duckdb/source.js')).duckdbSource)
     .register('sources', httpSourceInfo, async () => (await import('./http/source.js')).httpSource)
+    .register('sources', mcpSourceInfo, async () => (await import('./mcp/source.js')).mcpSource)
+    .register('tools', mcpToolInfo, async () => (await import('./mcp/tool.js')).mcpTool)
+    .register('resources', mcpResourceInfo, async () => (await import('./mcp/resource.js')).mcpResource)
+    .register('prompts', mcpPromptInfo, async () => (await import('./mcp/prompt.js')).mcpPrompt)
     .register('tools', sqlToolInfo, async () => (await import('./sql/sql-tool.js')).sqlTool)
     .register('tools', sqlQueryToolInfo, async () => (await import('./sql/query-tool.js')).sqlQueryTool)
     .register(

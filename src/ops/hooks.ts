@@ -15,9 +15,12 @@ export interface CallObservation {
   end(outcome: CallOutcome): void;
 }
 
-/** One call to a backend through a source: a SQL statement (its text, never its values), an HTTP request. */
+/**
+ * One call to a backend through a source: a SQL statement (its text, never its values), an HTTP
+ * request, a request to an upstream MCP server (its method and entry name, never its arguments).
+ */
 export interface BackendCall {
-  readonly system: 'sql' | 'http';
+  readonly system: 'sql' | 'http' | 'mcp';
   /** The source's name in the manifest. */
   readonly source: string;
   /** A short span name: `SELECT mem`, `GET api`. */

@@ -109,6 +109,17 @@ export class Metrics {
         }
       },
     });
+    new client.Counter({
+      name: 'mcp_run_source_restarts_total',
+      help: 'Restarts of the upstream behind a source (an mcp source whose program died or whose session expired).',
+      labelNames: ['source'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [source, stats] of sources.pools())
+          if (stats.restarts !== undefined) this.inc({ source }, stats.restarts);
+      },
+    });
     client.collectDefaultMetrics({ register: this.registry, prefix: 'mcp_run_' });
   }
 

@@ -5,6 +5,7 @@
  */
 import type {
   HttpCapability,
+  McpCapability,
   OpenedSource,
   SourceCapabilities,
   SourceKind,
@@ -103,11 +104,12 @@ export class SourceTracker {
 
 /**
  * The capabilities with each backend call reported through the ops hooks (a child span per SQL
- * statement, without its values, and per HTTP request, which carries the `traceparent`).
+ * statement, without its values, per HTTP request, which carries the `traceparent`, and per request
+ * to an upstream MCP server, without its arguments).
  */
 function observed(source: string, caps: Partial<SourceCapabilities>): Partial<SourceCapabilities> {
   const out: Partial<SourceCapabilities> = { ...caps };
-  const { sql, http } = caps;
+  const { sql, http, mcp } = caps;
   if (sql) {
     const query: SqlCapability['query'] = (statement, values, options) => {
       const text = statement.segments.join('?');
@@ -145,6 +147,24 @@ function observed(source: string, caps: Partial<SourceCapabilities>): Partial<So
       );
     };
     out.http = { ...http, request };
+  }
+  if (mcp) {
+    const span = <T>(method: string, entry: string, run: () => Promise<T>) =>
+      ops.backend(
+        {
+          system: 'mcp',
+          source,
+          name: `${method} ${source}`,
+          attributes: { 'mcp.method.name': method, 'gen_ai.tool.name': entry },
+        },
+        run,
+      );
+    out.mcp = {
+      ...mcp,
+      callTool: (name, args, ctx) => span('tools/call', name, () => mcp.callTool(name, args, ctx)),
+      readResource: (uri, signal) => span('resources/read', uri, () => mcp.readResource(uri, signal)),
+      getPrompt: (name, args, signal) => span('prompts/get', name, () => mcp.getPrompt(name, args, signal)),
+    } satisfies McpCapability;
   }
   return out;
 }

@@ -3,17 +3,13 @@
  * handlers throw. Anything else a handler throws is a bug and becomes -32603 (see error-mapping.ts).
  */
 import { isObject } from '../util/is-object.js';
+import { JsonRpcCode, type JsonRpcResponse, type RequestId } from '../util/jsonrpc.js';
 
+export { isRequestId, type JsonRpcResponse, notification, type RequestId } from '../util/jsonrpc.js';
 export { isObject };
 
-export type RequestId = string | number;
-
 export const ErrorCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
+  ...JsonRpcCode,
   /** Legacy era only; 2026-07-28 reserves it and uses -32602 instead. */
   ResourceNotFound: -32002,
   HeaderMismatch: -32020,
@@ -76,13 +72,6 @@ export function invalidRequest(message: string): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidRequest, message, undefined, HttpStatus.BadRequest);
 }
 
-export interface JsonRpcResponse {
-  readonly jsonrpc: '2.0';
-  readonly id: RequestId | null;
-  readonly result?: unknown;
-  readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown };
-}
-
 export function resultResponse(id: RequestId, result: unknown): JsonRpcResponse {
   return { jsonrpc: '2.0', id, result };
 }
@@ -93,13 +82,4 @@ export function errorResponse(id: RequestId | null, error: ProtocolError): JsonR
       ? { code: error.code, message: error.message }
       : { code: error.code, message: error.message, data: error.data };
   return { jsonrpc: '2.0', id, error: body };
-}
-
-export function notification(method: string, params?: object): object {
-  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-}
-
-/** Every MCP schema says a request id is a string or an integer: `5.5` is not one. */
-export function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || Number.isSafeInteger(value);
 }

@@ -31,6 +31,8 @@ import type {
   CatalogTemplate,
   CompiledPrompt,
   JsonSchema,
+  PromptResult,
+  ResourceContents,
   ToolAnnotations,
   ToolResult,
 } from './types.js';
@@ -247,10 +249,56 @@ export interface HttpCapability {
   redact(text: string): string;
 }
 
+/** One entry of an upstream MCP server's lists, as it described itself: data, never trusted. */
+export interface UpstreamEntry {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** Tools: inputSchema, outputSchema, annotations; resources: uri, mimeType; prompts: arguments. */
+  readonly [field: string]: unknown;
+}
+
+/** What an upstream MCP server listed when its source opened (one read; see kinds/mcp/). */
+export interface UpstreamListing {
+  readonly tools: readonly UpstreamEntry[];
+  readonly resources: readonly UpstreamEntry[];
+  /** Resource templates; each has `uriTemplate`. */
+  readonly templates: readonly UpstreamEntry[];
+  readonly prompts: readonly UpstreamEntry[];
+}
+
+/**
+ * The `mcp` capability: one upstream MCP server, spoken to by mcp-run's own client. Each method
+ * rejects with an Error whose message is a sentence for the model (the upstream is down, did not
+ * answer in time, answered with an error); a tool call whose result says `isError` resolves.
+ */
+export interface McpCapability {
+  /** What the upstream listed when the source opened: what `kind: mcp` entries are compiled against. */
+  readonly listing: UpstreamListing;
+  callTool(name: string, args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
+  readResource(uri: string, signal: AbortSignal): Promise<readonly ResourceContents[]>;
+  getPrompt(name: string, args: Readonly<Record<string, string>>, signal: AbortSignal): Promise<PromptResult>;
+  /** Replaces the source's credentials with `***`. */
+  redact(text: string): string;
+}
+
 /** The capabilities a source can offer; a tool asks for one by name, never for a source kind. */
 export interface SourceCapabilities {
   sql: SqlCapability;
   http: HttpCapability;
+  mcp: McpCapability;
+}
+
+/**
+ * An entry a source adds to the catalog as if the manifest declared it (an upstream MCP server's
+ * tools, brought in whole by `expose:`). It compiles like a declared entry of its section, through
+ * the same kinds, checks and wrappers; its problems are reported at `at`, a path inside the source.
+ */
+export interface ContributedEntry {
+  readonly name: string;
+  /** The entry's fields, `kind` included, as a manifest would write them. */
+  readonly config: Readonly<Record<string, unknown>> & { readonly kind: string };
+  readonly at: EntryPath;
 }
 
 /** A source's connection pool right now, for metrics (`mcp-run --metrics`). */
@@ -260,6 +308,8 @@ export interface SourcePoolStats {
   readonly idle: number;
   /** Callers waiting for a connection. */
   readonly waiting: number;
+  /** Times the process or session behind the source was started again (an `mcp` source's upstream). */
+  readonly restarts?: number;
 }
 
 export interface OpenedSource {
@@ -272,6 +322,15 @@ export interface OpenedSource {
   ping?(signal: AbortSignal): Promise<void>;
   /** Optional pool figures for metrics; cheap and synchronous. */
   pool?(): SourcePoolStats;
+  /**
+   * Entries this source adds to the catalog (catalog/compile.ts compiles them after the declared
+   * ones of their section); a name the manifest declares too is an error at the entry's `at`.
+   */
+  readonly entries?: {
+    readonly tools?: readonly ContributedEntry[];
+    readonly resources?: readonly ContributedEntry[];
+    readonly prompts?: readonly ContributedEntry[];
+  };
 }
 
 export interface SourceKind<C = unknown> extends KindInfo {
@@ -330,6 +389,11 @@ export interface CompiledTool {
   readonly defaultConcurrency?: number;
   /** `task` when the manifest gives none: slow work (a program, an HTTP call) says optional. */
   readonly defaultTaskSupport?: TaskSupport;
+  /**
+   * The whole input schema when the manifest declares neither `input` nor `inputSchema` (an
+   * upstream MCP tool's, as read when its source opened); served as a verbatim `inputSchema` is.
+   */
+  readonly inputSchema?: JsonSchema;
   /** Runs with arguments already validated against the input schema, defaults applied. */
   run(args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
 }

@@ -5,17 +5,11 @@
  * fragment or dot segment.
  */
 import { CLIENT_OWNED_HEADERS } from '../../util/http-headers.js';
-import type { JsonSchema } from '../contract/types.js';
+import { HEADER_NAME_PATTERN, headerNameSchema } from '../shared/outbound-auth-schema.js';
 
-/** RFC 9110 token characters. */
-const TOKEN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
-const TOKEN_RE = new RegExp(TOKEN);
+const TOKEN_RE = new RegExp(HEADER_NAME_PATTERN);
 
-export const headerNameSchema: JsonSchema = {
-  type: 'string',
-  pattern: TOKEN,
-  description: "A header name (letters, digits and !#$%&'*+.^_`|~-).",
-};
+export { headerNameSchema };
 
 /** [name, reason] for each header that may not be sent; empty when all are fine. */
 export function checkHeaders(headers: Readonly<Record<string, string>>): [string, string][] {

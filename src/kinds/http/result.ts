@@ -10,8 +10,8 @@ import { isObject } from '../../util/is-object.js';
 import type { HttpResponse } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import type { ContentBlock, ToolResult } from '../contract/types.js';
+import type { Pick } from '../shared/json-pick.js';
 import { isTextMime } from '../shared/mime.js';
-import type { Pick } from './json-pick.js';
 
 export interface ShapeOptions {
   /** `GET /api/v2/items/9`: the method and the full path (base path included), never the query (it may hold a key). */

@@ -38,10 +38,10 @@
 import type { Pool } from 'undici';
 import { problems } from '../../errors.js';
 import type { HttpCapability, HttpResponse, KindContext, SourceKind } from '../contract/kinds.js';
+import { clientCredentials, type TokenSource, tokenExchange } from '../shared/oauth.js';
+import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
 import { attemptRequest } from './attempt.js';
-import { authParts, type HttpAuth } from './auth.js';
 import { checkHeaders, checkRequestPath, isLoopbackHost } from './headers.js';
-import { clientCredentials, type TokenSource, tokenExchange } from './oauth.js';
 import { isConnectionReset, withRetries } from './retry.js';
 import {
   DEFAULT_HTTP_TIMEOUT_MS,

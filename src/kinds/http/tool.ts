@@ -31,12 +31,12 @@ import { suggest } from '../../util/suggest.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import type { ToolResult } from '../contract/types.js';
+import { compileDataTemplate } from '../shared/data-template.js';
+import { compilePick, type Pick } from '../shared/json-pick.js';
 import { trackErrors } from '../shared/tracked-context.js';
 import { ABSENT, compileString, compileTree, evaluateTree, treeVariables } from '../shared/value-tree.js';
-import { compileDataTemplate } from './data-template.js';
 import { CONTENT_TYPES, encodeBody, impliedAnnotations, pickArgs, queryPairs, scalar } from './encode.js';
 import { checkHeaders } from './headers.js';
-import { compilePick, type Pick } from './json-pick.js';
 import { responseResult } from './result.js';
 import { httpToolInfo } from './tool.info.js';
 

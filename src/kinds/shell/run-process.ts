@@ -1,7 +1,7 @@
 /**
  * Runs one program without a shell, in its own process group, with bounded output and time.
  *
- * Everything the program starts dies with the call (tree.ts finds it: the group, the ppid chains,
+ * Everything the program starts dies with the call (../shared/process-tree.ts finds it: the group, the ppid chains,
  * and processes that left the group or were orphaned). A timeout or a cancellation signals all of it,
  * SIGTERM first and SIGKILL after a grace period; when the program exits by itself, whatever it left
  * running is SIGKILLed at once. The outcome is reported only once they are gone. A run still in
@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { CallSignal } from '../../util/call-signal.js';
-import { killAllTrees, MARKER_VARIABLE, ProcessTree } from './tree.js';
+import { killAllTrees, MARKER_VARIABLE, ProcessTree } from '../shared/process-tree.js';
 
 export const KILL_GRACE_MS = 2000;
 /** After the program exits, how long children holding its stdout/stderr may keep them open. */

@@ -11,7 +11,7 @@
  * per call); a non-zero exit is an error result. The values of `env:` are secrets, replaced by `***`
  * in all of it (redact.ts). A tool runs at most DEFAULT_MAX_CONCURRENCY calls at once unless the
  * manifest's `maxConcurrency` says otherwise (the catalog enforces it), and all shell tools together
- * at most PROGRAMS_LIMIT programs; everything a call started dies with it (tree.ts).
+ * at most PROGRAMS_LIMIT programs; everything a call started dies with it (../shared/process-tree.ts).
  *
  * @example
  * ```yaml

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compilePick, PickSyntaxError } from '../../../src/kinds/http/json-pick.js';
+import { compilePick, PickSyntaxError } from '../../../src/kinds/shared/json-pick.js';
 
 const issue = {
   title: 'Crash on start',

@@ -1,5 +1,5 @@
 /**
- * Outbound OAuth token sources (src/kinds/http/oauth.ts) against a real token endpoint on
+ * Outbound OAuth token sources (src/kinds/shared/oauth.ts) against a real token endpoint on
  * 127.0.0.1: a shared fetch survives one waiter's cancellation, failures read as sentences without
  * secrets, a token exchange is per inbound token and refuses passthrough.
  */
@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { CallerIdentity } from '../../../src/kinds/contract/types.js';
-import { clientCredentials, tokenExchange } from '../../../src/kinds/http/oauth.js';
+import { clientCredentials, tokenExchange } from '../../../src/kinds/shared/oauth.js';
 
 const SECRET = 'unit-client-secret-3321';
 

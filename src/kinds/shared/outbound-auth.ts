@@ -1,5 +1,5 @@
 /**
- * The credentials of an `http` source: the headers and query parameters that carry them, and the
+ * The credentials of an `http` or `mcp` source: the headers and query parameters that carry them, and the
  * strings to redact from everything returned to the model (the raw values and their encodings).
  * OAuth tokens (`oauth`, `tokenExchange`) are fetched per call by oauth.ts; here only their client
  * secret is a string to redact.

@@ -1,5 +1,5 @@
 /**
- * Outbound OAuth for an `http` source: the access token the API wants, from its authorization server.
+ * Outbound OAuth for an `http` or `mcp` source: the access token the API wants, from its authorization server.
  *
  * - `oauth` (client credentials, RFC 6749 §4.4): one token for the source, fetched on first use,
  *   cached, and fetched again before it expires (`expires_in`, less a margin). Calls that need a

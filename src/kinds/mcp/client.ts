@@ -1,0 +1,281 @@
+/**
+ * mcp-run's own client of one upstream MCP server, over a channel (stdio-channel.ts, http-channel.ts):
+ * the 2025 handshake, requests correlated by id, a time limit per request, cancellation, progress and
+ * log notifications routed to the call they belong to, and the server's own requests answered.
+ *
+ * Everything the upstream sends is data: it is parsed as JSON, checked for shape before use, and
+ * never evaluated or written into the manifest's syntax. A message is bounded by the channel (a
+ * line or an HTTP body over `maxMessageBytes` is dropped); a result over `maxResultBytes` fails its
+ * request. Requests from the server (sampling, elicitation, roots) go to `onRequest`, which answers
+ * -32601 for now: relaying them to our own client is a later step and fits here.
+ */
+import { isObject } from '../../util/is-object.js';
+import { isRequestId, JsonRpcCode, notification, type RequestId } from '../../util/jsonrpc.js';
+import type { CallerIdentity, LogLevel } from '../contract/types.js';
+
+/** What we ask for first; the server answers with the version it speaks. */
+export const CLIENT_PROTOCOL_VERSION = '2025-11-25';
+/** The versions this client speaks (the 2025 era's; 2024-11-05 differs only in what we do not use). */
+export const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+
+/** One message sent, with what the HTTP channel needs to send it. */
+export interface Outgoing {
+  readonly message: object;
+  /** For a channel whose credentials are per caller (a token exchange); stdio ignores it. */
+  readonly identity?: CallerIdentity | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A way to one upstream: stdio (a process) or Streamable HTTP. */
+export interface Channel {
+  /** Rejects when the message could not be delivered (the request it carried then fails). */
+  send(out: Outgoing): Promise<void>;
+  /** Tells the channel what the handshake agreed (the HTTP channel sends it as a header). */
+  negotiated(version: string): void;
+  close(): Promise<void>;
+}
+
+/** What a channel reports: each parsed message with its size, and its end. */
+export interface ChannelEvents {
+  /**
+   * `related`: the request whose answer carried the message (an HTTP POST's SSE stream), when the
+   * channel knows it; its progress and logs are then that request's.
+   */
+  message(message: unknown, bytes: number, related?: RequestId): void;
+  /** The channel is gone (the process exited, the session expired); `reason` is a sentence. */
+  closed(reason: string): void;
+}
+
+/** A JSON-RPC error the upstream answered; its message is the upstream's, data to show as data. */
+export class UpstreamError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+export interface RequestOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly timeoutMs: number;
+  readonly identity?: CallerIdentity | undefined;
+  /** Progress notifications for this request (a progressToken is sent only with it). */
+  readonly onProgress?: ((progress: number, total?: number, message?: string) => void) | undefined;
+  /** The upstream's log messages about this request (when the channel can tell which they are). */
+  readonly onLog?: ((level: LogLevel, data: unknown, logger: string | undefined) => void) | undefined;
+}
+
+interface Pending {
+  readonly method: string;
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (err: Error) => void;
+  readonly onProgress: RequestOptions['onProgress'];
+  readonly onLog: RequestOptions['onLog'];
+}
+
+export interface ClientOptions {
+  /** The source's name, for messages. */
+  readonly name: string;
+  readonly maxResultBytes: number;
+  /** A log notification from the upstream. */
+  readonly onLog: (level: LogLevel, data: unknown, logger: string | undefined) => void;
+  /** A request from the upstream (sampling, elicitation, roots): its result, or a throw. */
+  readonly onRequest?: (method: string, params: unknown) => Promise<unknown>;
+  /** `notifications/*_list_changed`: a hook for the re-read that a later step adds. */
+  readonly onListChanged?: (method: string) => void;
+}
+
+/** How much of an upstream's error message is kept. */
+const MAX_ERROR_CHARS = 2000;
+
+const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+
+export class McpClient {
+  private nextId = 1;
+  private readonly pending = new Map<RequestId, Pending>();
+  private channel: Channel | undefined;
+  private closedReason: string | undefined;
+  /** What the server answered to initialize. */
+  protocolVersion = CLIENT_PROTOCOL_VERSION;
+  capabilities: Record<string, unknown> = {};
+
+  constructor(private readonly options: ClientOptions) {}
+
+  /** The events to hand the channel this client reads. */
+  readonly events: ChannelEvents = {
+    message: (message, bytes, related) => this.receive(message, bytes, related),
+    closed: (reason) => this.closed(reason),
+  };
+
+  get alive(): boolean {
+    return this.closedReason === undefined;
+  }
+
+  /** The handshake: initialize, then notifications/initialized. */
+  async initialize(channel: Channel, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    this.channel = channel;
+    const result = await this.request(
+      'initialize',
+      {
+        protocolVersion: CLIENT_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'mcp-run', version: '1' },
+      },
+      { timeoutMs, signal },
+    );
+    const version = isObject(result) ? result.protocolVersion : undefined;
+    if (typeof version !== 'string' || !(SUPPORTED_VERSIONS as readonly string[]).includes(version))
+      throw new Error(
+        `${this.options.name} answered initialize with protocol version ${JSON.stringify(version)}, which mcp-run does not speak (it speaks ${SUPPORTED_VERSIONS.join(', ')})`,
+      );
+    this.protocolVersion = version;
+    const caps = isObject(result) ? result.capabilities : undefined;
+    this.capabilities = isObject(caps) ? caps : {};
+    channel.negotiated(version);
+    await channel.send({ message: notification('notifications/initialized') });
+  }
+
+  request(method: string, params: object, options: RequestOptions): Promise<unknown> {
+    const channel = this.channel;
+    if (this.closedReason !== undefined || channel === undefined)
+      return Promise.reject(new Error(this.closedReason ?? `${this.options.name} is not connected`));
+    if (options.signal?.aborted) return Promise.reject(cancelled(method));
+    const id = this.nextId++;
+    const withToken =
+      options.onProgress === undefined ? params : { ...params, _meta: { progressToken: `mcp-run-${id}` } };
+    return new Promise<unknown>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+      };
+      const stop = (err: Error, reason: string) => {
+        if (!this.pending.has(id)) return;
+        done();
+        // The upstream is told, so that it stops the work (notifications/cancelled).
+        void channel
+          .send({ message: notification('notifications/cancelled', { requestId: id, reason }) })
+          .catch(() => {});
+        reject(err);
+      };
+      const onAbort = () => stop(cancelled(method), 'The caller cancelled the request.');
+      this.pending.set(id, {
+        method,
+        resolve: (result) => {
+          done();
+          resolve(result);
+        },
+        reject: (err) => {
+          done();
+          reject(err);
+        },
+        onProgress: options.onProgress,
+        onLog: options.onLog,
+      });
+      timer = setTimeout(
+        () =>
+          stop(
+            new Error(`${this.options.name} did not answer ${method} within ${options.timeoutMs} ms`),
+            'Timed out.',
+          ),
+        options.timeoutMs,
+      );
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      channel
+        .send({
+          message: { jsonrpc: '2.0', id, method, params: withToken },
+          identity: options.identity,
+          signal: options.signal,
+        })
+        .catch((err: Error) => this.pending.get(id)?.reject(err));
+    });
+  }
+
+  /** Fails every request in flight: the channel is gone. */
+  private closed(reason: string): void {
+    if (this.closedReason !== undefined) return;
+    this.closedReason = reason;
+    for (const pending of [...this.pending.values()]) pending.reject(new Error(reason));
+  }
+
+  async close(reason: string): Promise<void> {
+    this.closed(reason);
+    await this.channel?.close();
+  }
+
+  private receive(message: unknown, bytes: number, related?: RequestId): void {
+    if (!isObject(message)) return;
+    const { id, method } = message;
+    if (typeof method === 'string') {
+      if (id === undefined) this.notified(method, message.params, related);
+      else if (isRequestId(id)) void this.answer(id, method, message.params);
+      return;
+    }
+    if (!isRequestId(id)) return;
+    const pending = this.pending.get(id);
+    if (!pending) return; // late (cancelled, timed out): dropped
+    const error = message.error;
+    if (isObject(error)) {
+      const code = typeof error.code === 'number' ? error.code : JsonRpcCode.InternalError;
+      // Shown to the model as data; a long one is cut (the whole answer was already bounded).
+      const text = typeof error.message === 'string' ? error.message.slice(0, MAX_ERROR_CHARS) : 'no message';
+      pending.reject(new UpstreamError(code, text));
+    } else if (bytes > this.options.maxResultBytes)
+      pending.reject(
+        new Error(
+          `${this.options.name} answered ${pending.method} with ${bytes} bytes, over this source's maxResultBytes (${this.options.maxResultBytes})`,
+        ),
+      );
+    else pending.resolve(message.result);
+  }
+
+  private notified(method: string, params: unknown, related: RequestId | undefined): void {
+    const p = isObject(params) ? params : {};
+    if (method === 'notifications/progress') {
+      const token = p.progressToken;
+      const id =
+        typeof token === 'string' && token.startsWith('mcp-run-') ? Number(token.slice(8)) : Number.NaN;
+      const pending = this.pending.get(id);
+      if (pending?.onProgress && typeof p.progress === 'number')
+        pending.onProgress(
+          p.progress,
+          typeof p.total === 'number' ? p.total : undefined,
+          typeof p.message === 'string' ? p.message : undefined,
+        );
+    } else if (method === 'notifications/message') {
+      const level = typeof p.level === 'string' && LOG_LEVELS.has(p.level) ? (p.level as LogLevel) : 'info';
+      const logger = typeof p.logger === 'string' ? p.logger : undefined;
+      const onLog = related === undefined ? undefined : this.pending.get(related)?.onLog;
+      (onLog ?? this.options.onLog)(level, p.data, logger);
+    } else if (method.endsWith('/list_changed')) this.options.onListChanged?.(method);
+  }
+
+  /** A request from the server: `ping` is answered here, the rest by `onRequest` (-32601 without it). */
+  private async answer(id: RequestId, method: string, params: unknown): Promise<void> {
+    let reply: object;
+    try {
+      const result =
+        method === 'ping'
+          ? {}
+          : this.options.onRequest
+            ? await this.options.onRequest(method, params)
+            : Promise.reject(
+                new UpstreamError(JsonRpcCode.MethodNotFound, `mcp-run does not relay ${method}`),
+              );
+      reply = { jsonrpc: '2.0', id, result: await result };
+    } catch (err) {
+      const code = err instanceof UpstreamError ? err.code : JsonRpcCode.InternalError;
+      reply = { jsonrpc: '2.0', id, error: { code, message: (err as Error).message } };
+    }
+    await this.channel?.send({ message: reply }).catch(() => {});
+  }
+}
+
+function cancelled(method: string): Error {
+  const err = new Error(`${method} was cancelled`);
+  err.name = 'AbortError';
+  return err;
+}

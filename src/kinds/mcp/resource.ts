@@ -1,0 +1,107 @@
+/**
+ * Resource `mcp`: one resource (`uri`) or resource template (`uriTemplate`: `{name}` and
+ * `{+name}` variables) an upstream MCP server listed, served at the same URI and read
+ * through the source at every read (never cached: the upstream decides what it holds). Its name,
+ * title, description and type are the upstream's as listed when the source opened, unless the
+ * entry declares them. A read that fails is the upstream's "not found" when it said so, else an
+ * error with a sentence.
+ *
+ * @example
+ * ```yaml
+ * resources:
+ *   readme:
+ *     kind: mcp
+ *     source: everything
+ *     uri: demo://resource/static/document/architecture.md
+ * ```
+ */
+import { problems } from '../../errors.js';
+import { suggest } from '../../util/suggest.js';
+import type { ResourceKind } from '../contract/kinds.js';
+import { ResourceNotFound } from '../contract/types.js';
+import { parseUriTemplate, type UriTemplate } from '../shared/uri-template.js';
+import { UpstreamError } from './client.js';
+import { mcpResourceInfo } from './resource.info.js';
+
+export interface McpResourceConfig {
+  readonly source: string;
+  readonly uri?: string;
+  readonly uriTemplate?: string;
+  readonly title?: string;
+  readonly description?: string;
+}
+
+/** -32002 (2025) and -32602 (2026) are how an MCP server says a resource does not exist. */
+const NOT_FOUND = new Set([-32002, -32602]);
+
+export const mcpResource: ResourceKind<McpResourceConfig> = {
+  ...mcpResourceInfo,
+  async compile(config, ctx) {
+    if ((config.uri === undefined) === (config.uriTemplate === undefined)) {
+      ctx.error(
+        [],
+        problems.MANIFEST_INVALID_VALUE('either `uri:` or `uriTemplate:`', 'give exactly one of them'),
+      );
+      return undefined;
+    }
+    const mcp = ctx.source(config.source, 'mcp', ['source']);
+    if (!mcp) return undefined;
+    const wanted = (config.uri ?? config.uriTemplate)!;
+    const field = config.uri === undefined ? 'uriTemplate' : 'uri';
+    const among = config.uri === undefined ? mcp.listing.templates : mcp.listing.resources;
+    const listed = among.find((r) => r[field] === wanted);
+    if (!listed) {
+      const known = among.map((r) => String(r[field]));
+      const what = config.uri === undefined ? 'resource template' : 'resource';
+      ctx.error(
+        [field],
+        problems.UPSTREAM_ENTRY_UNKNOWN(what, wanted, config.source, known, suggest(wanted, known)),
+      );
+      return undefined;
+    }
+    const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const title = config.title ?? text(listed.title);
+    const description = config.description ?? text(listed.description);
+    const mimeType = text(listed.mimeType);
+    const about = {
+      name: listed.name,
+      ...(title !== undefined && { title }),
+      ...(description !== undefined && { description }),
+      ...(mimeType !== undefined && { mimeType }),
+    };
+    const read = async (uri: string, signal: AbortSignal) => {
+      try {
+        return await mcp.readResource(uri, signal);
+      } catch (err) {
+        if (err instanceof UpstreamError && NOT_FOUND.has(err.code)) throw new ResourceNotFound(uri);
+        throw new Error(`Reading ${uri} from ${config.source} failed: ${mcp.redact((err as Error).message)}`);
+      }
+    };
+    if (config.uri !== undefined)
+      return {
+        resources: [
+          { descriptor: { uri: config.uri, ...about }, read: (signal) => read(config.uri!, signal) },
+        ],
+        templates: [],
+      };
+    let template: UriTemplate;
+    try {
+      template = parseUriTemplate(wanted);
+    } catch (err) {
+      ctx.error(['uriTemplate'], problems.URI_TEMPLATE_INVALID((err as Error).message));
+      return undefined;
+    }
+    return {
+      resources: [],
+      templates: [
+        {
+          descriptor: { uriTemplate: wanted, ...about },
+          match: (uri) => template.match(uri),
+          read: (uri, _vars, signal) => read(uri, signal),
+          // Completion is not relayed yet (docs/upstream-mcp.md).
+          complete: async () => [],
+        },
+      ],
+    };
+  },
+};

@@ -1,0 +1,166 @@
+/**
+ * Source kind `mcp`: what validation, the manifest schema and the docs need, without the code that
+ * opens it (../builtin.ts). The kind itself: ./source.ts. Docs: docs/upstream-mcp.md.
+ */
+import type { KindInfo } from '../contract/kinds.js';
+import type { JsonSchema } from '../contract/types.js';
+import { headerNameSchema, OUTBOUND_AUTH_SCHEMA } from '../shared/outbound-auth-schema.js';
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_CONCURRENCY = 16;
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_ENV_PASSTHROUGH = ['PATH', 'HOME', 'LANG'];
+
+const patterns: JsonSchema = {
+  type: 'array',
+  items: { type: 'string', minLength: 1 },
+  description: 'Upstream names; `*` matches any run of characters, `?` one.',
+};
+
+const overrideFields: Record<string, JsonSchema> = {
+  name: { type: 'string', minLength: 1, description: 'The name served instead (no prefix is added).' },
+  title: { type: 'string' },
+  description: { type: 'string' },
+};
+
+function section(what: string, extra: Record<string, JsonSchema>): JsonSchema {
+  return {
+    type: 'object',
+    description: `Which upstream ${what} are served, under which names.`,
+    properties: {
+      include: {
+        ...patterns,
+        description: `Upstream ${what} served (default: all). ${patterns.description}`,
+      },
+      exclude: { ...patterns, description: `Upstream ${what} left out, even when included.` },
+      prefix: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9_.-]{0,32}$',
+        description: `Put before each upstream name (e.g. \`fs_\`), unless an override names it.`,
+      },
+      overrides: {
+        type: 'object',
+        description: 'Per upstream name: what is served instead of what the upstream says.',
+        additionalProperties: {
+          type: 'object',
+          properties: { ...overrideFields, ...extra },
+          additionalProperties: false,
+        },
+      },
+    },
+    additionalProperties: false,
+  };
+}
+
+export const mcpSourceInfo: KindInfo = {
+  kind: 'mcp',
+  description:
+    'Another MCP server (a program over stdio, or a Streamable HTTP URL), spoken to by mcp-run; its tools, resources and prompts are served through `kind: mcp` entries or `expose:`. Docs: docs/upstream-mcp.md.',
+  configSchema: {
+    type: 'object',
+    properties: {
+      command: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'string', minLength: 1 },
+        description:
+          'The program and its arguments, run without a shell (e.g. `[npx, -y, "@modelcontextprotocol/server-memory"]`); the program is a bare name found on PATH or a path from the manifest folder.',
+      },
+      env: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description:
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest reference, not a JS template.
+          "Environment variables of the program (secrets: use ${env:NAME}); it gets no others but `envPassthrough`'s.",
+      },
+      envPassthrough: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        description: `Variables of mcp-run's own environment passed on to the program (default: ${DEFAULT_ENV_PASSTHROUGH.join(', ')}).`,
+      },
+      cwd: {
+        type: 'string',
+        minLength: 1,
+        description: 'Working folder of the program (default: the manifest folder).',
+      },
+      url: {
+        type: 'string',
+        pattern: '^https?://',
+        description:
+          'The Streamable HTTP endpoint of an upstream served over HTTP (2025 era), instead of `command`.',
+      },
+      headers: {
+        type: 'object',
+        propertyNames: headerNameSchema,
+        additionalProperties: { type: 'string' },
+        description: 'Headers sent with every request to `url`.',
+      },
+      auth: {
+        ...(OUTBOUND_AUTH_SCHEMA as object),
+        description:
+          "Credentials for `url` (bearer, basic, apiKey in a header, oauth client credentials); never the caller's token.",
+      },
+      start: {
+        enum: ['serve', 'first-use'],
+        default: 'serve',
+        description:
+          'When the upstream runs: `serve` (default) keeps it running from the start and restarts it when it dies; `first-use` stops it once its lists are read and starts it on the first call.',
+      },
+      connectTimeoutMs: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_CONNECT_TIMEOUT_MS,
+        description:
+          'Time limit of a start: the program launched (or the URL reached) and the handshake done.',
+      },
+      timeoutMs: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_CALL_TIMEOUT_MS,
+        description: 'Time limit of one call, read or get; past it the upstream is told to cancel.',
+      },
+      maxConcurrency: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_MAX_CONCURRENCY,
+        description: 'Requests to this upstream at once; more wait up to 5 s for a place, then fail.',
+      },
+      maxMessageBytes: {
+        type: 'integer',
+        minimum: 1024,
+        default: DEFAULT_MAX_MESSAGE_BYTES,
+        description: 'The largest message the upstream may send; a larger one restarts a stdio upstream.',
+      },
+      maxResultBytes: {
+        type: 'integer',
+        minimum: 1024,
+        default: DEFAULT_MAX_RESULT_BYTES,
+        description: 'The largest result of one call, read or get; a larger one fails that request.',
+      },
+      expose: {
+        type: 'object',
+        description:
+          "The upstream's entries served as they are listed when the source opens, filtered and renamed; names that are not valid manifest names are left out with a warning.",
+        properties: {
+          tools: section('tools', {
+            annotations: {
+              type: 'object',
+              description: 'Annotations served instead of the upstream’s.',
+              additionalProperties: { type: ['boolean', 'string'] },
+            },
+            pin: {
+              type: 'object',
+              description: 'Arguments fixed here, hidden from the model; a call that sets one is refused.',
+            },
+          }),
+          resources: section('resources', {}),
+          prompts: section('prompts', {}),
+        },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  },
+};

@@ -1,0 +1,244 @@
+/**
+ * Source `mcp`: another MCP server, reached over stdio (a program, argv only, no shell) or
+ * Streamable HTTP (a URL, 2025 era), spoken to by mcp-run's own client (client.ts). Its lists are
+ * read once when the source opens; that is the contract `kind: mcp` entries and `expose:` are
+ * compiled against (pinned: a change upstream shows after a reload, never silently in between).
+ *
+ * With `start: serve` (default) the upstream runs from then on and is restarted with backoff when
+ * it dies; with `first-use` it is stopped after its lists are read and started by the first call.
+ * Either way a dead upstream fails its own callers with a sentence, and other sources keep serving.
+ * Dispose (a reload, shutdown) kills a stdio upstream with everything it started.
+ *
+ * @example
+ * ```yaml
+ * sources:
+ *   fs:
+ *     kind: mcp
+ *     command: [npx, -y, "@modelcontextprotocol/server-filesystem", /srv/docs]
+ *     expose:
+ *       tools: { include: [read_*, list_directory], prefix: fs_ }
+ *   search:
+ *     kind: mcp
+ *     url: https://search.example.com/mcp
+ *     auth: { bearer: "${env:SEARCH_TOKEN}" }
+ * tools:
+ *   remember:
+ *     kind: mcp
+ *     source: memory
+ *     tool: create_entities
+ *     description: Store facts about the user.
+ * ```
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { problems } from '../../errors.js';
+import { abortSignalOf } from '../../util/call-signal.js';
+import { isObject } from '../../util/is-object.js';
+import type { McpCapability, SourceKind, UpstreamEntry, UpstreamListing } from '../contract/kinds.js';
+import type { LogLevel } from '../contract/types.js';
+import { clientCredentials } from '../shared/oauth.js';
+import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
+import type { McpClient } from './client.js';
+import { type ExposeConfig, exposedEntries } from './expose.js';
+import { startHttp } from './http-channel.js';
+import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_ENV_PASSTHROUGH,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_RESULT_BYTES,
+  mcpSourceInfo,
+} from './source.info.js';
+import { startStdio } from './stdio-channel.js';
+import { Upstream } from './upstream.js';
+
+export interface McpSourceConfig {
+  readonly command?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly envPassthrough?: readonly string[];
+  readonly cwd?: string;
+  readonly url?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly auth?: HttpAuth;
+  readonly start?: 'serve' | 'first-use';
+  readonly connectTimeoutMs?: number;
+  readonly timeoutMs?: number;
+  readonly maxConcurrency?: number;
+  readonly maxMessageBytes?: number;
+  readonly maxResultBytes?: number;
+  readonly expose?: ExposeConfig;
+}
+
+/** Pages of one list read at most: an upstream that pages forever is cut off here. */
+const MAX_LIST_PAGES = 100;
+
+export const mcpSource: SourceKind<McpSourceConfig> = {
+  ...mcpSourceInfo,
+
+  async open(config, ctx) {
+    if ((config.command === undefined) === (config.url === undefined)) {
+      ctx.error(
+        [],
+        problems.MANIFEST_INVALID_VALUE(
+          'either `command:` (a program over stdio) or `url:` (Streamable HTTP)',
+          'give exactly one of them',
+        ),
+      );
+      return undefined;
+    }
+    if (config.auth && 'tokenExchange' in config.auth) {
+      ctx.error(
+        ['auth', 'tokenExchange'],
+        problems.MANIFEST_INVALID_VALUE(
+          'bearer, basic, apiKey or oauth: a token exchange per caller is not supported for mcp sources yet',
+        ),
+      );
+      return undefined;
+    }
+    const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const timeoutMs = config.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const auth = authParts(config.auth);
+    // One session serves every caller, so its credentials are the source's own, never a caller's.
+    const tokens = config.auth && 'oauth' in config.auth ? clientCredentials(config.auth.oauth) : undefined;
+    const redact = (text: string) => {
+      let out = text;
+      for (const secret of auth.secrets) out = out.split(secret).join('***');
+      if (tokens !== undefined) for (const secret of tokens.held()) out = out.split(secret).join('***');
+      return out;
+    };
+    const command = config.command;
+    const url = config.url;
+    const upstream = new Upstream({
+      name: `upstream ${ctx.name}`,
+      restartOnExit: (config.start ?? 'serve') === 'serve',
+      connectTimeoutMs: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+      maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+      log: ctx.log,
+      connect:
+        command !== undefined
+          ? (events) =>
+              startStdio(
+                {
+                  name: `upstream ${ctx.name}`,
+                  file: programPath(command[0]!, ctx.baseDir),
+                  args: command.slice(1),
+                  cwd: resolve(ctx.baseDir, config.cwd ?? '.'),
+                  env: environment(config.env, config.envPassthrough),
+                  maxMessageBytes,
+                  log: ctx.log,
+                },
+                events,
+              )
+          : async (events) =>
+              startHttp(
+                {
+                  name: `upstream ${ctx.name}`,
+                  url: url!,
+                  headers: {
+                    ...Object.fromEntries(
+                      Object.entries(config.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+                    ),
+                    ...auth.headers,
+                  },
+                  tokens,
+                  maxMessageBytes,
+                  requestTimeoutMs: timeoutMs + 5000,
+                  log: ctx.log,
+                },
+                events,
+              ),
+    });
+
+    let listing: UpstreamListing;
+    try {
+      const client = await upstream.connected();
+      listing = await readListing(client, timeoutMs);
+      if (config.start === 'first-use') await upstream.stop(`upstream ${ctx.name} waits for its first use`);
+    } catch (err) {
+      await upstream.dispose();
+      ctx.error([], problems.SOURCE_OPEN_FAILED(ctx.name, redact((err as Error).message)));
+      return undefined;
+    }
+
+    const request = (method: string, params: object, signal: AbortSignal, extra = {}) =>
+      upstream.use(signal, (client) => client.request(method, params, { signal, timeoutMs, ...extra }));
+
+    const mcp: McpCapability = {
+      listing,
+      redact,
+      async callTool(name, args, call) {
+        const signal = abortSignalOf(call.signal);
+        const result = await request('tools/call', { name, arguments: args }, signal, {
+          identity: call.identity,
+          onProgress: (progress: number, total?: number, message?: string) =>
+            call.progress(progress, total, message === undefined ? undefined : redact(message)),
+          onLog: (level: LogLevel, data: unknown, logger?: string) =>
+            call.log(level, redactData(data, redact), logger === undefined ? undefined : redact(logger)),
+        });
+        return toolResult(result, redact);
+      },
+      async readResource(uri, signal) {
+        const result = await request('resources/read', { uri }, signal);
+        const contents = isObject(result) && Array.isArray(result.contents) ? result.contents : [];
+        return contents.flatMap((c) => resourceContents(c, redact));
+      },
+      async getPrompt(name, args, signal) {
+        const result = await request('prompts/get', { name, arguments: args }, signal);
+        return promptResult(result, redact);
+      },
+    };
+
+    return {
+      capabilities: { mcp },
+      entries: exposedEntries(ctx.name, config.expose, listing, ctx),
+      async ping(signal) {
+        if (config.start === 'first-use' && !upstream.running) return;
+        await upstream.ping(signal);
+      },
+      pool: () => upstream.stats(),
+      dispose: () => upstream.dispose(),
+    };
+  },
+};
+
+function programPath(program: string, baseDir: string): string {
+  return isAbsolute(program) || !/[\\/]/.test(program) ? program : resolve(baseDir, program);
+}
+
+function environment(
+  env: Readonly<Record<string, string>> | undefined,
+  passthrough: readonly string[] | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of passthrough ?? DEFAULT_ENV_PASSTHROUGH) {
+    const value = process.env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return { ...out, ...env };
+}
+
+async function readListing(client: McpClient, timeoutMs: number): Promise<UpstreamListing> {
+  const caps = client.capabilities;
+  const list = async (method: string, field: string): Promise<UpstreamEntry[]> => {
+    const out: UpstreamEntry[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const result = await client.request(method, cursor === undefined ? {} : { cursor }, { timeoutMs });
+      const items = isObject(result) && Array.isArray(result[field]) ? result[field] : [];
+      for (const item of items)
+        if (isObject(item) && typeof item.name === 'string') out.push(item as unknown as UpstreamEntry);
+      const next = isObject(result) ? result.nextCursor : undefined;
+      if (typeof next !== 'string' || next === '') break;
+      cursor = next;
+    }
+    return out;
+  };
+  return {
+    tools: caps.tools ? await list('tools/list', 'tools') : [],
+    resources: caps.resources ? await list('resources/list', 'resources') : [],
+    templates: caps.resources ? await list('resources/templates/list', 'resourceTemplates') : [],
+    prompts: caps.prompts ? await list('prompts/list', 'prompts') : [],
+  };
+}
