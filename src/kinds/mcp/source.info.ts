@@ -102,6 +102,12 @@ export const mcpSourceInfo: KindInfo = {
         description:
           "Credentials for `url` (bearer, basic, apiKey in a header, oauth client credentials); never the caller's token.",
       },
+      perWorker: {
+        type: 'boolean',
+        default: false,
+        description:
+          'With `--workers N`, let each worker start its own copy of this stdio upstream: only for one that keeps no state between calls (server-filesystem). Without it a stdio upstream is refused under --workers, because a stateful one (server-memory) would diverge between the copies.',
+      },
       start: {
         enum: ['serve', 'first-use'],
         default: 'serve',

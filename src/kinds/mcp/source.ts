@@ -34,6 +34,7 @@ import { problems } from '../../errors.js';
 import { abortSignalOf } from '../../util/call-signal.js';
 import { isObject } from '../../util/is-object.js';
 import type { McpCapability, SourceKind, UpstreamEntry, UpstreamListing } from '../contract/kinds.js';
+import { processCount } from '../contract/share.js';
 import type { LogLevel } from '../contract/types.js';
 import { clientCredentials } from '../shared/oauth.js';
 import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
@@ -62,6 +63,7 @@ export interface McpSourceConfig {
   readonly headers?: Readonly<Record<string, string>>;
   readonly auth?: HttpAuth;
   readonly start?: 'serve' | 'first-use';
+  readonly perWorker?: boolean;
   readonly connectTimeoutMs?: number;
   readonly timeoutMs?: number;
   readonly maxConcurrency?: number;
@@ -83,6 +85,17 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
         problems.MANIFEST_INVALID_VALUE(
           'either `command:` (a program over stdio) or `url:` (Streamable HTTP)',
           'give exactly one of them',
+        ),
+      );
+      return undefined;
+    }
+    if (config.command !== undefined && processCount() > 1 && config.perWorker !== true) {
+      // One server, one upstream: N copies of a stateful one (server-memory) would each hold their own.
+      ctx.error(
+        ['command'],
+        problems.MANIFEST_INVALID_VALUE(
+          `a stdio upstream runs once per server process: --workers would start ${processCount()} copies of it, and a stateful upstream's copies diverge`,
+          'serve this manifest with --workers 1; serve the upstream over Streamable HTTP and give its `url:` (one upstream, shared by every worker); or, for an upstream that keeps no state between calls, set `perWorker: true` (docs/upstream-mcp.md)',
         ),
       );
       return undefined;
