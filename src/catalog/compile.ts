@@ -634,6 +634,7 @@ async function compileWith(
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     ...(manifest.includes?.length && { includes: manifest.includes }),
     ...(data.reload && { reload: data.reload }),
+    upstreamChanges: scope.upstreamChanges,
     dispose: disposeOnce(sources, log),
   };
 }

@@ -23,6 +23,7 @@ import type {
 import type { ReloadSection, ServerAuditSection, ServerAuthSection } from '../manifest/types.js';
 import type { Interaction } from '../steps/interaction.js';
 import type { TaskSettings } from '../tasks/types.js';
+import type { UpstreamChanges } from './upstream-changes.js';
 
 export type {
   ArgumentHint,
@@ -321,6 +322,8 @@ export interface Catalog {
   readonly includes?: readonly string[];
   /** `reload:`: how the reloader treats the edit that made this catalog. */
   readonly reload?: ReloadSection;
+  /** Its sources' changes outside any file (an upstream's `list_changed`): the reloader listens. */
+  readonly upstreamChanges?: UpstreamChanges;
   /** Releases what compiling opened (database handles, pools). Idempotent. */
   dispose(): Promise<void>;
 }

@@ -76,6 +76,15 @@ export interface KindContext {
    * subscribed to the URI are told when it changes.
    */
   watch(path: string, uri?: string): void;
+  /**
+   * What this entry was built from changed outside any file (an upstream MCP server's
+   * `list_changed`): hot reload rebuilds the catalog as for an edit, classifies the change and tells
+   * clients what changed in their view. `descriptions: 'refuse'` refuses a reload whose only
+   * source of change is this and that changes a served description (a "rug pull"); `report` (the
+   * default) logs it. Asked before the catalog serves (while opening), it is dropped: the lists read
+   * then are the catalog's.
+   */
+  changed(reason: string, descriptions?: 'report' | 'refuse'): void;
 }
 
 // ---------------------------------------------------------------------------------------------

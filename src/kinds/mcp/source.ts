@@ -67,6 +67,7 @@ export interface McpSourceConfig {
   readonly maxConcurrency?: number;
   readonly maxMessageBytes?: number;
   readonly maxResultBytes?: number;
+  readonly descriptionChange?: 'report' | 'refuse';
   readonly expose?: ExposeConfig;
 }
 
@@ -116,6 +117,9 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
       maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
       log: ctx.log,
+      // The pinned lists are read again by a reload (KindContext.changed), never in place.
+      onListChanged: (method) =>
+        ctx.changed(`upstream ${ctx.name} sent ${method}`, config.descriptionChange ?? 'report'),
       connect:
         command !== undefined
           ? (events) =>
