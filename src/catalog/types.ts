@@ -31,6 +31,7 @@ export type {
   CallerIdentity,
   CatalogResource,
   CatalogTemplate,
+  ClientAskMethod,
   ContentBlock,
   JsonSchema,
   LogLevel,
@@ -45,7 +46,12 @@ export type {
   ToolDescriptor,
   ToolResult,
 } from '../kinds/contract/types.js';
-export { InvalidRequestParams, LOG_LEVELS, ResourceNotFound } from '../kinds/contract/types.js';
+export {
+  ClientAskRefused,
+  InvalidRequestParams,
+  LOG_LEVELS,
+  ResourceNotFound,
+} from '../kinds/contract/types.js';
 
 export interface ServerInfo {
   readonly name: string;

@@ -33,11 +33,13 @@ import { isAbsolute, resolve } from 'node:path';
 import { problems } from '../../errors.js';
 import { abortSignalOf } from '../../util/call-signal.js';
 import { isObject } from '../../util/is-object.js';
+import { JsonRpcCode } from '../../util/jsonrpc.js';
 import type { McpCapability, SourceKind, UpstreamEntry, UpstreamListing } from '../contract/kinds.js';
-import type { LogLevel } from '../contract/types.js';
+import { errorResult } from '../contract/results.js';
+import { type ClientAskMethod, ClientAskRefused, type LogLevel } from '../contract/types.js';
 import { clientCredentials } from '../shared/oauth.js';
 import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
-import type { McpClient } from './client.js';
+import { type McpClient, UpstreamError } from './client.js';
 import { type ExposeConfig, exposedEntries } from './expose.js';
 import { startHttp } from './http-channel.js';
 import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
@@ -70,6 +72,9 @@ export interface McpSourceConfig {
   readonly descriptionChange?: 'report' | 'refuse';
   readonly expose?: ExposeConfig;
 }
+
+/** The upstream's requests relayed to the calling client (CallContext.ask); the rest get -32601. */
+const RELAYED: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
 /** Pages of one list read at most: an upstream that pages forever is cut off here. */
 const MAX_LIST_PAGES = 100;
@@ -174,13 +179,33 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       redact,
       async callTool(name, args, call) {
         const signal = abortSignalOf(call.signal);
+        // A question the 2026 era could not carry: the call ends with an error result that says so.
+        let unrelayed: string | undefined;
+        const onRequest = async (method: string, params: unknown) => {
+          if (!RELAYED.has(method))
+            throw new UpstreamError(JsonRpcCode.MethodNotFound, `mcp-run does not relay ${method}`);
+          if (call.ask === undefined)
+            throw new UpstreamError(JsonRpcCode.MethodNotFound, `this call cannot reach a client to ask`);
+          try {
+            return await call.ask(method as ClientAskMethod, isObject(params) ? params : {}, timeoutMs);
+          } catch (err) {
+            if (!(err instanceof ClientAskRefused)) throw err;
+            if (err.stateless) unrelayed ??= method;
+            throw new UpstreamError(err.code, err.message);
+          }
+        };
         const result = await request('tools/call', { name, arguments: args }, signal, {
+          onRequest,
           identity: call.identity,
           onProgress: (progress: number, total?: number, message?: string) =>
             call.progress(progress, total, message === undefined ? undefined : redact(message)),
           onLog: (level: LogLevel, data: unknown, logger?: string) =>
             call.log(level, redactData(data, redact), logger === undefined ? undefined : redact(logger)),
         });
+        if (unrelayed !== undefined)
+          return errorResult(
+            `The upstream ${ctx.name} asked for input (${unrelayed}) during the call, which mcp-run cannot relay to a 2026-era client yet; the upstream was refused and the call ended. Call it from a 2025-era session, or use a tool that does not ask.`,
+          );
         return toolResult(result, redact);
       },
       async readResource(uri, signal) {
