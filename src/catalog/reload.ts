@@ -33,19 +33,12 @@ import { ops } from '../ops/hooks.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { readFileAsync } from '../util/read-file.js';
 import { compileCatalog } from './compile.js';
-import {
-  type ContractCategory,
-  type ContractChange,
-  compareContracts,
-  contractOf,
-  describeDiff,
-  diffCatalogs,
-  summarizeContract,
-} from './diff.js';
+import { compareContracts, contractOf, describeDiff, diffCatalogs, summarizeContract } from './diff.js';
 import { servesToolsets } from './toolsets.js';
 
 const ALL_CATEGORIES: ReadonlySet<ListCategory> = new Set(['tools', 'prompts', 'resources']);
 
+import { descriptionChanges } from './description-changes.js';
 import type { Catalog, CatalogRef, ListCategory } from './types.js';
 import type { UpstreamChange } from './upstream-changes.js';
 
@@ -476,35 +469,6 @@ interface PendingUpstream {
   readonly reasons: string[];
   /** A source that asked has `descriptions: refuse`. */
   refuse: boolean;
-}
-
-/** How much of an old or new description a warning quotes. */
-const QUOTED_CHARS = 500;
-
-/**
- * The served descriptions that changed, one line each, naming the entry, the old text and the new,
- * quoted as JSON strings (the upstream's text is data: escaped, cut to a bound).
- */
-function descriptionChanges(contract: readonly ContractChange[], before: Catalog, after: Catalog): string[] {
-  const quote = (text: string | undefined) =>
-    text === undefined
-      ? 'none'
-      : JSON.stringify(text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}…` : text);
-  return contract
-    .filter((c) => c.change === 'changed' && c.part === 'description' && c.path === undefined)
-    .map(
-      (c) =>
-        `the upstream changed the description of ${c.category} \`${c.name}\`: it was ${quote(
-          describedAs(before, c.category, c.name),
-        )}, it is now ${quote(describedAs(after, c.category, c.name))}`,
-    );
-}
-
-function describedAs(catalog: Catalog, category: ContractCategory, name: string): string | undefined {
-  if (category === 'tool') return catalog.tools.get(name)?.descriptor.description;
-  if (category === 'prompt') return catalog.prompts.get(name)?.descriptor.description;
-  if (category === 'resource') return catalog.resources.get(name)?.descriptor.description;
-  return catalog.templates.find((t) => t.descriptor.uriTemplate === name)?.descriptor.description;
 }
 
 const RETRY_FIRST_MS = 1000;
