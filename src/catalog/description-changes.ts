@@ -18,10 +18,6 @@ export function descriptionChanges(
   before: Catalog,
   after: Catalog,
 ): string[] {
-  const quote = (text: string | undefined) =>
-    text === undefined
-      ? 'none'
-      : JSON.stringify(text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}…` : text);
   return contract
     .filter((c) => c.change === 'changed' && c.part === 'description' && c.path === undefined)
     .map(
@@ -37,4 +33,33 @@ function describedAs(catalog: Catalog, category: ContractCategory, name: string)
   if (category === 'prompt') return catalog.prompts.get(name)?.descriptor.description;
   if (category === 'resource') return catalog.resources.get(name)?.descriptor.description;
   return catalog.templates.find((t) => t.descriptor.uriTemplate === name)?.descriptor.description;
+}
+
+/**
+ * The descriptions a source's origin changed that no served change above already shows (the same
+ * old and new text): an entry whose description the manifest declares, which clients keep seeing.
+ * Reported only, never refused: what clients see did not change.
+ */
+export function originChanges(before: Catalog, after: Catalog, served: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const [source, now] of after.described ?? []) {
+    const was = before.described?.get(source);
+    if (was === undefined) continue;
+    for (const [key, text] of now) {
+      const old = was.get(key);
+      if (old === undefined || old === text) continue;
+      const shown = `it was ${quote(old)}, it is now ${quote(text)}`;
+      if (served.some((line) => line.endsWith(shown))) continue;
+      const [category, ...name] = key.split(' ');
+      out.push(
+        `source \`${source}\` changed the description of its ${category} \`${name.join(' ')}\` (clients keep the manifest's): ${shown}`,
+      );
+    }
+  }
+  return out;
+}
+
+function quote(text: string | undefined): string {
+  if (text === undefined) return 'none';
+  return JSON.stringify(text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}…` : text);
 }

@@ -38,7 +38,7 @@ import { servesToolsets } from './toolsets.js';
 
 const ALL_CATEGORIES: ReadonlySet<ListCategory> = new Set(['tools', 'prompts', 'resources']);
 
-import { descriptionChanges } from './description-changes.js';
+import { descriptionChanges, originChanges } from './description-changes.js';
 import type { Catalog, CatalogRef, ListCategory } from './types.js';
 import type { UpstreamChange } from './upstream-changes.js';
 
@@ -351,7 +351,8 @@ export class Reloader {
     const breaking = contract.some((c) => c.class === 'breaking');
     // Descriptions an upstream changed under the author: said, and refused when its source says so.
     const redescribed = fromOutside ? descriptionChanges(contract, ref.current, next) : [];
-    for (const change of redescribed) log.warn(`reload of ${this.name}: ${change}`);
+    const hidden = fromOutside ? originChanges(ref.current, next, redescribed) : [];
+    for (const change of [...redescribed, ...hidden]) log.warn(`reload of ${this.name}: ${change}`);
     const refuseRedescribed = redescribed.length > 0 && upstream?.refuse === true;
     if ((breaking && next.reload?.refuseBreaking) || refuseRedescribed) {
       await next.dispose();

@@ -328,6 +328,8 @@ export interface Catalog {
   readonly includes?: readonly string[];
   /** `reload:`: how the reloader treats the edit that made this catalog. */
   readonly reload?: ReloadSection;
+  /** Each source's `OpenedSource.described`, by source name. */
+  readonly described?: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** Its sources' changes outside any file (an upstream's `list_changed`): the reloader listens. */
   readonly upstreamChanges?: UpstreamChanges;
   /** Releases what compiling opened (database handles, pools). Idempotent. */

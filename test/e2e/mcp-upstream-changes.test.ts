@@ -7,7 +7,8 @@
  * changed nothing (an upstream restart) or only what the filter hides; a breaking change is refused
  * under reload.refuseBreaking; a description changed under the author (a rug pull) is named in the
  * log with its old and new text escaped, and refused with `descriptionChange: refuse`
- * (UPSTREAM_DESCRIPTION_CHANGED) or served with `report`.
+ * (UPSTREAM_DESCRIPTION_CHANGED) or served with `report`; an upstream change to a description the
+ * manifest declares is reported only.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ const node = JSON.stringify(process.execPath);
 const GREET = 'Says hello.';
 const files = tempFiles({
   'strict.json': JSON.stringify({ greet: GREET }),
-  'lenient.json': JSON.stringify({ greet: GREET }),
+  'lenient.json': JSON.stringify({ greet: GREET, farewell: 'Says bye.' }),
 });
 const strict = join(files.dir, 'strict.json');
 const lenient = join(files.dir, 'lenient.json');
@@ -52,7 +53,7 @@ tools:
   hello:
     kind: mcp
     source: lenient
-    tool: greet
+    tool: farewell
     description: The manifest's own words.
 `,
 );
@@ -125,14 +126,24 @@ describe('an upstream that changes its lists, through mcp-run', () => {
   });
 
   test('with descriptionChange: report the new text is served, said in the log, one list_changed', async () => {
-    const tools = await announce(lenient, { greet: 'Says hello, louder.' }, 'len_announce');
+    const tools = await announce(
+      lenient,
+      { greet: 'Says hello, louder.', farewell: 'Says bye, and more.' },
+      'len_announce',
+    );
     assert.equal(listChanged, 2);
     assert.equal(tools.find((t) => t.name === 'len_greet')?.description, 'Says hello, louder.');
     assert.match(
       log.text,
       /description of tool `len_greet`: it was "Says hello\.", it is now "Says hello, louder\."/,
     );
-    // The entry declared one at a time keeps the manifest's description.
+    // Said once, not again as the upstream's own change.
+    assert.equal(log.text.match(/it is now "Says hello, louder\."/g)?.length, 1);
+    // The entry declared one at a time keeps the manifest's description; the change is only reported.
     assert.equal(tools.find((t) => t.name === 'hello')?.description, "The manifest's own words.");
+    assert.match(
+      log.text,
+      /source `lenient` changed the description of its tool `farewell` \(clients keep the manifest's\): it was "Says bye\.", it is now "Says bye, and more\."/,
+    );
   });
 });

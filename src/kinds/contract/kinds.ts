@@ -332,6 +332,12 @@ export interface OpenedSource {
   /** Optional pool figures for metrics; cheap and synchronous. */
   pool?(): SourcePoolStats;
   /**
+   * What the source's origin says each entry is, `<category> <name>` → description (an upstream's
+   * listing): compared across a reload the source asked for (`changed`), so that a change the
+   * manifest's own description hides from clients is still reported.
+   */
+  readonly described?: ReadonlyMap<string, string>;
+  /**
    * Entries this source adds to the catalog (catalog/compile.ts compiles them after the declared
    * ones of their section); a name the manifest declares too is an error at the entry's `at`.
    */

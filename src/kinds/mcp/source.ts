@@ -227,10 +227,26 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
         await upstream.ping(signal);
       },
       pool: () => upstream.stats(),
+      described: describedIn(listing),
       dispose: () => upstream.dispose(),
     };
   },
 };
+
+/** The upstream's descriptions by `<category> <name>` (OpenedSource.described). */
+function describedIn(listing: UpstreamListing): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  const add = (category: string, entries: readonly UpstreamEntry[], key: (e: UpstreamEntry) => unknown) => {
+    for (const entry of entries)
+      if (typeof entry.description === 'string')
+        out.set(`${category} ${String(key(entry))}`, entry.description);
+  };
+  add('tool', listing.tools, (e) => e.name);
+  add('prompt', listing.prompts, (e) => e.name);
+  add('resource', listing.resources, (e) => (e as { uri?: unknown }).uri);
+  add('template', listing.templates, (e) => (e as { uriTemplate?: unknown }).uriTemplate);
+  return out;
+}
 
 function programPath(program: string, baseDir: string): string {
   return isAbsolute(program) || !/[\\/]/.test(program) ? program : resolve(baseDir, program);
