@@ -360,6 +360,11 @@ export const problems = {
     message: `the edit breaks the contract for clients (${summary}); reload.refuseBreaking keeps the previous version serving`,
     hint: 'make the change additive (a new optional field, a new tool beside the old one), or set reload.refuseBreaking: false for this edit',
   }),
+  UPSTREAM_DESCRIPTION_CHANGED: (count: number): Problem => ({
+    code: 'UPSTREAM_DESCRIPTION_CHANGED',
+    message: `an upstream changed the description of ${count} served entr${count === 1 ? 'y' : 'ies'} (each named in the log); its source says descriptionChange: refuse, so the previous version keeps serving`,
+    hint: 'read the new text; to serve it, declare the description in the manifest (it is then yours), or set descriptionChange: report on the source and reload',
+  }),
   SKILL_FRONTMATTER: (message: string, hint?: string): Problem => ({
     code: 'SKILL_FRONTMATTER',
     message,

@@ -175,6 +175,7 @@ const LIVE_ONLY: Readonly<Record<string, string>> = {
   SQL_QUERY_WITH_ROLE: 'test/kinds/sql/postgres/role-query.test.ts',
   SKILL_TOO_LARGE: 'test/e2e/skills.test.ts',
   UPSTREAM_ENTRY_UNKNOWN: 'test/e2e/mcp-upstream-stdio.test.ts',
+  UPSTREAM_DESCRIPTION_CHANGED: 'test/e2e/mcp-upstream-changes.test.ts',
 };
 
 describe('the golden cases cover every error code', () => {

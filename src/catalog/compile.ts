@@ -634,8 +634,17 @@ async function compileWith(
     ...(manifest.secretFiles?.length ? { secretFiles: new Set(manifest.secretFiles) } : {}),
     ...(manifest.includes?.length && { includes: manifest.includes }),
     ...(data.reload && { reload: data.reload }),
+    upstreamChanges: scope.upstreamChanges,
+    described: describedBySource(sources),
     dispose: disposeOnce(sources, log),
   };
+}
+
+/** What each source's origin says its entries are (OpenedSource.described), for the reloader. */
+function describedBySource(sources: OpenedSources): ReadonlyMap<string, ReadonlyMap<string, string>> {
+  const out = new Map<string, ReadonlyMap<string, string>>();
+  for (const [name, { opened }] of sources) if (opened.described) out.set(name, opened.described);
+  return out;
 }
 
 /** The extension's settings from `skills:`: directory reads are on unless turned off. */

@@ -21,6 +21,7 @@ import type {
 } from '../kinds/contract/kinds.js';
 import type { EntrySection, LoadedManifest } from '../manifest/types.js';
 import { suggest } from '../util/suggest.js';
+import { UpstreamChanges } from './upstream-changes.js';
 
 export type OpenedSources = Map<string, { kind: string; opened: OpenedSource }>;
 
@@ -40,6 +41,9 @@ export class CompileScope {
   private warn: ((warning: Diagnostic) => void) | undefined;
   /** The names of the declared sources, opened or not (one that failed has its own error). */
   private readonly declaredSources: ReadonlySet<string>;
+
+  /** What the sources say changed outside any file; the catalog carries it to its reloader. */
+  readonly upstreamChanges = new UpstreamChanges();
 
   constructor(
     manifest: LoadedManifest,
@@ -146,6 +150,10 @@ class EntryScope implements EntryContext {
 
   watch(path: string, uri?: string): void {
     this.scope.watch(path, uri);
+  }
+
+  changed(reason: string, descriptions: 'report' | 'refuse' = 'report'): void {
+    this.scope.upstreamChanges.emit({ reason, descriptions });
   }
 
   source<K extends keyof SourceCapabilities>(

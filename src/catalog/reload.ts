@@ -38,7 +38,9 @@ import { servesToolsets } from './toolsets.js';
 
 const ALL_CATEGORIES: ReadonlySet<ListCategory> = new Set(['tools', 'prompts', 'resources']);
 
+import { descriptionChanges, originChanges } from './description-changes.js';
 import type { Catalog, CatalogRef, ListCategory } from './types.js';
+import type { UpstreamChange } from './upstream-changes.js';
 
 export interface ReloadListener {
   /** `change`: the catalogs before and after, for listeners that see only a toolset's view of them. */
@@ -116,6 +118,9 @@ export class Reloader {
   /** Retries of a reload whose sources could not be opened (retryLater). */
   private retries = 0;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** Sources' changes (UpstreamChanges) waiting for their reload. */
+  private pendingUpstream: PendingUpstream = { reasons: [], refuse: false };
+  private upstreamTimer: NodeJS.Timeout | undefined;
 
   private readonly log: StderrLogger;
 
@@ -132,6 +137,7 @@ export class Reloader {
    */
   start(text: string, after: Promise<unknown> = Promise.resolve()): void {
     const included = includedTexts(this.options.ref.current, readFileSync);
+    this.listenTo(this.options.ref.current);
     if (this.options.watcher === 'primary') {
       this.lastDigest ??= textDigest(text, included);
       return;
@@ -188,6 +194,8 @@ export class Reloader {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.options.ref.current.upstreamChanges?.listen(undefined);
+    clearTimeout(this.upstreamTimer);
     await this.watching;
     clearTimeout(this.timer);
     clearTimeout(this.retryTimer);
@@ -225,9 +233,36 @@ export class Reloader {
     }, this.options.debounceMs ?? 50);
   }
 
-  private enqueue(paths: ReadonlySet<string>, force: boolean): Promise<ReloadOutcome> {
+  /** The served catalog's sources' changes reload it; a swapped-out catalog's are no longer heard. */
+  private listenTo(catalog: Catalog): void {
+    catalog.upstreamChanges?.listen((change) => {
+      if (!this.closed && this.options.ref.current === catalog) this.upstreamChanged(change);
+    });
+  }
+
+  /**
+   * A source said what it was built from changed (an upstream's `list_changed`): a reload re-opens
+   * it and reads its lists again. A burst (tools, then prompts) is one reload.
+   */
+  private upstreamChanged(change: UpstreamChange): void {
+    this.log.info(`${change.reason}: reloading ${this.name} to read it again`);
+    this.pendingUpstream.reasons.push(change.reason);
+    if (change.descriptions === 'refuse') this.pendingUpstream.refuse = true;
+    clearTimeout(this.upstreamTimer);
+    this.upstreamTimer = setTimeout(() => {
+      const upstream = this.pendingUpstream;
+      this.pendingUpstream = { reasons: [], refuse: false };
+      void this.enqueue(new Set(), true, upstream);
+    }, this.options.debounceMs ?? 50);
+  }
+
+  private enqueue(
+    paths: ReadonlySet<string>,
+    force: boolean,
+    upstream?: PendingUpstream,
+  ): Promise<ReloadOutcome> {
     const revision = ++this.revision;
-    const run = this.queue.then(() => this.run(revision, paths, force));
+    const run = this.queue.then(() => this.run(revision, paths, force, upstream));
     // Counted for metrics: 'reloaded' and 'unchanged' are good reloads; a superseded one is neither.
     run.then(
       (outcome) => {
@@ -243,7 +278,12 @@ export class Reloader {
     return run;
   }
 
-  private async run(revision: number, paths: ReadonlySet<string>, force: boolean): Promise<ReloadOutcome> {
+  private async run(
+    revision: number,
+    paths: ReadonlySet<string>,
+    force: boolean,
+    upstream?: PendingUpstream,
+  ): Promise<ReloadOutcome> {
     const { file, ref, registry } = this.options;
     const log = this.log;
     let text: string;
@@ -261,6 +301,8 @@ export class Reloader {
     const whole = textDigest(text, includedTexts(ref.current, readFileSync));
     const rotated = [...paths].some((path) => ref.current.secretFiles?.has(path));
     if (!force && !rotated && whole === this.lastDigest && updated.length === 0) return 'unchanged';
+    // A source's change with the manifest as it was: what changed came from outside (an upstream).
+    const fromOutside = upstream !== undefined && whole === this.lastDigest && !rotated;
     this.lastDigest = whole;
 
     let next: Catalog;
@@ -307,10 +349,20 @@ export class Reloader {
     // The same classification as `mcp-run diff`, on what clients see of the two versions.
     const contract = compareContracts(contractOf(ref.current), contractOf(next));
     const breaking = contract.some((c) => c.class === 'breaking');
-    if (breaking && next.reload?.refuseBreaking) {
+    // Descriptions an upstream changed under the author: said, and refused when its source says so.
+    const redescribed = fromOutside ? descriptionChanges(contract, ref.current, next) : [];
+    const hidden = fromOutside ? originChanges(ref.current, next, redescribed) : [];
+    for (const change of [...redescribed, ...hidden]) log.warn(`reload of ${this.name}: ${change}`);
+    const refuseRedescribed = redescribed.length > 0 && upstream?.refuse === true;
+    if ((breaking && next.reload?.refuseBreaking) || refuseRedescribed) {
       await next.dispose();
       const summary = summarizeContract(contract);
-      const diagnostic = { ...problems.RELOAD_BREAKING_CHANGE(summary), file };
+      const diagnostic = {
+        ...(breaking && next.reload?.refuseBreaking
+          ? problems.RELOAD_BREAKING_CHANGE(summary)
+          : problems.UPSTREAM_DESCRIPTION_CHANGED(redescribed.length)),
+        file,
+      };
       log.error(
         `reload of ${this.name} refused; still serving the previous version\n${formatDiagnostic(diagnostic)}`,
       );
@@ -324,6 +376,7 @@ export class Reloader {
     }
 
     const previous = ref.swap(next);
+    this.listenTo(next);
     const diff = diffCatalogs(previous, next);
     // With toolsets, a view can change while the whole does not (a toolset's names were edited):
     // the hub diffs each view, so it is asked about every category.
@@ -411,6 +464,12 @@ function quieter(log: StderrLogger): StderrLogger {
   const quiet = Object.create(log) as StderrLogger;
   quiet.info = quiet.warn = quiet.error = (message: string) => log.debug(message);
   return quiet;
+}
+
+interface PendingUpstream {
+  readonly reasons: string[];
+  /** A source that asked has `descriptions: refuse`. */
+  refuse: boolean;
 }
 
 const RETRY_FIRST_MS = 1000;

@@ -23,6 +23,7 @@ import type {
 import type { ReloadSection, ServerAuditSection, ServerAuthSection } from '../manifest/types.js';
 import type { Interaction } from '../steps/interaction.js';
 import type { TaskSettings } from '../tasks/types.js';
+import type { UpstreamChanges } from './upstream-changes.js';
 
 export type {
   ArgumentHint,
@@ -30,6 +31,7 @@ export type {
   CallerIdentity,
   CatalogResource,
   CatalogTemplate,
+  ClientAskMethod,
   ContentBlock,
   JsonSchema,
   LogLevel,
@@ -44,7 +46,12 @@ export type {
   ToolDescriptor,
   ToolResult,
 } from '../kinds/contract/types.js';
-export { InvalidRequestParams, LOG_LEVELS, ResourceNotFound } from '../kinds/contract/types.js';
+export {
+  ClientAskRefused,
+  InvalidRequestParams,
+  LOG_LEVELS,
+  ResourceNotFound,
+} from '../kinds/contract/types.js';
 
 export interface ServerInfo {
   readonly name: string;
@@ -321,6 +328,10 @@ export interface Catalog {
   readonly includes?: readonly string[];
   /** `reload:`: how the reloader treats the edit that made this catalog. */
   readonly reload?: ReloadSection;
+  /** Each source's `OpenedSource.described`, by source name. */
+  readonly described?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Its sources' changes outside any file (an upstream's `list_changed`): the reloader listens. */
+  readonly upstreamChanges?: UpstreamChanges;
   /** Releases what compiling opened (database handles, pools). Idempotent. */
   dispose(): Promise<void>;
 }

@@ -88,6 +88,10 @@ const importOpenApiCommand = lazy(
   () => import('./import.js'),
   (m) => m.importOpenApiCommand,
 );
+const importMcpCommand = lazy(
+  () => import('./import-mcp.js'),
+  (m) => m.importMcpCommand,
+);
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -603,13 +607,36 @@ Examples:
     )
     .action(auditCommand);
 
-  program
+  const importing = program
     .command('import')
-    .description('generate a manifest from an API description (see `mcp-run import openapi --help`)')
+    .description(
+      'generate a manifest from an API description or another MCP server (see `mcp-run import openapi --help`, `mcp-run import mcp --help`)',
+    )
     .addHelpText(
       'after',
       '\nExit codes: 0 done; 1 the document cannot be imported; 2 bad usage (see each subcommand).',
+    );
+  importing
+    .command('mcp')
+    .description("write another MCP server's tools, resources and prompts into a manifest, one at a time")
+    .argument('[command...]', 'the upstream program and its arguments, after `--` (run without a shell)')
+    .option('--url <url>', 'a Streamable HTTP upstream instead of a program')
+    .option('--name <name>', 'the source name in the manifest (default: upstream)')
+    .option('-o, --output <file>', 'write the manifest here instead of stdout')
+    .option('--force', 'replace an existing -o file instead of refusing')
+    .addHelpText(
+      'after',
+      `
+Each entry's description is written into the manifest: it is then the manifest's, and a later change upstream reaches no client (docs/upstream-mcp.md). Text from the upstream is written as data.
+
+Exit codes: 0 done; 1 the upstream cannot be started or read, or the output exists (use --force); 2 bad usage (neither or both of a command and --url, a bad --name).
+
+Examples:
+  $ mcp-run import mcp -- npx -y @modelcontextprotocol/server-memory > mcp.yaml
+  $ mcp-run import mcp --name search --url https://search.example.com/mcp -o mcp.yaml`,
     )
+    .action(importMcpCommand);
+  importing
     .command('openapi')
     .description('turn an OpenAPI 3.x or Swagger 2.0 document into a manifest of http tools')
     .argument('<spec>', 'the API description, a local YAML or JSON file')

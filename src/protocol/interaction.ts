@@ -9,6 +9,8 @@
  *   `{resultType: "input_required", inputRequests, requestState}`. Capabilities come from this
  *   request's envelope only.
  */
+
+import { type ClientAskMethod, ClientAskRefused } from '../catalog/types.js';
 import {
   type CarriedState,
   type InputMethod,
@@ -17,6 +19,7 @@ import {
   InputRequired,
   type Interaction,
 } from '../steps/interaction.js';
+import { JsonRpcCode } from '../util/jsonrpc.js';
 import { downgradeOutgoing } from './downgrade.js';
 import { invalidParams, isObject } from './jsonrpc.js';
 import type { RequestScope } from './request-scope.js';
@@ -32,6 +35,42 @@ export function supports(capabilities: Capabilities, method: InputMethod): boole
   if (!isObject(elicitation)) return false;
   return isObject(elicitation.form) || (elicitation.form === undefined && elicitation.url === undefined);
 }
+
+/**
+ * CallContext.ask: one question to the calling client, mid-call. 2025: a server→client request, as
+ * a step's; the client's JSON-RPC error or no answer in time is a ClientAskRefused with -32603
+ * (the upstream that asked sees a failed request). 2026: refused (the era asks with the result).
+ */
+export async function askClient(
+  interaction: Interaction,
+  method: ClientAskMethod,
+  params: Readonly<Record<string, unknown>>,
+  timeoutMs: number,
+): Promise<unknown> {
+  if (interaction.stateless)
+    throw new ClientAskRefused(
+      JsonRpcCode.MethodNotFound,
+      `${method} cannot be relayed to a 2026-era client in the middle of a call yet`,
+      true,
+    );
+  if (!interaction.supports(method))
+    throw new ClientAskRefused(
+      JsonRpcCode.MethodNotFound,
+      `the client did not declare the capability ${method} needs (${CAPABILITY[method]})`,
+    );
+  try {
+    const answers = await interaction.gather({ ask: { method, params } }, timeoutMs);
+    return answers.ask;
+  } catch (err) {
+    throw new ClientAskRefused(JsonRpcCode.InternalError, (err as Error).message);
+  }
+}
+
+const CAPABILITY: Readonly<Record<ClientAskMethod, string>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 /** Names form mode explicitly to clients that declared it by name; older clients get no `mode`. */
 function forClient(request: InputRequest, capabilities: Capabilities): InputRequest {

@@ -47,6 +47,9 @@ export function testContext(options: {
     watch(path, uri) {
       watched.set(path, [...(watched.get(path) ?? []), ...(uri === undefined ? [] : [uri])]);
     },
+    changed(reason) {
+      logs.push(`changed: ${reason}`);
+    },
     source<K extends keyof SourceCapabilities>(name: string, capability: K, at: EntryPath) {
       const found = options.sources?.[name];
       if (!found) {

@@ -76,6 +76,15 @@ export interface KindContext {
    * subscribed to the URI are told when it changes.
    */
   watch(path: string, uri?: string): void;
+  /**
+   * What this entry was built from changed outside any file (an upstream MCP server's
+   * `list_changed`): hot reload rebuilds the catalog as for an edit, classifies the change and tells
+   * clients what changed in their view. `descriptions: 'refuse'` refuses a reload whose only
+   * source of change is this and that changes a served description (a "rug pull"); `report` (the
+   * default) logs it. Asked before the catalog serves (while opening), it is dropped: the lists read
+   * then are the catalog's.
+   */
+  changed(reason: string, descriptions?: 'report' | 'refuse'): void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,6 +331,12 @@ export interface OpenedSource {
   ping?(signal: AbortSignal): Promise<void>;
   /** Optional pool figures for metrics; cheap and synchronous. */
   pool?(): SourcePoolStats;
+  /**
+   * What the source's origin says each entry is, `<category> <name>` → description (an upstream's
+   * listing): compared across a reload the source asked for (`changed`), so that a change the
+   * manifest's own description hides from clients is still reported.
+   */
+  readonly described?: ReadonlyMap<string, string>;
   /**
    * Entries this source adds to the catalog (catalog/compile.ts compiles them after the declared
    * ones of their section); a name the manifest declares too is an error at the entry's `at`.

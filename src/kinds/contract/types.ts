@@ -105,6 +105,34 @@ export interface CallContext {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** The verified caller; absent without an OAuth access token (stdio, static credentials, no auth). */
   readonly identity?: CallerIdentity;
+  /**
+   * Asks the calling client something during the call (an upstream MCP server's elicitation,
+   * sampling or roots request, relayed) and resolves with the client's result as it came. Rejects
+   * with ClientAskRefused when it cannot be asked: the client did not declare the capability, or
+   * the request's era cannot carry a question mid-call (2026). Absent where the core offers no
+   * client to ask (a test, a background task).
+   */
+  ask?(
+    method: ClientAskMethod,
+    params: Readonly<Record<string, unknown>>,
+    timeoutMs: number,
+  ): Promise<unknown>;
+}
+
+/** What a call may ask its client (CallContext.ask). */
+export type ClientAskMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
+/** CallContext.ask could not ask; `code` is the JSON-RPC error to answer whoever asked us. */
+export class ClientAskRefused extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    /** The 2026 era: questions go back with the result (input_required), never mid-call. */
+    readonly stateless = false,
+  ) {
+    super(message);
+    this.name = 'ClientAskRefused';
+  }
 }
 
 export interface ResourceDescriptor {

@@ -6,8 +6,10 @@
  * Everything the upstream sends is data: it is parsed as JSON, checked for shape before use, and
  * never evaluated or written into the manifest's syntax. A message is bounded by the channel (a
  * line or an HTTP body over `maxMessageBytes` is dropped); a result over `maxResultBytes` fails its
- * request. Requests from the server (sampling, elicitation, roots) go to `onRequest`, which answers
- * -32601 for now: relaying them to our own client is a later step and fits here.
+ * request. Requests from the server (sampling, elicitation, roots) go to the `onRequest` of the call
+ * they are about: the request whose HTTP answer (SSE stream) carried them, or over stdio (which
+ * carries no link) the one call in flight that has a handler; with none, or several, they are
+ * answered with a JSON-RPC error, never sent to another caller.
  */
 import { isObject } from '../../util/is-object.js';
 import { isRequestId, JsonRpcCode, notification, type RequestId } from '../../util/jsonrpc.js';
@@ -65,9 +67,12 @@ export interface RequestOptions {
   readonly onProgress?: ((progress: number, total?: number, message?: string) => void) | undefined;
   /** The upstream's log messages about this request (when the channel can tell which they are). */
   readonly onLog?: ((level: LogLevel, data: unknown, logger: string | undefined) => void) | undefined;
+  /** The upstream's own requests about this call (sampling, elicitation, roots): a result, or a throw. */
+  readonly onRequest?: ((method: string, params: unknown) => Promise<unknown>) | undefined;
 }
 
 interface Pending {
+  readonly onRequest: RequestOptions['onRequest'];
   readonly method: string;
   readonly resolve: (result: unknown) => void;
   readonly reject: (err: Error) => void;
@@ -81,8 +86,6 @@ export interface ClientOptions {
   readonly maxResultBytes: number;
   /** A log notification from the upstream. */
   readonly onLog: (level: LogLevel, data: unknown, logger: string | undefined) => void;
-  /** A request from the upstream (sampling, elicitation, roots): its result, or a throw. */
-  readonly onRequest?: (method: string, params: unknown) => Promise<unknown>;
   /** `notifications/*_list_changed`: a hook for the re-read that a later step adds. */
   readonly onListChanged?: (method: string) => void;
 }
@@ -120,7 +123,9 @@ export class McpClient {
       'initialize',
       {
         protocolVersion: CLIENT_PROTOCOL_VERSION,
-        capabilities: {},
+        // Declared so that upstreams offer what needs them; each request is relayed only to a caller
+        // that declared it too, and refused otherwise (source.ts).
+        capabilities: { elicitation: {}, sampling: {}, roots: {} },
         clientInfo: { name: 'mcp-run', version: '1' },
       },
       { timeoutMs, signal },
@@ -174,6 +179,7 @@ export class McpClient {
         },
         onProgress: options.onProgress,
         onLog: options.onLog,
+        onRequest: options.onRequest,
       });
       timer = setTimeout(
         () =>
@@ -211,7 +217,7 @@ export class McpClient {
     const { id, method } = message;
     if (typeof method === 'string') {
       if (id === undefined) this.notified(method, message.params, related);
-      else if (isRequestId(id)) void this.answer(id, method, message.params);
+      else if (isRequestId(id)) void this.answer(id, method, message.params, related);
       return;
     }
     if (!isRequestId(id)) return;
@@ -253,24 +259,34 @@ export class McpClient {
     } else if (method.endsWith('/list_changed')) this.options.onListChanged?.(method);
   }
 
-  /** A request from the server: `ping` is answered here, the rest by `onRequest` (-32601 without it). */
-  private async answer(id: RequestId, method: string, params: unknown): Promise<void> {
+  /** A request from the server: `ping` is answered here, the rest by the call it is about. */
+  private async answer(id: RequestId, method: string, params: unknown, related?: RequestId): Promise<void> {
     let reply: object;
     try {
-      const result =
-        method === 'ping'
-          ? {}
-          : this.options.onRequest
-            ? await this.options.onRequest(method, params)
-            : Promise.reject(
-                new UpstreamError(JsonRpcCode.MethodNotFound, `mcp-run does not relay ${method}`),
-              );
-      reply = { jsonrpc: '2.0', id, result: await result };
+      const result = method === 'ping' ? {} : await this.handlerFor(method, related)(method, params);
+      reply = { jsonrpc: '2.0', id, result };
     } catch (err) {
       const code = err instanceof UpstreamError ? err.code : JsonRpcCode.InternalError;
       reply = { jsonrpc: '2.0', id, error: { code, message: (err as Error).message } };
     }
     await this.channel?.send({ message: reply }).catch(() => {});
+  }
+
+  private handlerFor(
+    method: string,
+    related: RequestId | undefined,
+  ): (method: string, params: unknown) => Promise<unknown> {
+    const refuse = (message: string) => () =>
+      Promise.reject(new UpstreamError(JsonRpcCode.MethodNotFound, message));
+    if (related !== undefined)
+      return this.pending.get(related)?.onRequest ?? refuse(`mcp-run does not relay ${method} here`);
+    const handlers = [...this.pending.values()].flatMap((p) => (p.onRequest ? [p.onRequest] : []));
+    if (handlers.length === 1) return handlers[0]!;
+    return refuse(
+      handlers.length === 0
+        ? `mcp-run relays ${method} only during a tool call`
+        : `mcp-run cannot tell which of its ${handlers.length} calls in flight ${method} is about, so it relays it to none`,
+    );
   }
 }
 

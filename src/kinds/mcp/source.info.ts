@@ -145,6 +145,12 @@ export const mcpSourceInfo: KindInfo = {
         default: DEFAULT_MAX_RESULT_BYTES,
         description: 'The largest result of one call, read or get; a larger one fails that request.',
       },
+      descriptionChange: {
+        enum: ['report', 'refuse'],
+        default: 'report',
+        description:
+          "When the upstream's list_changed brings a served description that changed (a rug pull): `report` (default) warns, naming the entry, the old and the new text, and serves it; `refuse` keeps the previous version serving.",
+      },
       expose: {
         type: 'object',
         description:

@@ -33,12 +33,14 @@ import { isAbsolute, resolve } from 'node:path';
 import { problems } from '../../errors.js';
 import { abortSignalOf } from '../../util/call-signal.js';
 import { isObject } from '../../util/is-object.js';
+import { JsonRpcCode } from '../../util/jsonrpc.js';
 import type { McpCapability, SourceKind, UpstreamEntry, UpstreamListing } from '../contract/kinds.js';
+import { errorResult } from '../contract/results.js';
 import { processCount } from '../contract/share.js';
-import type { LogLevel } from '../contract/types.js';
+import { type ClientAskMethod, ClientAskRefused, type LogLevel } from '../contract/types.js';
 import { clientCredentials } from '../shared/oauth.js';
 import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
-import type { McpClient } from './client.js';
+import { type McpClient, UpstreamError } from './client.js';
 import { type ExposeConfig, exposedEntries } from './expose.js';
 import { startHttp } from './http-channel.js';
 import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
@@ -69,8 +71,12 @@ export interface McpSourceConfig {
   readonly maxConcurrency?: number;
   readonly maxMessageBytes?: number;
   readonly maxResultBytes?: number;
+  readonly descriptionChange?: 'report' | 'refuse';
   readonly expose?: ExposeConfig;
 }
+
+/** The upstream's requests relayed to the calling client (CallContext.ask); the rest get -32601. */
+const RELAYED: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
 /** Pages of one list read at most: an upstream that pages forever is cut off here. */
 const MAX_LIST_PAGES = 100;
@@ -129,6 +135,9 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
       maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
       log: ctx.log,
+      // The pinned lists are read again by a reload (KindContext.changed), never in place.
+      onListChanged: (method) =>
+        ctx.changed(`upstream ${ctx.name} sent ${method}`, config.descriptionChange ?? 'report'),
       connect:
         command !== undefined
           ? (events) =>
@@ -183,13 +192,33 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       redact,
       async callTool(name, args, call) {
         const signal = abortSignalOf(call.signal);
+        // A question the 2026 era could not carry: the call ends with an error result that says so.
+        let unrelayed: string | undefined;
+        const onRequest = async (method: string, params: unknown) => {
+          if (!RELAYED.has(method))
+            throw new UpstreamError(JsonRpcCode.MethodNotFound, `mcp-run does not relay ${method}`);
+          if (call.ask === undefined)
+            throw new UpstreamError(JsonRpcCode.MethodNotFound, `this call cannot reach a client to ask`);
+          try {
+            return await call.ask(method as ClientAskMethod, isObject(params) ? params : {}, timeoutMs);
+          } catch (err) {
+            if (!(err instanceof ClientAskRefused)) throw err;
+            if (err.stateless) unrelayed ??= method;
+            throw new UpstreamError(err.code, err.message);
+          }
+        };
         const result = await request('tools/call', { name, arguments: args }, signal, {
+          onRequest,
           identity: call.identity,
           onProgress: (progress: number, total?: number, message?: string) =>
             call.progress(progress, total, message === undefined ? undefined : redact(message)),
           onLog: (level: LogLevel, data: unknown, logger?: string) =>
             call.log(level, redactData(data, redact), logger === undefined ? undefined : redact(logger)),
         });
+        if (unrelayed !== undefined)
+          return errorResult(
+            `The upstream ${ctx.name} asked for input (${unrelayed}) during the call, which mcp-run cannot relay to a 2026-era client yet; the upstream was refused and the call ended. Call it from a 2025-era session, or use a tool that does not ask.`,
+          );
         return toolResult(result, redact);
       },
       async readResource(uri, signal) {
@@ -211,10 +240,26 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
         await upstream.ping(signal);
       },
       pool: () => upstream.stats(),
+      described: describedIn(listing),
       dispose: () => upstream.dispose(),
     };
   },
 };
+
+/** The upstream's descriptions by `<category> <name>` (OpenedSource.described). */
+function describedIn(listing: UpstreamListing): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  const add = (category: string, entries: readonly UpstreamEntry[], key: (e: UpstreamEntry) => unknown) => {
+    for (const entry of entries)
+      if (typeof entry.description === 'string')
+        out.set(`${category} ${String(key(entry))}`, entry.description);
+  };
+  add('tool', listing.tools, (e) => e.name);
+  add('prompt', listing.prompts, (e) => e.name);
+  add('resource', listing.resources, (e) => (e as { uri?: unknown }).uri);
+  add('template', listing.templates, (e) => (e as { uriTemplate?: unknown }).uriTemplate);
+  return out;
+}
 
 function programPath(program: string, baseDir: string): string {
   return isAbsolute(program) || !/[\\/]/.test(program) ? program : resolve(baseDir, program);

@@ -30,6 +30,8 @@ export interface UpstreamOptions {
   readonly maxConcurrency: number;
   readonly maxResultBytes: number;
   readonly log: Logger;
+  /** A `list_changed` notification from the running upstream. */
+  readonly onListChanged?: (method: string) => void;
 }
 
 export class Upstream {
@@ -93,8 +95,10 @@ export class Upstream {
         if (level === 'debug' || level === 'info' || level === 'notice') this.o.log.debug(line);
         else this.o.log.warn(line);
       },
-      onListChanged: (method) =>
-        this.o.log.debug(`${this.o.name} sent ${method}; its pinned entries are kept until a reload`),
+      onListChanged: (method) => {
+        // A client stopped or replaced (a restart) speaks no more for the upstream.
+        if (this.client === client) this.o.onListChanged?.(method);
+      },
     });
     const events: ChannelEvents = {
       message: client.events.message,

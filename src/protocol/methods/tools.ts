@@ -3,13 +3,13 @@
  * call runs through `interactive`, so a tool's steps can ask the client (2025) or end the call with
  * `input_required` (2026).
  */
-import type { CallerIdentity, ToolCallContext } from '../../catalog/types.js';
+import type { CallerIdentity, ClientAskMethod, ToolCallContext } from '../../catalog/types.js';
 import { noteResolved } from '../../governance/audit/note.js';
 import type { Interaction } from '../../steps/interaction.js';
 import type { CallSignal } from '../../util/call-signal.js';
 import { callableBy, declaresApps, forViews } from '../apps.js';
 import type { MethodSpec } from '../context.js';
-import { interactive } from '../interaction.js';
+import { askClient, interactive } from '../interaction.js';
 import { invalidParams, isObject } from '../jsonrpc.js';
 import { listPage } from '../pagination.js';
 import { requireString } from '../params.js';
@@ -96,6 +96,14 @@ class ScopedCallContext implements ToolCallContext {
   /** Whether the call was cancelled, without making its signal. */
   get aborted(): boolean {
     return this.#scope.aborted;
+  }
+
+  ask(
+    method: ClientAskMethod,
+    params: Readonly<Record<string, unknown>>,
+    timeoutMs: number,
+  ): Promise<unknown> {
+    return askClient(this.interaction, method, params, timeoutMs);
   }
 }
 

@@ -201,11 +201,14 @@ tools:
 });
 
 describe("the upstream's own requests", () => {
-  test('a request mcp-run does not relay yet (roots/list) is answered -32601, not left hanging', async () => {
+  test('a request during a call with no client to ask (no CallContext.ask) is answered -32601, not left hanging', async () => {
     const catalog = await compile(probeSource(`    expose: { tools: { include: [ask_roots] } }\n`));
     try {
       const result = await catalog.tools.get('ask_roots')!.call({}, callContext());
-      assert.match((result.content[0] as Json).text, /^refused: -32601 .*roots\/list/);
+      assert.match(
+        (result.content[0] as Json).text,
+        /^refused: -32601 .*this call cannot reach a client to ask/,
+      );
     } finally {
       await catalog.dispose();
     }
