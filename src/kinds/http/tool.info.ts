@@ -5,6 +5,7 @@
  */
 
 import type { KindInfo } from '../contract/kinds.js';
+import { outputSchema } from '../shared/output-shape.js';
 import { headerNameSchema } from './headers.js';
 
 export const httpToolInfo: KindInfo = {
@@ -49,22 +50,7 @@ export const httpToolInfo: KindInfo = {
         default: 'json',
         description: 'json (the tree, serialised), form (an object, urlencoded) or text (a template string).',
       },
-      output: {
-        type: 'object',
-        description: 'Shapes a JSON answer before the model sees it.',
-        properties: {
-          pick: {
-            type: 'string',
-            minLength: 1,
-            description: 'What to keep, e.g. items[*].{id, title} or {title, user: user.login}.',
-          },
-          template: {
-            type: 'string',
-            description: 'Handlebars text shown instead of the JSON, rendered over the structured result.',
-          },
-        },
-        additionalProperties: false,
-      },
+      output: outputSchema('Shapes a JSON answer before the model sees it.'),
       timeoutMs: {
         type: 'integer',
         minimum: 1,

@@ -31,8 +31,7 @@ import { suggest } from '../../util/suggest.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import type { ToolResult } from '../contract/types.js';
-import { compileDataTemplate } from '../shared/data-template.js';
-import { compilePick, type Pick } from '../shared/json-pick.js';
+import { compileOutput } from '../shared/output-shape.js';
 import { trackErrors } from '../shared/tracked-context.js';
 import { ABSENT, compileString, compileTree, evaluateTree, treeVariables } from '../shared/value-tree.js';
 import { CONTENT_TYPES, encodeBody, impliedAnnotations, pickArgs, queryPairs, scalar } from './encode.js';
@@ -100,16 +99,7 @@ export const httpTool: ToolKind<HttpToolConfig> = {
       ctx.error(['body'], problems.MANIFEST_INVALID_VALUE('a text body is one template string'));
     }
 
-    let pick: Pick | undefined;
-    try {
-      pick = config.output?.pick === undefined ? undefined : compilePick(config.output.pick);
-    } catch (err) {
-      ctx.error(['output', 'pick'], problems.OUTPUT_PICK_INVALID((err as Error).message));
-    }
-    const template =
-      config.output?.template === undefined
-        ? undefined
-        : compileDataTemplate(config.output.template, ['output', 'template'], ctx);
+    const { pick, template } = compileOutput(config.output, ctx);
 
     if (!http || !path || failed()) return undefined;
 

@@ -1,5 +1,6 @@
 /** Tool kind `mcp`: its fields (./tool.ts is the kind). Docs: docs/upstream-mcp.md. */
 import type { KindInfo } from '../contract/kinds.js';
+import { outputSchema } from '../shared/output-shape.js';
 
 export const mcpToolInfo: KindInfo = {
   kind: 'mcp',
@@ -15,23 +16,9 @@ export const mcpToolInfo: KindInfo = {
         description:
           'Upstream arguments fixed here: hidden from the model (left out of the input schema), always sent with these values; a call that sets one is refused.',
       },
-      output: {
-        type: 'object',
-        description:
-          "Shapes the upstream's structured result (or a text result that is JSON) before the model sees it, as on http tools.",
-        properties: {
-          pick: {
-            type: 'string',
-            minLength: 1,
-            description: 'What to keep, e.g. items[*].{id, title} or {title, user: user.login}.',
-          },
-          template: {
-            type: 'string',
-            description: 'Handlebars text shown instead of the JSON, rendered over the structured result.',
-          },
-        },
-        additionalProperties: false,
-      },
+      output: outputSchema(
+        "Shapes the upstream's structured result (or a text result that is JSON) before the model sees it, as on http tools.",
+      ),
     },
     required: ['source', 'tool'],
     additionalProperties: false,

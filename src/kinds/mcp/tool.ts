@@ -27,8 +27,9 @@ import { suggest } from '../../util/suggest.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import type { JsonSchema, ToolAnnotations, ToolResult } from '../contract/types.js';
-import { compileDataTemplate, type RenderData } from '../shared/data-template.js';
-import { compilePick, type Pick } from '../shared/json-pick.js';
+import type { RenderData } from '../shared/data-template.js';
+import type { Pick } from '../shared/json-pick.js';
+import { compileOutput } from '../shared/output-shape.js';
 import { UpstreamError } from './client.js';
 import { mcpToolInfo } from './tool.info.js';
 
@@ -79,16 +80,7 @@ export const mcpTool: ToolKind<McpToolConfig> = {
           ),
         );
     }
-    let pick: Pick | undefined;
-    try {
-      pick = config.output?.pick === undefined ? undefined : compilePick(config.output.pick);
-    } catch (err) {
-      ctx.error(['output', 'pick'], problems.OUTPUT_PICK_INVALID((err as Error).message));
-    }
-    const template =
-      config.output?.template === undefined
-        ? undefined
-        : compileDataTemplate(config.output.template, ['output', 'template'], ctx);
+    const { pick, template } = compileOutput(config.output, ctx);
     const shape =
       pick || template ? (result: ToolResult) => shaped(result, pick, template, mcp.redact) : undefined;
     const description = typeof upstream.description === 'string' ? upstream.description : undefined;
