@@ -151,7 +151,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
     const { WorkerLink } = await import('./worker-link.js');
     link = new WorkerLink(Number(process.env.MCP_RUN_WORKER ?? 1), workers);
     // Before any source opens: the manifest's pools and memory are the server's, each worker its share.
-    setProcessCount(workers);
+    setProcessCount(workers, link.slot);
   }
   const opened =
     options.state !== undefined
