@@ -16,8 +16,9 @@
  *   older one wrote. Running from the sources (tsx, the tests) keeps nothing.
  * - The folder: `$MCP_RUN_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-run/parsed`, else
  *   `~/.cache/mcp-run/parsed`; `MCP_RUN_CACHE_DIR=off` turns the cache off. At most MAX_ENTRIES
- *   files, the least recently used removed first. Files are written whole (a temporary file
- *   renamed), readable by their owner only.
+ *   files, the least recently used removed first. Files are written whole (a new temporary file
+ *   renamed), readable by their owner only. A folder that is not the user's own, or that others may
+ *   write in (a shared /tmp), is neither read nor written: a file planted there would be served.
  * - A file that cannot be read, or holds anything but what was written for this text (the text's
  *   hash is stored inside and compared), is ignored: the text is parsed. Every failure to read or
  *   write is silent: the cache only ever saves time, and a read-only home serves as before.
@@ -25,6 +26,7 @@
 import {
   closeSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -43,6 +45,8 @@ import { nodeCrypto, nodeV8 } from '../util/lazy-node.js';
 export const LARGE_TEXT = 256 * 1024;
 /** Files the folder keeps at most. */
 const MAX_ENTRIES = 16;
+/** A kept file larger than this is not read (a manifest is at most 4 MiB; its data, a few times that). */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /** What a cache file holds: the text's hash (checked on read) and its data. */
 interface Entry {
@@ -94,7 +98,13 @@ function placeOf(text: string): { file: string; sha256: string } | undefined {
 export function cachedParse(text: string): { data?: unknown; keep?: (data: unknown) => void } {
   const place = placeOf(text);
   if (place === undefined) return {};
+  const folder = join(place.file, '..');
+  const owned = ownFolder(folder);
+  // A folder someone else may write in is not read (a file planted there would be served as the
+  // manifest), nor written.
+  if (owned === false) return {};
   try {
+    if (owned === undefined || statSync(place.file).size > MAX_FILE_BYTES) throw new Error('none');
     const entry = nodeV8().deserialize(readFileSync(place.file)) as Entry;
     if (entry?.sha256 === place.sha256) {
       // Its time says when it was last used: the least recently used goes first (keep).
@@ -108,12 +118,29 @@ export function cachedParse(text: string): { data?: unknown; keep?: (data: unkno
   return { keep: (data) => write(place.file, { sha256: place.sha256, data }) };
 }
 
+/**
+ * Whether `folder` is this user's own, a real folder (not a link) no one else may write in: true;
+ * someone else's or shared: false; not there: undefined.
+ */
+function ownFolder(folder: string): boolean | undefined {
+  let found: ReturnType<typeof lstatSync>;
+  try {
+    found = lstatSync(folder);
+  } catch {
+    return undefined;
+  }
+  const uid = process.getuid?.();
+  return found.isDirectory() && (uid === undefined || found.uid === uid) && (found.mode & 0o022) === 0;
+}
+
 function write(file: string, entry: Entry): void {
   const folder = join(file, '..');
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = `${file}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`;
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const fd = openSync(temporary, 'w', 0o600);
+    if (ownFolder(folder) !== true) return;
+    // `wx`: a new file, never one already there (nor a link someone left in its place).
+    const fd = openSync(temporary, 'wx', 0o600);
     try {
       writeSync(fd, nodeV8().serialize(entry));
     } finally {

@@ -6,7 +6,17 @@
  * be written serves as before.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -126,6 +136,37 @@ describe('the parse cache of large manifests', () => {
       assert.equal(run.code, 0, run.stderr);
     }
     assert.deepEqual(readdirSync(own), []);
+  });
+
+  it('neither reads nor writes a folder others may write in: a file planted there is not served', () => {
+    // The kept entry of the manifest as it is now, its data changed, planted under every kept name
+    // in a folder anyone may write in.
+    const sha256 = createHash('sha256').update(readFileSync(file, 'utf8')).digest('hex');
+    const entry = kept()
+      .flatMap((name) => {
+        try {
+          return [deserialize(readFileSync(join(cache, name))) as { sha256: string; data: any }];
+        } catch {
+          return [];
+        }
+      })
+      .find((e) => e.sha256 === sha256);
+    assert.ok(entry, 'the manifest as it is now was kept');
+    entry.data.tools.tool_7.description = 'planted';
+    const shared = join(dir, 'shared');
+    mkdirSync(shared);
+    for (const name of kept()) writeFileSync(join(shared, name), serialize(entry));
+    chmodSync(shared, 0o777);
+    const before = readdirSync(shared).sort();
+    const served = list({ MCP_RUN_CACHE_DIR: shared }).tools.find((t) => t.name === 'tool_7')?.description;
+    assert.equal(served, 'Edited again, tool 7.');
+    assert.deepEqual(readdirSync(shared).sort(), before, 'nothing written there');
+    // The same folder made the user's own: the planted file is what a kept one would be, and is read.
+    chmodSync(shared, 0o700);
+    assert.equal(
+      list({ MCP_RUN_CACHE_DIR: shared }).tools.find((t) => t.name === 'tool_7')?.description,
+      'planted',
+    );
   });
 
   it('serves as before when the folder cannot be written', () => {
