@@ -121,6 +121,8 @@ export class Reloader {
   /** Sources' changes (UpstreamChanges) waiting for their reload. */
   private pendingUpstream: PendingUpstream = { reasons: [], refuse: false };
   private upstreamTimer: NodeJS.Timeout | undefined;
+  /** When the last reload an upstream asked for began (ms since the epoch). */
+  private lastUpstreamReload = 0;
 
   private readonly log: StderrLogger;
 
@@ -245,15 +247,25 @@ export class Reloader {
    * it and reads its lists again. A burst (tools, then prompts) is one reload.
    */
   private upstreamChanged(change: UpstreamChange): void {
-    this.log.info(`${change.reason}: reloading ${this.name} to read it again`);
-    this.pendingUpstream.reasons.push(change.reason);
+    // An upstream is not trusted: however many notices it sends, its reasons are few (one per
+    // source and list) and its reloads at most one each UPSTREAM_RELOAD_MS.
+    const { reasons } = this.pendingUpstream;
+    if (!reasons.includes(change.reason) && reasons.length < MAX_UPSTREAM_REASONS)
+      reasons.push(change.reason);
     if (change.descriptions === 'refuse') this.pendingUpstream.refuse = true;
-    clearTimeout(this.upstreamTimer);
+    if (this.upstreamTimer !== undefined) return;
+    const wait = Math.max(
+      this.options.debounceMs ?? 50,
+      this.lastUpstreamReload + UPSTREAM_RELOAD_MS - Date.now(),
+    );
     this.upstreamTimer = setTimeout(() => {
+      this.upstreamTimer = undefined;
+      this.lastUpstreamReload = Date.now();
       const upstream = this.pendingUpstream;
       this.pendingUpstream = { reasons: [], refuse: false };
+      this.log.info(`${upstream.reasons.join('; ')}: reloading ${this.name} to read it again`);
       void this.enqueue(new Set(), true, upstream);
-    }, this.options.debounceMs ?? 50);
+    }, wait);
   }
 
   private enqueue(
@@ -472,6 +484,10 @@ interface PendingUpstream {
   refuse: boolean;
 }
 
+/** An upstream's list_changed reloads at most once in this long (the first one after the debounce). */
+const UPSTREAM_RELOAD_MS = 2000;
+/** Distinct reasons one upstream-asked reload names at most. */
+const MAX_UPSTREAM_REASONS = 8;
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
 

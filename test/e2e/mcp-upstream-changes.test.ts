@@ -48,7 +48,7 @@ sources:
     command: [${node}, ${JSON.stringify(PROBE)}]
     env: { PROBE_TOOLS: ${JSON.stringify(lenient)} }
     expose:
-      tools: { include: [announce, greet], prefix: len_ }
+      tools: { include: [announce, flood, greet], prefix: len_ }
 tools:
   hello:
     kind: mcp
@@ -145,5 +145,18 @@ describe('an upstream that changes its lists, through mcp-run', () => {
       log.text,
       /source `lenient` changed the description of its tool `farewell` \(clients keep the manifest's\): it was "Says bye\.", it is now "Says bye, and more\."/,
     );
+  });
+
+  test('a flood of list_changed reloads at most once in 2 s; made-up methods are ignored, never logged', async () => {
+    const before = log.reloads();
+    const sent = Date.now();
+    await client.callTool({ name: 'len_flood', arguments: {} });
+    await log.waitFor(() => log.reloads() > before, 'the reload after the flood');
+    // 300 notices, one reload now and at most one more once the 2 s have passed.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const reloads = log.reloads() - before;
+    assert.ok(reloads >= 1 && reloads <= 2, `${reloads} reloads for 300 notices in ${Date.now() - sent} ms`);
+    assert.doesNotMatch(log.text, /x\d+\/list_changed/);
+    assert.ok(!log.text.includes(String.fromCharCode(27)), 'no escape character reached the log');
   });
 });

@@ -15,6 +15,13 @@ import { isObject } from '../../util/is-object.js';
 import { isRequestId, JsonRpcCode, notification, type RequestId } from '../../util/jsonrpc.js';
 import type { CallerIdentity, LogLevel } from '../contract/types.js';
 
+/** The notifications that say an upstream's lists changed: these names exactly, nothing else. */
+const LIST_CHANGED: ReadonlySet<string> = new Set([
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+]);
+
 /** What we ask for first; the server answers with the version it speaks. */
 export const CLIENT_PROTOCOL_VERSION = '2025-11-25';
 /** The versions this client speaks (the 2025 era's; 2024-11-05 differs only in what we do not use). */
@@ -256,7 +263,7 @@ export class McpClient {
       const logger = typeof p.logger === 'string' ? p.logger : undefined;
       const onLog = related === undefined ? undefined : this.pending.get(related)?.onLog;
       (onLog ?? this.options.onLog)(level, p.data, logger);
-    } else if (method.endsWith('/list_changed')) this.options.onListChanged?.(method);
+    } else if (LIST_CHANGED.has(method)) this.options.onListChanged?.(method);
   }
 
   /** A request from the server: `ping` is answered here, the rest by the call it is about. */
@@ -280,12 +287,16 @@ export class McpClient {
       Promise.reject(new UpstreamError(JsonRpcCode.MethodNotFound, message));
     if (related !== undefined)
       return this.pending.get(related)?.onRequest ?? refuse(`mcp-run does not relay ${method} here`);
-    const handlers = [...this.pending.values()].flatMap((p) => (p.onRequest ? [p.onRequest] : []));
-    if (handlers.length === 1) return handlers[0]!;
+    // Not tied to a request (stdio never is): relayed only when it can be about one thing, the one
+    // request in flight, and that is a call that relays. A read or a get in flight beside a call
+    // (they relay nothing) makes it another caller's question as likely as that call's.
+    const inFlight = [...this.pending.values()];
+    const only = inFlight.length === 1 ? inFlight[0]!.onRequest : undefined;
+    if (only !== undefined) return only;
     return refuse(
-      handlers.length === 0
+      inFlight.length <= 1
         ? `mcp-run relays ${method} only during a tool call`
-        : `mcp-run cannot tell which of its ${handlers.length} calls in flight ${method} is about, so it relays it to none`,
+        : `mcp-run cannot tell which of its ${inFlight.length} requests in flight ${method} is about, so it relays it to none`,
     );
   }
 }
