@@ -80,6 +80,10 @@ const RELAYED: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/cr
 
 /** Pages of one list read at most: an upstream that pages forever is cut off here. */
 const MAX_LIST_PAGES = 100;
+/** Entries of one list read at most, and bytes of its pages together: an upstream's lists are held for the catalog's life. */
+const MAX_LIST_ENTRIES = 10_000;
+/** Longer upstream names are left out before any matching (no manifest name is this long). */
+const MAX_NAME_CHARS = 128;
 
 export const mcpSource: SourceKind<McpSourceConfig> = {
   ...mcpSourceInfo,
@@ -176,7 +180,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     let listing: UpstreamListing;
     try {
       const client = await upstream.connected();
-      listing = await readListing(client, timeoutMs);
+      listing = await readListing(client, timeoutMs, config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
       if (config.start === 'first-use') await upstream.stop(`upstream ${ctx.name} waits for its first use`);
     } catch (err) {
       await upstream.dispose();
@@ -277,16 +281,29 @@ function environment(
   return { ...out, ...env };
 }
 
-async function readListing(client: McpClient, timeoutMs: number): Promise<UpstreamListing> {
+/**
+ * The upstream's lists, bounded: at most MAX_LIST_PAGES pages, MAX_LIST_ENTRIES entries and
+ * `maxBytes` of JSON a list (the pages together); past a bound the open fails, naming it.
+ */
+async function readListing(client: McpClient, timeoutMs: number, maxBytes: number): Promise<UpstreamListing> {
   const caps = client.capabilities;
   const list = async (method: string, field: string): Promise<UpstreamEntry[]> => {
     const out: UpstreamEntry[] = [];
     let cursor: string | undefined;
+    let bytes = 0;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const result = await client.request(method, cursor === undefined ? {} : { cursor }, { timeoutMs });
+      bytes += JSON.stringify(result ?? null).length;
+      if (bytes > maxBytes)
+        throw new Error(
+          `its ${method} answer is over ${maxBytes} bytes in all (maxResultBytes bounds the pages together)`,
+        );
       const items = isObject(result) && Array.isArray(result[field]) ? result[field] : [];
       for (const item of items)
-        if (isObject(item) && typeof item.name === 'string') out.push(item as unknown as UpstreamEntry);
+        if (isObject(item) && typeof item.name === 'string' && item.name.length <= MAX_NAME_CHARS)
+          out.push(item as unknown as UpstreamEntry);
+      if (out.length > MAX_LIST_ENTRIES)
+        throw new Error(`its ${method} lists more than ${MAX_LIST_ENTRIES} entries`);
       const next = isObject(result) ? result.nextCursor : undefined;
       if (typeof next !== 'string' || next === '') break;
       cursor = next;
