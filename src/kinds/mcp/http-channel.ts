@@ -104,7 +104,12 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
       if (id === undefined) return;
       try {
         const headers: Record<string, string> = { ...o.headers, 'mcp-session-id': id };
-        const res = await fetch(o.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(2000) });
+        const res = await fetch(o.url, {
+          method: 'DELETE',
+          headers,
+          redirect: 'error',
+          signal: AbortSignal.timeout(2000),
+        });
         await res.body?.cancel().catch(() => {});
       } catch {
         // The upstream ends the session itself after a while.
