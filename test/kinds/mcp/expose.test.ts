@@ -20,6 +20,10 @@ import { callContext, tempDir } from '../context.js';
 
 type Json = Record<string, any>;
 const PROBE = join(import.meta.dirname, '../../fixtures/mcp-upstream/probe.mjs');
+const EVERYTHING = join(
+  import.meta.dirname,
+  '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
 const probeSource = (extra = '') => `
 sources:
   probe:
@@ -310,15 +314,11 @@ describe('byte budgets on what an upstream sends', () => {
 
 describe('a whole reference server exposed: resources and prompts too', () => {
   test('server-everything with prefixes: the names are served, the contents read through, a template too', async () => {
-    const everything = join(
-      import.meta.dirname,
-      '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
-    );
     const catalog = await compile(`
 sources:
   ev:
     kind: mcp
-    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, stdio]
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(EVERYTHING)}, stdio]
     expose:
       resources:
         include: ["*architecture*", "features.md", "Dynamic Text*"]
@@ -367,15 +367,11 @@ sources:
 
 describe('fromClaim on a kind: mcp tool', () => {
   test("the bound argument is hidden, filled from the caller's claim, and a caller cannot set it", async () => {
-    const everything = join(
-      import.meta.dirname,
-      '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
-    );
     const catalog = await compile(`
 sources:
   ev:
     kind: mcp
-    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(everything)}, stdio]
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(EVERYTHING)}, stdio]
 tools:
   whoami:
     kind: mcp
