@@ -122,6 +122,12 @@ describe("an upstream's requests during a call, relayed to the calling client", 
     assert.equal(asked.length, before);
   });
 
+  test('a 2026-era client: a roots/list the era cannot relay is refused to the upstream, and the call goes on', async () => {
+    const result = (await modern.callTool({ name: 'probe_ask_roots', arguments: {} })) as Json;
+    assert.ok(!result.isError, text(result));
+    assert.match(text(result), /refused: -?\d+ /);
+  });
+
   test('a 2026-era client gets an error result that says the era cannot relay it yet', async () => {
     const result = (await modern.callTool({ name: 'ev_trigger-elicitation-request', arguments: {} })) as Json;
     assert.equal(result.isError, true);

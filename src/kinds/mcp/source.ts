@@ -207,7 +207,10 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
             return await call.ask(method as ClientAskMethod, isObject(params) ? params : {}, timeoutMs);
           } catch (err) {
             if (!(err instanceof ClientAskRefused)) throw err;
-            if (err.stateless) unrelayed ??= method;
+            // Roots are about the client, not input the call waits for: the upstream may ask on its
+            // own schedule (server-everything asks 350 ms after its handshake), so a refused
+            // roots/list leaves the call running; a refused question the call asked ends it.
+            if (err.stateless && method !== 'roots/list') unrelayed ??= method;
             throw new UpstreamError(err.code, err.message);
           }
         };
