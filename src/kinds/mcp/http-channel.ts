@@ -11,6 +11,7 @@
  * credentials (../shared/outbound-auth.ts, ../shared/oauth.ts) are added to each POST; a token
  * exchange trades the caller's token for the upstream's: the caller's is never sent.
  */
+import { escapeControls } from '../../util/escape-controls.js';
 import { isRequestId, type RequestId } from '../../util/jsonrpc.js';
 import type { Logger } from '../contract/kinds.js';
 import type { TokenSource } from '../shared/oauth.js';
@@ -80,7 +81,9 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
       if (res.status === 401 || res.status === 403) o.tokens?.refused(out.identity);
       if (!res.ok) {
         await res.body?.cancel().catch(() => {});
-        throw new Error(`${o.name} answered HTTP ${res.status} ${res.statusText}`);
+        throw new Error(
+          `${o.name} answered HTTP ${res.status} ${escapeControls(res.statusText.slice(0, 200))}`,
+        );
       }
       if (res.status === 202 || res.body === null) return;
       const type = res.headers.get('content-type') ?? '';

@@ -32,6 +32,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { problems } from '../../errors.js';
 import { abortSignalOf } from '../../util/call-signal.js';
+import { escapeControls } from '../../util/escape-controls.js';
 import { isObject } from '../../util/is-object.js';
 import { JsonRpcCode } from '../../util/jsonrpc.js';
 import type { McpCapability, SourceKind, UpstreamEntry, UpstreamListing } from '../contract/kinds.js';
@@ -184,7 +185,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       if (config.start === 'first-use') await upstream.stop(`upstream ${ctx.name} waits for its first use`);
     } catch (err) {
       await upstream.dispose();
-      ctx.error([], problems.SOURCE_OPEN_FAILED(ctx.name, redact((err as Error).message)));
+      ctx.error([], problems.SOURCE_OPEN_FAILED(ctx.name, escapeControls(redact((err as Error).message))));
       return undefined;
     }
 
