@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { compileCatalog } from '../../../src/catalog/compile.js';
@@ -14,7 +15,7 @@ import { type Diagnostic, ManifestError } from '../../../src/errors.js';
 import { builtinKinds } from '../../../src/kinds/builtin.js';
 import { StderrLogger } from '../../../src/log.js';
 import { loadManifest } from '../../../src/manifest/load.js';
-import { tempDir } from '../context.js';
+import { callContext, tempDir } from '../context.js';
 
 const ODD = join(import.meta.dirname, '../../fixtures/mcp-upstream/odd-lists.mjs');
 const ESC = '\u001b';
@@ -99,6 +100,77 @@ describe("an upstream's text in errors is escaped", () => {
       assert.match(shown(found), /answered HTTP 500 Bad\\x1b\[2J/);
     } finally {
       server.close();
+    }
+  });
+});
+
+/**
+ * A Streamable HTTP upstream in a few lines (JSON answers, no session): one tool, `headers`, that
+ * answers the request headers it got, so a test sees what would come back to a caller.
+ */
+async function httpUpstream(): Promise<{ server: HttpServer; url: string }> {
+  const server = createHttpServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const { id, method, params } = JSON.parse(body);
+    if (id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    const results: Record<string, unknown> = {
+      initialize: {
+        protocolVersion: params?.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: 'echo-headers', version: '1.0.0' },
+      },
+      'tools/list': { tools: [{ name: 'headers', inputSchema: { type: 'object' } }] },
+      'tools/call': { content: [{ type: 'text', text: `got ${JSON.stringify(req.headers)} at ${req.url}` }] },
+    };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id, result: results[method] ?? {} }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
+}
+
+describe("an HTTP upstream's credentials outside `auth:`", () => {
+  test('headers: values and the query values of the url are redacted from what comes back, and from an error about the url', async () => {
+    const { server, url } = await httpUpstream();
+    const file = join(tempDir(), 'mcp.yaml');
+    writeFileSync(
+      file,
+      `sources:
+  web:
+    kind: mcp
+    url: "${url}?api_key=query-secret-1&v=2"
+    headers: { x-api-key: header-secret-2, authorization: "Bearer bearer-secret-3" }
+    expose: { tools: {} }
+`,
+    );
+    const registry = builtinKinds();
+    const catalog = await compileCatalog(
+      await loadManifest(file, registry, {}),
+      registry,
+      new StderrLogger('silent'),
+    );
+    try {
+      const tool = catalog.tools.get('headers')!;
+      const echoed = JSON.stringify((await tool.call({}, callContext())).content);
+      assert.match(echoed, /x-api-key/, 'the upstream saw the header');
+      for (const secret of ['query-secret-1', 'header-secret-2', 'bearer-secret-3'])
+        assert.ok(!echoed.includes(secret), `${secret} comes back redacted: ${echoed}`);
+      await new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+      const failed = JSON.stringify((await tool.call({}, callContext())).content);
+      assert.match(
+        failed,
+        /cannot reach upstream web at http:\/\/127\.0\.0\.1:\d+\/mcp\?api_key=\*\*\*&v=\*\*\*/,
+      );
+      assert.ok(!failed.includes('query-secret-1'), failed);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await catalog.dispose();
     }
   });
 });
