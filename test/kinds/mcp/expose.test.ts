@@ -362,6 +362,34 @@ describe('byte budgets on what an upstream sends', () => {
   });
 });
 
+describe('a line that never ends', () => {
+  test('past maxMessageBytes the upstream is restarted at once: the call fails with its reason, not its timeout', async () => {
+    const catalog = await compile(`
+sources:
+  odd:
+    kind: mcp
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(ODD)}]
+    env: { ODD_ENDLESS: "1" }
+    maxMessageBytes: 65536
+    timeoutMs: 30000
+    expose: { tools: { include: [endless, fine] } }
+`);
+    try {
+      const endless = await catalog.tools.get('endless')!.call({}, callContext());
+      assert.equal(endless.isError, true);
+      assert.match((endless.content[0] as Json).text, /over its maxMessageBytes \(65536\) and was restarted/);
+      let fine = await catalog.tools.get('fine')!.call({}, callContext());
+      for (let i = 0; i < 50 && fine.isError === true; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        fine = await catalog.tools.get('fine')!.call({}, callContext());
+      }
+      assert.equal((fine.content[0] as Json).text, 'fine', 'the restarted upstream serves');
+    } finally {
+      await catalog.dispose();
+    }
+  });
+});
+
 describe('a whole reference server exposed: resources and prompts too', () => {
   test('server-everything with prefixes: the names are served, the contents read through, a template too', async () => {
     const catalog = await compile(`
