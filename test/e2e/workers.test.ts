@@ -48,6 +48,12 @@ tools:
       tag: { type: string, description: A marker to find the processes by }
     command: [sh, -c, 'sleep "$1" & wait; echo "done $2"', sh, "{{seconds}}", "{{tag}}"]
     timeoutMs: 120000
+  claimed:
+    kind: sql
+    source: mem
+    description: Its input comes from a claim, but the server has no auth (a warning at startup).
+    input: { who: { type: string, fromClaim: sub } }
+    sql: SELECT 3 AS n
 ${extra}`;
 const TWO = '  two: { kind: sql, source: mem, description: The second, sql: SELECT 2 AS n }';
 const THREE = '  three: { kind: sql, source: mem, description: The third, sql: SELECT 3 AS n }';
@@ -239,6 +245,16 @@ for (const mode of MODES)
         await Promise.all(sessions.map((s) => s.client.close()));
         writeFileSync(file, manifest());
       }
+    });
+
+    test("the manifest's warnings are said once, by the first worker (the second logs them at debug)", () => {
+      const lines = server.stderr().split('\n');
+      const about = (level: string) =>
+        lines.filter(
+          (line) => line.startsWith(`mcp-run: ${level}: warning[`) && line.includes('tools.claimed'),
+        );
+      assert.equal(about('warn').length, 1, server.stderr());
+      assert.equal(about('debug').length, 1, 'the second worker has it too, at debug');
     });
 
     test('/metrics on any worker is the sum over both; /readyz speaks for the server', async () => {
