@@ -5,6 +5,7 @@
  * twice: with the state the primary holds (IPC), and with Redis (`--state`, skipped without
  * MCP_RUN_TEST_REDIS_URL).
  *
+ * - the manifest's warnings at startup are said once, by the first worker;
  * - a 2025 session's requests land on both workers, its GET stream on one and calls on the other;
  * - a task started on one worker is read and awaited through the other;
  * - a reload with 2025 and 2026 listeners on both workers: each hears list_changed exactly once;
@@ -154,6 +155,17 @@ for (const mode of MODES)
       files.cleanup();
     });
 
+    test("the manifest's warnings are said once, by the first worker (the second logs them at debug)", () => {
+      // Before any reload (the next tests make some, and the first worker says a reload's warnings).
+      const lines = server.stderr().split('\n');
+      const about = (level: string) =>
+        lines.filter(
+          (line) => line.startsWith(`mcp-run: ${level}: warning[`) && line.includes('tools.claimed'),
+        );
+      assert.equal(about('warn').length, 1, server.stderr());
+      assert.equal(about('debug').length, 1, 'the second worker has it too, at debug');
+    });
+
     test('a 2025 session is served by both workers: its GET stream on one, its calls on the other', async () => {
       const session = await connect(server.url, agents);
       try {
@@ -230,7 +242,7 @@ for (const mode of MODES)
         // Both workers serve the new version, then every listener has heard exactly two.
         for (let i = 0; i < 4; i++) {
           const { tools } = await (sessions[0] as (typeof sessions)[0]).client.listTools();
-          assert.deepEqual(tools.map((t) => t.name).sort(), ['one', 'slow', 'three', 'two']);
+          assert.deepEqual(tools.map((t) => t.name).sort(), ['claimed', 'one', 'slow', 'three', 'two']);
         }
         assert.deepEqual(
           sessions.map((s) => s.heard()),
@@ -245,16 +257,6 @@ for (const mode of MODES)
         await Promise.all(sessions.map((s) => s.client.close()));
         writeFileSync(file, manifest());
       }
-    });
-
-    test("the manifest's warnings are said once, by the first worker (the second logs them at debug)", () => {
-      const lines = server.stderr().split('\n');
-      const about = (level: string) =>
-        lines.filter(
-          (line) => line.startsWith(`mcp-run: ${level}: warning[`) && line.includes('tools.claimed'),
-        );
-      assert.equal(about('warn').length, 1, server.stderr());
-      assert.equal(about('debug').length, 1, 'the second worker has it too, at debug');
     });
 
     test('/metrics on any worker is the sum over both; /readyz speaks for the server', async () => {
