@@ -3,6 +3,7 @@
  * every code (a test keeps the two in sync). A Problem says what is wrong and how to fix it; the
  * manifest pipeline turns it into a Diagnostic by adding where (file:line:col, dotted path, frame).
  */
+import { escapeControls } from './util/escape-controls.js';
 
 export interface Problem {
   readonly code: ErrorCode;
@@ -144,9 +145,10 @@ export const problems = {
     suggestion?: string,
   ): Problem => ({
     code: 'UPSTREAM_ENTRY_UNKNOWN',
-    message: `the upstream server of source ${quote(source)} lists no ${what} ${quote(name)}${didYouMean(suggestion)}`,
+    // The upstream's names are data: escaped, never a terminal's instructions.
+    message: `the upstream server of source ${quote(source)} lists no ${what} ${quote(name)}${didYouMean(suggestion && escapeControls(suggestion))}`,
     hint: known.length
-      ? `it lists: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''}`
+      ? `it lists: ${known.slice(0, 20).map(escapeControls).join(', ')}${known.length > 20 ? ', …' : ''}`
       : `it lists no ${what}s`,
   }),
   SOURCE_ENGINE_NOT_INSTALLED: (name: string, kind: string, pkg: string, hint: string): Problem => ({

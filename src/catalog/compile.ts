@@ -40,6 +40,7 @@ import {
 import { createSchemaCompiler, internSchemas } from '../manifest/user-schemas.js';
 import { entrySteps, withStepInputs } from '../steps/entry.js';
 import { dataFolder } from '../util/data-folder.js';
+import { escapeControls } from '../util/escape-controls.js';
 import { suggest } from '../util/suggest.js';
 import {
   claimArguments,
@@ -270,6 +271,10 @@ async function compileWith(
         scope.warnAt(at, message),
       );
     if (!compiled || steps === null || !validateArgs || (outputSchema && !validateOutput)) continue;
+    if (scope.isLeftOut('tools', name)) {
+      groups.delete(name);
+      continue;
+    }
     if (common.ui !== undefined && view === undefined) continue;
     if (view?.resource) viewResources.push({ tool: name, resource: view.resource });
     if (view?.file !== undefined && view.resource)
@@ -370,6 +375,15 @@ async function compileWith(
             `put {${variable}} in the uri template, or remove the variable`,
           ),
         );
+    // Each URI once: one an earlier entry (or this one) serves is an error, and the first keeps it.
+    const seen = new Set<string>();
+    for (const resource of compiled?.resources ?? []) {
+      const uri = resource.descriptor.uri;
+      const owner = owners.get(uri) ?? (seen.has(uri) ? name : undefined);
+      if (owner) report(['resources', name], problems.URI_DUPLICATE(uri, `resources.${owner}`));
+      seen.add(uri);
+    }
+    if (scope.isLeftOut('resources', name)) continue;
     served.set(name, {
       uris: (compiled?.resources ?? []).map((r) => r.descriptor.uri),
       templates: (compiled?.templates ?? []).map((t) => t.descriptor.uriTemplate),
@@ -381,10 +395,9 @@ async function compileWith(
     if (mirror) mirrored.push({ section: 'resources', entry: name, given: 'mirror' in cfg, mirror });
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
-      const owner = owners.get(uri);
-      if (owner) report(['resources', name], problems.URI_DUPLICATE(uri, `resources.${owner}`));
-      else resources.set(uri, resource);
-      owners.set(uri, owner ?? name);
+      if (owners.has(uri)) continue;
+      resources.set(uri, resource);
+      owners.set(uri, name);
     }
     templates.push(...(compiled?.templates ?? []));
     if (compiled?.list) resourceLists.push(compiled.list);
@@ -424,7 +437,7 @@ async function compileWith(
     const kindConfig = withStepInputs(claimed, 'arguments', steps, () => ({ required: false }));
     const kind = kinds.prompts.get(cfg.kind);
     const prompt = await guard('prompts', name, () => kind?.compile(kindConfig, ctx));
-    if (!prompt || steps === null) continue;
+    if (!prompt || steps === null || scope.isLeftOut('prompts', name)) continue;
     const guarded = steps ? guardPrompt(prompt, steps) : prompt;
     const served = claims.bindings.length > 0 ? claimPrompt(guarded, claims.bindings) : guarded;
     const policy = policies?.forEntry(
@@ -669,14 +682,12 @@ function disposeOnce(sources: OpenedSources, log: Logger): () => Promise<void> {
 type LoadedKinds = { [S in EntrySection]: Map<string, KindsBySection[S]> };
 
 /**
- * Imports the kinds the entries name, all at once (unknown names were reported by validation and
- * stay absent). Offline, sources are not opened, so their kinds are not loaded either.
- */
-/**
  * Takes in the entries the opened sources add (OpenedSource.entries): each is compiled like a
- * declared one of its section, its problems reported inside its source. A name the manifest or
- * another source already uses is an error, and the entry is left out. Their kinds are loaded here,
- * after the declared ones: a source that adds `kind: mcp` tools may be the only one to name it.
+ * declared one of its section. An upstream's lists are outside text, so an added entry never fails
+ * the load: one whose name the manifest or an earlier source already uses is left out with a
+ * warning (the manifest's entry stays), and so is one with a problem of its own (CompileScope.report).
+ * Their kinds are loaded here, after the declared ones: a source that adds `kind: mcp` tools may be
+ * the only one to name it.
  */
 async function addContributed(
   sources: OpenedSources,
@@ -686,23 +697,28 @@ async function addContributed(
   registry: KindRegistry,
   kinds: LoadedKinds,
 ): Promise<void> {
+  const owners = new Map<EntrySection, Map<string, string>>();
+  for (const section of ['tools', 'resources', 'prompts'] as const)
+    owners.set(
+      section,
+      new Map(entries(section).map(([name]) => [name, `${section}.${name} of the manifest`])),
+    );
   for (const [source, { opened }] of sources)
     for (const section of ['tools', 'resources', 'prompts'] as const) {
-      const taken = new Set(entries(section).map(([name]) => name));
+      const taken = owners.get(section)!;
       for (const entry of opened.entries?.[section] ?? []) {
         const at: EntryPath = ['sources', source, ...entry.at];
-        if (taken.has(entry.name)) {
-          scope.report(
-            at,
-            problems.MANIFEST_DUPLICATE_ENTRY(`${section}.${entry.name}`, `another entry of ${section}`),
-          );
+        const origin = contributedOrigin(source, section, entry.config);
+        const owner = taken.get(entry.name);
+        if (owner !== undefined) {
+          scope.warnAt(at, `${origin} is left out: its name "${entry.name}" is taken by ${owner}`);
           continue;
         }
-        taken.add(entry.name);
+        taken.set(entry.name, `the ${section.slice(0, -1)} ${source} added`);
         const list = contributed.get(section) ?? [];
         list.push([entry.name, entry.config as unknown as EntryConfig]);
         contributed.set(section, list);
-        scope.relocate(section, entry.name, at);
+        scope.relocate(section, entry.name, at, origin);
         if (!kinds[section].has(entry.config.kind)) {
           const kind = await registry.load(section, entry.config.kind);
           if (kind)
@@ -712,6 +728,22 @@ async function addContributed(
     }
 }
 
+/** "source up's tool "x"" for a warning: the upstream's name is data, quoted, cut and escaped. */
+function contributedOrigin(
+  source: string,
+  section: EntrySection,
+  config: Readonly<Record<string, unknown>>,
+): string {
+  const upstream = config.tool ?? config.prompt ?? config.uri ?? config.uriTemplate;
+  const what = config.uriTemplate !== undefined ? 'resource template' : section.slice(0, -1);
+  const quoted = JSON.stringify(String(upstream)).slice(0, 140);
+  return escapeControls(`source ${source}'s ${what} ${quoted}`);
+}
+
+/**
+ * Imports the kinds the entries name, all at once (unknown names were reported by validation and
+ * stay absent). Offline, sources are not opened, so their kinds are not loaded either.
+ */
 async function loadKinds(
   registry: KindRegistry,
   entries: (section: EntrySection) => [string, EntryConfig][],

@@ -20,6 +20,7 @@ import type {
   SourceCapabilities,
 } from '../kinds/contract/kinds.js';
 import type { EntrySection, LoadedManifest } from '../manifest/types.js';
+import { escapeControls } from '../util/escape-controls.js';
 import { suggest } from '../util/suggest.js';
 import { UpstreamChanges } from './upstream-changes.js';
 
@@ -73,18 +74,38 @@ export class CompileScope {
     this.warn = undefined;
   }
 
-  /** Where the entries a source added live in the manifest (`[section, name]` → a path in the source). */
-  private readonly relocated = new Map<string, EntryPath>();
+  /**
+   * The entries a source added (`[section, name]`): where they live in the manifest (a path in the
+   * source) and what the upstream calls them, for the warning that leaves one out.
+   */
+  private readonly relocated = new Map<string, { readonly at: EntryPath; readonly origin: string }>();
+  /** The added entries that had a problem: left out of the catalog, the rest served. */
+  private readonly leftOut = new Set<string>();
 
-  /** Reports the problems of an entry a source added (OpenedSource.entries) at `at`, inside the source. */
-  relocate(section: EntrySection, name: string, at: EntryPath): void {
-    this.relocated.set(`${section}\n${name}`, at);
+  /**
+   * An entry a source added (OpenedSource.entries): its problems are warnings at `at`, inside the
+   * source, and leave it out. `origin` says which source listed it under which name (escaped here).
+   */
+  relocate(section: EntrySection, name: string, at: EntryPath, origin: string): void {
+    this.relocated.set(`${section}\n${name}`, { at, origin });
+  }
+
+  /** Whether an entry a source added had a problem: it is not served. */
+  isLeftOut(section: EntrySection, name: string): boolean {
+    return this.leftOut.size > 0 && this.leftOut.has(`${section}\n${name}`);
   }
 
   report(path: EntryPath, problem: Problem, needle?: string): void {
     if (this.loaded === undefined) return;
-    const moved = this.relocated.size === 0 ? undefined : this.relocated.get(`${path[0]}\n${path[1]}`);
-    this.diagnostics.push(this.loaded.diagnose(moved ?? path, problem, needle));
+    const key = `${path[0]}\n${path[1]}`;
+    const moved = this.relocated.size === 0 ? undefined : this.relocated.get(key);
+    if (moved === undefined) {
+      this.diagnostics.push(this.loaded.diagnose(path, problem, needle));
+      return;
+    }
+    // An upstream's lists are outside text: one bad entry of them must not fail the whole load.
+    this.leftOut.add(key);
+    this.warnAt(moved.at, `${moved.origin} is left out: ${escapeControls(problem.message)}`);
   }
 
   /** While compiling, a kind's warning is about its entry; later (at run time) it is just logged. */
@@ -93,8 +114,7 @@ export class CompileScope {
       this.log.warn(message);
       return;
     }
-    const moved = this.relocated.size === 0 ? undefined : this.relocated.get(`${path[0]}\n${path[1]}`);
-    const at = moved ?? path;
+    const at = this.relocated.get(`${path[0]}\n${path[1]}`)?.at ?? path;
     this.warn({ ...this.loaded.diagnose(at, problems.ENTRY_WARNING(message)), severity: 'warning' });
   }
 

@@ -6,7 +6,7 @@
 import type { KindRegistry } from '../kinds/registry.js';
 import type { StderrLogger } from '../log.js';
 import { loadManifest } from '../manifest/load.js';
-import { compileCatalog } from './compile.js';
+import { type CompileOptions, compileCatalog } from './compile.js';
 import type { Catalog } from './types.js';
 
 /** The catalog, and the manifest text it was built from (hot reload compares later edits to it). */
@@ -20,9 +20,10 @@ export async function loadCatalog(
   registry: KindRegistry,
   log: StderrLogger,
   env: NodeJS.ProcessEnv = process.env,
+  options: Pick<CompileOptions, 'onWarning'> = {},
 ): Promise<LoadedCatalog> {
   // Structure and compile errors come in one report: entries that pass their schema still compile.
   const manifest = await loadManifest(file, registry, env, { deferErrors: true });
   log.addSecrets(manifest.secrets);
-  return { catalog: await compileCatalog(manifest, registry, log), text: manifest.text };
+  return { catalog: await compileCatalog(manifest, registry, log, options), text: manifest.text };
 }

@@ -30,6 +30,7 @@ import type { KindRegistry } from '../kinds/registry.js';
 import type { StderrLogger } from '../log.js';
 import { loadManifestText } from '../manifest/load.js';
 import { ops } from '../ops/hooks.js';
+import { FILE_EVENTS_DEBOUNCE_MS, FileEventBurst } from '../util/file-events.js';
 import { nodeCrypto } from '../util/lazy-node.js';
 import { readFileAsync } from '../util/read-file.js';
 import { compileCatalog } from './compile.js';
@@ -92,9 +93,6 @@ export interface ReloaderOptions {
 /** `refused`: the edit built, but breaks the contract and the manifest says `reload.refuseBreaking`. */
 export type ReloadOutcome = 'reloaded' | 'unchanged' | 'failed' | 'refused' | 'superseded';
 
-/** Events that add or remove files change what a folder resource lists. */
-export const STRUCTURAL = new Set(['add', 'unlink', 'addDir', 'unlinkDir']);
-
 export class Reloader {
   private watcher: FSWatcher | undefined;
   /** The manifest's folder, when the manifest is reached through symlinks in it. */
@@ -106,8 +104,7 @@ export class Reloader {
    */
   private lastDigest: string | undefined;
   private readonly fileHashes = new Map<string, string>();
-  private pending = { paths: new Set<string>(), structural: false };
-  private timer: NodeJS.Timeout | undefined;
+  private readonly burst: FileEventBurst;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly name: string;
   /** The last reload failed: the next good one says so, even when it changes nothing. */
@@ -128,6 +125,9 @@ export class Reloader {
 
   constructor(private readonly options: ReloaderOptions) {
     this.name = basename(options.file);
+    this.burst = new FileEventBurst(options.debounceMs ?? FILE_EVENTS_DEBOUNCE_MS, (paths, structural) => {
+      void this.enqueue(paths, structural);
+    });
     this.log = options.quiet ? quieter(options.log) : options.log;
   }
 
@@ -199,7 +199,7 @@ export class Reloader {
     this.options.ref.current.upstreamChanges?.listen(undefined);
     clearTimeout(this.upstreamTimer);
     await this.watching;
-    clearTimeout(this.timer);
+    this.burst.cancel();
     clearTimeout(this.retryTimer);
     await this.watcher?.close();
     await this.linkWatcher?.close();
@@ -225,14 +225,7 @@ export class Reloader {
   }
 
   private onEvent(event: string, path: string): void {
-    this.pending.paths.add(path);
-    if (STRUCTURAL.has(event)) this.pending.structural = true;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      const { paths, structural } = this.pending;
-      this.pending = { paths: new Set(), structural: false };
-      void this.enqueue(paths, structural);
-    }, this.options.debounceMs ?? 50);
+    this.burst.add(event, path);
   }
 
   /** The served catalog's sources' changes reload it; a swapped-out catalog's are no longer heard. */
@@ -255,7 +248,7 @@ export class Reloader {
     if (change.descriptions === 'refuse') this.pendingUpstream.refuse = true;
     if (this.upstreamTimer !== undefined) return;
     const wait = Math.max(
-      this.options.debounceMs ?? 50,
+      this.options.debounceMs ?? FILE_EVENTS_DEBOUNCE_MS,
       this.lastUpstreamReload + UPSTREAM_RELOAD_MS - Date.now(),
     );
     this.upstreamTimer = setTimeout(() => {

@@ -9,6 +9,7 @@
  * Exit codes: 0 done; 1 the upstream could not be started or read, or FILE exists without --force;
  * 2 bad usage (neither or both of a command and --url, a bad --name).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ import type { Catalog } from '../catalog/types.js';
 import { ManifestError } from '../errors.js';
 import { builtinKinds } from '../kinds/builtin.js';
 import { StderrLogger } from '../log.js';
+import { NAME_PATTERNS } from '../manifest/envelope.js';
 import { manifestData } from '../manifest/literal.js';
 import { escapeControls } from './print.js';
 
@@ -28,7 +30,9 @@ export interface ImportMcpOptions {
   readonly force?: boolean;
 }
 
-const NAME = /^[A-Za-z0-9_.-]+$/;
+const NAME = new RegExp(NAME_PATTERNS.sources);
+/** The longest resource name a manifest takes (NAME_PATTERNS.resources). */
+const MAX_RESOURCE_NAME = 64;
 
 export async function importMcpCommand(command: readonly string[], options: ImportMcpOptions): Promise<void> {
   const name = options.name ?? 'upstream';
@@ -36,7 +40,8 @@ export async function importMcpCommand(command: readonly string[], options: Impo
     return usage(
       'give the upstream as a command after `--` (mcp-run import mcp -- npx -y server) or as --url URL',
     );
-  if (!NAME.test(name)) return usage(`--name ${JSON.stringify(name)}: letters, digits, _ . - only`);
+  if (!NAME.test(name))
+    return usage(`--name ${JSON.stringify(name)}: letters, digits, _ . - only, at most 64 of them`);
   if (options.output !== undefined && existsSync(options.output) && !options.force) {
     process.stderr.write(`mcp-run: ${options.output} exists; pass --force to replace it\n`);
     process.exitCode = 1;
@@ -86,6 +91,36 @@ export async function importMcpCommand(command: readonly string[], options: Impo
   }
 }
 
+/**
+ * Names the resources of the manifest from the upstream's names: each a valid resource name (its
+ * other characters made `_`, at most 64 of them: a longer one is cut and ends in a hash of the
+ * whole), and unique (a repeated one numbered `_2`, `_3`, …). Each base name remembers the last
+ * number it gave, so n repeats of one name cost n steps, not n²/2.
+ */
+export function resourceNamer(): (wanted: string) => string {
+  const taken = new Set<string>();
+  const numbered = new Map<string, number>();
+  return (wanted) => {
+    const base = wanted.replace(/[^A-Za-z0-9_.-]+/g, '_') || 'resource';
+    let key = fit(base, wanted, '');
+    if (taken.has(key)) {
+      let n = numbered.get(base) ?? 1;
+      do key = fit(base, wanted, `_${++n}`);
+      while (taken.has(key));
+      numbered.set(base, n);
+    }
+    taken.add(key);
+    return key;
+  };
+}
+
+/** `base` and `suffix` in MAX_RESOURCE_NAME characters: cut, with 8 hex of `wanted`'s hash, if too long. */
+function fit(base: string, wanted: string, suffix: string): string {
+  if (base.length + suffix.length <= MAX_RESOURCE_NAME) return `${base}${suffix}`;
+  const hash = createHash('sha256').update(wanted).digest('hex').slice(0, 8);
+  return `${base.slice(0, MAX_RESOURCE_NAME - suffix.length - hash.length - 1)}_${hash}${suffix}`;
+}
+
 function usage(message: string): void {
   process.stderr.write(`mcp-run import mcp: ${message}\n`);
   process.exitCode = 2;
@@ -98,12 +133,7 @@ function render(name: string, where: object, catalog: Catalog): string {
   for (const [key, tool] of catalog.tools)
     tools[key] = { kind: 'mcp', source: name, tool: key, ...described(tool.descriptor.description) };
   const resources: Record<string, object> = {};
-  const place = (wanted: string) => {
-    const base = NAME.test(wanted) ? wanted : wanted.replace(/[^A-Za-z0-9_.-]+/g, '_') || 'resource';
-    let key = base;
-    for (let n = 2; key in resources; n++) key = `${base}_${n}`;
-    return key;
-  };
+  const place = resourceNamer();
   for (const resource of catalog.resources.values()) {
     const { name: named, uri, description } = resource.descriptor;
     resources[place(named)] = { kind: 'mcp', source: name, uri, ...described(description) };

@@ -5,7 +5,7 @@ import { toolsetScopes } from '../catalog/toolsets.js';
 import { type Catalog, CatalogRef } from '../catalog/types.js';
 // Types only: the playground loads with `mcp-run dev`, never for the plain command.
 import type { Playground } from '../dev/playground.js';
-import { ManifestError } from '../errors.js';
+import { formatDiagnostic, ManifestError } from '../errors.js';
 // Types only: the trail's modules load when the manifest declares server.audit.
 import type { AuditTrail } from '../governance/audit/trail.js';
 import { installLimitStore } from '../governance/limits/store.js';
@@ -194,7 +194,12 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   let catalog: Catalog;
   let text: string | undefined;
   try {
-    ({ catalog, text } = await loadCatalog(file, registry, log));
+    // The manifest's warnings are the same in every worker: the first says them, the others log them
+    // at debug (as their reloader does: `quiet`).
+    const quiet = link !== undefined && link.slot > 1;
+    ({ catalog, text } = await loadCatalog(file, registry, log, process.env, {
+      ...(quiet && { onWarning: (warning) => log.debug(formatDiagnostic(warning)) }),
+    }));
   } catch (err) {
     if (!(err instanceof ManifestError)) throw err;
     process.stderr.write(

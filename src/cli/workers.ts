@@ -21,13 +21,14 @@ import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import { STRUCTURAL, symlinksOf } from '../catalog/reload.js';
+import { symlinksOf } from '../catalog/reload.js';
 import { hostLimits } from '../governance/limits/ipc-store.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { STATE_KEY_ENV } from '../protocol/request-state.js';
 import { hostEpitaphs } from '../state/epitaphs.js';
 import { hostState } from '../state/ipc.js';
 import { MemoryState } from '../state/memory.js';
+import { FILE_EVENTS_DEBOUNCE_MS, FileEventBurst } from '../util/file-events.js';
 import { type IpcMessage, type IpcPeer, IpcRooms } from '../util/ipc.js';
 
 /** The environment a worker is started with: its slot (1…N) and the number of workers. */
@@ -50,7 +51,6 @@ const RESTART_MAX_MS = 5000;
 const STABLE_MS = 10_000;
 /** How long the drain of every worker may take before the ones left are killed. */
 const DRAIN_MAX_MS = 30_000;
-const DEBOUNCE_MS = 50;
 
 interface Slot {
   readonly slot: number;
@@ -240,8 +240,7 @@ class WatchRelay {
   private watcher: FSWatcher | undefined;
   private linkWatcher: FSWatcher | undefined;
   private files = new Set<string>();
-  private pending = { paths: new Set<string>(), structural: false };
-  private timer: NodeJS.Timeout | undefined;
+  private readonly burst: FileEventBurst;
   private starting: Promise<void> | undefined;
   private closed = false;
 
@@ -249,7 +248,11 @@ class WatchRelay {
     private readonly file: string,
     private readonly log: StderrLogger,
     private readonly tell: (data: { paths: string[]; structural: boolean }) => void,
-  ) {}
+  ) {
+    this.burst = new FileEventBurst(FILE_EVENTS_DEBOUNCE_MS, (paths, structural) =>
+      this.tell({ paths: [...paths], structural }),
+    );
+  }
 
   /** The files of the workers' current catalog (each reload reports them again). */
   watch(files: readonly string[]): void {
@@ -286,19 +289,12 @@ class WatchRelay {
   }
 
   private onEvent(event: string, path: string): void {
-    this.pending.paths.add(path);
-    if (STRUCTURAL.has(event)) this.pending.structural = true;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      const { paths, structural } = this.pending;
-      this.pending = { paths: new Set(), structural: false };
-      this.tell({ paths: [...paths], structural });
-    }, DEBOUNCE_MS);
+    this.burst.add(event, path);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
+    this.burst.cancel();
     await this.starting;
     await this.watcher?.close();
     await this.linkWatcher?.close();

@@ -67,9 +67,22 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/** Calls given up on whose late answer is still awaited (`CallOptions.late`), at most. */
+const MAX_ABANDONED = 10_000;
+
+export interface CallOptions {
+  /**
+   * Receives the answer that comes after the call timed out: what the primary did anyway (a slot
+   * it granted) can then be undone. Not called when the answer is an error.
+   */
+  readonly late?: (value: unknown) => void;
+}
+
 export class IpcClient {
   private next = 1;
   private readonly pending = new Map<number, Pending>();
+  /** Calls that timed out, by id: what to do with their answer if it still comes. */
+  private readonly abandoned = new Map<number, (value: unknown) => void>();
   private readonly pushes = new Map<string, ((data: unknown) => void)[]>();
   private readonly lostListeners: (() => void)[] = [];
   private gone = false;
@@ -88,12 +101,13 @@ export class IpcClient {
   }
 
   /** Asks the primary; rejects with IpcUnavailable (no answer) or IpcRemoteError (its error). */
-  call<T>(room: string, op: string, args: unknown[]): Promise<T> {
+  call<T>(room: string, op: string, args: unknown[], options: CallOptions = {}): Promise<T> {
     if (!this.connected) return Promise.reject(new IpcUnavailable('the primary process is gone'));
     const id = this.next++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
+        if (options.late !== undefined) this.abandon(id, options.late);
         reject(
           new IpcUnavailable(`the primary process did not answer ${room}.${op} within ${this.timeoutMs} ms`),
         );
@@ -126,6 +140,12 @@ export class IpcClient {
     else this.lostListeners.push(listener);
   }
 
+  /** Keeps a timed-out call's late handler; past MAX_ABANDONED, the oldest is let go. */
+  private abandon(id: number, late: (value: unknown) => void): void {
+    this.abandoned.set(id, late);
+    if (this.abandoned.size > MAX_ABANDONED) this.abandoned.delete(this.abandoned.keys().next().value!);
+  }
+
   private post(message: IpcMessage, failed: (err: Error) => void): void {
     try {
       this.end.send?.(message, undefined, {}, (err) => {
@@ -140,7 +160,12 @@ export class IpcClient {
     if (!isIpcMessage(raw)) return;
     if (raw.mcpRun === 'res') {
       const waiting = this.pending.get(raw.id);
-      if (waiting === undefined) return;
+      if (waiting === undefined) {
+        const late = this.abandoned.get(raw.id);
+        this.abandoned.delete(raw.id);
+        if (late !== undefined && raw.ok) late(raw.value);
+        return;
+      }
       this.pending.delete(raw.id);
       clearTimeout(waiting.timer);
       if (raw.ok) waiting.resolve(raw.value);
@@ -153,6 +178,8 @@ export class IpcClient {
   private lose(): void {
     if (this.gone) return;
     this.gone = true;
+    // The primary is gone, and with it what it held for these calls.
+    this.abandoned.clear();
     for (const [id, waiting] of this.pending) {
       this.pending.delete(id);
       clearTimeout(waiting.timer);

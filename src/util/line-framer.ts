@@ -3,8 +3,10 @@ const CARRIAGE_RETURN = 0x0d;
 
 /**
  * Splits a byte stream into newline-delimited lines (a CR before the newline dropped, blank lines
- * skipped); a line over `maxBytes` is discarded without being buffered, and `onOversize` told. Stdio
- * reads its input with it, and the SQLite pool and its workers their channel.
+ * skipped); a line over `maxBytes` is discarded without being buffered, and `onOversize` told when
+ * it ends. `onOverflow`, when given, is told at once, the moment a line passes `maxBytes`: a line
+ * that never ends (no newline, ever growing) is otherwise never reported. Stdio reads its input
+ * with it, the SQLite pool and its workers their channel, and an `mcp` source its upstream's stdout.
  */
 export class LineFramer {
   private parts: Buffer[] = [];
@@ -15,6 +17,7 @@ export class LineFramer {
     private readonly maxBytes: number,
     private readonly onLine: (line: string) => void,
     private readonly onOversize: () => void,
+    private readonly onOverflow?: () => void,
   ) {}
 
   push(chunk: Buffer): void {
@@ -41,6 +44,7 @@ export class LineFramer {
       this.discarding = true;
       this.parts = [];
       this.size = 0;
+      this.onOverflow?.();
     } else this.parts.push(kept ? Buffer.from(part) : part);
   }
 

@@ -5,6 +5,7 @@
  * twice: with the state the primary holds (IPC), and with Redis (`--state`, skipped without
  * MCP_RUN_TEST_REDIS_URL).
  *
+ * - the manifest's warnings at startup are said once, by the first worker;
  * - a 2025 session's requests land on both workers, its GET stream on one and calls on the other;
  * - a task started on one worker is read and awaited through the other;
  * - a reload with 2025 and 2026 listeners on both workers: each hears list_changed exactly once;
@@ -48,6 +49,12 @@ tools:
       tag: { type: string, description: A marker to find the processes by }
     command: [sh, -c, 'sleep "$1" & wait; echo "done $2"', sh, "{{seconds}}", "{{tag}}"]
     timeoutMs: 120000
+  claimed:
+    kind: sql
+    source: mem
+    description: Its input comes from a claim, but the server has no auth (a warning at startup).
+    input: { who: { type: string, fromClaim: sub } }
+    sql: SELECT 3 AS n
 ${extra}`;
 const TWO = '  two: { kind: sql, source: mem, description: The second, sql: SELECT 2 AS n }';
 const THREE = '  three: { kind: sql, source: mem, description: The third, sql: SELECT 3 AS n }';
@@ -148,6 +155,17 @@ for (const mode of MODES)
       files.cleanup();
     });
 
+    test("the manifest's warnings are said once, by the first worker (the second logs them at debug)", () => {
+      // Before any reload (the next tests make some, and the first worker says a reload's warnings).
+      const lines = server.stderr().split('\n');
+      const about = (level: string) =>
+        lines.filter(
+          (line) => line.startsWith(`mcp-run: ${level}: warning[`) && line.includes('tools.claimed'),
+        );
+      assert.equal(about('warn').length, 1, server.stderr());
+      assert.equal(about('debug').length, 1, 'the second worker has it too, at debug');
+    });
+
     test('a 2025 session is served by both workers: its GET stream on one, its calls on the other', async () => {
       const session = await connect(server.url, agents);
       try {
@@ -224,7 +242,7 @@ for (const mode of MODES)
         // Both workers serve the new version, then every listener has heard exactly two.
         for (let i = 0; i < 4; i++) {
           const { tools } = await (sessions[0] as (typeof sessions)[0]).client.listTools();
-          assert.deepEqual(tools.map((t) => t.name).sort(), ['one', 'slow', 'three', 'two']);
+          assert.deepEqual(tools.map((t) => t.name).sort(), ['claimed', 'one', 'slow', 'three', 'two']);
         }
         assert.deepEqual(
           sessions.map((s) => s.heard()),

@@ -15,7 +15,7 @@ import { installLimitStore, type LimitStore, MemoryLimitStore } from '../../src/
 import { bucketsOf, type WindowSpec } from '../../src/governance/limits/window.js';
 import { GovernanceRefusal } from '../../src/governance/refusal.js';
 import { RedisState } from '../../src/state/redis.js';
-import { IpcRooms } from '../../src/util/ipc.js';
+import { IpcRooms, IpcUnavailable } from '../../src/util/ipc.js';
 import { ipcPair } from '../helpers/ipc-pair.js';
 import { captureLogger } from '../protocol/harness.js';
 import { type OwnRedis, skipReason, startOwnRedis, stateUrl } from '../state/replicas-harness.js';
@@ -173,6 +173,26 @@ describe("the primary's store, reached over IPC (--workers)", () => {
     host.forget(two.peer);
     assert.ok(await a.enter('cap', 2), "the gone worker's slot came back");
     assert.equal(await a.enter('cap', 2), undefined, 'and only that one');
+  });
+
+  test('a slot the primary grants after the worker gave up waiting is released by the worker', async () => {
+    const rooms = new IpcRooms();
+    hostLimits(rooms);
+    // A short timeout; the primary's answer is held past it, so the order is fixed, not raced.
+    const slow = ipcPair(rooms, { timeoutMs: 20 });
+    const worker = new IpcLimitStore(slow.client);
+    slow.pause();
+    // The client's timer is unref'd (it must not keep a worker alive): this keeps the test's.
+    const alive = setInterval(() => {}, 1000);
+    try {
+      await assert.rejects(worker.enter('late', 1), IpcUnavailable);
+    } finally {
+      clearInterval(alive);
+    }
+    await slow.resume();
+    const again = await worker.enter('late', 1);
+    assert.ok(again, 'the one slot is free again: the late grant was handed back');
+    assert.equal(await worker.enter('late', 1), undefined, 'and it is the only one');
   });
 });
 

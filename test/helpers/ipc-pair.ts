@@ -12,16 +12,29 @@ export interface IpcPair {
   readonly rooms: IpcRooms;
   /** The worker's id as the primary's rooms see it. */
   readonly peer: number;
+  /** Holds what the primary sends to the worker until `resume` (a primary slower than the timeout). */
+  pause(): void;
+  /** Delivers what was held, in order, and lets the rest through; resolves once it is delivered. */
+  resume(): Promise<void>;
+}
+
+export interface IpcPairOptions {
+  /** The worker's call timeout (IpcClient), instead of IPC_TIMEOUT_MS. */
+  readonly timeoutMs?: number;
 }
 
 let peers = 0;
 
-export function ipcPair(rooms = new IpcRooms()): IpcPair {
+export function ipcPair(rooms = new IpcRooms(), options: IpcPairOptions = {}): IpcPair {
   const end = new EventEmitter() as EventEmitter & { send: NonNullable<IpcEnd['send']>; connected: boolean };
   const copy = (message: unknown) => JSON.parse(JSON.stringify(message)) as unknown;
+  let held: unknown[] | undefined;
   const peer = {
     id: ++peers,
-    send: (message: unknown) => setImmediate(() => end.emit('message', copy(message))),
+    send: (message: unknown) => {
+      if (held !== undefined) held.push(copy(message));
+      else setImmediate(() => end.emit('message', copy(message)));
+    },
   };
   end.connected = true;
   end.send = (message, _handle, _options, callback) => {
@@ -31,5 +44,22 @@ export function ipcPair(rooms = new IpcRooms()): IpcPair {
     });
     return true;
   };
-  return { client: new IpcClient(end), rooms, peer: peer.id };
+  return {
+    client: new IpcClient(end, options.timeoutMs),
+    rooms,
+    peer: peer.id,
+    pause: () => {
+      held ??= [];
+    },
+    resume: async () => {
+      const queued = held ?? [];
+      held = undefined;
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          for (const message of queued) end.emit('message', message);
+          resolve();
+        }),
+      );
+    },
+  };
 }

@@ -4,7 +4,8 @@
  * 10/minute lets 10 calls of a caller through the whole server whichever worker each lands on, and
  * a cap on calls at once counts the calls of every worker. A worker that dies frees its slots (the
  * primary releases the leases it held). A primary that does not answer rejects the call, and the
- * gate refuses it (fail closed, as with Redis).
+ * gate refuses it (fail closed, as with Redis); a slot it grants after the worker gave up is
+ * released by the worker when the late answer comes (IpcClient's `late`).
  */
 import type { IpcClient, IpcPeer, IpcRooms } from '../../util/ipc.js';
 import { type Full, type Lease, type LimitStore, MemoryLimitStore } from './store.js';
@@ -22,7 +23,13 @@ export class IpcLimitStore implements LimitStore {
   }
 
   async enter(key: string, max: number): Promise<Lease | undefined> {
-    const id = await this.client.call<number | null>(ROOM, 'enter', [key, max]);
+    // A slot the primary grants after this call gave up (IPC_TIMEOUT_MS) is handed straight back:
+    // else it stays held until this worker exits.
+    const id = await this.client.call<number | null>(ROOM, 'enter', [key, max], {
+      late: (granted) => {
+        if (typeof granted === 'number') this.client.note(ROOM, 'release', [granted]);
+      },
+    });
     if (id === null || id === undefined) return undefined;
     let released = false;
     return {

@@ -11,6 +11,7 @@
  * carries no link) the one call in flight that has a handler; with none, or several, they are
  * answered with a JSON-RPC error, never sent to another caller.
  */
+import { escapeControls } from '../../util/escape-controls.js';
 import { isObject } from '../../util/is-object.js';
 import { isRequestId, JsonRpcCode, notification, type RequestId } from '../../util/jsonrpc.js';
 import type { CallerIdentity, LogLevel } from '../contract/types.js';
@@ -140,7 +141,7 @@ export class McpClient {
     const version = isObject(result) ? result.protocolVersion : undefined;
     if (typeof version !== 'string' || !(SUPPORTED_VERSIONS as readonly string[]).includes(version))
       throw new Error(
-        `${this.options.name} answered initialize with protocol version ${JSON.stringify(version)}, which mcp-run does not speak (it speaks ${SUPPORTED_VERSIONS.join(', ')})`,
+        `${this.options.name} answered initialize with protocol version ${escapeControls(String(JSON.stringify(version)).slice(0, 100))}, which mcp-run does not speak (it speaks ${SUPPORTED_VERSIONS.join(', ')})`,
       );
     this.protocolVersion = version;
     const caps = isObject(result) ? result.capabilities : undefined;
@@ -233,8 +234,12 @@ export class McpClient {
     const error = message.error;
     if (isObject(error)) {
       const code = typeof error.code === 'number' ? error.code : JsonRpcCode.InternalError;
-      // Shown to the model as data; a long one is cut (the whole answer was already bounded).
-      const text = typeof error.message === 'string' ? error.message.slice(0, MAX_ERROR_CHARS) : 'no message';
+      // Shown to the model as data and written into logs: a long one is cut (the whole answer was
+      // already bounded), its control characters escaped.
+      const text =
+        typeof error.message === 'string'
+          ? escapeControls(error.message.slice(0, MAX_ERROR_CHARS))
+          : 'no message';
       pending.reject(new UpstreamError(code, text));
     } else if (bytes > this.options.maxResultBytes)
       pending.reject(

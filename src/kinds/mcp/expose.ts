@@ -7,6 +7,7 @@
  * Upstream names are data: a name is served only when it (with its prefix) is a valid manifest
  * name; otherwise it is left out with a warning. Nothing of the upstream's becomes manifest syntax.
  */
+import { escapeControls } from '../../util/escape-controls.js';
 import type { ContributedEntry, EntryPath, KindContext, UpstreamListing } from '../contract/kinds.js';
 
 /** The manifest's name rules (manifest/envelope.ts NAME_PATTERNS), for the sections an upstream fills. */
@@ -79,7 +80,9 @@ export function exposedEntries(
       const name = override?.name ?? `${settings.prefix ?? ''}${entry.name}`;
       if (!NAME_RULES[section].test(name)) {
         ctx.log.warn(
-          `${source} lists the ${section.slice(0, -1)} ${JSON.stringify(entry.name).slice(0, 140)}, whose name ${JSON.stringify(name).slice(0, 140)} is not a valid manifest name; it is not served (give it one with expose.${section}.overrides)`,
+          escapeControls(
+            `${source} lists the ${section.slice(0, -1)} ${JSON.stringify(entry.name).slice(0, 140)}, whose name ${JSON.stringify(name).slice(0, 140)} is not a valid manifest name; it is not served (give it one with expose.${section}.overrides)`,
+          ),
         );
         continue;
       }

@@ -11,6 +11,7 @@
  * credentials (../shared/outbound-auth.ts, ../shared/oauth.ts) are added to each POST; a token
  * exchange trades the caller's token for the upstream's: the caller's is never sent.
  */
+import { escapeControls } from '../../util/escape-controls.js';
 import { isRequestId, type RequestId } from '../../util/jsonrpc.js';
 import type { Logger } from '../contract/kinds.js';
 import type { TokenSource } from '../shared/oauth.js';
@@ -68,7 +69,7 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
           redirect: 'error',
         });
       } catch (err) {
-        throw new Error(`cannot reach ${o.name} at ${o.url}: ${reasonOf(err)}`);
+        throw new Error(`cannot reach ${o.name} at ${shownUrl(o.url)}: ${reasonOf(err)}`);
       }
       const given = res.headers.get('mcp-session-id');
       if (given !== null && session === undefined) session = given;
@@ -80,7 +81,9 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
       if (res.status === 401 || res.status === 403) o.tokens?.refused(out.identity);
       if (!res.ok) {
         await res.body?.cancel().catch(() => {});
-        throw new Error(`${o.name} answered HTTP ${res.status} ${res.statusText}`);
+        throw new Error(
+          `${o.name} answered HTTP ${res.status} ${escapeControls(res.statusText.slice(0, 200))}`,
+        );
       }
       if (res.status === 202 || res.body === null) return;
       const type = res.headers.get('content-type') ?? '';
@@ -128,6 +131,48 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
     const bytes = Buffer.byteLength(text);
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) events.message(message, bytes, related);
   }
+}
+
+/**
+ * The URL as a message shows it: each query value and a password replaced by `***`, since a key
+ * in the query (`?api_key=…`) is a credential like any other (urlSecrets registers them too).
+ */
+export function shownUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'its url';
+  }
+  const user = parsed.username === '' ? '' : `${parsed.username}${parsed.password === '' ? '' : ':***'}@`;
+  const query = parsed.search
+    .slice(1)
+    .split('&')
+    .map((pair) => (pair.includes('=') ? `${pair.slice(0, pair.indexOf('='))}=***` : pair))
+    .join('&');
+  return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}${query === '' ? '' : `?${query}`}${parsed.hash}`;
+}
+
+/** The URL's query values and password, as written and decoded: what redaction must hide. */
+export function urlSecrets(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const raw = parsed.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => pair.includes('='))
+    .map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const out = [...raw, ...parsed.searchParams.values(), parsed.password];
+  try {
+    out.push(decodeURIComponent(parsed.password));
+  } catch {
+    // Not percent-encoded: as written.
+  }
+  return out;
 }
 
 function reasonOf(err: unknown): string {

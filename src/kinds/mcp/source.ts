@@ -32,6 +32,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { problems } from '../../errors.js';
 import { abortSignalOf } from '../../util/call-signal.js';
+import { escapeControls } from '../../util/escape-controls.js';
 import { isObject } from '../../util/is-object.js';
 import { JsonRpcCode } from '../../util/jsonrpc.js';
 import type { McpCapability, SourceKind, UpstreamEntry, UpstreamListing } from '../contract/kinds.js';
@@ -42,7 +43,7 @@ import { clientCredentials } from '../shared/oauth.js';
 import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
 import { type McpClient, UpstreamError } from './client.js';
 import { type ExposeConfig, exposedEntries } from './expose.js';
-import { startHttp } from './http-channel.js';
+import { startHttp, urlSecrets } from './http-channel.js';
 import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -124,9 +125,19 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     const auth = authParts(config.auth);
     // One session serves every caller, so its credentials are the source's own, never a caller's.
     const tokens = config.auth && 'oauth' in config.auth ? clientCredentials(config.auth.oauth) : undefined;
+    // The auth's secrets, and what else the manifest gives that may be one: each `headers:` value
+    // (and the token after a scheme, `Bearer …`) and the URL's query values (`?api_key=…`).
+    const secrets = redactable([
+      ...auth.secrets,
+      ...Object.values(config.headers ?? {}).flatMap((value) => [
+        value,
+        ...(/^\S+\s+(\S+)$/.exec(value)?.slice(1) ?? []),
+      ]),
+      ...(config.url === undefined ? [] : urlSecrets(config.url)),
+    ]);
     const redact = (text: string) => {
       let out = text;
-      for (const secret of auth.secrets) out = out.split(secret).join('***');
+      for (const secret of secrets) out = out.split(secret).join('***');
       if (tokens !== undefined) for (const secret of tokens.held()) out = out.split(secret).join('***');
       return out;
     };
@@ -184,7 +195,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       if (config.start === 'first-use') await upstream.stop(`upstream ${ctx.name} waits for its first use`);
     } catch (err) {
       await upstream.dispose();
-      ctx.error([], problems.SOURCE_OPEN_FAILED(ctx.name, redact((err as Error).message)));
+      ctx.error([], problems.SOURCE_OPEN_FAILED(ctx.name, escapeControls(redact((err as Error).message))));
       return undefined;
     }
 
@@ -266,6 +277,11 @@ function describedIn(listing: UpstreamListing): ReadonlyMap<string, string> {
   add('resource', listing.resources, (e) => (e as { uri?: unknown }).uri);
   add('template', listing.templates, (e) => (e as { uriTemplate?: unknown }).uriTemplate);
   return out;
+}
+
+/** Longest first (a secret containing another is replaced whole); short ones would garble text. */
+function redactable(values: readonly string[]): string[] {
+  return [...new Set(values)].filter((v) => v.length >= 4).sort((a, b) => b.length - a.length);
 }
 
 function programPath(program: string, baseDir: string): string {

@@ -3,7 +3,8 @@
  * group, only the environment the source declares), speaking newline-delimited JSON-RPC on its
  * stdin and stdout. Its stderr is read line by line into mcp-run's debug log, and its last lines
  * explain an early exit. A line over `maxMessageBytes` is never buffered: the upstream can no longer
- * be trusted to be in step, so the channel closes (and the source restarts it).
+ * be trusted to be in step, so the channel closes (and the source restarts it) the moment the line
+ * passes the limit, whether or not it ever ends.
  *
  * `close` kills the program and everything it started (../shared/process-tree.ts), SIGTERM first
  * and SIGKILL after a grace period; a program still running when mcp-run exits is killed too.
@@ -69,7 +70,10 @@ export function startStdio(o: StdioOptions, events: ChannelEvents): Promise<Chan
       }
       events.message(message, Buffer.byteLength(line));
     },
+    () => {},
+    // At once, not when the line ends: a line that never ends must not hold the calls in flight.
     () => {
+      if (ended) return;
       o.log.warn(`${o.name} sent a message over ${o.maxMessageBytes} bytes; it is restarted`);
       end(`${o.name} sent a message over its maxMessageBytes (${o.maxMessageBytes}) and was restarted`);
       void stop();

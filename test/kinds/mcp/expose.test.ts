@@ -20,6 +20,7 @@ import { callContext, tempDir } from '../context.js';
 
 type Json = Record<string, any>;
 const PROBE = join(import.meta.dirname, '../../fixtures/mcp-upstream/probe.mjs');
+const ODD = join(import.meta.dirname, '../../fixtures/mcp-upstream/odd-lists.mjs');
 const EVERYTHING = join(
   import.meta.dirname,
   '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
@@ -86,18 +87,67 @@ describe('expose and kind: mcp entries, compiled against a live upstream', () =>
     }
   });
 
-  test('an exposed name the manifest declares too is an error at the source', async () => {
-    const found = await problemsOf(
+  test("an exposed name the manifest declares too keeps the manifest's entry; the upstream's is left out with a warning at the source", async () => {
+    const warnings: Diagnostic[] = [];
+    const catalog = await compile(
       `${probeSource(`    expose:
       tools: { prefix: p_ }
 `)}tools:
   p_pid: { kind: content, content: [{ text: mine }] }
 `,
+      warnings,
     );
-    assert.deepEqual(
-      found.map((d) => [d.code, d.line]),
-      [['MANIFEST_DUPLICATE_ENTRY', 7]],
+    try {
+      assert.equal(catalog.tools.get('p_pid')!.descriptor.description, undefined);
+      const mine = await catalog.tools.get('p_pid')!.call({}, callContext());
+      assert.equal((mine.content[0] as Json).text, 'mine');
+      assert.ok(catalog.tools.has('p_wait'), 'the rest is served');
+      const taken = warnings.filter((w) => /is left out/.test(w.message));
+      assert.deepEqual(
+        taken.map((w) => [w.line, w.message]),
+        [
+          [
+            7,
+            `source probe's tool "pid" is left out: its name "p_pid" is taken by tools.p_pid of the manifest`,
+          ],
+        ],
+      );
+    } finally {
+      await catalog.dispose();
+    }
+  });
+
+  test("an upstream entry with an invalid schema or a bad URI template, or another source's name, is left out; the rest is served", async () => {
+    const warnings: Diagnostic[] = [];
+    const odd = (name: string, names: string) => `  ${name}:
+    kind: mcp
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(ODD)}]
+    env: { ODD_NAMES: "${names}" }
+    expose: { tools: {}, resources: {} }
+`;
+    const catalog = await compile(
+      `sources:\n${odd('first', 'shared')}${odd('second', 'shared,own')}`,
+      warnings,
     );
+    try {
+      assert.deepEqual([...catalog.tools.keys()].sort(), ['fine', 'own', 'shared']);
+      assert.deepEqual([...catalog.resources.keys()], ['odd://fine']);
+      assert.deepEqual(catalog.templates, []);
+      const shared = await catalog.tools.get('shared')!.call({}, callContext());
+      assert.equal((shared.content[0] as Json).text, 'shared');
+      const said = warnings.map((w) => w.message).join('\n');
+      assert.match(said, /source first's tool "broken_schema" is left out: /);
+      assert.match(said, /source first's resource template "odd:\/\/\\u001b\[2J\{unclosed" is left out: /);
+      assert.match(
+        said,
+        /source second's tool "shared" is left out: its name "shared" is taken by the tool first added/,
+      );
+      assert.match(said, /source second's tool "fine" is left out/);
+      assert.ok(!said.includes('\u001b'), 'no terminal escape reaches a warning');
+      assert.ok(warnings.every((w) => w.severity === 'warning'));
+    } finally {
+      await catalog.dispose();
+    }
   });
 
   test('an upstream name that is no valid manifest name is left out with a warning', async () => {
@@ -306,6 +356,34 @@ describe('byte budgets on what an upstream sends', () => {
         else await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.notEqual(after, before);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+});
+
+describe('a line that never ends', () => {
+  test('past maxMessageBytes the upstream is restarted at once: the call fails with its reason, not its timeout', async () => {
+    const catalog = await compile(`
+sources:
+  odd:
+    kind: mcp
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(ODD)}]
+    env: { ODD_ENDLESS: "1" }
+    maxMessageBytes: 65536
+    timeoutMs: 30000
+    expose: { tools: { include: [endless, fine] } }
+`);
+    try {
+      const endless = await catalog.tools.get('endless')!.call({}, callContext());
+      assert.equal(endless.isError, true);
+      assert.match((endless.content[0] as Json).text, /over its maxMessageBytes \(65536\) and was restarted/);
+      let fine = await catalog.tools.get('fine')!.call({}, callContext());
+      for (let i = 0; i < 50 && fine.isError === true; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        fine = await catalog.tools.get('fine')!.call({}, callContext());
+      }
+      assert.equal((fine.content[0] as Json).text, 'fine', 'the restarted upstream serves');
     } finally {
       await catalog.dispose();
     }
