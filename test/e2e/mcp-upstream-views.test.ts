@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { connect, ERAS, VIEW_MIME } from '../apps/harness.js';
 import { REPO, tempFiles } from '../helpers/demo.js';
+import { runCli } from '../helpers/run-cli.js';
 import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 
 type Json = Record<string, any>;
@@ -24,6 +25,9 @@ const node = JSON.stringify(process.execPath);
 const CLOCK_VIEW = 'ui://clock_~clock/get-time/mcp-app.html';
 const SHOW_VIEW = 'ui://app_~probe/show/page.html';
 const LEGACY_VIEW = 'ui://app_~probe/legacy/page.html';
+/** Served by `expose.resources` entries: one a tool names too, one whose tool is left out. */
+const PAGES_SHOW = 'ui://pg_~pages/show/page.html';
+const PAGES_HIDDEN = 'ui://pg_~pages/hidden/page.html';
 
 const files = tempFiles({});
 const manifest = join(files.dir, 'mcp.yaml');
@@ -41,6 +45,12 @@ sources:
     command: [${node}, ${JSON.stringify(PROBE)}]
     expose:
       tools: { prefix: app_, exclude: [hidden] }
+  pages:
+    kind: mcp
+    command: [${node}, ${JSON.stringify(PROBE)}]
+    expose:
+      tools: { prefix: pg_, include: [show] }
+      resources: { include: ['ui://show/*', 'ui://hidden/*'] }
 tools:
   now:
     kind: mcp
@@ -99,12 +109,26 @@ describe('kind: mcp: an upstream’s MCP Apps views, through mcp-run', () => {
       test('resources/list has each page once, at its served URI, with its checked _meta.ui', async () => {
         const { resources } = (await client.listResources()) as Json;
         const uris = resources.map((r: Json) => r.uri).sort();
-        assert.deepEqual(uris, [SHOW_VIEW, LEGACY_VIEW, CLOCK_VIEW].sort());
+        assert.deepEqual(uris, [SHOW_VIEW, LEGACY_VIEW, CLOCK_VIEW, PAGES_SHOW, PAGES_HIDDEN].sort());
         const clock = resources.find((r: Json) => r.uri === CLOCK_VIEW);
         assert.equal(clock.mimeType, VIEW_MIME);
         assert.equal(clock._meta, undefined);
         const show = resources.find((r: Json) => r.uri === SHOW_VIEW);
         assert.deepEqual(show._meta, { ui: CHECKED_UI });
+        // A page an expose.resources entry serves: rewritten by the same rule, checked the same way.
+        const pages = resources.find((r: Json) => r.uri === PAGES_SHOW);
+        assert.deepEqual(pages._meta, { ui: CHECKED_UI });
+        assert.equal(pages.mimeType, VIEW_MIME);
+      });
+
+      test('a resource entry serves the page its tool names, and one whose tool is left out', async () => {
+        const { tools } = (await client.listTools()) as Json;
+        assert.equal(tools.find((t: Json) => t.name === 'pg_show')._meta.ui.resourceUri, PAGES_SHOW);
+        for (const uri of [PAGES_SHOW, PAGES_HIDDEN]) {
+          const { contents } = (await client.readResource({ uri })) as Json;
+          assert.equal(contents[0].uri, uri);
+          assert.deepEqual(contents[0]._meta, { ui: CHECKED_UI });
+        }
       });
 
       test("resources/read of the served URI is the upstream's page, with its type and meta", async () => {
@@ -153,8 +177,12 @@ describe('kind: mcp: an upstream’s MCP Apps views, through mcp-run', () => {
           tools.find((t: Json) => t.name === 'app_refresh'),
           undefined,
         );
+        // Only the page no served tool names, which its resource entry lists as any resource.
         const { resources } = (await plain.listResources()) as Json;
-        assert.deepEqual(resources, []);
+        assert.deepEqual(
+          resources.map((r: Json) => r.uri),
+          [PAGES_HIDDEN],
+        );
         await assert.rejects(plain.callTool({ name: 'app_refresh', arguments: {} }));
         // A read by URI answers any client, as for mcp-run's own views.
         const { contents } = (await plain.readResource({ uri: CLOCK_VIEW })) as Json;
@@ -171,3 +199,27 @@ const CHECKED_UI = {
   domain: 'probe.example.com',
   prefersBorder: false,
 };
+
+test("two upstreams' pages at one URI, with no prefix to tell them apart, are URI_DUPLICATE at load", () => {
+  const dup = tempFiles({
+    'mcp.yaml': `
+sources:
+  one:
+    kind: mcp
+    command: [${node}, ${JSON.stringify(PROBE)}]
+    expose: { tools: { include: [show] } }
+  two:
+    kind: mcp
+    command: [${node}, ${JSON.stringify(PROBE)}]
+    expose: { tools: { include: [show], overrides: { show: { name: show_too } } } }
+`,
+  });
+  try {
+    const run = runCli(['validate', join(dup.dir, 'mcp.yaml')]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /URI_DUPLICATE/);
+    assert.match(run.stderr, /ui:\/\/show\/page\.html/);
+  } finally {
+    dup.cleanup();
+  }
+});
