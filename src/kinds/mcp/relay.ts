@@ -94,8 +94,8 @@ export function toolResult(result: unknown, redact: (text: string) => string): T
 /**
  * A tool result's `_meta`, which MCP Apps hands to the view (data the model does not read): relayed
  * redacted and bounded, without the keys the MCP specification reserves for the protocol (a prefix
- * with a `modelcontextprotocol` or `mcp` label: the upstream's own serverInfo, related task, …),
- * which would speak for mcp-run.
+ * with a `modelcontextprotocol` or `mcp` label: the upstream's own serverInfo, related task, …) and
+ * mcp-run's own (`mcp-run/contract`), which would speak for mcp-run.
  */
 function resultMeta(value: unknown, redact: (text: string) => string): Record<string, unknown> | undefined {
   if (!isObject(value)) return undefined;
@@ -113,11 +113,11 @@ function resultMeta(value: unknown, redact: (text: string) => string): Record<st
 function reservedKey(key: string): boolean {
   const slash = key.indexOf('/');
   if (slash < 0) return false;
-  return key
-    .slice(0, slash)
-    .toLowerCase()
-    .split('.')
-    .some((label) => label === 'modelcontextprotocol' || label === 'mcp');
+  const prefix = key.slice(0, slash).toLowerCase();
+  return (
+    prefix === 'mcp-run' ||
+    prefix.split('.').some((label) => label === 'modelcontextprotocol' || label === 'mcp')
+  );
 }
 
 export function promptResult(result: unknown, redact: (text: string) => string): PromptResult {

@@ -73,6 +73,7 @@ test("a result's _meta: reserved keys out, credentials redacted, too large dropp
         'io.modelcontextprotocol/related-task': { taskId: 't' },
         'modelcontextprotocol.io/x': 1,
         'tools.mcp.example/y': 1,
+        'mcp-run/contract': 'spoofed',
         'com.example/kept': true,
       },
     },
