@@ -125,14 +125,13 @@ export function compileView(
  * tool's `_meta` as a manifest's view is. Its text is the upstream's, so the model's stays whole.
  */
 export function kindView(brought: KindToolView): CompiledView {
-  const uri = brought.resource.descriptor.uri;
   const visibility = brought.visibility === undefined ? {} : { visibility: brought.visibility };
+  const appOnly = brought.visibility !== undefined && !brought.visibility.includes('model');
+  if (brought.resource === undefined)
+    return { view: { appOnly, compact: false, label: '' }, meta: { ui: visibility } };
+  const uri = brought.resource.descriptor.uri;
   return {
-    view: {
-      appOnly: brought.visibility !== undefined && !brought.visibility.includes('model'),
-      compact: false,
-      label: 'view',
-    },
+    view: { appOnly, compact: false, label: 'view' },
     meta: { ui: { resourceUri: uri, ...visibility }, [LEGACY_URI_KEY]: uri },
     resource: brought.resource,
   };

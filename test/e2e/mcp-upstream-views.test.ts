@@ -104,6 +104,8 @@ describe('kind: mcp: an upstream’s MCP Apps views, through mcp-run', () => {
           'ui/resourceUri': LEGACY_VIEW,
         });
         assert.equal(meta('app_hidden'), undefined);
+        // Only views call it, and it has no page: its visibility alone.
+        assert.deepEqual(meta('app_poll'), { ui: { visibility: ['app'] } });
       });
 
       test('resources/list has each page once, at its served URI, with its checked _meta.ui', async () => {
@@ -173,10 +175,12 @@ describe('kind: mcp: an upstream’s MCP Apps views, through mcp-run', () => {
         const { tools } = (await plain.listTools()) as Json;
         assert.ok(tools.some((t: Json) => t.name === 'clock_get-time'));
         assert.ok(tools.every((t: Json) => t._meta === undefined));
-        assert.equal(
-          tools.find((t: Json) => t.name === 'app_refresh'),
-          undefined,
-        );
+        for (const appOnly of ['app_refresh', 'app_poll'])
+          assert.equal(
+            tools.find((t: Json) => t.name === appOnly),
+            undefined,
+            appOnly,
+          );
         // Only the page no served tool names, which its resource entry lists as any resource.
         const { resources } = (await plain.listResources()) as Json;
         assert.deepEqual(
@@ -184,6 +188,9 @@ describe('kind: mcp: an upstream’s MCP Apps views, through mcp-run', () => {
           [PAGES_HIDDEN],
         );
         await assert.rejects(plain.callTool({ name: 'app_refresh', arguments: {} }));
+        await assert.rejects(plain.callTool({ name: 'app_poll', arguments: {} }));
+        const polled = (await client.callTool({ name: 'app_poll', arguments: {} })) as Json;
+        assert.equal(polled.content[0].text, 'polled');
         // A read by URI answers any client, as for mcp-run's own views.
         const { contents } = (await plain.readResource({ uri: CLOCK_VIEW })) as Json;
         assert.equal(contents[0].mimeType, VIEW_MIME);

@@ -425,8 +425,8 @@ export interface CompiledTool {
 
 /** CompiledTool.view. */
 export interface KindToolView {
-  /** The `ui://` resource; the tool's `_meta.ui.resourceUri` names its URI. */
-  readonly resource: CatalogResource;
+  /** The `ui://` resource; the tool's `_meta.ui.resourceUri` names its URI. Absent: an app-only tool. */
+  readonly resource?: CatalogResource;
   /** `_meta.ui.visibility`: without `model`, only views call the tool (hidden from the model). */
   readonly visibility?: readonly ('model' | 'app')[];
   /** Where the view comes from (a source's name): views of one origin at one URI are one resource. */

@@ -88,21 +88,24 @@ export const mcpTool: ToolKind<McpToolConfig> = {
     const shape =
       pick || template ? (result: ToolResult) => shaped(result, pick, template, mcp.redact) : undefined;
     const description = typeof upstream.description === 'string' ? upstream.description : undefined;
+    // Its MCP Apps view: a page served where the source's rule puts it, and who may call the tool
+    // (a tool only views call stays hidden from the model, with or without a page of its own).
     const upstreamUi = toolViewOf(upstream._meta);
-    const served = upstreamUi === undefined ? undefined : mcp.viewUri(upstreamUi.uri);
+    const page = upstreamUi?.uri;
+    const served = page === undefined ? undefined : mcp.viewUri(page);
+    const visibility = upstreamUi?.visibility;
     return {
       ...(config.input === undefined && { inputSchema: withoutPinned(schema, pinned) }),
       ...(description !== undefined && { description }),
       annotations: hintsOf(upstream.annotations),
       defaultTaskSupport: 'optional',
-      ...(upstreamUi !== undefined &&
-        served !== undefined && {
-          view: {
-            resource: upstreamView(mcp, config.source, upstreamUi.uri, served),
-            origin: config.source,
-            ...(upstreamUi.visibility !== undefined && { visibility: upstreamUi.visibility }),
-          },
-        }),
+      ...((served !== undefined || visibility !== undefined) && {
+        view: {
+          ...(served !== undefined && { resource: upstreamView(mcp, config.source, page!, served) }),
+          origin: config.source,
+          ...(visibility !== undefined && { visibility }),
+        },
+      }),
       async run(args, call) {
         const set = pinned.filter((name) => Object.hasOwn(args, name));
         if (set.length > 0)

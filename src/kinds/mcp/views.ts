@@ -48,17 +48,21 @@ export function viewUriRule(source: string, prefix: string | undefined): (uri: s
   };
 }
 
-/** A tool's view as its upstream listed it: the page's URI and who may call the tool. */
+/**
+ * A tool's view as its upstream listed it: the page's URI and who may call the tool (a tool only
+ * views call may have no page of its own). Undefined when it names neither.
+ */
 export function toolViewOf(
   meta: unknown,
-): { readonly uri: string; readonly visibility?: readonly ('model' | 'app')[] } | undefined {
+): { readonly uri?: string; readonly visibility?: readonly ('model' | 'app')[] } | undefined {
   if (!isObject(meta)) return undefined;
   const ui = isObject(meta.ui) ? meta.ui : {};
-  const uri = typeof ui.resourceUri === 'string' ? ui.resourceUri : meta[LEGACY_URI_KEY];
-  if (typeof uri !== 'string') return undefined;
+  const named = typeof ui.resourceUri === 'string' ? ui.resourceUri : meta[LEGACY_URI_KEY];
+  const uri = typeof named === 'string' ? named : undefined;
   const given = Array.isArray(ui.visibility) ? ui.visibility : [];
   const visibility = (['model', 'app'] as const).filter((v) => given.includes(v));
-  return { uri, ...(visibility.length > 0 && { visibility }) };
+  if (uri === undefined && visibility.length === 0) return undefined;
+  return { ...(uri !== undefined && { uri }), ...(visibility.length > 0 && { visibility }) };
 }
 
 /**

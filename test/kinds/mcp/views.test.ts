@@ -30,6 +30,8 @@ test("a tool's view: _meta.ui.resourceUri, else the flat key; visibility of the 
     uri: 'ui://a',
     visibility: ['app'],
   });
+  // A tool only views call may have no page of its own.
+  assert.deepEqual(toolViewOf({ ui: { visibility: ['app'] } }), { visibility: ['app'] });
   assert.equal(toolViewOf({ ui: { resourceUri: 42 } }), undefined);
   assert.equal(toolViewOf('ui://a'), undefined);
   assert.equal(toolViewOf(undefined), undefined);
