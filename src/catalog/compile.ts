@@ -77,7 +77,7 @@ import type {
   ToolPlace,
   ToolTaskMode,
 } from './types.js';
-import { checkActions, checkViewFields, compileView } from './views.js';
+import { checkActions, checkViewFields, compileView, kindView } from './views.js';
 
 /**
  * Items per list page unless server.pageSize says otherwise: the largest allowed. A full tools/list
@@ -191,7 +191,8 @@ async function compileWith(
   };
   const tools = new Map<string, CatalogTool>();
   const groups = new Map<string, ToolPlace>();
-  const viewResources: { tool: string; resource: CatalogResource }[] = [];
+  // `origin`: a view a kind brought (an upstream's page); one origin's views at one URI are one resource.
+  const viewResources: { tool: string; resource: CatalogResource; origin?: string }[] = [];
   for (const [name, cfg] of entries('tools')) {
     groups.set(name, toolPlace(cfg));
     const given = cfg as unknown as ToolCommon & { inputSchema?: JsonSchema };
@@ -263,8 +264,12 @@ async function compileWith(
         )
       : undefined;
     // The MCP Apps view (views.ts): its `ui://` resource joins the catalog's after the declared ones.
+    // A view the kind brings (an upstream MCP tool's) serves unless the entry declares `ui:`.
+    const brought = common.ui === undefined ? compiled?.view : undefined;
     const view =
-      common.ui === undefined ? undefined : compileView(name, common.title, common.ui, baseDir, report);
+      common.ui === undefined
+        ? brought && kindView(brought)
+        : compileView(name, common.title, common.ui, baseDir, report);
     // Offline a query's tool is not compiled: its fields are then left to run time, with a warning.
     if (common.ui !== undefined)
       checkViewFields(name, common.ui, common.outputSchema ?? compiled?.outputSchema, report, (at, message) =>
@@ -276,7 +281,8 @@ async function compileWith(
       continue;
     }
     if (common.ui !== undefined && view === undefined) continue;
-    if (view?.resource) viewResources.push({ tool: name, resource: view.resource });
+    if (view?.resource)
+      viewResources.push({ tool: name, resource: view.resource, ...(brought && { origin: brought.origin }) });
     if (view?.file !== undefined && view.resource)
       watched.set(view.file, [...(watched.get(view.file) ?? []), view.resource.descriptor.uri]);
     // The kind's own object when the manifest adds none (the tool keeps `compiled` anyway).
@@ -413,13 +419,21 @@ async function compileWith(
     if (ui !== undefined) checkActions(name, ui, declaredTools, report);
   }
   // The tools' views, after the declared resources; a declared resource at a view's URI is an error.
+  // An upstream's page at a resource entry's URI is that entry's to serve (the entry reads the same
+  // page); two tools of one upstream may share a page; any other meeting at one URI is an error.
   const views = new Map<string, string>();
-  for (const { tool, resource } of viewResources) {
+  const viewOwners = new Map<string, { tool: string; origin?: string }>();
+  for (const { tool, resource, origin } of viewResources) {
     const uri = resource.descriptor.uri;
     const owner = owners.get(uri);
-    if (owner) report(['tools', tool, 'ui'], problems.URI_DUPLICATE(uri, `resources.${owner}`));
+    const shared = viewOwners.get(uri);
+    if (owner && origin === undefined)
+      report(['tools', tool, 'ui'], problems.URI_DUPLICATE(uri, `resources.${owner}`));
+    else if (shared !== undefined && (origin === undefined || shared.origin !== origin))
+      report(['tools', tool], problems.URI_DUPLICATE(uri, `the view of tools.${shared.tool}`));
     else {
-      resources.set(uri, resource);
+      if (!owner && shared === undefined) resources.set(uri, resource);
+      if (shared === undefined) viewOwners.set(uri, { tool, ...(origin !== undefined && { origin }) });
       views.set(tool, uri);
     }
   }

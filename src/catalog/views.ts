@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Problem, problems } from '../errors.js';
 import type { UiField, ViewColumn, ViewName } from '../kinds/contract/fields.js';
-import type { EntryPath } from '../kinds/contract/kinds.js';
+import type { EntryPath, KindToolView } from '../kinds/contract/kinds.js';
 import { BUILD_ROOT } from '../util/build-root.js';
 import { isObject } from '../util/is-object.js';
 import { nodeCrypto } from '../util/lazy-node.js';
@@ -117,6 +117,23 @@ export function compileView(
     view,
     meta,
     resource: staticView(descriptor, () => builtinPage(page, settings), digest(settings)),
+  };
+}
+
+/**
+ * A view a kind brought with its tool (CompiledTool.view: an upstream MCP tool's page), named in the
+ * tool's `_meta` as a manifest's view is. Its text is the upstream's, so the model's stays whole.
+ */
+export function kindView(brought: KindToolView): CompiledView {
+  const visibility = brought.visibility === undefined ? {} : { visibility: brought.visibility };
+  const appOnly = brought.visibility !== undefined && !brought.visibility.includes('model');
+  if (brought.resource === undefined)
+    return { view: { appOnly, compact: false, label: '' }, meta: { ui: visibility } };
+  const uri = brought.resource.descriptor.uri;
+  return {
+    view: { appOnly, compact: false, label: 'view' },
+    meta: { ui: { resourceUri: uri, ...visibility }, [LEGACY_URI_KEY]: uri },
+    resource: brought.resource,
   };
 }
 

@@ -15,6 +15,8 @@ export function toWire(result: ToolResult): object {
       wire.content = [...result.content, { type: 'text', text: JSON.stringify(result.structuredContent) }];
   }
   if (result.isError !== undefined) wire.isError = result.isError;
+  // MCP Apps hands it to the view with the rest (an upstream MCP tool's, bounded by its relay).
+  if (result._meta !== undefined) wire._meta = result._meta;
   return wire;
 }
 

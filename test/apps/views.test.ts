@@ -8,18 +8,16 @@
  * screenshots`) it also writes each view's picture into docs/; a plain run leaves the tree clean.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { build } from 'esbuild';
 import type { FrameLocator, Page } from 'playwright-core';
 import { BROWSER_SKIP, type Browser, launchBrowser } from '../helpers/browser.js';
 import { REPO } from '../helpers/demo.js';
 import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
 import { connect, ERAS, FIXTURE } from './harness.js';
+import { serveHost } from './host-server.js';
 
 type Json = Record<string, any>;
 interface ComputedStyles {
@@ -31,36 +29,6 @@ interface HostPage {
 }
 
 const SCREENSHOTS = process.env.MCP_RUN_WRITE_SCREENSHOTS === '1' ? join(REPO, 'docs/images') : undefined;
-/** No network, no eval, no plugin: the strictest CSP a host may frame a view under. */
-const CSP =
-  "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'none'";
-
-/** Serves the host page and its bundle on 127.0.0.1 under the CSP. */
-async function serveHost(): Promise<{ server: Server; url: string }> {
-  const bundled = await build({
-    entryPoints: [join(import.meta.dirname, 'host/host.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    logLevel: 'warning',
-  });
-  const js = bundled.outputFiles[0]?.text ?? '';
-  const server = createServer((req, res) => {
-    const headers = { 'content-security-policy': CSP };
-    if (req.url === '/host.js') res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(js);
-    else
-      res
-        .writeHead(200, { ...headers, 'content-type': 'text/html' })
-        .end(
-          '<!doctype html><html><head><title>host</title></head><body></body><script src="/host.js"></script></html>',
-        );
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
-}
-
 describe('the built-in views in Chromium through AppBridge', { skip: BROWSER_SKIP }, () => {
   let served: ServedCli;
   let host: { server: Server; url: string };

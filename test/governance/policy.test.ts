@@ -17,6 +17,7 @@ import { PolicyCompiler, type PolicyPath } from '../../src/governance/policy/com
 import { ibanValid, luhn, redact } from '../../src/governance/policy/detectors.js';
 import { MAX_TEXT_BYTES, maskText, maskValue, parsePath } from '../../src/governance/policy/mask.js';
 import type { PolicyConfig } from '../../src/governance/policy/policy.js';
+import { shapeToolResult } from '../../src/governance/policy/shape.js';
 import { GovernanceRefusal } from '../../src/governance/refusal.js';
 
 describe('detectors', () => {
@@ -96,6 +97,15 @@ describe('masking', () => {
     ]);
     assert.equal(rows.rows[0]?.email, 'a@x.test', 'the original is untouched');
     assert.deepEqual([...seen].sort(), ['5000', '7', 'a@x.test', 'b@x.test', 'vip']);
+  });
+
+  it("masks a tool result's _meta as its structured result (a view's data, MCP Apps)", () => {
+    const masking = { mask: [], drop: [parsePath('$.secret') as never], detect: ['email' as never] };
+    const out = shapeToolResult(
+      { content: [{ type: 'text', text: 'ok' }], _meta: { owner: 'a@x.test', secret: 's', page: 2 } },
+      masking,
+    );
+    assert.deepEqual(out._meta, { owner: '[email]', page: 2 });
   });
 
   it('masks text written from the values, and JSON text as JSON', () => {

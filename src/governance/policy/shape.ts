@@ -1,6 +1,7 @@
 /**
- * The shape stage: a result as this caller may see it. A tool's structured content and every text
- * block, a resource's text contents, a prompt's text messages, masked by one Masking (mask.ts).
+ * The shape stage: a result as this caller may see it. A tool's structured content, its `_meta` and
+ * every text block, a resource's text contents, a prompt's text messages, masked by one Masking
+ * (mask.ts).
  */
 import type { PromptResult, ResourceContents, ToolResult } from '../../kinds/contract/types.js';
 import { type Masking, maskText, maskValue } from './mask.js';
@@ -19,7 +20,14 @@ export function shapeToolResult(result: ToolResult, masking: Masking): ToolResul
       };
     return block;
   });
-  return { ...result, content, ...(structured !== undefined && { structuredContent: structured }) };
+  // A result's `_meta` is the view's data (MCP Apps): masked as the structured result is.
+  const meta = result._meta === undefined ? undefined : maskValue(result._meta, masking, seen);
+  return {
+    ...result,
+    content,
+    ...(structured !== undefined && { structuredContent: structured }),
+    ...(meta !== undefined && { _meta: meta as Readonly<Record<string, unknown>> }),
+  };
 }
 
 export function shapeContents(contents: readonly ResourceContents[], masking: Masking): ResourceContents[] {

@@ -287,6 +287,11 @@ export interface McpCapability {
   callTool(name: string, args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
   readResource(uri: string, signal: AbortSignal): Promise<readonly ResourceContents[]>;
   getPrompt(name: string, args: Readonly<Record<string, string>>, signal: AbortSignal): Promise<PromptResult>;
+  /**
+   * The URI mcp-run serves one of the upstream's `ui://` views at: rewritten when `expose.tools`
+   * gives a prefix (kinds/mcp/views.ts), else the same. Undefined for a URI that is no view's.
+   */
+  viewUri(upstreamUri: string): string | undefined;
   /** Replaces the source's credentials with `***`. */
   redact(text: string): string;
 }
@@ -409,8 +414,23 @@ export interface CompiledTool {
    * upstream MCP tool's, as read when its source opened); served as a verbatim `inputSchema` is.
    */
   readonly inputSchema?: JsonSchema;
+  /**
+   * An MCP Apps view the tool brings of its own (an upstream MCP tool's `ui://` page): served as a
+   * manifest's `ui:` is (catalog/views.ts), unless the entry declares `ui:`, which wins.
+   */
+  readonly view?: KindToolView;
   /** Runs with arguments already validated against the input schema, defaults applied. */
   run(args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
+}
+
+/** CompiledTool.view. */
+export interface KindToolView {
+  /** The `ui://` resource; the tool's `_meta.ui.resourceUri` names its URI. Absent: an app-only tool. */
+  readonly resource?: CatalogResource;
+  /** `_meta.ui.visibility`: without `model`, only views call the tool (hidden from the model). */
+  readonly visibility?: readonly ('model' | 'app')[];
+  /** Where the view comes from (a source's name): views of one origin at one URI are one resource. */
+  readonly origin: string;
 }
 
 export interface ToolKind<C extends ToolCommon = ToolCommon> extends KindInfo {

@@ -53,7 +53,13 @@ export type ResourceContents =
       /** MCP Apps: a view's `ui` settings (CSP, permissions) on its read content. */
       readonly _meta?: Readonly<Record<string, unknown>>;
     }
-  | { readonly uri: string; readonly mimeType?: string; readonly blob: string };
+  | {
+      readonly uri: string;
+      readonly mimeType?: string;
+      readonly blob: string;
+      /** MCP Apps: as on text contents (an upstream's view may come as base64 HTML). */
+      readonly _meta?: Readonly<Record<string, unknown>>;
+    };
 
 export type ContentBlock =
   | { readonly type: 'text'; readonly text: string }
@@ -72,6 +78,11 @@ export interface ToolResult {
   readonly content: readonly ContentBlock[];
   readonly structuredContent?: unknown;
   readonly isError?: boolean;
+  /**
+   * The result's `_meta`, which MCP Apps hands to the view with the rest of the result and the
+   * model does not read (an upstream MCP tool's, relayed bounded: kinds/mcp/relay.ts).
+   */
+  readonly _meta?: Readonly<Record<string, unknown>>;
 }
 
 /**

@@ -4,7 +4,8 @@
  * through the source at every read (never cached: the upstream decides what it holds). Its name,
  * title, description and type are the upstream's as listed when the source opened, unless the
  * entry declares them. A read that fails is the upstream's "not found" when it said so, else an
- * error with a sentence.
+ * error with a sentence. A `ui://` page (an MCP Apps view) is served where the source's tools name
+ * it: under `expose.tools.prefix` at its rewritten URI (views.ts).
  *
  * @example
  * ```yaml
@@ -22,6 +23,7 @@ import { ResourceNotFound } from '../contract/types.js';
 import { parseUriTemplate, type UriTemplate } from '../shared/uri-template.js';
 import { UpstreamError } from './client.js';
 import { mcpResourceInfo } from './resource.info.js';
+import { upstreamView } from './views.js';
 
 export interface McpResourceConfig {
   readonly source: string;
@@ -77,6 +79,15 @@ export const mcpResource: ResourceKind<McpResourceConfig> = {
         throw new Error(`Reading ${uri} from ${config.source} failed: ${mcp.redact((err as Error).message)}`);
       }
     };
+    // An upstream's MCP Apps page: served where its tools name it (views.ts), its `_meta.ui` passed on.
+    const served = config.uri === undefined ? undefined : mcp.viewUri(config.uri);
+    if (served !== undefined) {
+      const view = upstreamView(mcp, config.source, config.uri!, served);
+      return {
+        resources: [{ ...view, descriptor: { ...view.descriptor, ...about, uri: served } }],
+        templates: [],
+      };
+    }
     if (config.uri !== undefined)
       return {
         resources: [

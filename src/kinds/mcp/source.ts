@@ -56,6 +56,7 @@ import {
 } from './source.info.js';
 import { startStdio } from './stdio-channel.js';
 import { Upstream } from './upstream.js';
+import { viewUriRule } from './views.js';
 
 export interface McpSourceConfig {
   readonly command?: readonly string[];
@@ -205,6 +206,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     const mcp: McpCapability = {
       listing,
       redact,
+      viewUri: viewUriRule(ctx.name, config.expose?.tools?.prefix),
       async callTool(name, args, call) {
         const signal = abortSignalOf(call.signal);
         // A question the 2026 era could not carry: the call ends with an error result that says so.

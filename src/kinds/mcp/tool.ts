@@ -10,6 +10,9 @@
  * the way (the upstream is down, timed out, answered a JSON-RPC error) is an error result with a
  * sentence for the model.
  *
+ * A tool the upstream lists with an MCP Apps view (`_meta.ui.resourceUri`, a `ui://` page) brings it
+ * along (CompiledTool.view, views.ts): the catalog serves the page and names it in the tool's `_meta`.
+ *
  * @example
  * ```yaml
  * tools:
@@ -32,6 +35,7 @@ import type { Pick } from '../shared/json-pick.js';
 import { compileOutput } from '../shared/output-shape.js';
 import { UpstreamError } from './client.js';
 import { mcpToolInfo } from './tool.info.js';
+import { toolViewOf, upstreamView } from './views.js';
 
 export interface McpToolConfig extends ToolCommon {
   readonly source: string;
@@ -84,11 +88,24 @@ export const mcpTool: ToolKind<McpToolConfig> = {
     const shape =
       pick || template ? (result: ToolResult) => shaped(result, pick, template, mcp.redact) : undefined;
     const description = typeof upstream.description === 'string' ? upstream.description : undefined;
+    // Its MCP Apps view: a page served where the source's rule puts it, and who may call the tool
+    // (a tool only views call stays hidden from the model, with or without a page of its own).
+    const upstreamUi = toolViewOf(upstream._meta);
+    const page = upstreamUi?.uri;
+    const served = page === undefined ? undefined : mcp.viewUri(page);
+    const visibility = upstreamUi?.visibility;
     return {
       ...(config.input === undefined && { inputSchema: withoutPinned(schema, pinned) }),
       ...(description !== undefined && { description }),
       annotations: hintsOf(upstream.annotations),
       defaultTaskSupport: 'optional',
+      ...((served !== undefined || visibility !== undefined) && {
+        view: {
+          ...(served !== undefined && { resource: upstreamView(mcp, config.source, page!, served) }),
+          origin: config.source,
+          ...(visibility !== undefined && { visibility }),
+        },
+      }),
       async run(args, call) {
         const set = pinned.filter((name) => Object.hasOwn(args, name));
         if (set.length > 0)
