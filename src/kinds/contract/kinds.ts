@@ -287,6 +287,25 @@ export interface McpCapability {
   callTool(name: string, args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
   readResource(uri: string, signal: AbortSignal): Promise<readonly ResourceContents[]>;
   getPrompt(name: string, args: Readonly<Record<string, string>>, signal: AbortSignal): Promise<PromptResult>;
+  /** Whether the upstream declared `resources.subscribe`: only then are its resources followed. */
+  readonly subscribable: boolean;
+  /**
+   * Subscribes upstream to `uri` (once per URI, counted across followers; capped per source) and
+   * calls `onUpdated` at each of its `notifications/resources/updated` for it. Rejects with a
+   * sentence when the upstream refuses or the cap is reached; the function it resolves to releases
+   * this follower (the last one unsubscribes upstream).
+   */
+  follow(uri: string, onUpdated: () => void): Promise<() => void>;
+  /**
+   * `completion/complete` forwarded upstream (`ref` in the upstream's names), its values bounded
+   * and redacted; nothing when the upstream did not declare `completions`.
+   */
+  complete(
+    ref: { readonly type: 'ref/prompt'; readonly name: string } | { readonly type: 'ref/resource'; readonly uri: string },
+    argument: string,
+    value: string,
+    context: Readonly<Record<string, string>>,
+  ): Promise<readonly string[]>;
   /** Replaces the source's credentials with `***`. */
   redact(text: string): string;
 }

@@ -18,6 +18,7 @@ import { suggest } from '../../util/suggest.js';
 import type { PromptKind } from '../contract/kinds.js';
 import { InvalidRequestParams, type PromptArgumentDescriptor } from '../contract/types.js';
 import { mcpPromptInfo } from './prompt.info.js';
+import { completeUpstream } from './resource.js';
 
 export interface McpPromptConfig {
   readonly source: string;
@@ -83,9 +84,18 @@ export const mcpPrompt: PromptKind<McpPromptConfig> = {
           );
         }
       },
-      async complete() {
-        return [];
-      },
+      // Only the upstream's listed arguments are completed, or sent as context (renamed back).
+      complete: (argument, prefix, context) =>
+        known.has(argument)
+          ? completeUpstream(
+              mcp,
+              config.source,
+              { type: 'ref/prompt', name: config.prompt },
+              argument,
+              prefix,
+              Object.fromEntries(Object.entries(context).filter(([name]) => known.has(name))),
+            )
+          : Promise.resolve([]),
     };
   },
 };

@@ -17,7 +17,8 @@
  */
 import { problems } from '../../errors.js';
 import { suggest } from '../../util/suggest.js';
-import type { ResourceKind } from '../contract/kinds.js';
+import { JsonRpcCode } from '../../util/jsonrpc.js';
+import type { McpCapability, ResourceKind } from '../contract/kinds.js';
 import { ResourceNotFound } from '../contract/types.js';
 import { parseUriTemplate, type UriTemplate } from '../shared/uri-template.js';
 import { UpstreamError } from './client.js';
@@ -29,6 +30,26 @@ export interface McpResourceConfig {
   readonly uriTemplate?: string;
   readonly title?: string;
   readonly description?: string;
+}
+
+/**
+ * A completion asked of the upstream (`ref` in its names). An upstream that does not complete
+ * (-32601) completes nothing; another failure is a sentence, redacted.
+ */
+export async function completeUpstream(
+  mcp: McpCapability,
+  source: string,
+  ref: Parameters<McpCapability['complete']>[0],
+  argument: string,
+  value: string,
+  context: Readonly<Record<string, string>>,
+): Promise<readonly string[]> {
+  try {
+    return await mcp.complete(ref, argument, value, context);
+  } catch (err) {
+    if (err instanceof UpstreamError && err.code === JsonRpcCode.MethodNotFound) return [];
+    throw new Error(`Completing ${argument} with ${source} failed: ${mcp.redact((err as Error).message)}`);
+  }
 }
 
 /** -32002 (2025) and -32602 (2026) are how an MCP server says a resource does not exist. */
@@ -77,13 +98,23 @@ export const mcpResource: ResourceKind<McpResourceConfig> = {
         throw new Error(`Reading ${uri} from ${config.source} failed: ${mcp.redact((err as Error).message)}`);
       }
     };
-    if (config.uri !== undefined)
+    if (config.uri !== undefined) {
+      const uri = config.uri;
       return {
         resources: [
-          { descriptor: { uri: config.uri, ...about }, read: (signal) => read(config.uri!, signal) },
+          {
+            descriptor: { uri, ...about },
+            read: (signal) => read(uri, signal),
+            // Served at the upstream's URI: an update upstream is one here, under the same URI.
+            ...(mcp.subscribable && {
+              updates: true,
+              follow: (onUpdated: () => void) => mcp.follow(uri, onUpdated),
+            }),
+          },
         ],
         templates: [],
       };
+    }
     let template: UriTemplate;
     try {
       template = parseUriTemplate(wanted);
@@ -98,8 +129,15 @@ export const mcpResource: ResourceKind<McpResourceConfig> = {
           descriptor: { uriTemplate: wanted, ...about },
           match: (uri) => template.match(uri),
           read: (uri, _vars, signal) => read(uri, signal),
-          // Completion is not relayed yet (docs/upstream-mcp.md).
-          complete: async () => [],
+          complete: (variable, prefix, context) =>
+            completeUpstream(
+              mcp,
+              config.source,
+              { type: 'ref/resource', uri: wanted },
+              variable,
+              prefix,
+              context,
+            ),
         },
       ],
     };
