@@ -112,7 +112,10 @@ describe('kind: mcp: subscriptions, completion and tasks relayed', () => {
     await a.client.subscribeResource({ uri: FEATURES });
     await b.client.subscribeResource({ uri: ARCHITECTURE });
     // everything sends an update for each subscribed URI at once, then every 5 s.
-    const started = (await a.client.callTool({ name: 'ev_toggle-subscriber-updates', arguments: {} })) as Json;
+    const started = (await a.client.callTool({
+      name: 'ev_toggle-subscriber-updates',
+      arguments: {},
+    })) as Json;
     assert.match(text(started), /Started simulated resource updated/);
     await until('both updates for a', () => a.updates.includes(ARCHITECTURE) && a.updates.includes(FEATURES));
     await until('the update for b', () => b.updates.includes(ARCHITECTURE));
@@ -137,7 +140,10 @@ describe('kind: mcp: subscriptions, completion and tasks relayed', () => {
       'no update of an unsubscribed URI',
     );
     await a.client.unsubscribeResource({ uri: FEATURES });
-    const stopped = (await a.client.callTool({ name: 'ev_toggle-subscriber-updates', arguments: {} })) as Json;
+    const stopped = (await a.client.callTool({
+      name: 'ev_toggle-subscriber-updates',
+      arguments: {},
+    })) as Json;
     assert.match(text(stopped), /Stopped simulated resource updates/);
   });
 
@@ -149,7 +155,10 @@ describe('kind: mcp: subscriptions, completion and tasks relayed', () => {
       ['subscribe probe://note'],
     );
     await a.client.callTool({ name: 'probe_touch', arguments: { uri: 'probe://note' } });
-    await until('the update for both', () => a.updates.includes('probe://note') && b.updates.includes('probe://note'));
+    await until(
+      'the update for both',
+      () => a.updates.includes('probe://note') && b.updates.includes('probe://note'),
+    );
     // An update of a URI nobody follows reaches no one.
     await a.client.callTool({ name: 'probe_touch', arguments: { uri: 'probe://other' } });
 

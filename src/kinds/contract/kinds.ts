@@ -301,7 +301,9 @@ export interface McpCapability {
    * and redacted; nothing when the upstream did not declare `completions`.
    */
   complete(
-    ref: { readonly type: 'ref/prompt'; readonly name: string } | { readonly type: 'ref/resource'; readonly uri: string },
+    ref:
+      | { readonly type: 'ref/prompt'; readonly name: string }
+      | { readonly type: 'ref/resource'; readonly uri: string },
     argument: string,
     value: string,
     context: Readonly<Record<string, string>>,

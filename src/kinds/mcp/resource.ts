@@ -16,8 +16,8 @@
  * ```
  */
 import { problems } from '../../errors.js';
-import { suggest } from '../../util/suggest.js';
 import { JsonRpcCode } from '../../util/jsonrpc.js';
+import { suggest } from '../../util/suggest.js';
 import type { McpCapability, ResourceKind } from '../contract/kinds.js';
 import { ResourceNotFound } from '../contract/types.js';
 import { parseUriTemplate, type UriTemplate } from '../shared/uri-template.js';
