@@ -18,7 +18,14 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { tempFiles } from '../helpers/demo.js';
-import { type ServedCli, spawnHttpCli } from '../transports/http-harness.js';
+import {
+  CAPS,
+  modernRequest,
+  openStream,
+  post,
+  type ServedCli,
+  spawnHttpCli,
+} from '../transports/http-harness.js';
 
 type Json = Record<string, any>;
 const REPO = join(import.meta.dirname, '../..');
@@ -47,7 +54,7 @@ sources:
     command: [${node}, ${JSON.stringify(PROBE)}]
     env: { PROBE_LOG: ${JSON.stringify(probeLog)} }
     expose:
-      tools: { include: [touch, wait], prefix: probe_ }
+      tools: { include: [touch, wait, exit], prefix: probe_ }
 resources:
   note:
     kind: mcp
@@ -78,10 +85,14 @@ async function subscriber(
 }
 
 /** Polls `check` until it answers (bounded: the upstream's updates come every 5 s). */
-async function until<T>(what: string, check: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -179,6 +190,89 @@ describe('kind: mcp: subscriptions, completion and tasks relayed', () => {
     await until('the upstream unsubscribe at the end of the session', () =>
       probeLines().filter((l) => l === 'unsubscribe probe://note').length === 2 ? true : undefined,
     );
+  });
+
+  test('a reload and an upstream restart subscribe again, and the updates keep coming', async () => {
+    const count = (line: string) => probeLines().filter((l) => l === line).length;
+    const updates = () => a.updates.filter((u) => u === 'probe://note').length;
+    await a.client.subscribeResource({ uri: 'probe://note' });
+    const subscribed = count('subscribe probe://note');
+    // A reload re-opens every source: a new probe, subscribed again; the old one let go.
+    writeFileSync(manifest, `${readFileSync(manifest, 'utf8')}\n# edited\n`);
+    await until('the subscribe on the reloaded source', () =>
+      count('subscribe probe://note') > subscribed ? true : undefined,
+    );
+    let seen = updates();
+    await a.client.callTool({ name: 'probe_touch', arguments: { uri: 'probe://note' } });
+    await until('the update through the reloaded source', () => (updates() > seen ? true : undefined));
+    // The upstream dies and is started again: it has forgotten its subscriptions, so it is told again.
+    const again = count('subscribe probe://note');
+    const exited = (await a.client.callTool({ name: 'probe_exit', arguments: {} })) as Json;
+    assert.equal(exited.isError, true);
+    await until('the subscribe after the restart', () =>
+      count('subscribe probe://note') > again ? true : undefined,
+    );
+    seen = updates();
+    await a.client.callTool({ name: 'probe_touch', arguments: { uri: 'probe://note' } });
+    await until('the update after the restart', () => (updates() > seen ? true : undefined));
+    await a.client.unsubscribeResource({ uri: 'probe://note' });
+  });
+
+  test('2026-07-28: a listen stream that names an upstream resource is followed upstream while it is open', async () => {
+    const count = (line: string) => probeLines().filter((l) => l === line).length;
+    const subscribed = count('subscribe probe://note');
+    const unsubscribed = count('unsubscribe probe://note');
+    const { message, headers } = modernRequest(1, 'subscriptions/listen', {
+      notifications: { resourceSubscriptions: ['probe://note', ARCHITECTURE] },
+    });
+    const stream = await openStream(http.url, { body: JSON.stringify(message), headers });
+    try {
+      const ack = await stream.next(15_000);
+      assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
+      assert.deepEqual(ack.params.notifications.resourceSubscriptions, ['probe://note', ARCHITECTURE]);
+      assert.equal(count('subscribe probe://note'), subscribed + 1);
+      await a.client.callTool({ name: 'probe_touch', arguments: { uri: 'probe://note' } });
+      const updated = await stream.next(15_000);
+      assert.equal(updated.method, 'notifications/resources/updated');
+      assert.equal(updated.params.uri, 'probe://note');
+    } finally {
+      stream.close();
+    }
+    await until('the upstream unsubscribe when the stream closes', () =>
+      count('unsubscribe probe://note') > unsubscribed ? true : undefined,
+    );
+  });
+
+  test('2026-07-28: a kind: mcp tool run as a task completes; cancelling one cancels its upstream call', async () => {
+    const withTasks = { [CAPS]: { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    let id = 100;
+    const call = async (method: string, params: Json): Promise<Json> => {
+      const { message, headers } = modernRequest(id++, method, params, withTasks);
+      if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
+      const res = await post(http.url, message, headers);
+      const answer = res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
+      if (answer.error) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
+      return answer.result;
+    };
+    const created = await call('tools/call', {
+      name: 'ev_trigger-long-running-operation',
+      arguments: { duration: 0.3, steps: 2 },
+    });
+    assert.equal(created.resultType, 'task');
+    const done = await until('the task to complete', async () => {
+      const task = await call('tasks/get', { taskId: created.taskId });
+      return task.status === 'working' ? undefined : task;
+    });
+    assert.equal(done.status, 'completed');
+    assert.match(text(done.result), /Long running operation completed/);
+
+    const tag = `t-${randomUUID()}`;
+    const waiting = await call('tools/call', { name: 'probe_wait', arguments: { tag } });
+    assert.equal(waiting.resultType, 'task');
+    await until('the upstream call to start', () => probeLines().includes(`waiting ${tag}`));
+    await call('tasks/cancel', { taskId: waiting.taskId });
+    await until('the upstream to see the cancellation', () => probeLines().includes(`cancelled ${tag}`));
+    assert.equal((await call('tasks/get', { taskId: waiting.taskId })).status, 'cancelled');
   });
 
   test("completion of an upstream prompt's argument, renamed by the prefix, with its context", async () => {
