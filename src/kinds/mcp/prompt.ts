@@ -1,7 +1,8 @@
 /**
  * Prompt `mcp`: one prompt an upstream MCP server listed, got through the source. Its arguments
  * are the upstream's as listed when the source opened (pinned until a reload); a get sends only
- * those, and a missing required one is refused here, before the upstream is asked.
+ * those, and a missing required one is refused here, before the upstream is asked. Its listed
+ * arguments are completed by the upstream (`completion/complete` in its own prompt name).
  *
  * @example
  * ```yaml

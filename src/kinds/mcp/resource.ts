@@ -4,7 +4,9 @@
  * through the source at every read (never cached: the upstream decides what it holds). Its name,
  * title, description and type are the upstream's as listed when the source opened, unless the
  * entry declares them. A read that fails is the upstream's "not found" when it said so, else an
- * error with a sentence.
+ * error with a sentence. A static resource of an upstream that declared `resources.subscribe` can
+ * be subscribed to (`follow`: subscribed upstream while our clients are, follow.ts); a template's
+ * variables are completed by the upstream.
  *
  * @example
  * ```yaml
