@@ -52,10 +52,18 @@ sources:
   probe:
     kind: mcp
     command: [${node}, ${JSON.stringify(PROBE)}]
-    env: { PROBE_LOG: ${JSON.stringify(probeLog)} }
+    env: { PROBE_LOG: ${JSON.stringify(probeLog)}, PROBE_SUBSCRIBE: '1' }
     expose:
       tools: { include: [touch, wait, exit], prefix: probe_ }
+  plain:
+    kind: mcp
+    command: [${node}, ${JSON.stringify(PROBE)}]
+    env: { PROBE_NOTE: probe://plain }
 resources:
+  plain_note:
+    kind: mcp
+    source: plain
+    uri: probe://plain
   note:
     kind: mcp
     source: probe
@@ -189,6 +197,17 @@ describe('kind: mcp: subscriptions, completion and tasks relayed', () => {
     await c.client.close();
     await until('the upstream unsubscribe at the end of the session', () =>
       probeLines().filter((l) => l === 'unsubscribe probe://note').length === 2 ? true : undefined,
+    );
+  });
+
+  test('a resource of an upstream that did not declare resources.subscribe cannot be subscribed to', async () => {
+    await assert.rejects(
+      a.client.subscribeResource({ uri: 'probe://plain' }),
+      (err: Json) => err.code === -32602 && /sends no updates/.test(err.message),
+    );
+    await assert.rejects(
+      a.client.subscribeResource({ uri: 'demo://resource/dynamic/text/1' }),
+      (err: Json) => err.code === -32602 && /sends no updates/.test(err.message),
     );
   });
 
