@@ -6,7 +6,9 @@
  * follow it (counted here; protocol/follows.ts counts our own subscribers per our URI), and one
  * `resources/unsubscribe` when the last follower leaves. At most `max` URIs a source: past it a
  * follow is refused with a sentence. The upstream's `notifications/resources/updated` for a
- * followed URI calls its followers; any other URI is ignored. After a restart (a new process, a
+ * followed URI calls its followers; any other URI is ignored. An upstream that floods updates is
+ * slowed to one per URI every UPDATE_GAP_MS (the ones in between are one, told at the gap's end):
+ * each reaches every subscriber, so its rate is what a flood would multiply. After a restart (a new process, a
  * new HTTP session) the upstream has forgotten them: every followed URI is subscribed again.
  *
  * Completions: forwarded as asked (the caller's entries renamed back to the upstream's by the
@@ -24,6 +26,9 @@ export const MAX_VALUE_CHARS = 1024;
 /** Upstream URIs one source follows at once (subscribed upstream), by default. */
 export const DEFAULT_MAX_SUBSCRIPTIONS = 100;
 
+/** At most one update of a URI this often; more in between are one, told when the gap ends. */
+export const UPDATE_GAP_MS = 250;
+
 /** How long a dispose waits for the upstream to answer its unsubscribes. */
 const DISPOSE_WAIT_MS = 2000;
 
@@ -32,6 +37,10 @@ export type UpstreamRequest = (method: string, params: object) => Promise<unknow
 
 interface Followed {
   readonly followers: Set<() => void>;
+  /** When the last update was told. */
+  toldAt: number;
+  /** An update waiting for the gap to end. */
+  pending: NodeJS.Timeout | undefined;
   /** Settles when the upstream answered the subscribe; rejects when it refused. */
   subscribed: Promise<void>;
 }
@@ -58,7 +67,12 @@ export class UpstreamSubscriptions {
         throw new Error(
           `${this.o.name} already follows ${this.o.max} resources upstream (its limit); try again when a subscription ends`,
         );
-      const created: Followed = { followers: new Set(), subscribed: Promise.resolve() };
+      const created: Followed = {
+        followers: new Set(),
+        subscribed: Promise.resolve(),
+        toldAt: 0,
+        pending: undefined,
+      };
       created.subscribed = this.subscribe(uri).catch((err: Error) => {
         // Refused: forgotten, so that the next follower asks again.
         if (this.followed.get(uri) === created) this.followed.delete(uri);
@@ -84,6 +98,7 @@ export class UpstreamSubscriptions {
       released = true;
       held.followers.delete(follower);
       if (held.followers.size > 0 || this.followed.get(uri) !== held) return;
+      clearTimeout(held.pending);
       this.followed.delete(uri);
       if (!this.disposed) void this.unsubscribe(uri);
     };
@@ -92,7 +107,20 @@ export class UpstreamSubscriptions {
   /** The upstream's `notifications/resources/updated`: to the URI's followers, if any. */
   updated(uri: string): void {
     const entry = this.followed.get(uri);
-    if (entry === undefined) return;
+    if (entry === undefined || entry.pending !== undefined) return;
+    const wait = entry.toldAt + UPDATE_GAP_MS - Date.now();
+    if (wait > 0) {
+      entry.pending = setTimeout(() => {
+        entry.pending = undefined;
+        if (this.followed.get(uri) === entry) this.tell(entry);
+      }, wait);
+      return;
+    }
+    this.tell(entry);
+  }
+
+  private tell(entry: Followed): void {
+    entry.toldAt = Date.now();
     for (const follower of [...entry.followers]) {
       try {
         follower();
@@ -122,6 +150,7 @@ export class UpstreamSubscriptions {
   async dispose(): Promise<void> {
     this.disposed = true;
     const uris = [...this.followed.keys()];
+    for (const entry of this.followed.values()) clearTimeout(entry.pending);
     this.followed.clear();
     if (uris.length === 0) return;
     // A dispose waits for no hung upstream: what is not answered by then ends with the session.

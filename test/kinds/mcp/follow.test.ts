@@ -7,8 +7,21 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { completionValues, MAX_VALUE_CHARS, UpstreamSubscriptions } from '../../../src/kinds/mcp/follow.js';
+import {
+  completionValues,
+  MAX_VALUE_CHARS,
+  UPDATE_GAP_MS,
+  UpstreamSubscriptions,
+} from '../../../src/kinds/mcp/follow.js';
 import { StderrLogger } from '../../../src/log.js';
+
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 function subscriptions(max: number, refuse = new Set<string>()) {
   const sent: string[] = [];
@@ -40,7 +53,9 @@ describe('UpstreamSubscriptions', () => {
     releaseA();
     releaseA();
     assert.deepEqual(sent, ['resources/subscribe x://a']);
+    // Within the gap: told when it ends, to the one follower left.
     subs.updated('x://a');
+    await until('the deferred update', () => heard.length === 3);
     assert.deepEqual(heard, ['a1', 'a2', 'a2']);
     releaseB();
     await new Promise((resolve) => setImmediate(resolve));
@@ -89,6 +104,19 @@ describe('UpstreamSubscriptions', () => {
       /shut down/,
     );
   });
+});
+
+test('a flood of updates of one URI is one now and one when the gap ends', async () => {
+  const { subs } = subscriptions(10);
+  let heard = 0;
+  await subs.follow('x://a', () => heard++);
+  for (let i = 0; i < 50; i++) subs.updated('x://a');
+  assert.equal(heard, 1);
+  await until('the update at the end of the gap', () => heard === 2);
+  // Nothing else was scheduled: twice the gap later it is still two.
+  await new Promise((resolve) => setTimeout(resolve, UPDATE_GAP_MS * 2));
+  assert.equal(heard, 2);
+  await subs.dispose();
 });
 
 describe('completionValues', () => {
