@@ -7,6 +7,9 @@
  * (the server watches), and a URI must name a resource that sends updates. An unknown URI is
  * not found (-32002); a URI that exists but never changes notifications (a query, a template
  * match) is refused with invalid params, saying why; the 2026 acknowledgement lists neither.
+ * A resource that others tell of (`follow`: an upstream's) is followed while a session or stream
+ * holds it (protocol/follows.ts); one that cannot be followed (its upstream refuses, its source is
+ * at its cap) is refused the same way, and left out of the acknowledgement.
  */
 import { skillFileOf } from '../../catalog/skills.js';
 import type { Catalog } from '../../catalog/types.js';
