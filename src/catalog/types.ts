@@ -371,11 +371,19 @@ export class CatalogRef {
     for (const wake of waiters) wake();
   }
 
-  /** Makes `next` current and returns the catalog it replaced. */
+  private readonly swapListeners: (() => void)[] = [];
+
+  /** Makes `next` current and returns the catalog it replaced; then tells `onSwap`'s listeners. */
   swap(next: Catalog): Catalog {
     const previous = this.currentCatalog;
     this.currentCatalog = next;
+    for (const listener of this.swapListeners) listener();
     return previous;
+  }
+
+  /** Called after each swap, with the new catalog current (protocol/follows.ts re-follows through it). */
+  onSwap(listener: () => void): void {
+    this.swapListeners.push(listener);
   }
 
   /** Resolves once no request uses `catalog` any more. */

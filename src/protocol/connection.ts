@@ -133,6 +133,7 @@ export class ProtocolConnection implements Connection, ScopeOwner, LegacyListene
     if (this.closed) return;
     this.closed = true;
     this.server.hub.removeConnection(this);
+    this.server.follows.dropAll(this.session);
     const scopes = this.inFlight.values();
     this.inFlight.clear();
     for (const scope of scopes) scope.abort(new Error('connection closed'));

@@ -8,6 +8,7 @@ import { TaskEngine } from '../tasks/engine.js';
 import { MemoryTaskStore } from '../tasks/memory-store.js';
 import type { Connection, ConnectOptions, Protocol, ProtocolOptions } from './api.js';
 import { ProtocolConnection } from './connection.js';
+import { ResourceFollows } from './follows.js';
 import { type CatalogChange, type ListCategory, NotificationHub } from './hub.js';
 import { STATE_KEY_ENV, STATE_TTL_MS, StateSigner, stateKey } from './request-state.js';
 import { buildCapabilities } from './results.js';
@@ -47,6 +48,8 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     Date.now,
     options.usedStates,
   );
+  const follows = new ResourceFollows(ref, (uri) => hub.notifyResourceUpdated(uri), options.log);
+  ref.onSwap(() => follows.rebind());
   const server: ServerState = {
     ref,
     log: options.log,
@@ -54,6 +57,7 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     ttlMs,
     capabilities: buildCapabilities(options.listChanged, resourceUpdates),
     hub,
+    follows,
     signer,
     tasks: new TaskEngine(
       options.taskStore ?? new MemoryTaskStore(),
@@ -71,6 +75,7 @@ export function createProtocol(ref: CatalogRef, options: ProtocolOptions): Proto
     notifyLog: (level: LogLevel, data: unknown) => hub.notifyLog(level, data),
     close: () => {
       hub.endListens();
+      follows.releaseAll();
       void server.tasks.close();
     },
     abandon: (error) => hub.abandonAll(error),

@@ -3,6 +3,7 @@ import type { CatalogRef } from '../catalog/types.js';
 import type { AuditTrail } from '../governance/audit/trail.js';
 import type { Logger } from '../log.js';
 import type { TaskEngine } from '../tasks/engine.js';
+import type { ResourceFollows } from './follows.js';
 import type { NotificationHub } from './hub.js';
 import type { StateSigner } from './request-state.js';
 
@@ -17,6 +18,8 @@ export interface ServerState {
   /** The capabilities object, built once: both eras advertise the same one. */
   readonly capabilities: object;
   readonly hub: NotificationHub;
+  /** The resources followed for their subscribers (an upstream's): counted per URI. */
+  readonly follows: ResourceFollows;
   /** Seals and opens the 2026 `requestState` of interactive calls. */
   readonly signer: StateSigner;
   /** Tasks of every connection (tools called now, fetched later). */

@@ -292,6 +292,27 @@ export interface McpCapability {
    * gives a prefix (kinds/mcp/views.ts), else the same. Undefined for a URI that is no view's.
    */
   viewUri(upstreamUri: string): string | undefined;
+  /** Whether the upstream declared `resources.subscribe`: only then are its resources followed. */
+  readonly subscribable: boolean;
+  /**
+   * Subscribes upstream to `uri` (once per URI, counted across followers; capped per source) and
+   * calls `onUpdated` at each of its `notifications/resources/updated` for it. Rejects with a
+   * sentence when the upstream refuses or the cap is reached; the function it resolves to releases
+   * this follower (the last one unsubscribes upstream).
+   */
+  follow(uri: string, onUpdated: () => void): Promise<() => void>;
+  /**
+   * `completion/complete` forwarded upstream (`ref` in the upstream's names), its values bounded
+   * and redacted; nothing when the upstream did not declare `completions`.
+   */
+  complete(
+    ref:
+      | { readonly type: 'ref/prompt'; readonly name: string }
+      | { readonly type: 'ref/resource'; readonly uri: string },
+    argument: string,
+    value: string,
+    context: Readonly<Record<string, string>>,
+  ): Promise<readonly string[]>;
   /** Replaces the source's credentials with `***`. */
   redact(text: string): string;
 }

@@ -202,6 +202,13 @@ export interface CatalogResource {
    */
   readonly updates?: boolean;
   /**
+   * For a resource whose changes someone else tells of (an upstream MCP server's
+   * `notifications/resources/updated`): starts following it while anyone is subscribed
+   * (protocol/follows.ts), calling `onUpdated` at each change; resolves to the release, rejects
+   * with a sentence when it cannot be followed (a subscription is then refused). Needs `updates`.
+   */
+  follow?(onUpdated: () => void): Promise<() => void>;
+  /**
    * The content as far as compiling knows it (inline text): a reload whose new catalog has a
    * different version for the same URI tells that URI's subscribers.
    */

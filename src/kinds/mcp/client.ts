@@ -96,6 +96,8 @@ export interface ClientOptions {
   readonly onLog: (level: LogLevel, data: unknown, logger: string | undefined) => void;
   /** `notifications/*_list_changed`: a hook for the re-read that a later step adds. */
   readonly onListChanged?: (method: string) => void;
+  /** `notifications/resources/updated` for a URI (the upstream's), for the source's followers. */
+  readonly onResourceUpdated?: (uri: string) => void;
 }
 
 /** How much of an upstream's error message is kept. */
@@ -269,6 +271,8 @@ export class McpClient {
       const onLog = related === undefined ? undefined : this.pending.get(related)?.onLog;
       (onLog ?? this.options.onLog)(level, p.data, logger);
     } else if (LIST_CHANGED.has(method)) this.options.onListChanged?.(method);
+    else if (method === 'notifications/resources/updated' && typeof p.uri === 'string')
+      this.options.onResourceUpdated?.(p.uri);
   }
 
   /** A request from the server: `ping` is answered here, the rest by the call it is about. */

@@ -1,7 +1,8 @@
 /**
  * Prompt `mcp`: one prompt an upstream MCP server listed, got through the source. Its arguments
  * are the upstream's as listed when the source opened (pinned until a reload); a get sends only
- * those, and a missing required one is refused here, before the upstream is asked.
+ * those, and a missing required one is refused here, before the upstream is asked. Its listed
+ * arguments are completed by the upstream (`completion/complete` in its own prompt name).
  *
  * @example
  * ```yaml
@@ -18,6 +19,7 @@ import { suggest } from '../../util/suggest.js';
 import type { PromptKind } from '../contract/kinds.js';
 import { InvalidRequestParams, type PromptArgumentDescriptor } from '../contract/types.js';
 import { mcpPromptInfo } from './prompt.info.js';
+import { completeUpstream } from './resource.js';
 
 export interface McpPromptConfig {
   readonly source: string;
@@ -83,9 +85,18 @@ export const mcpPrompt: PromptKind<McpPromptConfig> = {
           );
         }
       },
-      async complete() {
-        return [];
-      },
+      // Only the upstream's listed arguments are completed, or sent as context (renamed back).
+      complete: (argument, prefix, context) =>
+        known.has(argument)
+          ? completeUpstream(
+              mcp,
+              config.source,
+              { type: 'ref/prompt', name: config.prompt },
+              argument,
+              prefix,
+              Object.fromEntries(Object.entries(context).filter(([name]) => known.has(name))),
+            )
+          : Promise.resolve([]),
     };
   },
 };

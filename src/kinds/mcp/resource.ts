@@ -5,7 +5,9 @@
  * title, description and type are the upstream's as listed when the source opened, unless the
  * entry declares them. A read that fails is the upstream's "not found" when it said so, else an
  * error with a sentence. A `ui://` page (an MCP Apps view) is served where the source's tools name
- * it: under `expose.tools.prefix` at its rewritten URI (views.ts).
+ * it: under `expose.tools.prefix` at its rewritten URI (views.ts). A static resource of an upstream
+ * that declared `resources.subscribe` can be subscribed to (`follow`: subscribed upstream while our
+ * clients are, follow.ts); a template's variables are completed by the upstream.
  *
  * @example
  * ```yaml
@@ -17,8 +19,9 @@
  * ```
  */
 import { problems } from '../../errors.js';
+import { JsonRpcCode } from '../../util/jsonrpc.js';
 import { suggest } from '../../util/suggest.js';
-import type { ResourceKind } from '../contract/kinds.js';
+import type { McpCapability, ResourceKind } from '../contract/kinds.js';
 import { ResourceNotFound } from '../contract/types.js';
 import { parseUriTemplate, type UriTemplate } from '../shared/uri-template.js';
 import { UpstreamError } from './client.js';
@@ -31,6 +34,26 @@ export interface McpResourceConfig {
   readonly uriTemplate?: string;
   readonly title?: string;
   readonly description?: string;
+}
+
+/**
+ * A completion asked of the upstream (`ref` in its names). An upstream that does not complete
+ * (-32601) completes nothing; another failure is a sentence, redacted.
+ */
+export async function completeUpstream(
+  mcp: McpCapability,
+  source: string,
+  ref: Parameters<McpCapability['complete']>[0],
+  argument: string,
+  value: string,
+  context: Readonly<Record<string, string>>,
+): Promise<readonly string[]> {
+  try {
+    return await mcp.complete(ref, argument, value, context);
+  } catch (err) {
+    if (err instanceof UpstreamError && err.code === JsonRpcCode.MethodNotFound) return [];
+    throw new Error(`Completing ${argument} with ${source} failed: ${mcp.redact((err as Error).message)}`);
+  }
 }
 
 /** -32002 (2025) and -32602 (2026) are how an MCP server says a resource does not exist. */
@@ -88,13 +111,23 @@ export const mcpResource: ResourceKind<McpResourceConfig> = {
         templates: [],
       };
     }
-    if (config.uri !== undefined)
+    if (config.uri !== undefined) {
+      const uri = config.uri;
       return {
         resources: [
-          { descriptor: { uri: config.uri, ...about }, read: (signal) => read(config.uri!, signal) },
+          {
+            descriptor: { uri, ...about },
+            read: (signal) => read(uri, signal),
+            // Served at the upstream's URI: an update upstream is one here, under the same URI.
+            ...(mcp.subscribable && {
+              updates: true,
+              follow: (onUpdated: () => void) => mcp.follow(uri, onUpdated),
+            }),
+          },
         ],
         templates: [],
       };
+    }
     let template: UriTemplate;
     try {
       template = parseUriTemplate(wanted);
@@ -109,8 +142,15 @@ export const mcpResource: ResourceKind<McpResourceConfig> = {
           descriptor: { uriTemplate: wanted, ...about },
           match: (uri) => template.match(uri),
           read: (uri, _vars, signal) => read(uri, signal),
-          // Completion is not relayed yet (docs/upstream-mcp.md).
-          complete: async () => [],
+          complete: (variable, prefix, context) =>
+            completeUpstream(
+              mcp,
+              config.source,
+              { type: 'ref/resource', uri: wanted },
+              variable,
+              prefix,
+              context,
+            ),
         },
       ],
     };

@@ -43,6 +43,7 @@ import { clientCredentials } from '../shared/oauth.js';
 import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
 import { type McpClient, UpstreamError } from './client.js';
 import { type ExposeConfig, exposedEntries } from './expose.js';
+import { completionValues, DEFAULT_MAX_SUBSCRIPTIONS, UpstreamSubscriptions } from './follow.js';
 import { startHttp, urlSecrets } from './http-channel.js';
 import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
 import {
@@ -144,6 +145,8 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     };
     const command = config.command;
     const url = config.url;
+    // Set below, once requests can be made; the upstream's updates and restarts reach it.
+    let subscriptions: UpstreamSubscriptions | undefined;
     const upstream = new Upstream({
       name: `upstream ${ctx.name}`,
       restartOnExit: (config.start ?? 'serve') === 'serve',
@@ -154,6 +157,8 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       // The pinned lists are read again by a reload (KindContext.changed), never in place.
       onListChanged: (method) =>
         ctx.changed(`upstream ${ctx.name} sent ${method}`, config.descriptionChange ?? 'report'),
+      onResourceUpdated: (uri) => subscriptions?.updated(uri),
+      onRestarted: () => subscriptions?.restarted(),
       connect:
         command !== undefined
           ? (events) =>
@@ -190,8 +195,10 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     });
 
     let listing: UpstreamListing;
+    let upstreamCaps: Record<string, unknown> = {};
     try {
       const client = await upstream.connected();
+      upstreamCaps = client.capabilities;
       listing = await readListing(client, timeoutMs, config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
       if (config.start === 'first-use') await upstream.stop(`upstream ${ctx.name} waits for its first use`);
     } catch (err) {
@@ -203,10 +210,31 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     const request = (method: string, params: object, signal: AbortSignal, extra = {}) =>
       upstream.use(signal, (client) => client.request(method, params, { signal, timeoutMs, ...extra }));
 
+    const timed = (method: string, params: object) =>
+      request(method, params, AbortSignal.timeout(timeoutMs + 1000));
+    subscriptions = new UpstreamSubscriptions({
+      name: `upstream ${ctx.name}`,
+      max: DEFAULT_MAX_SUBSCRIPTIONS,
+      request: timed,
+      log: ctx.log,
+      redact,
+    });
+    const follows = subscriptions;
     const mcp: McpCapability = {
       listing,
       redact,
       viewUri: viewUriRule(ctx.name, config.expose?.tools?.prefix),
+      subscribable: isObject(upstreamCaps.resources) && upstreamCaps.resources.subscribe === true,
+      follow: (uri, onUpdated) => follows.follow(uri, onUpdated),
+      async complete(ref, argument, value, context) {
+        if (!isObject(upstreamCaps.completions)) return [];
+        const result = await timed('completion/complete', {
+          ref,
+          argument: { name: argument, value },
+          ...(Object.keys(context).length > 0 && { context: { arguments: context } }),
+        });
+        return completionValues(result, redact);
+      },
       async callTool(name, args, call) {
         const signal = abortSignalOf(call.signal);
         // A question the 2026 era could not carry: the call ends with an error result that says so.
@@ -261,7 +289,10 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       },
       pool: () => upstream.stats(),
       described: describedIn(listing),
-      dispose: () => upstream.dispose(),
+      async dispose() {
+        await follows.dispose();
+        await upstream.dispose();
+      },
     };
   },
 };

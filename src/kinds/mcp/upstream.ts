@@ -32,6 +32,10 @@ export interface UpstreamOptions {
   readonly log: Logger;
   /** A `list_changed` notification from the running upstream. */
   readonly onListChanged?: (method: string) => void;
+  /** `notifications/resources/updated` from the running upstream. */
+  readonly onResourceUpdated?: (uri: string) => void;
+  /** A start after the first (a restart, a new HTTP session): what the old one held is gone. */
+  readonly onRestarted?: () => void;
 }
 
 export class Upstream {
@@ -99,6 +103,9 @@ export class Upstream {
         // A client stopped or replaced (a restart) speaks no more for the upstream.
         if (this.client === client) this.o.onListChanged?.(method);
       },
+      onResourceUpdated: (uri) => {
+        if (this.client === client) this.o.onResourceUpdated?.(uri);
+      },
     });
     const events: ChannelEvents = {
       message: client.events.message,
@@ -124,6 +131,7 @@ export class Upstream {
     this.client = client;
     this.startedAt = Date.now();
     if (this.restarts > 0) this.o.log.info(`${this.o.name} restarted (restart ${this.restarts})`);
+    if (this.restarts > 0) this.o.onRestarted?.();
     return client;
   }
 

@@ -21,6 +21,7 @@ function initialize(scope: RequestScope): object {
   session.ready = false;
   session.logLevel = DEFAULT_SESSION_LOG_LEVEL;
   session.subscriptions.clear();
+  scope.server.follows.dropAll(session);
   const declared = scope.params.capabilities;
   session.clientCapabilities = isObject(declared) ? declared : {};
   const { catalog } = scope;

@@ -7,6 +7,9 @@
  * (the server watches), and a URI must name a resource that sends updates. An unknown URI is
  * not found (-32002); a URI that exists but never changes notifications (a query, a template
  * match) is refused with invalid params, saying why; the 2026 acknowledgement lists neither.
+ * A resource that others tell of (`follow`: an upstream's) is followed while a session or stream
+ * holds it (protocol/follows.ts); one that cannot be followed (its upstream refuses, its source is
+ * at its cap) is refused the same way, and left out of the acknowledgement.
  */
 import { skillFileOf } from '../../catalog/skills.js';
 import type { Catalog } from '../../catalog/types.js';
@@ -42,7 +45,7 @@ function subscribable(catalog: Catalog, uri: string, access: Access | undefined)
   return catalog.templates.some((t) => t.match(uri) !== undefined) ? 'silent' : 'unknown';
 }
 
-function listen(scope: RequestScope): typeof KEEP_OPEN {
+async function listen(scope: RequestScope): Promise<typeof KEEP_OPEN> {
   const requested = requireObject(scope.params, 'notifications', 'subscriptions/listen');
   const uris = requested.resourceSubscriptions;
   if (uris !== undefined && !(Array.isArray(uris) && uris.every((u) => typeof u === 'string'))) {
@@ -59,14 +62,31 @@ function listen(scope: RequestScope): typeof KEEP_OPEN {
       lists.add(category);
     }
   }
-  const { hub } = scope.server;
+  const { hub, follows } = scope.server;
+  // This stream's hold on followed resources (an upstream's), released when it ends.
+  const holder = {};
   // Resource subscriptions only when advertised, and only the URIs whose updates will be sent.
   let honouredUris: string[] = [];
   if (uris !== undefined && hub.resourceUpdates) {
-    honouredUris = [...new Set(uris as string[])].filter(
+    const candidates = [...new Set(uris as string[])].filter(
       (uri) => subscribable(scope.catalog, uri, scope.access) === 'updates',
     );
+    // A followed URI whose upstream refuses it (or a full source) is left out of the acknowledgement.
+    const followed = await Promise.all(
+      candidates.map((uri) =>
+        follows.hold(holder, uri).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    honouredUris = candidates.filter((_, i) => followed[i]);
     honoured.resourceSubscriptions = honouredUris;
+    if (scope.signal.aborted) {
+      follows.dropAll(holder);
+      scope.end();
+      return KEEP_OPEN;
+    }
   }
   const tag = { [Meta.subscriptionId]: scope.id };
   const subscription: ListenSubscription = {
@@ -77,6 +97,7 @@ function listen(scope: RequestScope): typeof KEEP_OPEN {
     send: (message) => scope.outlet.notify(message),
     end: () => {
       hub.removeListen(subscription);
+      follows.dropAll(holder);
       scope.finish({ _meta: tag });
     },
   };
@@ -90,6 +111,7 @@ function listen(scope: RequestScope): typeof KEEP_OPEN {
     'abort',
     () => {
       hub.removeListen(subscription);
+      follows.dropAll(holder);
       scope.end();
     },
     { once: true },
@@ -106,7 +128,7 @@ function requireAdvertised(scope: RequestScope): void {
     );
 }
 
-function subscribe(scope: RequestScope): object {
+async function subscribe(scope: RequestScope): Promise<object> {
   requireAdvertised(scope);
   const uri = requireString(scope.params, 'uri', 'resources/subscribe');
   const found = subscribable(scope.catalog, uri, scope.access);
@@ -116,13 +138,21 @@ function subscribe(scope: RequestScope): object {
       `Resource ${uri} cannot be subscribed to: it sends no updates (nothing tells the server when it changes)`,
       { uri },
     );
+  // An upstream's resource: followed upstream while anyone holds it (protocol/follows.ts).
+  try {
+    await scope.server.follows.hold(scope.session, uri);
+  } catch (err) {
+    throw invalidParams(`Resource ${uri} cannot be subscribed to: ${(err as Error).message}`, { uri });
+  }
   scope.session.subscriptions.add(uri);
   return {};
 }
 
 function unsubscribe(scope: RequestScope): object {
   requireAdvertised(scope);
-  scope.session.subscriptions.delete(requireString(scope.params, 'uri', 'resources/unsubscribe'));
+  const uri = requireString(scope.params, 'uri', 'resources/unsubscribe');
+  scope.session.subscriptions.delete(uri);
+  scope.server.follows.drop(scope.session, uri);
   return {};
 }
 
