@@ -5,7 +5,8 @@
  * in the 2025 era, v2 pinned to 2026-07-28) see only the filtered tools under their served names,
  * call the renamed server-everything tool, read a runbook through server-filesystem (confined to
  * the recipe's files/ folder) and query the SQLite tool; a filtered-out tool and an old name are
- * refused on tools/call, and a request without a token gets a 401.
+ * refused on tools/call, and a request without a token gets a 401. The README's curl is sent as
+ * fetch, so its steps hold.
  */
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -108,6 +109,40 @@ describe('recipes/gateway', () => {
     await assert.rejects(
       new ClientV1({ name: 'anonymous', version: '1' }).connect(new HttpV1(new URL(cli.url))),
     );
+  });
+
+  test("the README's curl: a raw 2026-07-28 tools/call with a bearer token reads a runbook", async () => {
+    const token = await issuer.token('gateway-demo', 'alice', 'gateway');
+    const res = await fetch(cli.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'read_runbook',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'read_runbook',
+          arguments: { path: 'runbooks/db-failover.md' },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    const body = await res.text();
+    assert.equal(res.status, 200, body);
+    assert.match(body, /Runbook: database failover/);
+    const readme = readFileSync(join(REPO, 'recipes/gateway/README.md'), 'utf8');
+    assert.match(readme, /'Mcp-Name: read_runbook'/);
+    assert.match(readme, /"arguments":\{"path":"runbooks\/db-failover\.md"\}/);
   });
 
   const clients = {
