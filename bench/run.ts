@@ -21,6 +21,7 @@ import { duckdbScenario } from './scenarios/duckdb.js';
 import { httpScenario } from './scenarios/http.js';
 import { importScenario } from './scenarios/import.js';
 import { loadScenario } from './scenarios/load.js';
+import { mcpProxyScenario } from './scenarios/mcp-proxy.js';
 import { proxyScenario } from './scenarios/proxy.js';
 import { reloadScenario } from './scenarios/reload.js';
 import { replicasScenario } from './scenarios/replicas.js';
@@ -37,6 +38,7 @@ const MISSES = join(REPO, 'bench/misses.md');
 const SCENARIOS: readonly Scenario[] = [
   httpScenario,
   proxyScenario,
+  mcpProxyScenario,
   sqlScenario,
   duckdbScenario,
   stdioScenario,

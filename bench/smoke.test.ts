@@ -19,6 +19,7 @@ import type { ScenarioResult, Table } from './lib/types.js';
 const SCENARIOS = [
   'http',
   'proxy',
+  'mcp-proxy',
   'sql',
   'duckdb',
   'stdio',
@@ -154,7 +155,7 @@ describe('npm run bench -- --smoke', () => {
   test('refuses an unknown scenario by name', async () => {
     const { code, stderr } = await runBench(['--smoke', '--out', out, 'nope']);
     assert.notEqual(code, 0);
-    assert.match(stderr, /unknown scenario nope; known: http, proxy, sql, duckdb/);
+    assert.match(stderr, /unknown scenario nope; known: http, proxy, mcp-proxy, sql, duckdb/);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The recipes `mcp-run init --recipe` copies, and what each needs beyond mcp-run to run: read from
- * its manifest (its sources' kinds and hosts, its commands, its auth), so the listing cannot drift
- * from the recipes. A recipe that needs nothing works offline; recipes/README.md shows the same
+ * its manifest (its sources' kinds and hosts, the MCP servers it starts, its commands, its auth), so
+ * the listing cannot drift from the recipes. A recipe that needs nothing works offline; recipes/README.md shows the same
  * column (a test keeps the two in step).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -45,17 +45,26 @@ export function describeRecipe(name: string): Recipe {
   const doc = isObject(manifest) ? manifest : {};
   const needs = new Set<string>();
   const hosts = new Set<string>();
+  // Other MCP servers (`kind: mcp`): started with npx (fetched from npm), another program, or a URL.
+  const npmServers = new Set<string>();
+  const programs = new Set<string>();
   for (const source of Object.values(isObject(doc.sources) ? doc.sources : {})) {
     if (!isObject(source)) continue;
     const database = DATABASES[String(source.kind)];
     if (database) needs.add(database);
     // A base URL may be `${env:NAME:-https://host}`: the default is the host it calls out of the box.
-    const host =
-      source.kind === 'http' ? /https?:\/\/([^/}:"]+)/.exec(String(source.baseUrl))?.[1] : undefined;
+    const url = source.kind === 'http' ? source.baseUrl : source.kind === 'mcp' ? source.url : undefined;
+    const host = url === undefined ? undefined : /https?:\/\/([^/}:"]+)/.exec(String(url))?.[1];
     if (host) hosts.add(host);
+    if (source.kind === 'mcp' && Array.isArray(source.command)) {
+      const [program, ...args] = source.command.map(String);
+      const pkg = args.find((a) => !a.startsWith('-'));
+      if (program === 'npx' && pkg) npmServers.add(pkg);
+      else if (program) programs.add(program);
+    }
   }
   if (hosts.size > 0) needs.add(`the internet (${[...hosts].join(', ')})`);
-  const programs = new Set<string>();
+  if (npmServers.size > 0) needs.add(`npx (${[...npmServers].join(', ')})`);
   for (const tool of Object.values(isObject(doc.tools) ? doc.tools : {})) {
     if (isObject(tool) && tool.kind === 'shell' && Array.isArray(tool.command))
       programs.add(String(tool.command[0]));

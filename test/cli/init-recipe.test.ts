@@ -98,6 +98,10 @@ describe('init --recipe', () => {
       'the internet (geocoding-api.open-meteo.com, api.open-meteo.com)',
     ]);
     assert.deepEqual(describeRecipe('postgres-explorer').needs, ['a PostgreSQL server']);
+    assert.deepEqual(describeRecipe('gateway').needs, [
+      'npx (@modelcontextprotocol/server-everything, @modelcontextprotocol/server-filesystem)',
+      'an OAuth authorization server',
+    ]);
   });
 
   test('the README\'s "From zero" commands run as written, offline, on a recipe that needs nothing', () => {

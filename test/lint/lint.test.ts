@@ -13,6 +13,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { RULES } from '../../src/lint/rules.js';
 import { MYSQL_URL, PG_URL } from '../helpers/databases.js';
 import { REPO, tempFiles } from '../helpers/demo.js';
+import { localUpstreams } from '../helpers/recipe-upstreams.js';
 import { runCli } from '../helpers/run-cli.js';
 
 type Json = Record<string, any>;
@@ -311,7 +312,10 @@ describe('every recipe lints clean', () => {
       // covers that, with its reader role); lint judges the tools, so the copy accepts the login.
       const accept = (text: string) =>
         text.replace(/^( {4}poolSize: \d+)$/m, '$1\n    allowPrivilegedRole: true');
-      const manifest = copyOf(join(REPO, 'recipes', recipe), needsDb ? accept : undefined);
+      // The copy is outside the checkout: its `npx -y` MCP servers run from node_modules instead.
+      const manifest = copyOf(join(REPO, 'recipes', recipe), (text) =>
+        localUpstreams(needsDb ? accept(text) : text),
+      );
       const { code, report } = lintJson(manifest, env);
       assert.deepEqual(report.findings, []);
       assert.equal(code, 0);
