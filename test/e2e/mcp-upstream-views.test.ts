@@ -207,7 +207,7 @@ const CHECKED_UI = {
   prefersBorder: false,
 };
 
-test("two upstreams' pages at one URI, with no prefix to tell them apart, are URI_DUPLICATE at load", () => {
+test("two upstreams' pages at one URI, with no prefix to tell them apart: the second's tool is left out with a warning, which --strict refuses", () => {
   const dup = tempFiles({
     'mcp.yaml': `
 sources:
@@ -222,10 +222,12 @@ sources:
 `,
   });
   try {
+    // An upstream's lists are outside text: what clashes is left out, the rest served.
     const run = runCli(['validate', join(dup.dir, 'mcp.yaml')]);
-    assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stderr, /URI_DUPLICATE/);
-    assert.match(run.stderr, /ui:\/\/show\/page\.html/);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /source two's tool "show" is left out: resource URI "ui:\/\/show\/page\.html" is already served/);
+    const strict = runCli(['validate', '--strict', join(dup.dir, 'mcp.yaml')]);
+    assert.notEqual(strict.code, 0, strict.stderr);
   } finally {
     dup.cleanup();
   }
