@@ -1,11 +1,12 @@
 /**
  * An upstream's questions during a call reach a 2026-07-28 client as `input_required` rounds: the
- * built CLI serves the reference server everything (2025 only, over stdio). The official SDK v2
- * client, pinned to 2026-07-28, drives the rounds itself (its elicitation and sampling handlers
+ * built CLI serves the reference server everything (2025 only, over stdio) and the probe. The official SDK v2
+ * client, pinned to 2026-07-28, drives the rounds itself (its elicitation, sampling and roots handlers
  * answer, its retry carries the answer and the requestState) and the upstream's result carries the
  * answers. Then the rounds by hand over HTTP, each message checked against the official 2026
  * schema: a tampered requestState and a reused one are refused (-32602) and the held call still
- * answers its rightful retry; a retry from another caller is refused; a retry that reaches another
+ * answers its rightful retry, and a retry without the answer is asked again; a retry from another
+ * caller is refused; a retry that reaches another
  * process, or comes after the held call expired (the source's timeoutMs), gets an error result that
  * says the call is not held here.
  */
@@ -21,6 +22,7 @@ import { CAPS, modernRequest, post, type ServedCli, spawnHttpCli } from '../tran
 type Json = Record<string, any>;
 const REPO = join(import.meta.dirname, '../..');
 const EVERYTHING = join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const PROBE = join(REPO, 'test/fixtures/mcp-upstream/probe.mjs');
 const node = JSON.stringify(process.execPath);
 const schema = schemaFor('2026-07-28');
 
@@ -32,6 +34,11 @@ sources:
     timeoutMs: ${timeoutMs}
     expose:
       tools: { include: [trigger-elicitation-request, trigger-sampling-request], prefix: ev_ }
+  probe:
+    kind: mcp
+    command: [${node}, ${JSON.stringify(PROBE)}]
+    expose:
+      tools: { include: [ask_roots], prefix: probe_ }
 `;
 const files = tempFiles({ 'mcp.yaml': manifest(60_000), 'short.yaml': manifest(4000) });
 const text = (result: Json) => (result.content as Json[]).map((b) => b.text ?? '').join('\n');
@@ -42,8 +49,15 @@ describe('an upstream asks during a call: the official 2026 client answers in ro
   const asked: string[] = [];
   const client = new ModernClient(
     { name: 'relay-2026', version: '1' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: {}, sampling: {} } },
+    {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { elicitation: {}, sampling: {}, roots: {} },
+    },
   );
+  client.setRequestHandler('roots/list', async () => {
+    asked.push('roots');
+    return { roots: [{ uri: 'file:///srv/project', name: 'project' }] } as never;
+  });
   client.setRequestHandler('elicitation/create', async (request: Json) => {
     asked.push(`elicit: ${request.params.message}`);
     return ANSWER as never;
@@ -88,6 +102,13 @@ describe('an upstream asks during a call: the official 2026 client answers in ro
       asked.some((a) => a.startsWith('sample: ') && a.includes('say hi')),
       asked.join('\n'),
     );
+  });
+
+  test("roots: the upstream lists the client's roots in a round", async () => {
+    const result = (await client.callTool({ name: 'probe_ask_roots', arguments: {} })) as Json;
+    assert.ok(!result.isError, text(result));
+    assert.match(text(result), /roots: .*file:\/\/\/srv\/project/);
+    assert.ok(asked.includes('roots'));
   });
 });
 
