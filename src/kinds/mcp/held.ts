@@ -195,7 +195,11 @@ export class HeldCalls {
     // The upstream gave up while its question waited (its own timeout, our timeoutMs, its exit).
     call.onIdleTurn = (turn) => {
       if (turn.kind === 'failed')
-        this.forget(call.id, `the upstream call ended while waiting: ${(turn.error as Error)?.message}`);
+        // The upstream's words are data: quoted as a JSON string, never a terminal escape in the log.
+        this.forget(
+          call.id,
+          `the upstream call ended while its question waited: ${JSON.stringify(String((turn.error as Error)?.message).slice(0, 200))}`,
+        );
     };
     return undefined;
   }

@@ -202,7 +202,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     }
 
     // Upstream calls waiting for a 2026 client's answer; a reload or shutdown cancels them.
-    const held = new HeldCalls(timeoutMs, (what) => ctx.log.info(`upstream ${ctx.name}: ${what}`));
+    const held = new HeldCalls(timeoutMs, (what) => ctx.log.info(`upstream ${ctx.name}: ${redact(what)}`));
     const request = (method: string, params: object, signal: AbortSignal, extra = {}) =>
       upstream.use(signal, (client) => client.request(method, params, { signal, timeoutMs, ...extra }));
 
