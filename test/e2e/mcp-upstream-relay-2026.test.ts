@@ -39,6 +39,12 @@ sources:
     command: [${node}, ${JSON.stringify(PROBE)}]
     expose:
       tools: { include: [ask_roots], prefix: probe_ }
+tools:
+  elicit_task:
+    kind: mcp
+    source: everything
+    tool: trigger-elicitation-request
+    task: optional
 `;
 const files = tempFiles({ 'mcp.yaml': manifest(60_000), 'short.yaml': manifest(4000) });
 const text = (result: Json) => (result.content as Json[]).map((b) => b.text ?? '').join('\n');
@@ -168,6 +174,34 @@ describe('input_required rounds by hand over HTTP, against the official 2026 sch
     files.cleanup();
   });
 
+  test('inside a 2026 task the question waits in the task: tasks/update answers it, and the task completes', async () => {
+    const caps = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    const rpc = async (method: string, params: Json): Promise<Json> => {
+      const { message, headers } = modernRequest(++id, method, params, { [CAPS]: caps });
+      if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId;
+      const res = await post(main.url, message, { ...headers, authorization: 'Bearer alice-token' });
+      const reply = res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
+      assert.deepEqual(schema.check('JSONRPCResultResponse', reply), [], JSON.stringify(reply));
+      return reply.result;
+    };
+    const created = await rpc('tools/call', { name: 'elicit_task', arguments: {} });
+    assert.equal(created.resultType, 'task', JSON.stringify(created));
+    const waiting = await until('the task to ask', async () => {
+      const task = await rpc('tasks/get', { taskId: created.taskId });
+      return task.status === 'input_required' ? task : undefined;
+    });
+    const [key, request] = Object.entries(waiting.inputRequests as Json)[0]!;
+    assert.equal(request.method, 'elicitation/create');
+    assert.match(request.params.message, /Please provide inputs/);
+    await rpc('tasks/update', { taskId: created.taskId, inputResponses: { [key]: ANSWER } });
+    const done = await until('the task to end', async () => {
+      const task = await rpc('tasks/get', { taskId: created.taskId });
+      return ['completed', 'failed', 'cancelled'].includes(task.status) ? task : undefined;
+    });
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.match(text(done.result), /Grace Hopper/);
+  });
+
   test('a tampered requestState and a reused one are refused; the rightful retry gets the result', async () => {
     const { key, requestState } = await firstRound(main.url);
     const [body, mac] = requestState.split('.');
@@ -230,6 +264,17 @@ describe('input_required rounds by hand over HTTP, against the official 2026 sch
     assert.match(text(elsewhere.result), /Nothing was sent upstream/);
   });
 });
+
+/** Polls `probe` (a task's status) until it gives a value. */
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /** Resolves once the served CLI's stderr matches `pattern` (an event, not a sleep). */
 function waitFor(served: ServedCli, pattern: RegExp): Promise<void> {
