@@ -5,7 +5,8 @@
  * answer, its retry carries the answer and the requestState) and the upstream's result carries the
  * answers. Then the rounds by hand over HTTP, each message checked against the official 2026
  * schema: a tampered requestState and a reused one are refused (-32602) and the held call still
- * answers its rightful retry, and a retry without the answer is asked again; a retry from another
+ * answers its rightful retry, and a retry without the answer is asked again; inside a 2026 task
+ * the question waits in the task (tasks/update answers it); a retry from another
  * caller is refused; a retry that reaches another
  * process, or comes after the held call expired (the source's timeoutMs), gets an error result that
  * says the call is not held here.
