@@ -52,7 +52,6 @@ export async function askClient(
     throw new ClientAskRefused(
       JsonRpcCode.MethodNotFound,
       `${method} cannot reach a 2026-era client in the middle of a call (its era asks with input_required)`,
-      true,
     );
   if (!interaction.supports(method))
     throw new ClientAskRefused(

@@ -142,8 +142,6 @@ export class ClientAskRefused extends Error {
   constructor(
     readonly code: number,
     message: string,
-    /** The 2026 era: questions go back with the result (input_required), never mid-call. */
-    readonly stateless = false,
   ) {
     super(message);
     this.name = 'ClientAskRefused';

@@ -105,6 +105,7 @@ function ask(
   if (!again) held.rounds++;
   const refusal = rounds.held.hold(held, question);
   if (refusal !== undefined) {
+    question.refuse(new UpstreamError(JsonRpcCode.InternalError, `mcp-run cannot hold the call: ${refusal}`));
     held.cancel(`mcp-run cannot hold the call: ${refusal}`);
     return {
       refused: `The upstream ${rounds.source} asked for input (${question.method}) during the call, and mcp-run could not hold the call while you answer: ${refusal}. The call was cancelled upstream; retry it shortly.`,

@@ -63,7 +63,9 @@ describe('held upstream calls', () => {
       });
       void asking('p', 'c').then((asked) => held.hold(asked.call, asked.question));
     });
-    await forgotten;
+    // The wait's timer is unref'd (it never holds a server open): this one keeps the test's loop alive.
+    const alive = setInterval(() => {}, 1000);
+    await forgotten.finally(() => clearInterval(alive));
     assert.match(told, /cancelled and forgotten: its question waited 50 ms/);
   });
 });
