@@ -46,6 +46,11 @@ tools:
     source: everything
     tool: trigger-elicitation-request
     task: optional
+  confirmed_elicit:
+    kind: mcp
+    source: everything
+    tool: trigger-elicitation-request
+    confirm: Ask the user for their details?
 `;
 const files = tempFiles({ 'mcp.yaml': manifest(60_000), 'short.yaml': manifest(4000) });
 const text = (result: Json) => (result.content as Json[]).map((b) => b.text ?? '').join('\n');
@@ -67,7 +72,8 @@ describe('an upstream asks during a call: the official 2026 client answers in ro
   });
   client.setRequestHandler('elicitation/create', async (request: Json) => {
     asked.push(`elicit: ${request.params.message}`);
-    return ANSWER as never;
+    // The manifest's own confirm step is answered yes; the upstream's form with its fields.
+    return (/^Ask the user/.test(request.params.message) ? { action: 'accept' } : ANSWER) as never;
   });
   client.setRequestHandler('sampling/createMessage', async (request: Json) => {
     asked.push(`sample: ${JSON.stringify(request.params.messages)}`);
@@ -108,6 +114,17 @@ describe('an upstream asks during a call: the official 2026 client answers in ro
     assert.ok(
       asked.some((a) => a.startsWith('sample: ') && a.includes('say hi')),
       asked.join('\n'),
+    );
+  });
+
+  test("a tool's own confirm step, then its upstream's question: each asked once, in its own round", async () => {
+    const from = asked.length;
+    const result = (await client.callTool({ name: 'confirmed_elicit', arguments: {} })) as Json;
+    assert.ok(!result.isError, text(result));
+    assert.match(text(result), /Grace Hopper/);
+    assert.deepEqual(
+      asked.slice(from).map((a) => a.replace(/^(elicit: \S+ \S+ \S+).*$/s, '$1')),
+      ['elicit: Ask the user', 'elicit: Please provide inputs'],
     );
   });
 

@@ -136,7 +136,8 @@ async function answerInPlace(interaction: Interaction, question: Question, timeo
 
 /** The inputRequests key of a round's question. */
 function questionKey(round: number): string {
-  return `upstream_${round}`;
+  // Not a step's name (those are manifest names), so a tool's own steps never meet it.
+  return `upstream/${round}`;
 }
 
 function notTaken(rounds: Rounds, why: string): string {
