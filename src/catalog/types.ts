@@ -65,15 +65,12 @@ export interface ServerInfo {
 }
 
 /**
- * A call's context as the core gives it: the kind's context, plus how to ask the client
- * (the user, its model, its roots) in whichever way this request's era allows; the step engine
- * uses it for the manifest's `roots`/`ask`/`confirm`/`sample`. Absent where nothing can be asked
- * (then those steps end the call with an error).
+ * A call's context as the core gives it: the kind's context (with its `interaction`, how to ask the
+ * client in whichever way this request's era allows; the step engine uses it for the manifest's
+ * `roots`/`ask`/`confirm`/`sample`, and without it those steps end the call with an error), plus
+ * what only the catalog's meta-tools read.
  */
 export interface ToolCallContext extends CallContext {
-  readonly interaction?: Interaction;
-  /** Whom the limits per caller count the call against (RequestRoute.client); absent: one caller. */
-  readonly client?: string;
   /**
    * Whether the caller may see a tool (its OAuth scopes); absent: every tool of the view. The
    * meta-tools of a catalog in search mode (disclosure.ts) answer only about those it may see.

@@ -39,7 +39,8 @@ export function supports(capabilities: Capabilities, method: InputMethod): boole
 /**
  * CallContext.ask: one question to the calling client, mid-call. 2025: a server→client request, as
  * a step's; the client's JSON-RPC error or no answer in time is a ClientAskRefused with -32603
- * (the upstream that asked sees a failed request). 2026: refused (the era asks with the result).
+ * (the upstream that asked sees a failed request). 2026: refused (the era asks with the result: a
+ * kind that relays questions asks through CallContext.interaction, as kinds/mcp/rounds.ts does).
  */
 export async function askClient(
   interaction: Interaction,
@@ -50,8 +51,7 @@ export async function askClient(
   if (interaction.stateless)
     throw new ClientAskRefused(
       JsonRpcCode.MethodNotFound,
-      `${method} cannot be relayed to a 2026-era client in the middle of a call yet`,
-      true,
+      `${method} cannot reach a 2026-era client in the middle of a call (its era asks with input_required)`,
     );
   if (!interaction.supports(method))
     throw new ClientAskRefused(

@@ -112,6 +112,7 @@ async function startTask(
       ...taskReports(scope, taskId),
       ...(identity !== undefined && { identity }),
       ...(client !== undefined && { client }),
+      principal: scope.taskOwner,
     })
     .then(
       (result) => ({ result }),

@@ -94,7 +94,7 @@ export async function runTool(
   let text = interaction.carried?.result;
   const ranNow = text === undefined;
   if (text === undefined) {
-    const result = await action(before.values);
+    const result = await actInRounds(action, before);
     if (!after || result.isError) return result;
     text = resultText(result);
   }
@@ -110,6 +110,27 @@ export async function runTool(
     throw new InputRequired({ [after.key]: asked }, { ...snapshot(before.progress), result: text });
   }
   return { content: [{ type: 'text', text: after.settle(answers[after.key], asked).text ?? '' }] };
+}
+
+/**
+ * The action, whose own 2026 round (a kind that relays another server's question, kinds/mcp/rounds.ts)
+ * carries the steps settled in this round too: its retry must not ask them again.
+ */
+async function actInRounds(
+  action: (values: Readonly<Values>) => Promise<ToolResult>,
+  before: { readonly values: Values; readonly progress: Progress },
+): Promise<ToolResult> {
+  try {
+    return await action(before.values);
+  } catch (err) {
+    if (!(err instanceof InputRequired)) throw err;
+    const settled = snapshot(before.progress);
+    throw new InputRequired(err.requests, {
+      ...err.state,
+      values: { ...settled.values, ...err.state.values },
+      done: [...new Set([...settled.done, ...err.state.done])],
+    });
+  }
 }
 
 /** The steps the client can answer; unanswerable ones fall back or end the call. */

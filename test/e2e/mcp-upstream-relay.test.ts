@@ -3,8 +3,8 @@
  * reference server everything and the probe over stdio. The official v1 client, which declares
  * elicitation, sampling and roots, answers everything's elicitation and sampling requests and the
  * probe's roots request, and the upstream's tool result carries its answers. A v1 client that
- * declares none of them is never asked: the upstream gets -32601. An SDK v2 client pinned to
- * 2026-07-28 gets an error result that says the era cannot relay it yet (the call never hangs).
+ * declares none of them is never asked: the upstream gets -32601; so is an SDK v2 client pinned to
+ * 2026-07-28 for what it did not declare (its rounds for what it did: mcp-upstream-relay-2026.test.ts).
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -122,18 +122,21 @@ describe("an upstream's requests during a call, relayed to the calling client", 
     assert.equal(asked.length, before);
   });
 
-  test('a 2026-era client: a roots/list the era cannot relay is refused to the upstream, and the call goes on', async () => {
+  test('a 2026-era client that did not declare roots: the upstream gets -32601 naming it, and the call goes on', async () => {
     const result = (await modern.callTool({ name: 'probe_ask_roots', arguments: {} })) as Json;
     assert.ok(!result.isError, text(result));
-    assert.match(text(result), /refused: -?\d+ /);
-  });
-
-  test('a 2026-era client gets an error result that says the era cannot relay it yet', async () => {
-    const result = (await modern.callTool({ name: 'ev_trigger-elicitation-request', arguments: {} })) as Json;
-    assert.equal(result.isError, true);
     assert.match(
       text(result),
-      /asked for input \(elicitation\/create\).*cannot relay to a 2026-era client yet/,
+      /refused: -32601 .*did not declare the capability roots\/list needs \(roots\)/,
     );
+  });
+
+  test('a 2026-era client that did not declare sampling is never asked: the upstream gets -32601', async () => {
+    const result = (await modern.callTool({
+      name: 'ev_trigger-sampling-request',
+      arguments: { prompt: 'say hi', maxTokens: 10 },
+    })) as Json;
+    assert.equal(result.isError, true, text(result));
+    assert.match(text(result), /did not declare the capability sampling\/createMessage needs \(sampling\)/);
   });
 });

@@ -7,6 +7,7 @@
 
 import type { CallSignal } from '../../util/call-signal.js';
 import type { JsonSchema } from '../../util/json-schema.js';
+import type { Interaction } from './interaction.js';
 
 export type { JsonSchema };
 
@@ -117,11 +118,25 @@ export interface CallContext {
   /** The verified caller; absent without an OAuth access token (stdio, static credentials, no auth). */
   readonly identity?: CallerIdentity;
   /**
+   * Who owns what the call leaves for a later request (a task, an upstream call held between 2026
+   * rounds): the authenticated caller (with the toolsets it came through), else the connection
+   * (stdio, a 2025 session), else (2026 HTTP without auth) nobody in particular. Absent: unknown.
+   */
+  readonly principal?: string;
+  /** Whom the limits per caller count the call against (RequestRoute.client); absent: one caller. */
+  readonly client?: string;
+  /**
+   * The request's side of the interaction API (kinds/contract/interaction.ts), for what `ask` cannot
+   * do: in the 2026 era (`stateless`, and not a task that `waits`) a question ends the call with
+   * InputRequired, and the retry brings the answer and the `carried` state. Absent: no client to ask.
+   */
+  readonly interaction?: Interaction;
+  /**
    * Asks the calling client something during the call (an upstream MCP server's elicitation,
    * sampling or roots request, relayed) and resolves with the client's result as it came. Rejects
    * with ClientAskRefused when it cannot be asked: the client did not declare the capability, or
-   * the request's era cannot carry a question mid-call (2026). Absent where the core offers no
-   * client to ask (a test, a background task).
+   * the request's era cannot carry a question mid-call (2026 outside a task: ask through
+   * `interaction` instead). Absent where the core offers no client to ask (a test).
    */
   ask?(
     method: ClientAskMethod,
@@ -138,8 +153,6 @@ export class ClientAskRefused extends Error {
   constructor(
     readonly code: number,
     message: string,
-    /** The 2026 era: questions go back with the result (input_required), never mid-call. */
-    readonly stateless = false,
   ) {
     super(message);
     this.name = 'ClientAskRefused';

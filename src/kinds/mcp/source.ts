@@ -44,8 +44,10 @@ import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
 import { type McpClient, UpstreamError } from './client.js';
 import { type ExposeConfig, exposedEntries } from './expose.js';
 import { completionValues, DEFAULT_MAX_SUBSCRIPTIONS, UpstreamSubscriptions } from './follow.js';
+import { HeldCalls, type Listener } from './held.js';
 import { startHttp, urlSecrets } from './http-channel.js';
 import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
+import { callInRounds } from './rounds.js';
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -80,6 +82,17 @@ export interface McpSourceConfig {
 
 /** The upstream's requests relayed to the calling client (CallContext.ask); the rest get -32601. */
 const RELAYED: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+
+/** An upstream call's onRequest: the relayed methods go to `ask`, the rest are answered -32601. */
+function relayed(
+  ask: (method: ClientAskMethod, params: Readonly<Record<string, unknown>>) => Promise<unknown>,
+): (method: string, params: unknown) => Promise<unknown> {
+  return async (method, params) => {
+    if (!RELAYED.has(method))
+      throw new UpstreamError(JsonRpcCode.MethodNotFound, `mcp-run does not relay ${method}`);
+    return ask(method as ClientAskMethod, isObject(params) ? params : {});
+  };
+}
 
 /** Pages of one list read at most: an upstream that pages forever is cut off here. */
 const MAX_LIST_PAGES = 100;
@@ -207,6 +220,8 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       return undefined;
     }
 
+    // Upstream calls waiting for a 2026 client's answer; a reload or shutdown cancels them.
+    const held = new HeldCalls(timeoutMs, (what) => ctx.log.info(`upstream ${ctx.name}: ${redact(what)}`));
     const request = (method: string, params: object, signal: AbortSignal, extra = {}) =>
       upstream.use(signal, (client) => client.request(method, params, { signal, timeoutMs, ...extra }));
 
@@ -236,37 +251,48 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
         return completionValues(result, redact);
       },
       async callTool(name, args, call) {
-        const signal = abortSignalOf(call.signal);
-        // A question the 2026 era could not carry: the call ends with an error result that says so.
-        let unrelayed: string | undefined;
-        const onRequest = async (method: string, params: unknown) => {
-          if (!RELAYED.has(method))
-            throw new UpstreamError(JsonRpcCode.MethodNotFound, `mcp-run does not relay ${method}`);
-          if (call.ask === undefined)
-            throw new UpstreamError(JsonRpcCode.MethodNotFound, `this call cannot reach a client to ask`);
-          try {
-            return await call.ask(method as ClientAskMethod, isObject(params) ? params : {}, timeoutMs);
-          } catch (err) {
-            if (!(err instanceof ClientAskRefused)) throw err;
-            // Roots are about the client, not input the call waits for: the upstream may ask on its
-            // own schedule (server-everything asks 350 ms after its handshake), so a refused
-            // roots/list leaves the call running; a refused question the call asked ends it.
-            if (err.stateless && method !== 'roots/list') unrelayed ??= method;
-            throw new UpstreamError(err.code, err.message);
-          }
-        };
-        const result = await request('tools/call', { name, arguments: args }, signal, {
-          onRequest,
+        const reports = (listener: () => Listener | undefined) => ({
           identity: call.identity,
           onProgress: (progress: number, total?: number, message?: string) =>
-            call.progress(progress, total, message === undefined ? undefined : redact(message)),
+            listener()?.progress(progress, total, message === undefined ? undefined : redact(message)),
           onLog: (level: LogLevel, data: unknown, logger?: string) =>
-            call.log(level, redactData(data, redact), logger === undefined ? undefined : redact(logger)),
+            listener()?.log(
+              level,
+              redactData(data, redact),
+              logger === undefined ? undefined : redact(logger),
+            ),
         });
-        if (unrelayed !== undefined)
-          return errorResult(
-            `The upstream ${ctx.name} asked for input (${unrelayed}) during the call, which mcp-run cannot relay to a 2026-era client yet; the upstream was refused and the call ended. Call it from a 2025-era session, or use a tool that does not ask.`,
+        const params = { name, arguments: args };
+        // 2026: the upstream's questions end a round with input_required, its call held here between rounds.
+        if (call.interaction?.stateless === true) {
+          const outcome = await callInRounds(
+            {
+              held,
+              source: ctx.name,
+              timeoutMs,
+              start: (ask, listener, signal) =>
+                request('tools/call', params, signal, { onRequest: relayed(ask), ...reports(listener) }),
+            },
+            call,
+            call.interaction,
           );
+          return 'refused' in outcome ? errorResult(outcome.refused) : toolResult(outcome.result, redact);
+        }
+        const ask = call.ask;
+        const onRequest = relayed(async (method, params) => {
+          if (ask === undefined)
+            throw new UpstreamError(JsonRpcCode.MethodNotFound, `this call cannot reach a client to ask`);
+          try {
+            return await ask.call(call, method, params, timeoutMs);
+          } catch (err) {
+            if (!(err instanceof ClientAskRefused)) throw err;
+            throw new UpstreamError(err.code, err.message);
+          }
+        });
+        const result = await request('tools/call', params, abortSignalOf(call.signal), {
+          onRequest,
+          ...reports(() => call),
+        });
         return toolResult(result, redact);
       },
       async readResource(uri, signal) {
@@ -290,6 +316,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       pool: () => upstream.stats(),
       described: describedIn(listing),
       async dispose() {
+        held.dispose();
         await follows.dispose();
         await upstream.dispose();
       },

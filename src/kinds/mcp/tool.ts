@@ -27,6 +27,7 @@
 import { problems } from '../../errors.js';
 import { isObject } from '../../util/is-object.js';
 import { suggest } from '../../util/suggest.js';
+import { InputRequired } from '../contract/interaction.js';
 import type { ToolCommon, ToolKind } from '../contract/kinds.js';
 import { errorResult } from '../contract/results.js';
 import type { JsonSchema, ToolAnnotations, ToolResult } from '../contract/types.js';
@@ -116,6 +117,8 @@ export const mcpTool: ToolKind<McpToolConfig> = {
           const result = await mcp.callTool(config.tool, { ...args, ...pin }, call);
           return shape && result.isError !== true ? shape(result) : result;
         } catch (err) {
+          // A 2026 round ends with the upstream's question (rounds.ts); the protocol core answers it.
+          if (err instanceof InputRequired) throw err;
           if (call.signal.aborted) return errorResult('The call was cancelled.');
           const message = mcp.redact((err as Error).message);
           return errorResult(

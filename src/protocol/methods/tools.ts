@@ -70,6 +70,7 @@ class ScopedCallContext implements ToolCallContext {
   readonly log: RequestScope['log'];
   declare readonly identity?: CallerIdentity;
   declare readonly client?: string;
+  declare readonly principal?: string;
   declare readonly sees?: (tool: string) => boolean;
   readonly #scope: RequestScope;
 
@@ -84,6 +85,7 @@ class ScopedCallContext implements ToolCallContext {
     if (identity !== undefined) (this as { identity?: CallerIdentity }).identity = identity;
     const { client } = scope;
     if (client !== undefined) (this as { client?: string }).client = client;
+    (this as { principal?: string }).principal = scope.taskOwner;
     const sees = seesOf(scope);
     if (sees !== undefined) (this as { sees?: (tool: string) => boolean }).sees = sees;
   }
