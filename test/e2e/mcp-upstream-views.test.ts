@@ -225,7 +225,10 @@ sources:
     // An upstream's lists are outside text: what clashes is left out, the rest served.
     const run = runCli(['validate', join(dup.dir, 'mcp.yaml')]);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /source two's tool "show" is left out: resource URI "ui:\/\/show\/page\.html" is already served/);
+    assert.match(
+      run.stderr,
+      /source two's tool "show" is left out: resource URI "ui:\/\/show\/page\.html" is already served/,
+    );
     const strict = runCli(['validate', '--strict', join(dup.dir, 'mcp.yaml')]);
     assert.notEqual(strict.code, 0, strict.stderr);
   } finally {
