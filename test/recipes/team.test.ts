@@ -143,13 +143,23 @@ describe('recipes/team', () => {
 
   test('the audit file records every call with its decision, no token and no value it masked', async () => {
     const folder = join(dir, 'audit');
-    const files = readdirSync(folder).map((f) => join(folder, f));
-    const text = files.map((f) => readFileSync(f, 'utf8')).join('');
-    const records = text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as Json)
-      .filter((r) => r.method === 'tools/call');
+    const read = () => {
+      const files = readdirSync(folder).map((f) => join(folder, f));
+      const text = files.map((f) => readFileSync(f, 'utf8')).join('');
+      const records = text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Json)
+        .filter((r) => r.method === 'tools/call');
+      return { files, text, records };
+    };
+    // The trail is written after each answer is sent: the last call's record may still be on its
+    // way when its answer arrived, so the file is read again until it holds them all (bounded).
+    let { files, text, records } = read();
+    for (let waited = 0; records.length < 10 && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ({ files, text, records } = read());
+    }
     // 2 finds and 1 refused export above, 6 exports and 1 find in the limits test.
     assert.equal(records.length, 10, text);
     const decisions = records.map((r) => r.decision?.decision ?? r.decision).sort();
