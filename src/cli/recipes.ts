@@ -59,7 +59,8 @@ export function describeRecipe(name: string): Recipe {
     if (source.kind === 'mcp' && Array.isArray(source.command)) {
       const [program, ...args] = source.command.map(String);
       const pkg = args.find((a) => !a.startsWith('-'));
-      if (program === 'npx' && pkg) npmServers.add(pkg);
+      // Named without the version a recipe pins (`@scope/name@1.2.3`).
+      if (program === 'npx' && pkg) npmServers.add(pkg.replace(/(.)@[^/@]*$/, '$1'));
       else if (program) programs.add(program);
     }
   }

@@ -1,7 +1,7 @@
 /**
  * An upstream's questions during a call reach a 2026-07-28 client as `input_required` rounds: the
  * built CLI serves the reference server everything (2025 only, over stdio) and the probe. The official SDK v2
- * client, pinned to 2026-07-28, drives the rounds itself (its elicitation, sampling and roots handlers
+ * client, pinned to 2026-07-28, drives the rounds itself (its elicitation and sampling handlers
  * answer, its retry carries the answer and the requestState) and the upstream's result carries the
  * answers. Then the rounds by hand over HTTP, each message checked against the official 2026
  * schema: a tampered requestState and a reused one are refused (-32602) and the held call still
@@ -128,11 +128,11 @@ describe('an upstream asks during a call: the official 2026 client answers in ro
     );
   });
 
-  test("roots: the upstream lists the client's roots in a round", async () => {
+  test("roots are never a round: mcp-run answers the upstream itself, and the client's roots stay with it", async () => {
     const result = (await client.callTool({ name: 'probe_ask_roots', arguments: {} })) as Json;
     assert.ok(!result.isError, text(result));
-    assert.match(text(result), /roots: .*file:\/\/\/srv\/project/);
-    assert.ok(asked.includes('roots'));
+    assert.match(text(result), /refused: -32601 .*declared no roots/);
+    assert.ok(!asked.includes('roots'));
   });
 });
 

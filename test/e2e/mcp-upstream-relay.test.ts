@@ -1,10 +1,11 @@
 /**
  * An upstream's own requests during a call, relayed through mcp-run: the built CLI serves the
  * reference server everything and the probe over stdio. The official v1 client, which declares
- * elicitation, sampling and roots, answers everything's elicitation and sampling requests and the
- * probe's roots request, and the upstream's tool result carries its answers. A v1 client that
- * declares none of them is never asked: the upstream gets -32601; so is an SDK v2 client pinned to
- * 2026-07-28 for what it did not declare (its rounds for what it did: mcp-upstream-relay-2026.test.ts).
+ * elicitation, sampling and roots, answers everything's elicitation and sampling requests, and the
+ * upstream's tool result carries its answers. A v1 client that declares none of them is never
+ * asked: the upstream gets -32601; so is an SDK v2 client pinned to 2026-07-28 for what it did not
+ * declare (its rounds for what it did: mcp-upstream-relay-2026.test.ts). Roots are never a caller's:
+ * the probe's roots request is answered by mcp-run with the source's `roots:`, or -32601 without.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -39,6 +40,12 @@ sources:
     command: [${node}, ${JSON.stringify(PROBE)}]
     expose:
       tools: { include: [ask_roots], prefix: probe_ }
+  rooted:
+    kind: mcp
+    command: [${node}, ${JSON.stringify(PROBE)}]
+    roots: [project]
+    expose:
+      tools: { include: [ask_roots], prefix: rooted_ }
 `,
 });
 const manifest = join(files.dir, 'mcp.yaml');
@@ -105,30 +112,25 @@ describe("an upstream's requests during a call, relayed to the calling client", 
     assert.ok(asked.some((a) => a.includes('say hi')));
   });
 
-  test('roots: the client lists them for the upstream', async () => {
-    const result = (await capable.callTool({ name: 'probe_ask_roots', arguments: {} })) as Json;
-    assert.match(text(result), /roots: .*file:\/\/\/srv\/project/);
+  test("roots: the upstream gets the source's `roots:` whoever calls, never a caller's own", async () => {
+    const before = asked.length;
+    for (const client of [capable, bare, modern]) {
+      const result = (await client.callTool({ name: 'rooted_ask_roots', arguments: {} })) as Json;
+      assert.ok(!result.isError, text(result));
+      assert.match(text(result), /roots: .*"uri":"file:\/\/\/[^"]*\/project","name":"project"/);
+      assert.doesNotMatch(text(result), /srv/);
+    }
+    // A source without `roots:` declares none: the upstream is answered -32601, the caller not asked.
+    const bareRoots = (await capable.callTool({ name: 'probe_ask_roots', arguments: {} })) as Json;
+    assert.match(text(bareRoots), /refused: -32601 .*declared no roots/);
+    assert.ok(!asked.slice(before).includes('roots'), asked.join(', '));
   });
 
   test('a client that declared none is never asked: the upstream gets -32601', async () => {
     const before = asked.length;
-    const result = (await bare.callTool({ name: 'probe_ask_roots', arguments: {} })) as Json;
-    assert.match(
-      text(result),
-      /refused: -32601 .*did not declare the capability roots\/list needs \(roots\)/,
-    );
     const elicited = (await bare.callTool({ name: 'ev_trigger-elicitation-request', arguments: {} })) as Json;
     assert.equal(elicited.isError, true);
     assert.equal(asked.length, before);
-  });
-
-  test('a 2026-era client that did not declare roots: the upstream gets -32601 naming it, and the call goes on', async () => {
-    const result = (await modern.callTool({ name: 'probe_ask_roots', arguments: {} })) as Json;
-    assert.ok(!result.isError, text(result));
-    assert.match(
-      text(result),
-      /refused: -32601 .*did not declare the capability roots\/list needs \(roots\)/,
-    );
   });
 
   test('a 2026-era client that did not declare sampling is never asked: the upstream gets -32601', async () => {

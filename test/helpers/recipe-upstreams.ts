@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from './demo.js';
 
-const NPX = /\[npx, -y, "(@modelcontextprotocol\/server-[a-z]+)"/g;
+const NPX = /\[npx, -y, "(@modelcontextprotocol\/server-[a-z]+)(?:@[0-9.]+)?"/g;
 
 /** The bin file of an installed package (its only bin, or its first). */
 export function installedBin(pkg: string): string {

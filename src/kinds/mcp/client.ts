@@ -98,6 +98,18 @@ export interface ClientOptions {
   readonly onListChanged?: (method: string) => void;
   /** `notifications/resources/updated` for a URI (the upstream's), for the source's followers. */
   readonly onResourceUpdated?: (uri: string) => void;
+  /**
+   * The source's `roots:`, answered to the upstream's `roots/list` by mcp-run itself; undefined:
+   * no `roots` capability is declared. Never a caller's: one upstream session serves every caller,
+   * and an upstream such as server-filesystem takes the answer as its allowed folders for all.
+   */
+  readonly roots?: readonly Root[];
+}
+
+/** One root as `roots/list` answers it. */
+export interface Root {
+  readonly uri: string;
+  readonly name?: string;
 }
 
 /** How much of an upstream's error message is kept. */
@@ -134,8 +146,13 @@ export class McpClient {
       {
         protocolVersion: CLIENT_PROTOCOL_VERSION,
         // Declared so that upstreams offer what needs them; each request is relayed only to a caller
-        // that declared it too, and refused otherwise (source.ts).
-        capabilities: { elicitation: {}, sampling: {}, roots: {} },
+        // that declared it too, and refused otherwise (source.ts). Roots only when the source
+        // names them: mcp-run answers those itself.
+        capabilities: {
+          elicitation: {},
+          sampling: {},
+          ...(this.options.roots !== undefined && { roots: {} }),
+        },
         clientInfo: { name: 'mcp-run', version: '1' },
       },
       { timeoutMs, signal },
@@ -279,13 +296,29 @@ export class McpClient {
   private async answer(id: RequestId, method: string, params: unknown, related?: RequestId): Promise<void> {
     let reply: object;
     try {
-      const result = method === 'ping' ? {} : await this.handlerFor(method, related)(method, params);
+      const result =
+        method === 'ping'
+          ? {}
+          : method === 'roots/list'
+            ? this.rootsAnswer()
+            : await this.handlerFor(method, related)(method, params);
       reply = { jsonrpc: '2.0', id, result };
     } catch (err) {
       const code = err instanceof UpstreamError ? err.code : JsonRpcCode.InternalError;
       reply = { jsonrpc: '2.0', id, error: { code, message: (err as Error).message } };
     }
     await this.channel?.send({ message: reply }).catch(() => {});
+  }
+
+  /** `roots/list`: the source's roots, never a caller's; -32601 when the source names none. */
+  private rootsAnswer(): { roots: Root[] } {
+    const roots = this.options.roots;
+    if (roots === undefined)
+      throw new UpstreamError(
+        JsonRpcCode.MethodNotFound,
+        'mcp-run declared no roots to this upstream (the source has no `roots:`)',
+      );
+    return { roots: roots.map((root) => ({ ...root })) };
   }
 
   private handlerFor(

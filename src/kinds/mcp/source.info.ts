@@ -85,6 +85,13 @@ export const mcpSourceInfo: KindInfo = {
         minLength: 1,
         description: 'Working folder of the program (default: the manifest folder).',
       },
+      roots: {
+        type: 'array',
+        maxItems: 64,
+        items: { type: 'string', minLength: 1 },
+        description:
+          "Folders the upstream is told are its roots when it asks (`roots/list`): paths (relative to the manifest) or file:// URIs. Without it, mcp-run declares no roots and the upstream keeps its own; a caller's roots are never passed on (one upstream session serves every caller).",
+      },
       url: {
         type: 'string',
         pattern: '^https?://',

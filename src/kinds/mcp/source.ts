@@ -30,6 +30,7 @@
  * ```
  */
 import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { problems } from '../../errors.js';
 import { abortSignalOf } from '../../util/call-signal.js';
 import { escapeControls } from '../../util/escape-controls.js';
@@ -41,7 +42,7 @@ import { processCount } from '../contract/share.js';
 import { type ClientAskMethod, ClientAskRefused, type LogLevel } from '../contract/types.js';
 import { clientCredentials } from '../shared/oauth.js';
 import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
-import { type McpClient, UpstreamError } from './client.js';
+import { type McpClient, type Root, UpstreamError } from './client.js';
 import { type ExposeConfig, exposedEntries } from './expose.js';
 import { completionValues, DEFAULT_MAX_SUBSCRIPTIONS, UpstreamSubscriptions } from './follow.js';
 import { HeldCalls, type Listener } from './held.js';
@@ -66,6 +67,7 @@ export interface McpSourceConfig {
   readonly env?: Readonly<Record<string, string>>;
   readonly envPassthrough?: readonly string[];
   readonly cwd?: string;
+  readonly roots?: readonly string[];
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly auth?: HttpAuth;
@@ -81,7 +83,9 @@ export interface McpSourceConfig {
 }
 
 /** The upstream's requests relayed to the calling client (CallContext.ask); the rest get -32601. */
-const RELAYED: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+// Not roots/list: mcp-run answers it itself from the source's `roots:` (client.ts), never with a
+// caller's roots, which the one upstream session would keep for every caller.
+const RELAYED: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/createMessage']);
 
 /** An upstream call's onRequest: the relayed methods go to `ask`, the rest are answered -32601. */
 function relayed(
@@ -163,6 +167,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     const upstream = new Upstream({
       name: `upstream ${ctx.name}`,
       restartOnExit: (config.start ?? 'serve') === 'serve',
+      ...(config.roots !== undefined && { roots: config.roots.map((root) => rootOf(root, ctx.baseDir)) }),
       connectTimeoutMs: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
       maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
@@ -342,6 +347,11 @@ function describedIn(listing: UpstreamListing): ReadonlyMap<string, string> {
 /** Longest first (a secret containing another is replaced whole); short ones would garble text. */
 function redactable(values: readonly string[]): string[] {
   return [...new Set(values)].filter((v) => v.length >= 4).sort((a, b) => b.length - a.length);
+}
+
+/** A `roots:` entry as `roots/list` answers it: a file:// URI as written, a path resolved to one. */
+function rootOf(root: string, baseDir: string): Root {
+  return { uri: root.startsWith('file://') ? root : pathToFileURL(resolve(baseDir, root)).href, name: root };
 }
 
 function programPath(program: string, baseDir: string): string {

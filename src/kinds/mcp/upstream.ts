@@ -12,7 +12,7 @@
 import { escapeControls } from '../../util/escape-controls.js';
 import { acquire, Slots } from '../../util/slots.js';
 import type { Logger } from '../contract/kinds.js';
-import { type Channel, type ChannelEvents, McpClient } from './client.js';
+import { type Channel, type ChannelEvents, type ClientOptions, McpClient } from './client.js';
 
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
@@ -36,6 +36,8 @@ export interface UpstreamOptions {
   readonly onResourceUpdated?: (uri: string) => void;
   /** A start after the first (a restart, a new HTTP session): what the old one held is gone. */
   readonly onRestarted?: () => void;
+  /** The source's `roots:`, answered by mcp-run to the upstream's `roots/list` (ClientOptions.roots). */
+  readonly roots?: ClientOptions['roots'];
 }
 
 export class Upstream {
@@ -93,6 +95,7 @@ export class Upstream {
     const client = new McpClient({
       name: this.o.name,
       maxResultBytes: this.o.maxResultBytes,
+      ...(this.o.roots !== undefined && { roots: this.o.roots }),
       onLog: (level, data) => {
         const text = typeof data === 'string' ? data : JSON.stringify(data);
         const line = `${this.o.name} [${level}]: ${escapeControls(String(text).slice(0, 2000))}`;

@@ -255,14 +255,30 @@ tools:
 });
 
 describe("the upstream's own requests", () => {
-  test('a request during a call with no client to ask (no CallContext.ask) is answered -32601, not left hanging', async () => {
+  test('roots/list is answered by mcp-run: -32601 without `roots:`, never left hanging', async () => {
     const catalog = await compile(probeSource(`    expose: { tools: { include: [ask_roots] } }\n`));
     try {
       const result = await catalog.tools.get('ask_roots')!.call({}, callContext());
-      assert.match(
-        (result.content[0] as Json).text,
-        /^refused: -32601 .*this call cannot reach a client to ask/,
-      );
+      assert.match((result.content[0] as Json).text, /^refused: -32601 .*declared no roots/);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+
+  test("roots/list is answered with the source's `roots:`: a path resolved from the manifest, a file:// URI as written", async () => {
+    const catalog = await compile(
+      probeSource(
+        `    roots: [shared/docs, "file:///srv/data"]\n    expose: { tools: { include: [ask_roots] } }\n`,
+      ),
+    );
+    try {
+      const result = await catalog.tools.get('ask_roots')!.call({}, callContext());
+      const text = (result.content[0] as Json).text as string;
+      const roots = JSON.parse(text.replace(/^roots: /, '')).roots as Json[];
+      assert.equal(roots.length, 2, text);
+      assert.match(roots[0]!.uri, /^file:\/\/\/.*\/shared\/docs$/);
+      assert.equal(roots[0]!.name, 'shared/docs');
+      assert.equal(roots[1]!.uri, 'file:///srv/data');
     } finally {
       await catalog.dispose();
     }
