@@ -11,6 +11,11 @@ import { escapeControls } from '../../util/escape-controls.js';
 import type { ContributedEntry, EntryPath, KindContext, UpstreamListing } from '../contract/kinds.js';
 
 /** The manifest's name rules (manifest/envelope.ts NAME_PATTERNS), for the sections an upstream fills. */
+/** A valid resource entry name made from an upstream's display name: other characters `_`, at most 64. */
+function resourceKey(wanted: string): string {
+  return (wanted.replace(/[^A-Za-z0-9_.-]+/g, '_') || 'resource').slice(0, 64);
+}
+
 const NAME_RULES = {
   tools: /^[A-Za-z0-9_.-]{1,128}$/,
   resources: /^[A-Za-z0-9_.-]{1,64}$/,
@@ -77,7 +82,11 @@ export function exposedEntries(
       if (!include.some((m) => m(entry.name) || m(key)) || exclude.some((m) => m(entry.name) || m(key)))
         continue;
       const override = settings.overrides?.[entry.name] ?? settings.overrides?.[key];
-      const name = override?.name ?? `${settings.prefix ?? ''}${entry.name}`;
+      const wanted = `${settings.prefix ?? ''}${entry.name}`;
+      // A resource's entry name is the manifest's handle on it (toolsets, policies, the audit), never
+      // on the wire (clients see the upstream's name and URI): a display name such as "Dynamic Text
+      // Resource" is made one. Tool and prompt names are what clients call, so those must be valid.
+      const name = override?.name ?? (section === 'resources' ? resourceKey(wanted) : wanted);
       if (!NAME_RULES[section].test(name)) {
         ctx.log.warn(
           escapeControls(

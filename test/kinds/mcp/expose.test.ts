@@ -407,6 +407,30 @@ sources:
 });
 
 describe('a whole reference server exposed: resources and prompts too', () => {
+  test('a resource whose display name is no manifest name is served all the same, under a name made from it', async () => {
+    const warnings: Diagnostic[] = [];
+    const catalog = await compile(
+      `
+sources:
+  ev:
+    kind: mcp
+    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(EVERYTHING)}, stdio]
+    expose:
+      resources: { include: ["Dynamic Text*"] }
+`,
+      warnings,
+    );
+    try {
+      assert.deepEqual(
+        catalog.templates.map((t) => [t.descriptor.name, t.descriptor.uriTemplate]),
+        [['Dynamic Text Resource', 'demo://resource/dynamic/text/{resourceId}']],
+      );
+      assert.doesNotMatch(warnings.map((w) => w.message).join('\n'), /not a valid manifest name/);
+    } finally {
+      await catalog.dispose();
+    }
+  });
+
   test('server-everything with prefixes: the names are served, the contents read through, a template too', async () => {
     const catalog = await compile(`
 sources:
