@@ -58,6 +58,7 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
   let ended = false;
   // Aborts the standalone stream (and its backoff) when the channel ends.
   const stopping = new AbortController();
+  let listening = false;
   const end = (reason: string) => {
     if (ended) return;
     ended = true;
@@ -111,13 +112,14 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
           `${o.name} answered HTTP ${res.status} ${escapeControls(res.statusText.slice(0, 200))}`,
         );
       }
-      if (res.status === 202 || res.body === null) {
-        if ((out.message as { method?: unknown }).method === 'notifications/initialized')
-          void listen().catch((err: unknown) =>
-            o.log.debug(`the stream of ${o.name} stopped: ${escapeControls(reasonOf(err))}`),
-          );
-        return;
+      // The handshake is done (whatever the upstream answered it with): its own stream may open.
+      if ((out.message as { method?: unknown }).method === 'notifications/initialized' && !listening) {
+        listening = true;
+        void listen().catch((err: unknown) =>
+          o.log.debug(`the stream of ${o.name} stopped: ${escapeControls(reasonOf(err))}`),
+        );
       }
+      if (res.status === 202 || res.body === null) return;
       const type = res.headers.get('content-type') ?? '';
       // What comes back on a request's answer is about that request (its progress, its logs).
       const sent = out.message as { id?: unknown; method?: unknown };
