@@ -3,7 +3,8 @@
  * the official v1 client. server-everything (streamableHttp mode) sends its resources/updated there,
  * and they reach our subscriber; the raw fixture http-stream.mjs shows a list_changed on the stream
  * reloading mcp-run (our client told once), the stream opened again after the upstream ends it
- * (with Last-Event-ID), an event that never ends cut off and the stream opened again (without it),
+ * (with Last-Event-ID), comments and junk past the budget read through, an event that never ends
+ * cut off and the stream opened again (without it),
  * and an upstream that answers the GET 405 served as before and never asked again.
  */
 import assert from 'node:assert/strict';
@@ -177,6 +178,20 @@ sources:
       return g.gets.length >= 2 ? g : undefined;
     });
     assert.deepEqual(seen.gets, [null, last]);
+  });
+
+  test('comments and junk lines far past the budget hold nothing: the event after them arrives', async () => {
+    const warned = run.stderr().match(/over maxMessageBytes/g)?.length ?? 0;
+    const before = (await gets()).gets.length;
+    const said = text((await run.client.callTool({ name: 'st_chatter', arguments: {} })) as Json);
+    const last = /the last event was (e\d+)/.exec(said)![1];
+    const seen = await until('the GET after the chatter', async () => {
+      const g = await gets();
+      return g.gets.length > before ? g : undefined;
+    });
+    // Resumed after the event that followed the chatter: the stream read it, and was not cut.
+    assert.equal(seen.gets.at(-1), last);
+    assert.equal(run.stderr().match(/over maxMessageBytes/g)?.length ?? 0, warned);
   });
 
   for (const mode of ['line', 'lines'] as const)
