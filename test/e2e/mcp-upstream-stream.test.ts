@@ -4,8 +4,8 @@
  * and they reach our subscriber; the raw fixture http-stream.mjs shows a list_changed on the stream
  * reloading mcp-run (our client told once), the stream opened again after the upstream ends it
  * (with Last-Event-ID), comments and junk past the budget read through, an event that never ends
- * cut off and the stream opened again (without it),
- * and an upstream that answers the GET 405 served as before and never asked again.
+ * cut off and the stream opened again (without it), a session that expires opened again with its
+ * stream, and an upstream that answers the GET 405 served as before and never asked again.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -227,6 +227,20 @@ sources:
     const seen = await until('the new session GET', async () => {
       const g = await gets();
       return g.gets.length >= 1 ? g : undefined;
+    });
+    assert.deepEqual(seen.gets, [null]);
+  });
+
+  test('a session that expires is opened again, and its stream with it', async () => {
+    const old = (await gets()).session;
+    const said = text((await run.client.callTool({ name: 'st_expire', arguments: {} })) as Json);
+    assert.equal(said, `expired ${old}`);
+    // The first calls after may fail (the 404 closes the session); then a new one serves.
+    const seen = await until('a new session with its GET', async () => {
+      const result = (await run.client.callTool({ name: 'st_gets', arguments: {} })) as Json;
+      if (result.isError) return undefined;
+      const g = JSON.parse(text(result));
+      return g.session !== old && g.gets.length >= 1 ? g : undefined;
     });
     assert.deepEqual(seen.gets, [null]);
   });
