@@ -105,11 +105,16 @@ describe("an upstream's text in errors is escaped", () => {
 });
 
 /**
- * A Streamable HTTP upstream in a few lines (JSON answers, no session): one tool, `headers`, that
+ * A Streamable HTTP upstream in a few lines (JSON answers, no session, no GET stream): one tool, `headers`, that
  * answers the request headers it got, so a test sees what would come back to a caller.
  */
 async function httpUpstream(): Promise<{ server: HttpServer; url: string }> {
   const server = createHttpServer(async (req, res) => {
+    // No stream of its own (the GET mcp-run opens after the handshake): 405, as the spec says.
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
     let body = '';
     for await (const chunk of req) body += chunk;
     const { id, method, params } = JSON.parse(body);
