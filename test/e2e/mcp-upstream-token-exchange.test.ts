@@ -36,6 +36,9 @@ interface Exchanger {
   close(): Promise<void>;
 }
 
+/** Subjects whose exchanged tokens live one second (to see a session renewed before expiry). */
+const SHORT_LIVED = new Set(['dave']);
+
 async function startExchanger(issuer: Issuer, audience: () => string): Promise<Exchanger> {
   const keys = createRemoteJWKSet(new URL(`${issuer.url}/jwks`));
   const issued = new Map<string, string>();
@@ -84,7 +87,7 @@ async function startExchanger(issuer: Issuer, audience: () => string): Promise<E
           access_token: token,
           issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
           token_type: 'Bearer',
-          expires_in: 3600,
+          expires_in: SHORT_LIVED.has(subject) ? 1 : 3600,
         }),
       );
     })();
@@ -110,12 +113,14 @@ describe('kind: mcp with a token exchange: a session per caller (mcp-run --http,
   let dir: string;
   let resource = '';
   const inbound: string[] = [];
+  /** Exchanged tokens the upstream no longer accepts (revoked there). */
+  const revoked = new Set<string>();
 
   before(async () => {
     issuer = await startIssuer({ resource: () => resource, scopes: ['mcp'], clients: { caller: REDIRECT } });
     exchanger = await startExchanger(issuer, () => resource);
     upstream = await startAuthUpstream((token) =>
-      token === LISTING ? 'listing' : exchanger.issued.get(token),
+      token === LISTING ? 'listing' : revoked.has(token) ? undefined : exchanger.issued.get(token),
     );
     dir = await mkdtemp(join(tmpdir(), 'mcp-run-exchange-'));
     const manifest = [
@@ -248,6 +253,47 @@ describe('kind: mcp with a token exchange: a session per caller (mcp-run --http,
     await carol.close();
   });
 
+  it('a token the upstream refuses (401) is exchanged again, in a new session, and the call goes through', async () => {
+    const [oldId, oldAuth] = sessionsOf('alice')[0]!;
+    revoked.add(oldAuth.replace(/^Bearer /, ''));
+    const alice = await v2As(inbound[0]!);
+    const res = await alice.callTool({ name: 'whoami', arguments: {} });
+    assert.equal(res.isError, undefined, JSON.stringify(res));
+    assert.match(textOf(res), /^subject=alice /);
+    assert.equal(exchanger.grants.filter((g) => g.subject === 'alice').length, 2, 'exchanged again');
+    const ids = sessionsOf('alice').map(([id]) => id);
+    assert.equal(ids.length, 2);
+    assert.equal(ids[0], oldId);
+    assert.ok(
+      upstream.seen.some((r) => r.session === oldId && r.authorization === oldAuth && r.method === 'POST'),
+      'the refused request went to the old session',
+    );
+    await alice.close();
+  });
+
+  it('a session is renewed (exchanged again, opened again, the old one deleted) when its token expires', async () => {
+    const dave = await v2As(await tokenFor('dave'));
+    const first = await dave.callTool({ name: 'whoami', arguments: {} });
+    assert.match(textOf(first), /^subject=dave /);
+    const [oldId] = sessionsOf('dave')[0]!;
+    // dave's exchanged token lives 1 s: past it, the next call must not use it.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const second = await dave.callTool({ name: 'whoami', arguments: {} });
+    assert.match(textOf(second), /^subject=dave /);
+    assert.equal(exchanger.grants.filter((g) => g.subject === 'dave').length, 2);
+    const sessions = sessionsOf('dave');
+    assert.equal(sessions.length, 2);
+    const newId = sessions[1]![0];
+    assert.ok(upstream.seen.some((r) => r.session === newId && r.method === 'POST'));
+    for (let i = 0; i < 200 && !upstream.seen.some((r) => r.method === 'DELETE' && r.session === oldId); i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.ok(
+      upstream.seen.some((r) => r.method === 'DELETE' && r.session === oldId),
+      'the old session was deleted',
+    );
+    await dave.close();
+  });
+
   it('a caller without a token is refused at the front door (401), and nothing reaches upstream', async () => {
     const before = upstream.seen.length;
     const res = await fetch(cli.url, {
@@ -268,7 +314,7 @@ describe('kind: mcp with a token exchange: a session per caller (mcp-run --http,
   it('no exchanged token, inbound token or secret in the server log (debug level)', () => {
     const stderr = cli.stderr();
     assert.ok(stderr.includes('"level":"debug"'), 'debug lines were written');
-    assert.ok(exchanger.issued.size >= 3);
+    assert.ok(exchanger.issued.size >= 5);
     for (const needle of [SECRET, LISTING, ...inbound, ...exchanger.issued.keys()])
       assert.ok(!stderr.includes(needle), `stderr holds a secret: ${needle.slice(0, 14)}…`);
   });
