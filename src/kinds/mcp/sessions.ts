@@ -14,19 +14,91 @@
  *   `idleMs` is closed too. The source's `maxConcurrency` bounds requests over all of them.
  * - Exchanged tokens are held here and in the exchange's cache only: `held` lists them to redact;
  *   they are never logged and never stored elsewhere.
+ *
+ * `tokenExchangeRefusal` says which settings of a source cannot work (SOURCE_TOKEN_EXCHANGE_REFUSED).
  */
 import { createHash } from 'node:crypto';
 import { acquire, Slots } from '../../util/slots.js';
 import type { Logger } from '../contract/kinds.js';
 import type { CallerIdentity } from '../contract/types.js';
 import type { TokenSource } from '../shared/oauth.js';
+import type { HttpAuth } from '../shared/outbound-auth.js';
 import type { McpClient } from './client.js';
+import type { ExposeConfig } from './expose.js';
 import type { Upstream } from './upstream.js';
 
 /** A session unused this long is closed. */
 export const SESSION_IDLE_MS = 5 * 60_000;
 /** How long a call waits for a place under the source's `maxConcurrency`. */
 const QUEUE_WAIT_MS = 5_000;
+
+/** What of an `mcp` source's settings decides whether its token exchange can work. */
+export interface TokenExchangeSettings {
+  readonly command?: readonly string[];
+  readonly auth?: HttpAuth;
+  readonly listingAuth?: HttpAuth;
+  readonly maxSessions?: number;
+  readonly expose?: ExposeConfig;
+}
+
+export const PER_CALLER_TOOLS_ONLY =
+  "this upstream is reached with each caller's own exchanged token, and only its tools are served so";
+
+/**
+ * Why a source's token-exchange settings cannot work (docs/upstream-mcp.md, "Per-caller sessions"),
+ * or undefined. The lists are read when the source opens, with no caller: a token exchange needs the
+ * source's own `listingAuth` for that, and a caller's token to exchange (`server.auth`) for the rest.
+ */
+export function tokenExchangeRefusal(
+  config: TokenExchangeSettings,
+  verifiedCallers: boolean,
+): { at: string[]; reason: string; hint: string } | undefined {
+  const exchange = config.auth !== undefined && 'tokenExchange' in config.auth;
+  if (!exchange) {
+    const extra =
+      config.listingAuth !== undefined
+        ? 'listingAuth'
+        : config.maxSessions !== undefined
+          ? 'maxSessions'
+          : undefined;
+    if (extra === undefined) return undefined;
+    return {
+      at: [extra],
+      reason: `\`${extra}\` is for a source whose \`auth\` is a token exchange, and this one's is not`,
+      hint: `remove \`${extra}\` (the source's \`auth\` reads the lists and serves every call), or set \`auth: { tokenExchange: … }\``,
+    };
+  }
+  const at = ['auth', 'tokenExchange'];
+  if (config.command !== undefined)
+    return {
+      at,
+      reason:
+        "a token exchange is meaningless for a stdio upstream: a program gets no HTTP request to put a caller's token on",
+      hint: 'serve the upstream over Streamable HTTP and give its `url:`, or give the program its own credentials in `env:`',
+    };
+  if (!verifiedCallers)
+    return {
+      at,
+      reason:
+        "a token exchange trades each caller's verified OAuth access token, and this manifest has no server.auth: no call carries one",
+      hint: 'add server.auth (docs/security.md), or give the source its own credentials (bearer, basic, apiKey or oauth)',
+    };
+  if (config.listingAuth === undefined)
+    return {
+      at,
+      reason:
+        "the upstream's lists are read when the source opens, when there is no caller whose token could be exchanged",
+      hint: "add `listingAuth:` with the source's own credentials for that listing session (bearer, basic, apiKey or oauth)",
+    };
+  const section = (['resources', 'prompts'] as const).find((s) => config.expose?.[s] !== undefined);
+  if (section !== undefined)
+    return {
+      at: ['expose', section],
+      reason: `with a token exchange only the upstream's tools are served (each caller's in its own session), not its ${section}`,
+      hint: `remove \`expose.${section}\`, or reach the upstream with the source's own credentials`,
+    };
+  return undefined;
+}
 
 export interface CallerSessionsOptions {
   readonly name: string;
