@@ -137,6 +137,11 @@ export const problems = {
     code: 'SOURCE_OPEN_FAILED',
     message: `cannot open source ${quote(name)}: ${reason}`,
   }),
+  SOURCE_TOKEN_EXCHANGE_REFUSED: (name: string, reason: string, hint: string): Problem => ({
+    code: 'SOURCE_TOKEN_EXCHANGE_REFUSED',
+    message: `source ${quote(name)}: ${reason}`,
+    hint,
+  }),
   UPSTREAM_ENTRY_UNKNOWN: (
     what: string,
     name: string,

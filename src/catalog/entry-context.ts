@@ -42,6 +42,8 @@ export class CompileScope {
   private warn: ((warning: Diagnostic) => void) | undefined;
   /** The names of the declared sources, opened or not (one that failed has its own error). */
   private readonly declaredSources: ReadonlySet<string>;
+  /** `server.auth` is set: calls can carry a verified caller (KindContext.verifiedCallers). */
+  readonly verifiedCallers: boolean;
 
   /** What the sources say changed outside any file; the catalog carries it to its reloader. */
   readonly upstreamChanges = new UpstreamChanges();
@@ -61,6 +63,7 @@ export class CompileScope {
     this.loaded = manifest;
     this.warn = warn;
     this.declaredSources = new Set(Object.keys(manifest.data.sources ?? {}));
+    this.verifiedCallers = manifest.data.server?.auth !== undefined;
   }
 
   /** The manifest, while compiling. */
@@ -153,6 +156,7 @@ class EntryScope implements EntryContext {
   readonly log: Logger;
   readonly baseDir: string;
   readonly dataDir: string;
+  readonly verifiedCallers: boolean;
 
   constructor(
     private readonly section: EntrySection,
@@ -162,6 +166,7 @@ class EntryScope implements EntryContext {
     this.log = new EntryLogger(section, name, scope);
     this.baseDir = scope.baseDir;
     this.dataDir = scope.dataDir;
+    this.verifiedCallers = scope.verifiedCallers;
   }
 
   error(at: EntryPath, problem: Problem): void {

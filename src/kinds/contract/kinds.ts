@@ -68,6 +68,11 @@ export interface KindContext {
    */
   readonly dataDir: string;
   readonly log: Logger;
+  /**
+   * Whether a call can carry a verified caller (CallContext.identity): the manifest has
+   * `server.auth`. Absent: it cannot. A source that needs one (a token exchange) refuses to open without.
+   */
+  readonly verifiedCallers?: boolean;
   /** Records a problem at a path inside this entry. Compilation goes on to find more. */
   error(at: EntryPath, problem: Problem): void;
   /**
@@ -284,6 +289,11 @@ export interface UpstreamListing {
 export interface McpCapability {
   /** What the upstream listed when the source opened: what `kind: mcp` entries are compiled against. */
   readonly listing: UpstreamListing;
+  /**
+   * Each caller's calls go through an upstream session of its own (a token exchange): only tools are
+   * served, since a resource read or a prompt get carries no caller to this capability.
+   */
+  readonly perCaller?: boolean;
   callTool(name: string, args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<ToolResult>;
   readResource(uri: string, signal: AbortSignal): Promise<readonly ResourceContents[]>;
   getPrompt(name: string, args: Readonly<Record<string, string>>, signal: AbortSignal): Promise<PromptResult>;

@@ -33,6 +33,17 @@ export const mcpPrompt: PromptKind<McpPromptConfig> = {
   compile(config, ctx) {
     const mcp = ctx.source(config.source, 'mcp', ['source']);
     if (!mcp) return undefined;
+    if (mcp.perCaller === true) {
+      ctx.error(
+        ['source'],
+        problems.SOURCE_TOKEN_EXCHANGE_REFUSED(
+          config.source,
+          "its auth is a token exchange, and only an upstream's tools are served per caller: a prompt is read with no caller",
+          'serve this prompt from a source with its own credentials (a second `kind: mcp` source on the same url)',
+        ),
+      );
+      return undefined;
+    }
     const listed = mcp.listing.prompts.find((p) => p.name === config.prompt);
     if (!listed) {
       const known = mcp.listing.prompts.map((p) => p.name);

@@ -71,6 +71,17 @@ export const mcpResource: ResourceKind<McpResourceConfig> = {
     }
     const mcp = ctx.source(config.source, 'mcp', ['source']);
     if (!mcp) return undefined;
+    if (mcp.perCaller === true) {
+      ctx.error(
+        ['source'],
+        problems.SOURCE_TOKEN_EXCHANGE_REFUSED(
+          config.source,
+          "its auth is a token exchange, and only an upstream's tools are served per caller: a resource is read with no caller",
+          'serve this resource from a source with its own credentials (a second `kind: mcp` source on the same url)',
+        ),
+      );
+      return undefined;
+    }
     const wanted = (config.uri ?? config.uriTemplate)!;
     const field = config.uri === undefined ? 'uriTemplate' : 'uri';
     const among = config.uri === undefined ? mcp.listing.templates : mcp.listing.resources;

@@ -12,6 +12,13 @@ export const DEFAULT_MAX_CONCURRENCY = 16;
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_ENV_PASSTHROUGH = ['PATH', 'HOME', 'LANG'];
+/** Caller sessions a token-exchange source keeps open (`maxSessions`). */
+export const DEFAULT_MAX_SESSIONS = 64;
+
+/** `listingAuth`: the source's own credentials (no token exchange: there is no caller at open). */
+const { tokenExchange: _perCaller, ...ownAuth } = (
+  OUTBOUND_AUTH_SCHEMA as { properties: Record<string, JsonSchema> }
+).properties;
 
 const patterns: JsonSchema = {
   type: 'array',
@@ -107,7 +114,20 @@ export const mcpSourceInfo: KindInfo = {
       auth: {
         ...(OUTBOUND_AUTH_SCHEMA as object),
         description:
-          "Credentials for `url` (bearer, basic, apiKey in a header, oauth client credentials); never the caller's token.",
+          "Credentials for `url` (bearer, basic, apiKey in a header, oauth client credentials, or a token exchange of each caller's token: then every caller gets an upstream session of its own); never the caller's token.",
+      },
+      listingAuth: {
+        ...(OUTBOUND_AUTH_SCHEMA as object),
+        properties: ownAuth,
+        description:
+          "With `auth: { tokenExchange }` (and only then): the source's own credentials for the one session that reads the upstream's lists when the source opens (bearer, basic, apiKey or oauth); calls go through each caller's own session.",
+      },
+      maxSessions: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_MAX_SESSIONS,
+        description:
+          'With `auth: { tokenExchange }`: caller sessions kept open at once; past it the least recently used idle one is closed.',
       },
       perWorker: {
         type: 'boolean',

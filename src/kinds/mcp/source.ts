@@ -9,6 +9,11 @@
  * Either way a dead upstream fails its own callers with a sentence, and other sources keep serving.
  * Dispose (a reload, shutdown) kills a stdio upstream with everything it started.
  *
+ * With `auth: { tokenExchange }` (HTTP only, and only with `server.auth`) each caller's tool calls go
+ * through an upstream session of its own, opened with the token its own token was exchanged for
+ * (sessions.ts); the lists are read, once, by a session with the source's own `listingAuth`. Only
+ * tools are served so: a resource read or a prompt get carries no caller here.
+ *
  * @example
  * ```yaml
  * sources:
@@ -21,6 +26,11 @@
  *     kind: mcp
  *     url: https://search.example.com/mcp
  *     auth: { bearer: "${env:SEARCH_TOKEN}" }
+ *   files:
+ *     kind: mcp
+ *     url: https://files.example.com/mcp
+ *     auth: { tokenExchange: { tokenUrl: https://auth.example.com/token, clientId: mcp-run, clientSecret: "${env:FILES_SECRET}", audience: files } }
+ *     listingAuth: { bearer: "${env:FILES_LISTING_TOKEN}" }
  * tools:
  *   remember:
  *     kind: mcp
@@ -32,6 +42,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { problems } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import { abortSignalOf } from '../../util/call-signal.js';
 import { escapeControls } from '../../util/escape-controls.js';
 import { isObject } from '../../util/is-object.js';
@@ -40,15 +51,16 @@ import type { McpCapability, SourceKind, UpstreamEntry, UpstreamListing } from '
 import { errorResult } from '../contract/results.js';
 import { processCount } from '../contract/share.js';
 import { type ClientAskMethod, ClientAskRefused, type LogLevel } from '../contract/types.js';
-import { clientCredentials } from '../shared/oauth.js';
+import { clientCredentials, type TokenSource, tokenExchange } from '../shared/oauth.js';
 import { authParts, type HttpAuth } from '../shared/outbound-auth.js';
-import { type McpClient, type Root, UpstreamError } from './client.js';
+import { type McpClient, type RequestOptions, type Root, UpstreamError } from './client.js';
 import { type ExposeConfig, exposedEntries } from './expose.js';
 import { completionValues, DEFAULT_MAX_SUBSCRIPTIONS, UpstreamSubscriptions } from './follow.js';
 import { HeldCalls, type Listener } from './held.js';
 import { startHttp, urlSecrets } from './http-channel.js';
 import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
 import { callInRounds } from './rounds.js';
+import { CallerSessions, PER_CALLER_TOOLS_ONLY, SESSION_IDLE_MS, tokenExchangeRefusal } from './sessions.js';
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -56,6 +68,7 @@ import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_MAX_SESSIONS,
   mcpSourceInfo,
 } from './source.info.js';
 import { startStdio } from './stdio-channel.js';
@@ -71,6 +84,9 @@ export interface McpSourceConfig {
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly auth?: HttpAuth;
+  /** With `auth: { tokenExchange }`: the source's own credentials, for the session that reads the lists. */
+  readonly listingAuth?: Exclude<HttpAuth, { readonly tokenExchange: unknown }>;
+  readonly maxSessions?: number;
   readonly start?: 'serve' | 'first-use';
   readonly perWorker?: boolean;
   readonly connectTimeoutMs?: number;
@@ -130,24 +146,31 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       );
       return undefined;
     }
-    if (config.auth && 'tokenExchange' in config.auth) {
-      ctx.error(
-        ['auth', 'tokenExchange'],
-        problems.MANIFEST_INVALID_VALUE(
-          'bearer, basic, apiKey or oauth: a token exchange per caller is not supported for mcp sources yet',
-        ),
-      );
+    const refusal = tokenExchangeRefusal(config, ctx.verifiedCallers === true);
+    if (refusal !== undefined) {
+      ctx.error(refusal.at, problems.SOURCE_TOKEN_EXCHANGE_REFUSED(ctx.name, refusal.reason, refusal.hint));
       return undefined;
     }
+    const exchange = config.auth && 'tokenExchange' in config.auth ? config.auth.tokenExchange : undefined;
     const maxMessageBytes = config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     const timeoutMs = config.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const auth = authParts(config.auth);
-    // One session serves every caller, so its credentials are the source's own, never a caller's.
-    const tokens = config.auth && 'oauth' in config.auth ? clientCredentials(config.auth.oauth) : undefined;
+    // The source's own credentials: those of the one session every caller shares, or, with a token
+    // exchange, of the session that reads the lists. Never a caller's.
+    const own = exchange === undefined ? config.auth : config.listingAuth;
+    const auth = authParts(own);
+    const tokens = own && 'oauth' in own ? clientCredentials(own.oauth) : undefined;
+    // Each caller's upstream token (RFC 8693), for that caller's own session (sessions.ts).
+    const exchanged: TokenSource | undefined = exchange === undefined ? undefined : tokenExchange(exchange);
+    // Set below; its sessions' tokens are redacted like the rest.
+    let sessions: CallerSessions | undefined;
+    const fixedHeaders = Object.fromEntries(
+      Object.entries(config.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+    );
     // The auth's secrets, and what else the manifest gives that may be one: each `headers:` value
     // (and the token after a scheme, `Bearer …`) and the URL's query values (`?api_key=…`).
     const secrets = redactable([
       ...auth.secrets,
+      ...authParts(config.auth).secrets,
       ...Object.values(config.headers ?? {}).flatMap((value) => [
         value,
         ...(/^\S+\s+(\S+)$/.exec(value)?.slice(1) ?? []),
@@ -158,7 +181,16 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       let out = text;
       for (const secret of secrets) out = out.split(secret).join('***');
       if (tokens !== undefined) for (const secret of tokens.held()) out = out.split(secret).join('***');
+      for (const secret of [...(exchanged?.held() ?? []), ...(sessions?.held() ?? [])])
+        out = out.split(secret).join('***');
       return out;
+    };
+    // What the caller sessions log (their upstream's log messages too) is redacted first.
+    const redactedLog: Logger = {
+      debug: (m) => ctx.log.debug(redact(m)),
+      info: (m) => ctx.log.info(redact(m)),
+      warn: (m) => ctx.log.warn(redact(m)),
+      error: (m) => ctx.log.error(redact(m)),
     };
     const command = config.command;
     const url = config.url;
@@ -197,12 +229,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
                 {
                   name: `upstream ${ctx.name}`,
                   url: url!,
-                  headers: {
-                    ...Object.fromEntries(
-                      Object.entries(config.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
-                    ),
-                    ...auth.headers,
-                  },
+                  headers: { ...fixedHeaders, ...auth.headers },
                   tokens,
                   maxMessageBytes,
                   requestTimeoutMs: timeoutMs + 5000,
@@ -225,10 +252,55 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       return undefined;
     }
 
+    if (exchanged !== undefined)
+      sessions = new CallerSessions({
+        name: `upstream ${ctx.name}`,
+        tokens: exchanged,
+        maxSessions: config.maxSessions ?? DEFAULT_MAX_SESSIONS,
+        idleMs: SESSION_IDLE_MS,
+        maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+        log: redactedLog,
+        // A session bound to one exchanged token: with no credential of the listing session's, and
+        // never restarted (the next call opens a new one, with a token that may be new).
+        open: (token, refused) =>
+          new Upstream({
+            name: `upstream ${ctx.name}`,
+            restartOnExit: false,
+            connectTimeoutMs: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+            maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+            maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+            log: redactedLog,
+            connect: async (events) =>
+              startHttp(
+                {
+                  name: `upstream ${ctx.name}`,
+                  url: url!,
+                  // In the headers too, so that the session's DELETE carries it.
+                  headers: { ...fixedHeaders, authorization: `Bearer ${token}` },
+                  tokens: { token: async () => token, refused, held: () => [token] },
+                  maxMessageBytes,
+                  requestTimeoutMs: timeoutMs + 5000,
+                  log: redactedLog,
+                },
+                events,
+              ),
+          }),
+      });
+    const perCaller = sessions;
+
     // Upstream calls waiting for a 2026 client's answer; a reload or shutdown cancels them.
     const held = new HeldCalls(timeoutMs, (what) => ctx.log.info(`upstream ${ctx.name}: ${redact(what)}`));
-    const request = (method: string, params: object, signal: AbortSignal, extra = {}) =>
-      upstream.use(signal, (client) => client.request(method, params, { signal, timeoutMs, ...extra }));
+    const request = (
+      method: string,
+      params: object,
+      signal: AbortSignal,
+      extra: Omit<RequestOptions, 'signal' | 'timeoutMs'> = {},
+    ) => {
+      const work = (client: McpClient) => client.request(method, params, { signal, timeoutMs, ...extra });
+      return perCaller === undefined
+        ? upstream.use(signal, work)
+        : perCaller.use(extra.identity, signal, work);
+    };
 
     const timed = (method: string, params: object) =>
       request(method, params, AbortSignal.timeout(timeoutMs + 1000));
@@ -243,11 +315,17 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     const mcp: McpCapability = {
       listing,
       redact,
-      viewUri: viewUriRule(ctx.name, config.expose?.tools?.prefix),
-      subscribable: isObject(upstreamCaps.resources) && upstreamCaps.resources.subscribe === true,
+      // Per caller, only tools: no view page, subscription or completion reads without a caller.
+      perCaller: perCaller !== undefined,
+      viewUri:
+        perCaller === undefined ? viewUriRule(ctx.name, config.expose?.tools?.prefix) : () => undefined,
+      subscribable:
+        perCaller === undefined &&
+        isObject(upstreamCaps.resources) &&
+        upstreamCaps.resources.subscribe === true,
       follow: (uri, onUpdated) => follows.follow(uri, onUpdated),
       async complete(ref, argument, value, context) {
-        if (!isObject(upstreamCaps.completions)) return [];
+        if (!isObject(upstreamCaps.completions) || perCaller !== undefined) return [];
         const result = await timed('completion/complete', {
           ref,
           argument: { name: argument, value },
@@ -301,11 +379,13 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
         return toolResult(result, redact);
       },
       async readResource(uri, signal) {
+        if (perCaller !== undefined) throw new Error(PER_CALLER_TOOLS_ONLY);
         const result = await request('resources/read', { uri }, signal);
         const contents = isObject(result) && Array.isArray(result.contents) ? result.contents : [];
         return contents.flatMap((c) => resourceContents(c, redact));
       },
       async getPrompt(name, args, signal) {
+        if (perCaller !== undefined) throw new Error(PER_CALLER_TOOLS_ONLY);
         const result = await request('prompts/get', { name, arguments: args }, signal);
         return promptResult(result, redact);
       },
@@ -323,6 +403,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       async dispose() {
         held.dispose();
         await follows.dispose();
+        await perCaller?.dispose();
         await upstream.dispose();
       },
     };
