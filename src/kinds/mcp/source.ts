@@ -196,10 +196,11 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     const url = config.url;
     // Set below, once requests can be made; the upstream's updates and restarts reach it.
     let subscriptions: UpstreamSubscriptions | undefined;
+    const roots = config.roots?.map((root) => rootOf(root, ctx.baseDir));
     const upstream = new Upstream({
       name: `upstream ${ctx.name}`,
       restartOnExit: (config.start ?? 'serve') === 'serve',
-      ...(config.roots !== undefined && { roots: config.roots.map((root) => rootOf(root, ctx.baseDir)) }),
+      ...(roots !== undefined && { roots }),
       connectTimeoutMs: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
       maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
@@ -266,6 +267,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
           new Upstream({
             name: `upstream ${ctx.name}`,
             restartOnExit: false,
+            ...(roots !== undefined && { roots }),
             connectTimeoutMs: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
             maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
             maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
