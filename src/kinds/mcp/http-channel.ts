@@ -16,6 +16,7 @@ import { isRequestId, type RequestId } from '../../util/jsonrpc.js';
 import type { Logger } from '../contract/kinds.js';
 import type { TokenSource } from '../shared/oauth.js';
 import type { Channel, ChannelEvents, Outgoing } from './client.js';
+import { isEnveloped, modernHeaders } from './modern.js';
 
 export interface HttpChannelOptions {
   readonly name: string;
@@ -45,8 +46,12 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
-    if (session !== undefined) headers['mcp-session-id'] = session;
-    if (version !== undefined) headers['mcp-protocol-version'] = version;
+    // A 2026-07-28 request (modern.ts) carries its own version and method headers, and no session.
+    if (isEnveloped(out.message)) Object.assign(headers, modernHeaders(out.message));
+    else {
+      if (session !== undefined) headers['mcp-session-id'] = session;
+      if (version !== undefined) headers['mcp-protocol-version'] = version;
+    }
     if (o.tokens !== undefined) {
       const signal = out.signal ?? AbortSignal.timeout(o.requestTimeoutMs);
       headers.authorization = `Bearer ${await o.tokens.token(out.identity, signal)}`;

@@ -1,6 +1,6 @@
 /**
  * Source `mcp`: another MCP server, reached over stdio (a program, argv only, no shell) or
- * Streamable HTTP (a URL, 2025 era), spoken to by mcp-run's own client (client.ts). Its lists are
+ * Streamable HTTP (a URL, 2025 or 2026-07-28 era: modern.ts), spoken to by mcp-run's own client (client.ts). Its lists are
  * read once when the source opens; that is the contract `kind: mcp` entries and `expose:` are
  * compiled against (pinned: a change upstream shows after a reload, never silently in between).
  *
@@ -46,6 +46,7 @@ import { type ExposeConfig, exposedEntries } from './expose.js';
 import { completionValues, DEFAULT_MAX_SUBSCRIPTIONS, UpstreamSubscriptions } from './follow.js';
 import { HeldCalls, type Listener } from './held.js';
 import { startHttp, urlSecrets } from './http-channel.js';
+import type { Era } from './modern.js';
 import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
 import { callInRounds } from './rounds.js';
 import {
@@ -68,6 +69,7 @@ export interface McpSourceConfig {
   readonly cwd?: string;
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  readonly era?: Era;
   readonly auth?: HttpAuth;
   readonly start?: 'serve' | 'first-use';
   readonly perWorker?: boolean;
@@ -126,6 +128,16 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       );
       return undefined;
     }
+    if (config.command !== undefined && config.era !== undefined && config.era !== '2025') {
+      ctx.error(
+        ['era'],
+        problems.MANIFEST_INVALID_VALUE(
+          'a stdio upstream speaks the 2025 era: `era` chooses the era of a `url:` upstream',
+          'remove `era`, or set it to 2025',
+        ),
+      );
+      return undefined;
+    }
     if (config.auth && 'tokenExchange' in config.auth) {
       ctx.error(
         ['auth', 'tokenExchange'],
@@ -164,6 +176,8 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       name: `upstream ${ctx.name}`,
       restartOnExit: (config.start ?? 'serve') === 'serve',
       connectTimeoutMs: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      // A stdio upstream initializes (2025); an HTTP one speaks the era the source asks (modern.ts).
+      era: command !== undefined ? '2025' : (config.era ?? 'auto'),
       maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
       maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
       log: ctx.log,
@@ -209,9 +223,11 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
 
     let listing: UpstreamListing;
     let upstreamCaps: Record<string, unknown> = {};
+    let era: '2025' | '2026' = '2025';
     try {
       const client = await upstream.connected();
       upstreamCaps = client.capabilities;
+      era = client.era;
       listing = await readListing(client, timeoutMs, config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
       if (config.start === 'first-use') await upstream.stop(`upstream ${ctx.name} waits for its first use`);
     } catch (err) {
@@ -239,7 +255,9 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       listing,
       redact,
       viewUri: viewUriRule(ctx.name, config.expose?.tools?.prefix),
-      subscribable: isObject(upstreamCaps.resources) && upstreamCaps.resources.subscribe === true,
+      // A 2026 upstream's updates come on a subscriptions/listen stream, which mcp-run does not open yet.
+      subscribable:
+        era === '2025' && isObject(upstreamCaps.resources) && upstreamCaps.resources.subscribe === true,
       follow: (uri, onUpdated) => follows.follow(uri, onUpdated),
       async complete(ref, argument, value, context) {
         if (!isObject(upstreamCaps.completions)) return [];
