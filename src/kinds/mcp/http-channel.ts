@@ -84,6 +84,13 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
         throw new Error(`the session with ${o.name} expired; the next call opens a new one`);
       }
       if (res.status === 401 || res.status === 403) o.tokens?.refused(out.identity);
+      // A 2026 upstream answers a refused request 4xx with its JSON-RPC error: that error is the answer.
+      const refusal = !res.ok && isEnveloped(out.message) && res.status < 500 && res.body !== null;
+      if (refusal && (res.headers.get('content-type') ?? '').startsWith('application/json')) {
+        const sent = out.message as { id?: unknown };
+        deliver(await readBounded(res.body!, o.maxMessageBytes), isRequestId(sent.id) ? sent.id : undefined);
+        return;
+      }
       if (!res.ok) {
         await res.body?.cancel().catch(() => {});
         throw new Error(
