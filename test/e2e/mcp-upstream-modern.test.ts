@@ -126,6 +126,7 @@ describe('a 2026-07-28-only upstream over HTTP (era: auto), called by both eras 
         'm_fail',
         'm_roots',
         'm_slow',
+        'm_wait',
       ]);
       const echoed = (await c.callTool({ name: 'm_echo', arguments: { text: `from ${era}` } })) as Json;
       assert.equal((echoed.content as Json[])[0]!.text, `echo: from ${era}`);
@@ -175,6 +176,18 @@ describe('a 2026-07-28-only upstream over HTTP (era: auto), called by both eras 
       assert.ok(asked.includes(`v${era === '2025' ? 1 : 2}: Who are you?`), asked.join('\n'));
     });
   }
+
+  test("a caller's cancellation closes the upstream call's answer stream, which the upstream takes as its cancellation", async () => {
+    const logged = (line: string) => readFileSync(log, 'utf8').split('\n').includes(line);
+    const abort = new AbortController();
+    const call = v1.callTool({ name: 'm_wait', arguments: {} }, undefined, { signal: abort.signal });
+    for (let i = 0; i < 200 && !logged('waiting'); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(logged('waiting'), 'the upstream started the call');
+    abort.abort();
+    await assert.rejects(call);
+    for (let i = 0; i < 200 && !logged('wait cancelled'); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(logged('wait cancelled'), 'the upstream saw the cancellation');
+  });
 
   test('a question the caller did not declare (roots, from the v2 client) ends the call with a sentence', async () => {
     const result = (await v2.callTool({ name: 'm_roots', arguments: {} })) as Json;
