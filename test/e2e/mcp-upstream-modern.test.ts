@@ -124,6 +124,7 @@ describe('a 2026-07-28-only upstream over HTTP (era: auto), called by both eras 
         'm_confirm',
         'm_echo',
         'm_fail',
+        'm_regional',
         'm_roots',
         'm_slow',
         'm_wait',
@@ -135,6 +136,15 @@ describe('a 2026-07-28-only upstream over HTTP (era: auto), called by both eras 
       assert.equal((read.contents[0] as Json).text, 'hello from 2026');
       const prompt = await c.getPrompt({ name: 'greet', arguments: { name: 'Lin' } });
       assert.equal((prompt.messages[0]!.content as Json).text, 'Say hello to Lin.');
+    });
+
+    test(`a ${era} client calls a tool whose argument the upstream wants as a header too (x-mcp-header)`, async () => {
+      const result = (await (client() as Client).callTool({
+        name: 'm_regional',
+        arguments: { region: 'eu-west é' },
+      })) as Json;
+      assert.notEqual(result.isError, true, text(result));
+      assert.equal(text(result), 'region: eu-west é');
     });
 
     test(`the upstream's error result reaches a ${era} client as an error result`, async () => {

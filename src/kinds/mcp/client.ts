@@ -35,6 +35,8 @@ export interface Outgoing {
   /** For a channel whose credentials are per caller (a token exchange); stdio ignores it. */
   readonly identity?: CallerIdentity | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Headers of this request alone (2026 HTTP: `Mcp-Param-*`); stdio ignores them. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** A way to one upstream: stdio (a process) or Streamable HTTP. */
@@ -72,6 +74,8 @@ export interface RequestOptions {
   readonly signal?: AbortSignal | undefined;
   readonly timeoutMs: number;
   readonly identity?: CallerIdentity | undefined;
+  /** Headers of this request alone, over HTTP (a 2026 call's `Mcp-Param-*`, modern.ts). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Progress notifications for this request (a progressToken is sent only with it). */
   readonly onProgress?: ((progress: number, total?: number, message?: string) => void) | undefined;
   /** The upstream's log messages about this request (when the channel can tell which they are). */
@@ -301,6 +305,7 @@ export class McpClient {
         .send({
           message: { jsonrpc: '2.0', id, method, params: withToken },
           identity: options.identity,
+          headers: options.headers,
           signal:
             streamEnd === undefined
               ? options.signal

@@ -47,7 +47,7 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
       accept: 'application/json, text/event-stream',
     };
     // A 2026-07-28 request (modern.ts) carries its own version and method headers, and no session.
-    if (isEnveloped(out.message)) Object.assign(headers, modernHeaders(out.message));
+    if (isEnveloped(out.message)) Object.assign(headers, out.headers, modernHeaders(out.message));
     else {
       if (session !== undefined) headers['mcp-session-id'] = session;
       if (version !== undefined) headers['mcp-protocol-version'] = version;

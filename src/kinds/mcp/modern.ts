@@ -91,6 +91,28 @@ export function headerValue(value: string): string {
   return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
+/**
+ * The `Mcp-Param-{Name}` headers of a `tools/call` (2026 HTTP): each top-level property of the
+ * tool's input schema marked `x-mcp-header: Name` (an RFC 9110 token) whose argument is a string,
+ * an integer or a boolean. The upstream refuses a call without them (-32020).
+ */
+export function paramHeaders(
+  inputSchema: unknown,
+  args: Readonly<Record<string, unknown>>,
+): Record<string, string> {
+  const properties = isObject(inputSchema) && isObject(inputSchema.properties) ? inputSchema.properties : {};
+  const out: Record<string, string> = {};
+  for (const [property, schema] of Object.entries(properties)) {
+    const name = isObject(schema) ? schema['x-mcp-header'] : undefined;
+    if (typeof name !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/.test(name)) continue;
+    const value = args[property];
+    if (typeof value === 'string') out[`mcp-param-${name.toLowerCase()}`] = headerValue(value);
+    else if (typeof value === 'boolean' || (typeof value === 'number' && Number.isSafeInteger(value)))
+      out[`mcp-param-${name.toLowerCase()}`] = String(value);
+  }
+  return out;
+}
+
 /** What `server/discover` answered, when it says the upstream speaks 2026-07-28. */
 export function discovered(result: unknown): { capabilities: Record<string, unknown> } | undefined {
   if (!isObject(result) || !Array.isArray(result.supportedVersions)) return undefined;

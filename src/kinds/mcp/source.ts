@@ -46,7 +46,7 @@ import { type ExposeConfig, exposedEntries } from './expose.js';
 import { completionValues, DEFAULT_MAX_SUBSCRIPTIONS, UpstreamSubscriptions } from './follow.js';
 import { HeldCalls, type Listener } from './held.js';
 import { startHttp, urlSecrets } from './http-channel.js';
-import type { Era } from './modern.js';
+import { type Era, paramHeaders } from './modern.js';
 import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
 import { callInRounds } from './rounds.js';
 import {
@@ -281,6 +281,9 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
             ),
         });
         const params = { name, arguments: args };
+        // 2026 HTTP: arguments the tool's schema mirrors into headers (x-mcp-header) go as headers too.
+        const schema = era === '2026' ? listing.tools.find((t) => t.name === name)?.inputSchema : undefined;
+        const headers = schema === undefined ? undefined : paramHeaders(schema, args);
         // 2026: the upstream's questions end a round with input_required, its call held here between rounds.
         if (call.interaction?.stateless === true) {
           const outcome = await callInRounds(
@@ -289,7 +292,11 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
               source: ctx.name,
               timeoutMs,
               start: (ask, listener, signal) =>
-                request('tools/call', params, signal, { onRequest: relayed(ask), ...reports(listener) }),
+                request('tools/call', params, signal, {
+                  onRequest: relayed(ask),
+                  headers,
+                  ...reports(listener),
+                }),
             },
             call,
             call.interaction,
@@ -309,6 +316,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
         });
         const result = await request('tools/call', params, abortSignalOf(call.signal), {
           onRequest,
+          headers,
           ...reports(() => call),
         });
         return toolResult(result, redact);

@@ -16,6 +16,7 @@ import {
   headerValue,
   MODERN_VERSION,
   modernHeaders,
+  paramHeaders,
   readResult,
 } from '../../../src/kinds/mcp/modern.js';
 import { schemaFor } from '../../protocol/mcp-schemas.js';
@@ -90,6 +91,40 @@ describe('the 2026 envelope and headers', () => {
     assert.equal(headerValue('=?base64?x?=').startsWith('=?base64?PT9'), true);
     // A 2025 message (no envelope) gets none: the channel's session headers apply.
     assert.deepEqual(modernHeaders({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }), {});
+  });
+});
+
+describe('Mcp-Param headers (x-mcp-header)', () => {
+  test('a marked top-level string, integer or boolean argument becomes its header; others do not', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        region: { type: 'string', 'x-mcp-header': 'Region' },
+        count: { type: 'integer', 'x-mcp-header': 'Count' },
+        dry: { type: 'boolean', 'x-mcp-header': 'Dry' },
+        ratio: { type: 'number', 'x-mcp-header': 'Ratio' },
+        bad: { type: 'string', 'x-mcp-header': 'Not a token' },
+        plain: { type: 'string' },
+        absent: { type: 'string', 'x-mcp-header': 'Absent' },
+      },
+    };
+    assert.deepEqual(
+      paramHeaders(schema, {
+        region: 'née',
+        count: 3,
+        dry: false,
+        ratio: 0.5,
+        bad: 'x',
+        plain: 'y',
+        absent: null,
+      }),
+      {
+        'mcp-param-region': `=?base64?${Buffer.from('née').toString('base64')}?=`,
+        'mcp-param-count': '3',
+        'mcp-param-dry': 'false',
+      },
+    );
+    assert.deepEqual(paramHeaders(undefined, { region: 'x' }), {});
   });
 });
 
