@@ -144,7 +144,12 @@ export class McpClient {
     if (era !== '2025') {
       let why: string;
       try {
-        const result = await this.send('server/discover', enveloped({}, false, false), { timeoutMs });
+        // auto: half the time at most, so that a 2025 upstream that never answers the probe leaves
+        // its initialize the other half.
+        const probeMs = era === 'auto' ? Math.ceil(timeoutMs / 2) : timeoutMs;
+        const result = await this.send('server/discover', enveloped({}, false, false), {
+          timeoutMs: probeMs,
+        });
         const found = discovered(result);
         if (found !== undefined) {
           this.era = '2026';

@@ -88,8 +88,13 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
       const refusal = !res.ok && isEnveloped(out.message) && res.status < 500 && res.body !== null;
       if (refusal && (res.headers.get('content-type') ?? '').startsWith('application/json')) {
         const sent = out.message as { id?: unknown };
-        deliver(await readBounded(res.body!, o.maxMessageBytes), isRequestId(sent.id) ? sent.id : undefined);
-        return;
+        const text = await readBounded(res.body!, o.maxMessageBytes).catch(() => '');
+        // Only an error about this request (its id) answers it; another body (a 2025 server's
+        // `id: null` refusal) leaves the status as the reason, so the request fails now.
+        if (isRequestId(sent.id) && isErrorFor(text, sent.id)) return deliver(text, sent.id);
+        throw new Error(
+          `${o.name} answered HTTP ${res.status} ${escapeControls(res.statusText.slice(0, 200))}`,
+        );
       }
       if (!res.ok) {
         await res.body?.cancel().catch(() => {});
@@ -142,6 +147,16 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
     }
     const bytes = Buffer.byteLength(text);
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) events.message(message, bytes, related);
+  }
+}
+
+/** Whether a body is a JSON-RPC error answering request `id`. */
+function isErrorFor(text: string, id: RequestId): boolean {
+  try {
+    const parsed = JSON.parse(text) as { id?: unknown; error?: unknown };
+    return parsed.id === id && typeof parsed.error === 'object' && parsed.error !== null;
+  } catch {
+    return false;
   }
 }
 
