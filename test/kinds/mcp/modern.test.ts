@@ -6,8 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { compileCatalog } from '../../../src/catalog/compile.js';
+import { ManifestError } from '../../../src/errors.js';
+import { builtinKinds } from '../../../src/kinds/builtin.js';
 import { McpClient } from '../../../src/kinds/mcp/client.js';
 import { startHttp } from '../../../src/kinds/mcp/http-channel.js';
 import {
@@ -19,7 +23,10 @@ import {
   paramHeaders,
   readResult,
 } from '../../../src/kinds/mcp/modern.js';
+import { StderrLogger } from '../../../src/log.js';
+import { loadManifest } from '../../../src/manifest/load.js';
 import { schemaFor } from '../../protocol/mcp-schemas.js';
+import { tempDir } from '../context.js';
 
 const REPO = join(import.meta.dirname, '../../..');
 const MODERN = join(REPO, 'test/fixtures/mcp-upstream/modern.mjs');
@@ -283,5 +290,22 @@ describe("the era each `era:` picks, against the v2 server library's upstreams",
       },
     );
     await client.close('done');
+  });
+});
+
+describe('the era field', () => {
+  test('a stdio upstream with era: 2026 is refused at load, naming the field', async () => {
+    const file = join(tempDir(), 'mcp.yaml');
+    writeFileSync(file, 'sources:\n  up:\n    kind: mcp\n    command: [node, x.mjs]\n    era: "2026"\n');
+    const registry = builtinKinds();
+    await assert.rejects(
+      async () =>
+        compileCatalog(await loadManifest(file, registry, {}), registry, new StderrLogger('silent')),
+      (err: unknown) =>
+        err instanceof ManifestError &&
+        err.diagnostics.some(
+          (d) => d.path?.includes('era') === true && /a stdio upstream speaks the 2025 era/.test(d.message),
+        ),
+    );
   });
 });
