@@ -1,6 +1,6 @@
 /**
  * mcp-run's own client of one upstream MCP server, over a channel (stdio-channel.ts, http-channel.ts):
- * the 2025 handshake, requests correlated by id, a time limit per request, cancellation, progress and
+ * the 2025 handshake or the 2026-07-28 stateless era (`open`, modern.ts), requests correlated by id, a time limit per request, cancellation, progress and
  * log notifications routed to the call they belong to, and the server's own requests answered.
  *
  * Everything the upstream sends is data: it is parsed as JSON, checked for shape before use, and

@@ -4,7 +4,8 @@
  * log notifications before its response. The session id the upstream gives at initialize
  * (`Mcp-Session-Id`) and the negotiated `MCP-Protocol-Version` go on every later request; a 404
  * for the session means it expired, and the channel closes (the source opens a new one). `close`
- * ends the session with a DELETE.
+ * ends the session with a DELETE. A 2026-07-28 request (the `_meta` envelope, modern.ts) goes
+ * with its own version and method headers instead, without a session.
  *
  * Every body is read with a byte budget (`maxMessageBytes` per message), and every POST has a time
  * limit, so a server that never finishes its stream holds nothing for long. The source's
