@@ -1,6 +1,6 @@
 /**
  * mcp-run's own client of one upstream MCP server, over a channel (stdio-channel.ts, http-channel.ts):
- * the 2025 handshake, requests correlated by id, a time limit per request, cancellation, progress and
+ * the 2025 handshake or the 2026-07-28 stateless era (`open`, modern.ts), requests correlated by id, a time limit per request, cancellation, progress and
  * log notifications routed to the call they belong to, and the server's own requests answered.
  *
  * Everything the upstream sends is data: it is parsed as JSON, checked for shape before use, and
@@ -15,6 +15,7 @@ import { escapeControls } from '../../util/escape-controls.js';
 import { isObject } from '../../util/is-object.js';
 import { isRequestId, JsonRpcCode, notification, type RequestId } from '../../util/jsonrpc.js';
 import type { CallerIdentity, LogLevel } from '../contract/types.js';
+import { discovered, type Era, enveloped, MAX_ROUNDS, MODERN_VERSION, readResult } from './modern.js';
 
 /** The notifications that say an upstream's lists changed: these names exactly, nothing else. */
 const LIST_CHANGED: ReadonlySet<string> = new Set([
@@ -34,6 +35,8 @@ export interface Outgoing {
   /** For a channel whose credentials are per caller (a token exchange); stdio ignores it. */
   readonly identity?: CallerIdentity | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Headers of this request alone (2026 HTTP: `Mcp-Param-*`); stdio ignores them. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** A way to one upstream: stdio (a process) or Streamable HTTP. */
@@ -71,6 +74,8 @@ export interface RequestOptions {
   readonly signal?: AbortSignal | undefined;
   readonly timeoutMs: number;
   readonly identity?: CallerIdentity | undefined;
+  /** Headers of this request alone, over HTTP (a 2026 call's `Mcp-Param-*`, modern.ts). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** Progress notifications for this request (a progressToken is sent only with it). */
   readonly onProgress?: ((progress: number, total?: number, message?: string) => void) | undefined;
   /** The upstream's log messages about this request (when the channel can tell which they are). */
@@ -122,9 +127,11 @@ export class McpClient {
   private readonly pending = new Map<RequestId, Pending>();
   private channel: Channel | undefined;
   private closedReason: string | undefined;
-  /** What the server answered to initialize. */
+  /** What the server answered to initialize (or `server/discover`: 2026-07-28). */
   protocolVersion = CLIENT_PROTOCOL_VERSION;
   capabilities: Record<string, unknown> = {};
+  /** The era spoken: 2025 (initialize, a session) or 2026 (stateless, modern.ts). */
+  era: '2025' | '2026' = '2025';
 
   constructor(private readonly options: ClientOptions) {}
 
@@ -138,7 +145,49 @@ export class McpClient {
     return this.closedReason === undefined;
   }
 
-  /** The handshake: initialize, then notifications/initialized. */
+  /**
+   * The era's start: `2026` asks `server/discover` (and fails without a 2026-07-28 answer), `2025`
+   * initializes, `auto` asks `server/discover` and falls back to initialize when the answer is not
+   * a 2026-07-28 one (an error, an HTTP error status, anything else). Within `timeoutMs` in all.
+   */
+  async open(channel: Channel, era: Era, timeoutMs: number): Promise<void> {
+    this.channel = channel;
+    const deadline = Date.now() + timeoutMs;
+    if (era !== '2025') {
+      let why: string;
+      try {
+        // auto: half the time at most, so that a 2025 upstream that never answers the probe leaves
+        // its initialize the other half.
+        const probeMs = era === 'auto' ? Math.ceil(timeoutMs / 2) : timeoutMs;
+        const result = await this.send('server/discover', enveloped({}, false, false), {
+          timeoutMs: probeMs,
+        });
+        const found = discovered(result);
+        if (found !== undefined) {
+          this.era = '2026';
+          this.protocolVersion = MODERN_VERSION;
+          this.capabilities = found.capabilities;
+          channel.negotiated(MODERN_VERSION);
+          return;
+        }
+        why = `its server/discover answer does not name ${MODERN_VERSION}`;
+      } catch (err) {
+        why = (err as Error).message;
+      }
+      if (era === '2026')
+        throw new Error(`${this.options.name} does not speak ${MODERN_VERSION} (era: 2026): ${why}`);
+    }
+    try {
+      await this.initialize(channel, Math.max(1, deadline - Date.now()));
+    } catch (err) {
+      if (era !== '2025') throw err;
+      throw new Error(
+        `${(err as Error).message} (era: 2025 initializes; an upstream that speaks only ${MODERN_VERSION} refuses that: set era: auto or 2026)`,
+      );
+    }
+  }
+
+  /** The 2025 handshake: initialize, then notifications/initialized. */
   async initialize(channel: Channel, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     this.channel = channel;
     const result = await this.request(
@@ -169,14 +218,69 @@ export class McpClient {
     await channel.send({ message: notification('notifications/initialized') });
   }
 
-  request(method: string, params: object, options: RequestOptions): Promise<unknown> {
+  /**
+   * One request and its result. In the 2026 era it carries the envelope, and an `input_required`
+   * result is answered through `onRequest` and the request sent again (modern.ts), within
+   * `timeoutMs` for all its rounds.
+   */
+  async request(method: string, params: object, options: RequestOptions): Promise<unknown> {
+    if (this.era !== '2026') return this.send(method, params, options);
+    const deadline = Date.now() + options.timeoutMs;
+    const relays = options.onRequest !== undefined;
+    let retry: Record<string, unknown> = {};
+    for (let round = 1; ; round++) {
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(`${this.options.name} did not answer ${method} within ${options.timeoutMs} ms`);
+      const result = await this.send(
+        method,
+        enveloped({ ...(params as Record<string, unknown>), ...retry }, relays, options.onLog !== undefined),
+        { ...options, timeoutMs: left },
+      );
+      const read = readResult(result, `${this.options.name}'s answer to ${method}`);
+      if (read.kind === 'complete') return result;
+      if (read.kind === 'invalid') throw new Error(read.reason);
+      if (round >= MAX_ROUNDS)
+        throw new Error(
+          `${this.options.name} asked for input on ${method} ${MAX_ROUNDS} times; mcp-run stopped there`,
+        );
+      const answers: Record<string, unknown> = {};
+      for (const question of read.questions) {
+        if (options.onRequest === undefined)
+          throw new Error(
+            `${this.options.name} asked for input (${escapeControls(question.method.slice(0, 100))}) on ${method}, which mcp-run relays only during a tool call`,
+          );
+        try {
+          answers[question.key] = await options.onRequest(question.method, question.params);
+        } catch (err) {
+          // MRTR has no error answer: the call ends with the reason.
+          throw new Error(
+            `${this.options.name} asked for ${escapeControls(question.method.slice(0, 100))}, which could not be answered: ${(err as Error).message}`,
+          );
+        }
+      }
+      retry = {
+        ...(read.questions.length > 0 && { inputResponses: answers }),
+        ...(read.requestState !== undefined && { requestState: read.requestState }),
+      };
+    }
+  }
+
+  /** One JSON-RPC request on the channel, correlated by id, within its time limit. */
+  private send(method: string, params: object, options: RequestOptions): Promise<unknown> {
     const channel = this.channel;
     if (this.closedReason !== undefined || channel === undefined)
       return Promise.reject(new Error(this.closedReason ?? `${this.options.name} is not connected`));
     if (options.signal?.aborted) return Promise.reject(cancelled(method));
     const id = this.nextId++;
+    const meta = (params as { _meta?: unknown })._meta;
     const withToken =
-      options.onProgress === undefined ? params : { ...params, _meta: { progressToken: `mcp-run-${id}` } };
+      options.onProgress === undefined
+        ? params
+        : { ...params, _meta: { ...(isObject(meta) ? meta : {}), progressToken: `mcp-run-${id}` } };
+    // 2026 over HTTP: closing the answer's stream is the cancellation (no notifications/cancelled).
+    const modern = isObject(meta) && this.era === '2026';
+    const streamEnd = modern ? new AbortController() : undefined;
     return new Promise<unknown>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const done = () => {
@@ -187,10 +291,12 @@ export class McpClient {
       const stop = (err: Error, reason: string) => {
         if (!this.pending.has(id)) return;
         done();
-        // The upstream is told, so that it stops the work (notifications/cancelled).
-        void channel
-          .send({ message: notification('notifications/cancelled', { requestId: id, reason }) })
-          .catch(() => {});
+        // The upstream is told, so that it stops the work (notifications/cancelled; 2026: the stream closed).
+        if (streamEnd !== undefined) streamEnd.abort();
+        else
+          void channel
+            .send({ message: notification('notifications/cancelled', { requestId: id, reason }) })
+            .catch(() => {});
         reject(err);
       };
       const onAbort = () => stop(cancelled(method), 'The caller cancelled the request.');
@@ -221,7 +327,13 @@ export class McpClient {
         .send({
           message: { jsonrpc: '2.0', id, method, params: withToken },
           identity: options.identity,
-          signal: options.signal,
+          headers: options.headers,
+          signal:
+            streamEnd === undefined
+              ? options.signal
+              : options.signal
+                ? AbortSignal.any([options.signal, streamEnd.signal])
+                : streamEnd.signal,
         })
         .catch((err: Error) => this.pending.get(id)?.reject(err));
     });
@@ -232,6 +344,11 @@ export class McpClient {
     if (this.closedReason !== undefined) return;
     this.closedReason = reason;
     for (const pending of [...this.pending.values()]) pending.reject(new Error(reason));
+  }
+
+  /** Whether it answers now (for /readyz): `ping`, or in the 2026 era (no ping) `server/discover`. */
+  async ping(signal: AbortSignal): Promise<void> {
+    await this.request(this.era === '2026' ? 'server/discover' : 'ping', {}, { signal, timeoutMs: 2000 });
   }
 
   async close(reason: string): Promise<void> {

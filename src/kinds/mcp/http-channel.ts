@@ -4,7 +4,8 @@
  * log notifications before its response. The session id the upstream gives at initialize
  * (`Mcp-Session-Id`) and the negotiated `MCP-Protocol-Version` go on every later request; a 404
  * for the session means it expired, and the channel closes (the source opens a new one). `close`
- * ends the session with a DELETE.
+ * ends the session with a DELETE. A 2026-07-28 request (the `_meta` envelope, modern.ts) goes
+ * with its own version and method headers instead, without a session.
  *
  * After the handshake the channel opens the upstream's standalone stream (a GET, SSE), on which the
  * upstream sends what no request carries: `list_changed`, `resources/updated`, a `ping` or a
@@ -26,6 +27,7 @@ import { isRequestId, type RequestId } from '../../util/jsonrpc.js';
 import type { Logger } from '../contract/kinds.js';
 import type { TokenSource } from '../shared/oauth.js';
 import type { Channel, ChannelEvents, Outgoing } from './client.js';
+import { isEnveloped, modernHeaders } from './modern.js';
 
 /** The standalone stream's reconnection delays: the first, the longest, and when it is reset. */
 const STREAM_RETRY_MIN_MS = 250;
@@ -72,8 +74,12 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
-    if (session !== undefined) headers['mcp-session-id'] = session;
-    if (version !== undefined) headers['mcp-protocol-version'] = version;
+    // A 2026-07-28 request (modern.ts) carries its own version and method headers, and no session.
+    if (isEnveloped(out.message)) Object.assign(headers, out.headers, modernHeaders(out.message));
+    else {
+      if (session !== undefined) headers['mcp-session-id'] = session;
+      if (version !== undefined) headers['mcp-protocol-version'] = version;
+    }
     if (o.tokens !== undefined) {
       const signal = out.signal ?? AbortSignal.timeout(o.requestTimeoutMs);
       headers.authorization = `Bearer ${await o.tokens.token(out.identity, signal)}`;
@@ -106,6 +112,18 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
         throw new Error(`the session with ${o.name} expired; the next call opens a new one`);
       }
       if (res.status === 401 || res.status === 403) o.tokens?.refused(out.identity);
+      // A 2026 upstream answers a refused request 4xx with its JSON-RPC error: that error is the answer.
+      const refusal = !res.ok && isEnveloped(out.message) && res.status < 500 && res.body !== null;
+      if (refusal && (res.headers.get('content-type') ?? '').startsWith('application/json')) {
+        const sent = out.message as { id?: unknown };
+        const text = await readBounded(res.body!, o.maxMessageBytes).catch(() => '');
+        // Only an error about this request (its id) answers it; another body (a 2025 server's
+        // `id: null` refusal) leaves the status as the reason, so the request fails now.
+        if (isRequestId(sent.id) && isErrorFor(text, sent.id)) return deliver(text, sent.id);
+        throw new Error(
+          `${o.name} answered HTTP ${res.status} ${escapeControls(res.statusText.slice(0, 200))}`,
+        );
+      }
       if (!res.ok) {
         await res.body?.cancel().catch(() => {});
         throw new Error(
@@ -242,6 +260,16 @@ export function startHttp(o: HttpChannelOptions, events: ChannelEvents): Channel
     }
     const bytes = Buffer.byteLength(text);
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) events.message(message, bytes, related);
+  }
+}
+
+/** Whether a body is a JSON-RPC error answering request `id`. */
+function isErrorFor(text: string, id: RequestId): boolean {
+  try {
+    const parsed = JSON.parse(text) as { id?: unknown; error?: unknown };
+    return parsed.id === id && typeof parsed.error === 'object' && parsed.error !== null;
+  } catch {
+    return false;
   }
 }
 

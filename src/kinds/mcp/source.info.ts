@@ -103,7 +103,13 @@ export const mcpSourceInfo: KindInfo = {
         type: 'string',
         pattern: '^https?://',
         description:
-          'The Streamable HTTP endpoint of an upstream served over HTTP (2025 era), instead of `command`.',
+          'The Streamable HTTP endpoint of an upstream served over HTTP (either era: see `era`), instead of `command`.',
+      },
+      era: {
+        enum: ['auto', '2025', '2026'],
+        default: 'auto',
+        description:
+          'The protocol era spoken to `url`: `auto` asks `server/discover` and speaks 2026-07-28 (stateless) when the upstream answers it, else initializes (2025); `2025` only initializes; `2026` only speaks 2026-07-28 (the open fails otherwise). A stdio upstream speaks 2025.',
       },
       headers: {
         type: 'object',

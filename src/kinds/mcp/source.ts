@@ -1,6 +1,6 @@
 /**
  * Source `mcp`: another MCP server, reached over stdio (a program, argv only, no shell) or
- * Streamable HTTP (a URL, 2025 era), spoken to by mcp-run's own client (client.ts). Its lists are
+ * Streamable HTTP (a URL, 2025 or 2026-07-28 era: modern.ts), spoken to by mcp-run's own client (client.ts). Its lists are
  * read once when the source opens; that is the contract `kind: mcp` entries and `expose:` are
  * compiled against (pinned: a change upstream shows after a reload, never silently in between).
  *
@@ -58,6 +58,7 @@ import { type ExposeConfig, exposedEntries } from './expose.js';
 import { completionValues, DEFAULT_MAX_SUBSCRIPTIONS, UpstreamSubscriptions } from './follow.js';
 import { HeldCalls, type Listener } from './held.js';
 import { startHttp, urlSecrets } from './http-channel.js';
+import { type Era, paramHeaders } from './modern.js';
 import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
 import { callInRounds } from './rounds.js';
 import { CallerSessions, PER_CALLER_TOOLS_ONLY, SESSION_IDLE_MS, tokenExchangeRefusal } from './sessions.js';
@@ -83,6 +84,7 @@ export interface McpSourceConfig {
   readonly roots?: readonly string[];
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  readonly era?: Era;
   readonly auth?: HttpAuth;
   /** With `auth: { tokenExchange }`: the source's own credentials, for the session that reads the lists. */
   readonly listingAuth?: Exclude<HttpAuth, { readonly tokenExchange: unknown }>;
@@ -146,6 +148,16 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       );
       return undefined;
     }
+    if (config.command !== undefined && config.era !== undefined && config.era !== '2025') {
+      ctx.error(
+        ['era'],
+        problems.MANIFEST_INVALID_VALUE(
+          'a stdio upstream speaks the 2025 era: `era` chooses the era of a `url:` upstream',
+          'remove `era`, or set it to 2025',
+        ),
+      );
+      return undefined;
+    }
     const refusal = tokenExchangeRefusal(config, ctx.verifiedCallers === true);
     if (refusal !== undefined) {
       ctx.error(refusal.at, problems.SOURCE_TOKEN_EXCHANGE_REFUSED(ctx.name, refusal.reason, refusal.hint));
@@ -202,6 +214,8 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       restartOnExit: (config.start ?? 'serve') === 'serve',
       ...(roots !== undefined && { roots }),
       connectTimeoutMs: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      // A stdio upstream initializes (2025); an HTTP one speaks the era the source asks (modern.ts).
+      era: command !== undefined ? '2025' : (config.era ?? 'auto'),
       maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
       maxResultBytes: config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
       log: ctx.log,
@@ -242,9 +256,11 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
 
     let listing: UpstreamListing;
     let upstreamCaps: Record<string, unknown> = {};
+    let era: '2025' | '2026' = '2025';
     try {
       const client = await upstream.connected();
       upstreamCaps = client.capabilities;
+      era = client.era;
       listing = await readListing(client, timeoutMs, config.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
       if (config.start === 'first-use') await upstream.stop(`upstream ${ctx.name} waits for its first use`);
     } catch (err) {
@@ -267,6 +283,8 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
           new Upstream({
             name: `upstream ${ctx.name}`,
             restartOnExit: false,
+            // The era the listing session found: the upstream's, for every caller's session.
+            era,
             ...(roots !== undefined && { roots }),
             connectTimeoutMs: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
             maxConcurrency: config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
@@ -321,8 +339,10 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
       perCaller: perCaller !== undefined,
       viewUri:
         perCaller === undefined ? viewUriRule(ctx.name, config.expose?.tools?.prefix) : () => undefined,
+      // A 2026 upstream's updates come on a subscriptions/listen stream, which mcp-run does not open yet.
       subscribable:
         perCaller === undefined &&
+        era === '2025' &&
         isObject(upstreamCaps.resources) &&
         upstreamCaps.resources.subscribe === true,
       follow: (uri, onUpdated) => follows.follow(uri, onUpdated),
@@ -348,6 +368,9 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
             ),
         });
         const params = { name, arguments: args };
+        // 2026 HTTP: arguments the tool's schema mirrors into headers (x-mcp-header) go as headers too.
+        const schema = era === '2026' ? listing.tools.find((t) => t.name === name)?.inputSchema : undefined;
+        const headers = schema === undefined ? undefined : paramHeaders(schema, args);
         // 2026: the upstream's questions end a round with input_required, its call held here between rounds.
         if (call.interaction?.stateless === true) {
           const outcome = await callInRounds(
@@ -356,7 +379,11 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
               source: ctx.name,
               timeoutMs,
               start: (ask, listener, signal) =>
-                request('tools/call', params, signal, { onRequest: relayed(ask), ...reports(listener) }),
+                request('tools/call', params, signal, {
+                  onRequest: relayed(ask),
+                  headers,
+                  ...reports(listener),
+                }),
             },
             call,
             call.interaction,
@@ -376,6 +403,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
         });
         const result = await request('tools/call', params, abortSignalOf(call.signal), {
           onRequest,
+          headers,
           ...reports(() => call),
         });
         return toolResult(result, redact);

@@ -13,6 +13,7 @@ import { escapeControls } from '../../util/escape-controls.js';
 import { acquire, Slots } from '../../util/slots.js';
 import type { Logger } from '../contract/kinds.js';
 import { type Channel, type ChannelEvents, type ClientOptions, McpClient } from './client.js';
+import type { Era } from './modern.js';
 
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
@@ -27,6 +28,8 @@ export interface UpstreamOptions {
   readonly connect: (events: ChannelEvents) => Promise<Channel>;
   readonly restartOnExit: boolean;
   readonly connectTimeoutMs: number;
+  /** Which era to speak (modern.ts): stdio upstreams speak 2025. */
+  readonly era: Era;
   readonly maxConcurrency: number;
   readonly maxResultBytes: number;
   readonly log: Logger;
@@ -121,7 +124,7 @@ export class Upstream {
     try {
       channel = await this.o.connect(events);
       // The handshake's own time limit is the start's: its message names what did not answer.
-      await client.initialize(channel, this.o.connectTimeoutMs);
+      await client.open(channel, this.o.era, this.o.connectTimeoutMs);
     } catch (err) {
       await client.close((err as Error).message).catch(() => {});
       this.failed();
@@ -190,7 +193,7 @@ export class Upstream {
       if (this.starting) throw new Error(`${this.o.name} is starting`);
       throw new Error(`${this.o.name} is not running`);
     }
-    await client.request('ping', {}, { signal, timeoutMs: 2000 });
+    await client.ping(signal);
   }
 
   /** Stops it for good: requests in flight fail, nothing starts again. Never throws. */
