@@ -69,6 +69,7 @@ function sessions(idleMs: number): CallerSessions {
       new Upstream({
         name: 'upstream test',
         restartOnExit: false,
+        era: '2025',
         connectTimeoutMs: 10_000,
         maxConcurrency: 4,
         maxResultBytes: 1 << 20,
