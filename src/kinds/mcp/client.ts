@@ -234,7 +234,12 @@ export class McpClient {
         throw new Error(`${this.options.name} did not answer ${method} within ${options.timeoutMs} ms`);
       const result = await this.send(
         method,
-        enveloped({ ...(params as Record<string, unknown>), ...retry }, relays, options.onLog !== undefined),
+        enveloped(
+          { ...(params as Record<string, unknown>), ...retry },
+          relays,
+          options.onLog !== undefined,
+          this.options.roots !== undefined,
+        ),
         { ...options, timeoutMs: left },
       );
       const read = readResult(result, `${this.options.name}'s answer to ${method}`);
@@ -246,6 +251,17 @@ export class McpClient {
         );
       const answers: Record<string, unknown> = {};
       for (const question of read.questions) {
+        if (question.method === 'roots/list') {
+          // The source's roots, never a caller's (rootsAnswer); without `roots:`, the call ends.
+          try {
+            answers[question.key] = this.rootsAnswer();
+          } catch (err) {
+            throw new Error(
+              `${this.options.name} asked for roots/list, which could not be answered: ${(err as Error).message}`,
+            );
+          }
+          continue;
+        }
         if (options.onRequest === undefined)
           throw new Error(
             `${this.options.name} asked for input (${escapeControls(question.method.slice(0, 100))}) on ${method}, which mcp-run relays only during a tool call`,

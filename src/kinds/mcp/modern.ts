@@ -28,9 +28,12 @@ export const MAX_ROUNDS = 16;
 /** Questions of one round at most. */
 export const MAX_QUESTIONS = 8;
 
-/** The client capabilities a request declares: what its relay can answer, else none. */
-export function capabilitiesFor(relays: boolean): Record<string, unknown> {
-  return relays ? { elicitation: {}, sampling: {}, roots: {} } : {};
+/**
+ * The client capabilities a request declares: what its relay can answer (elicitation, sampling),
+ * and roots when the source names them (mcp-run answers those itself, never a caller).
+ */
+export function capabilitiesFor(relays: boolean, roots = false): Record<string, unknown> {
+  return { ...(relays && { elicitation: {}, sampling: {} }), ...(roots && { roots: {} }) };
 }
 
 /**
@@ -41,6 +44,7 @@ export function enveloped(
   params: Readonly<Record<string, unknown>>,
   relays: boolean,
   logs: boolean,
+  roots = false,
 ): Record<string, unknown> {
   const meta = isObject(params._meta) ? params._meta : {};
   return {
@@ -48,7 +52,7 @@ export function enveloped(
     _meta: {
       ...meta,
       [VERSION_KEY]: MODERN_VERSION,
-      [CAPABILITIES_KEY]: capabilitiesFor(relays),
+      [CAPABILITIES_KEY]: capabilitiesFor(relays, roots),
       [CLIENT_INFO_KEY]: { name: 'mcp-run', version: '1' },
       ...(logs && { [LOG_LEVEL_KEY]: 'debug' }),
     },

@@ -64,7 +64,10 @@ describe('the 2026 envelope and headers', () => {
     const meta = params._meta as Record<string, unknown>;
     assert.equal(meta.progressToken, 'mcp-run-3');
     assert.equal(meta['io.modelcontextprotocol/protocolVersion'], MODERN_VERSION);
-    assert.deepEqual(meta['io.modelcontextprotocol/clientCapabilities'], {
+    assert.deepEqual(meta['io.modelcontextprotocol/clientCapabilities'], { elicitation: {}, sampling: {} });
+    // Roots only when the source names them: mcp-run answers those itself.
+    const rooted = enveloped({ name: 't' }, true, false, true)._meta as Record<string, unknown>;
+    assert.deepEqual(rooted['io.modelcontextprotocol/clientCapabilities'], {
       elicitation: {},
       sampling: {},
       roots: {},
