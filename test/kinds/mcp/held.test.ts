@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HeldCall, HeldCalls, MAX_HELD_PER_CALLER } from '../../../src/kinds/mcp/held.js';
+import { HeldCall, HeldCalls, MAX_HELD_BYTES, MAX_HELD_PER_CALLER } from '../../../src/kinds/mcp/held.js';
 
 /** A held call whose upstream is a promise that ends when the call is cancelled, with one question asked. */
 async function asking(principal: string, caller: string) {
@@ -67,5 +67,49 @@ describe('held upstream calls', () => {
     const alive = setInterval(() => {}, 1000);
     await forgotten.finally(() => clearInterval(alive));
     assert.match(told, /cancelled and forgotten: its question waited 50 ms/);
+  });
+
+  test('a question counts in UTF-8 bytes, not characters', async () => {
+    const call = new HeldCall('p', 'c');
+    call.follow(new Promise(() => {}));
+    const params = { message: 'é€😀'.repeat(100) };
+    call.ask('elicitation/create', params).catch(() => {});
+    const turn = await call.next(new AbortController().signal);
+    assert.equal(turn.kind === 'question' && turn.question.bytes, Buffer.byteLength(JSON.stringify(params)));
+    call.cancel('done');
+  });
+
+  test('a result that comes while its call is held counts toward MAX_HELD_BYTES: past it, the call is forgotten', async () => {
+    const whys: string[] = [];
+    const held = new HeldCalls(60_000, (why) => whys.push(why));
+    const call = new HeldCall('p', 'c');
+    let finish: (result: unknown) => void = () => {};
+    call.follow(new Promise((resolve) => (finish = resolve)));
+    call.ask('elicitation/create', { message: 'Your name?' }).catch(() => {});
+    const turn = await call.next(new AbortController().signal);
+    assert.equal(held.hold(call, turn.kind === 'question' ? turn.question : undefined!), undefined);
+    finish({ content: [{ type: 'text', text: 'x'.repeat(MAX_HELD_BYTES) }] });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(call.signal.aborted, 'the call was cancelled');
+    assert.match(whys.join('\n'), /passed the \d+ bytes the server holds/);
+    assert.deepEqual(held.take(call.id, 'p'), { refused: 'missing' });
+  });
+
+  test('questions queued behind a held one count toward MAX_HELD_BYTES: past it, the call is forgotten', async () => {
+    const whys: string[] = [];
+    const held = new HeldCalls(60_000, (why) => whys.push(why));
+    const big = { message: 'x'.repeat(1_000_000), requestedSchema: { type: 'object', properties: {} } };
+    const calls: HeldCall[] = [];
+    // Each held call queues about 4 MB behind its small question: 9 of them pass the 32 MB.
+    for (let i = 0; i < 9 && whys.length === 0; i++) {
+      const asked = await asking('p', `caller-${i}`);
+      assert.equal(held.hold(asked.call, asked.question), undefined);
+      calls.push(asked.call);
+      for (let q = 0; q < 4; q++) asked.call.ask('elicitation/create', big).catch(() => {});
+    }
+    assert.equal(calls.length, 9, whys.join('\n'));
+    assert.match(whys.join('\n'), /passed the \d+ bytes the server holds/);
+    assert.ok(calls.at(-1)!.signal.aborted, 'the call that passed the bound was cancelled');
+    held.dispose();
   });
 });
