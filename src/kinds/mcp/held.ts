@@ -12,6 +12,10 @@
  * waited that long for a retry is cancelled and forgotten as well. A retry that finds nothing
  * (expired, another replica or worker, a restart, a reload) is told so; nothing is started again.
  *
+ * A held call keeps its place under the source's `maxConcurrency` (its upstream request is open), so
+ * one caller holds at most a quarter of a source's places (heldPerCaller): a caller that never
+ * retries cannot take the source from everyone else.
+ *
  * Bounds, per process: MAX_HELD calls, MAX_HELD_PER_CALLER of one caller, MAX_HELD_BYTES (UTF-8) of
  * what held calls keep while they wait: the question asked, the questions queued behind it and a
  * finished result not yet collected (a held call that would pass the bound is forgotten and
@@ -29,6 +33,13 @@ import { UpstreamError } from './client.js';
 export const MAX_HELD = 128;
 /** Of them, by one caller (CallContext.client, else its principal). */
 export const MAX_HELD_PER_CALLER = 16;
+/**
+ * Calls one caller holds of one source: a quarter of the source's places under `maxConcurrency`
+ * (each held call keeps one), at least 1, at most MAX_HELD_PER_CALLER.
+ */
+export function heldPerCaller(maxConcurrency: number): number {
+  return Math.max(1, Math.min(MAX_HELD_PER_CALLER, Math.floor(maxConcurrency / 4)));
+}
 /** Bytes (UTF-8) of what held calls keep while they wait (questions, an uncollected result), in this process. */
 export const MAX_HELD_BYTES = 32 * 1024 * 1024;
 /** Questions one held call queues behind the one asked, and their bytes together. */
@@ -185,12 +196,19 @@ const perCaller = new Map<string, number>();
 /** One source's held calls (the bounds are the process's). */
 export class HeldCalls {
   private readonly calls = new Map<string, { call: HeldCall; timer: NodeJS.Timeout; bytes: number }>();
+  /** This source's held calls by caller, bound by heldPerCaller(maxConcurrency). */
+  private readonly mine = new Map<string, number>();
+  private readonly perCallerMax: number;
 
   constructor(
     /** How long a question waits for its retry (the source's timeoutMs). */
     private readonly waitMs: number,
     private readonly forgotten: (why: string) => void,
-  ) {}
+    /** The source's maxConcurrency: a held call keeps one of its places. */
+    maxConcurrency: number,
+  ) {
+    this.perCallerMax = heldPerCaller(maxConcurrency);
+  }
 
   /**
    * Holds `call` while its client answers `asked`; a sentence when a bound refuses it (the caller
@@ -203,6 +221,10 @@ export class HeldCalls {
       return `mcp-run already holds ${heldCount} upstream calls waiting for their clients' answers, its limit for the whole server`;
     if (mine >= MAX_HELD_PER_CALLER)
       return `you already have ${mine} upstream calls waiting for your answers (at most ${MAX_HELD_PER_CALLER}); answer or abandon those first`;
+    const here = this.mine.get(call.caller) ?? 0;
+    if (here >= this.perCallerMax)
+      return `you already have ${here} calls of this source waiting for your answers (at most ${this.perCallerMax}); answer or abandon those first`;
+    this.mine.set(call.caller, here + 1);
     heldCount++;
     heldBytes += bytes;
     perCaller.set(call.caller, mine + 1);
@@ -270,5 +292,8 @@ export class HeldCalls {
     const left = (perCaller.get(held.call.caller) ?? 1) - 1;
     if (left > 0) perCaller.set(held.call.caller, left);
     else perCaller.delete(held.call.caller);
+    const here = (this.mine.get(held.call.caller) ?? 1) - 1;
+    if (here > 0) this.mine.set(held.call.caller, here);
+    else this.mine.delete(held.call.caller);
   }
 }

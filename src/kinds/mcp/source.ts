@@ -221,7 +221,11 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     }
 
     // Upstream calls waiting for a 2026 client's answer; a reload or shutdown cancels them.
-    const held = new HeldCalls(timeoutMs, (what) => ctx.log.info(`upstream ${ctx.name}: ${redact(what)}`));
+    const held = new HeldCalls(
+      timeoutMs,
+      (what) => ctx.log.info(`upstream ${ctx.name}: ${redact(what)}`),
+      config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    );
     const request = (method: string, params: object, signal: AbortSignal, extra = {}) =>
       upstream.use(signal, (client) => client.request(method, params, { signal, timeoutMs, ...extra }));
 
