@@ -46,7 +46,7 @@ import { type ExposeConfig, exposedEntries } from './expose.js';
 import { completionValues, DEFAULT_MAX_SUBSCRIPTIONS, UpstreamSubscriptions } from './follow.js';
 import { HeldCalls, type Listener } from './held.js';
 import { startHttp, urlSecrets } from './http-channel.js';
-import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
+import { promptResult, questionParams, redactData, resourceContents, toolResult } from './relay.js';
 import { callInRounds } from './rounds.js';
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -83,14 +83,20 @@ export interface McpSourceConfig {
 /** The upstream's requests relayed to the calling client (CallContext.ask); the rest get -32601. */
 const RELAYED: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
-/** An upstream call's onRequest: the relayed methods go to `ask`, the rest are answered -32601. */
+/**
+ * An upstream call's onRequest: the relayed methods go to `ask`, the rest are answered -32601; a
+ * question whose params are not of its method's shape is answered -32602 (relay.ts, questionParams).
+ */
 function relayed(
   ask: (method: ClientAskMethod, params: Readonly<Record<string, unknown>>) => Promise<unknown>,
+  redact: (text: string) => string,
 ): (method: string, params: unknown) => Promise<unknown> {
   return async (method, params) => {
     if (!RELAYED.has(method))
       throw new UpstreamError(JsonRpcCode.MethodNotFound, `mcp-run does not relay ${method}`);
-    return ask(method as ClientAskMethod, isObject(params) ? params : {});
+    const checked = questionParams(method, params, redact);
+    if ('refused' in checked) throw new UpstreamError(JsonRpcCode.InvalidParams, checked.refused);
+    return ask(method as ClientAskMethod, checked.params);
   };
 }
 
@@ -275,7 +281,10 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
               source: ctx.name,
               timeoutMs,
               start: (ask, listener, signal) =>
-                request('tools/call', params, signal, { onRequest: relayed(ask), ...reports(listener) }),
+                request('tools/call', params, signal, {
+                  onRequest: relayed(ask, redact),
+                  ...reports(listener),
+                }),
             },
             call,
             call.interaction,
@@ -292,7 +301,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
             if (!(err instanceof ClientAskRefused)) throw err;
             throw new UpstreamError(err.code, err.message);
           }
-        });
+        }, redact);
         const result = await request('tools/call', params, abortSignalOf(call.signal), {
           onRequest,
           ...reports(() => call),
