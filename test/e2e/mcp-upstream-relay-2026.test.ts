@@ -37,7 +37,7 @@ sources:
       tools: { include: [trigger-elicitation-request, trigger-sampling-request], prefix: ev_ }
   probe:
     kind: mcp
-    command: [${node}, ${JSON.stringify(PROBE)}]
+    command: [${node}, ${JSON.stringify(PROBE)}, --odd-questions]
     expose:
       tools: { include: [ask_roots, ask_odd], prefix: probe_ }
 tools:
