@@ -77,7 +77,7 @@ import type {
   ToolPlace,
   ToolTaskMode,
 } from './types.js';
-import { checkActions, checkViewFields, compileView, kindView } from './views.js';
+import { checkActions, checkViewFields, compileView, kindView, viewUriSource } from './views.js';
 
 /**
  * Items per list page unless server.pageSize says otherwise: the largest allowed. A full tools/list
@@ -336,6 +336,8 @@ async function compileWith(
     CallLimits.of([{ at: `${section}.${name}.limits`, limits: cfg.limits as ToolCommon['limits'] }]);
   const resources = new Map<string, CatalogResource>();
   const owners = new Map<string, string>();
+  /** The source a resource entry reads (its `source:`), by URI: only its own pages are its to serve. */
+  const ownerSources = new Map<string, string>();
   const templates: CatalogTemplate[] = [];
   const resourceLists: NonNullable<Catalog['resourceLists']>[number][] = [];
   // Resources and prompts served as tools too (mirror.ts), in manifest order after the declared tools.
@@ -382,11 +384,22 @@ async function compileWith(
           ),
         );
     // Each URI once: one an earlier entry (or this one) serves is an error, and the first keeps it.
+    // A page of the form `ui://<prefix>~<source>/` is that source's alone; an entry a source added
+    // never takes the URI of a view of the manifest's own (an upstream's list must not fail the load).
     const seen = new Set<string>();
+    const source = (cfg as { source?: unknown }).source;
     for (const resource of compiled?.resources ?? []) {
       const uri = resource.descriptor.uri;
       const owner = owners.get(uri) ?? (seen.has(uri) ? name : undefined);
+      const reserved = viewUriSource(uri);
+      const ownView = scope.isAdded('resources', name)
+        ? viewResources.find((v) => v.origin === undefined && v.resource.descriptor.uri === uri)
+        : undefined;
       if (owner) report(['resources', name], problems.URI_DUPLICATE(uri, `resources.${owner}`));
+      else if (reserved !== undefined && reserved !== source)
+        report(['resources', name], problems.URI_DUPLICATE(uri, reservedFor(reserved)));
+      else if (ownView !== undefined)
+        report(['resources', name], problems.URI_DUPLICATE(uri, `the view of tools.${ownView.tool}`));
       seen.add(uri);
     }
     if (scope.isLeftOut('resources', name)) continue;
@@ -404,6 +417,7 @@ async function compileWith(
       if (owners.has(uri)) continue;
       resources.set(uri, resource);
       owners.set(uri, name);
+      if (typeof source === 'string') ownerSources.set(uri, source);
     }
     templates.push(...(compiled?.templates ?? []));
     if (compiled?.list) resourceLists.push(compiled.list);
@@ -419,16 +433,22 @@ async function compileWith(
     if (ui !== undefined) checkActions(name, ui, declaredTools, report);
   }
   // The tools' views, after the declared resources; a declared resource at a view's URI is an error.
-  // An upstream's page at a resource entry's URI is that entry's to serve (the entry reads the same
-  // page); two tools of one upstream may share a page; any other meeting at one URI is an error.
+  // An upstream's page at a resource entry's URI is that entry's to serve when the entry reads the
+  // same source (so the same page); two tools of one upstream may share a page; a page of the form
+  // `ui://<prefix>~<source>/` comes from that source only; any other meeting at one URI is an error.
   const views = new Map<string, string>();
   const viewOwners = new Map<string, { tool: string; origin?: string }>();
   for (const { tool, resource, origin } of viewResources) {
     const uri = resource.descriptor.uri;
     const owner = owners.get(uri);
     const shared = viewOwners.get(uri);
-    if (owner && origin === undefined)
+    const reserved = origin === undefined ? undefined : viewUriSource(uri);
+    if (reserved !== undefined && reserved !== origin)
+      report(['tools', tool], problems.URI_DUPLICATE(uri, reservedFor(reserved)));
+    else if (owner && origin === undefined)
       report(['tools', tool, 'ui'], problems.URI_DUPLICATE(uri, `resources.${owner}`));
+    else if (owner && ownerSources.get(uri) !== origin)
+      report(['tools', tool], problems.URI_DUPLICATE(uri, `resources.${owner}`));
     else if (shared !== undefined && (origin === undefined || shared.origin !== origin))
       report(['tools', tool], problems.URI_DUPLICATE(uri, `the view of tools.${shared.tool}`));
     else {
@@ -437,6 +457,14 @@ async function compileWith(
       views.set(tool, uri);
     }
   }
+  // A tool a source added that a problem left out (its view's, above, came after it was compiled)
+  // is not served at all: "left out" means absent from tools/list and from every call.
+  for (const name of [...tools.keys()])
+    if (scope.isLeftOut('tools', name)) {
+      tools.delete(name);
+      groups.delete(name);
+      views.delete(name);
+    }
 
   const prompts = new Map<string, CatalogPrompt>();
   for (const [name, cfg] of entries('prompts')) {
@@ -858,6 +886,11 @@ function readsOnlyTheCaller(policy: CompiledPolicy): boolean {
 }
 
 /** The declared defaults of the top-level arguments, which a policy's `args` sees for absent ones. */
+/** Who a `ui://<prefix>~<source>/` URI is reserved for, as URI_DUPLICATE's "served by" (upstream text: quoted, cut). */
+function reservedFor(source: string): string {
+  return `the views of source ${JSON.stringify(source.slice(0, 64))}, whose form it has`;
+}
+
 function topLevelDefaults(schema: JsonSchema): Record<string, unknown> | undefined {
   const defaults: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(topLevelProperties(schema)))

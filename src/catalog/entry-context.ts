@@ -93,6 +93,11 @@ export class CompileScope {
     this.relocated.set(`${section}\n${name}`, { at, origin });
   }
 
+  /** Whether a source added the entry (OpenedSource.entries): outside text, never the manifest's. */
+  isAdded(section: EntrySection, name: string): boolean {
+    return this.relocated.size > 0 && this.relocated.has(`${section}\n${name}`);
+  }
+
   /** Whether an entry a source added had a problem: it is not served. */
   isLeftOut(section: EntrySection, name: string): boolean {
     return this.leftOut.size > 0 && this.leftOut.has(`${section}\n${name}`);

@@ -52,6 +52,19 @@ export function viewUri(tool: string): string {
   return `ui://${tool}/view.html`;
 }
 
+/**
+ * The source a `ui://<prefix>~<source>/…` URI belongs to: the form an upstream's page takes under
+ * `expose.tools.prefix` (kinds/mcp/views.ts). `~` is in no manifest name, so only that source's
+ * pages may take it; undefined for a URI of another form.
+ */
+export function viewUriSource(uri: string): string | undefined {
+  if (!uri.startsWith('ui://')) return undefined;
+  const end = uri.indexOf('/', 5);
+  const authority = uri.slice(5, end === -1 ? undefined : end);
+  const tilde = authority.lastIndexOf('~');
+  return tilde === -1 ? undefined : authority.slice(tilde + 1);
+}
+
 /** Compiles a tool's `ui:`; reports what is wrong and returns undefined then. */
 export function compileView(
   tool: string,

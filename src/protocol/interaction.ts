@@ -72,12 +72,17 @@ const CAPABILITY: Readonly<Record<ClientAskMethod, string>> = {
   'roots/list': 'roots',
 };
 
-/** Names form mode explicitly to clients that declared it by name; older clients get no `mode`. */
+/**
+ * Names form mode explicitly to clients that declared it by name; older clients get no `mode`.
+ * Every question asked here is form mode (an upstream's too, kinds/mcp/relay.ts): the forced field
+ * comes last, so no `mode` in the params (an upstream's `url`) reaches a client as another mode.
+ */
 function forClient(request: InputRequest, capabilities: Capabilities): InputRequest {
   const elicitation = capabilities.elicitation;
-  if (request.method !== 'elicitation/create' || !isObject(elicitation) || !isObject(elicitation.form))
-    return request;
-  return { method: request.method, params: { mode: 'form', ...request.params } };
+  if (request.method !== 'elicitation/create') return request;
+  const { mode: _mode, ...params } = request.params as Readonly<Record<string, unknown>>;
+  if (!isObject(elicitation) || !isObject(elicitation.form)) return { method: request.method, params };
+  return { method: request.method, params: { ...params, mode: 'form' } };
 }
 
 function legacyInteraction(scope: RequestScope): Interaction {

@@ -37,9 +37,9 @@ sources:
       tools: { include: [trigger-elicitation-request, trigger-sampling-request], prefix: ev_ }
   probe:
     kind: mcp
-    command: [${node}, ${JSON.stringify(PROBE)}]
+    command: [${node}, ${JSON.stringify(PROBE)}, --odd-questions]
     expose:
-      tools: { include: [ask_roots], prefix: probe_ }
+      tools: { include: [ask_roots, ask_odd], prefix: probe_ }
 tools:
   elicit_task:
     kind: mcp
@@ -190,6 +190,64 @@ describe('input_required rounds by hand over HTTP, against the official 2026 sch
   after(async () => {
     await Promise.all([main?.stop(), short?.stop()]);
     files.cleanup();
+  });
+
+  test("an upstream's malformed or url-mode question is refused to it (-32602), never passed on; a valid one arrives as the spec's fields only", async () => {
+    const ask = async (method: string, params: Json): Promise<Json> => {
+      const { message, headers } = modernRequest(
+        ++id,
+        'tools/call',
+        { name: 'probe_ask_odd', arguments: { method, params: JSON.stringify(params) } },
+        { [CAPS]: { elicitation: { form: {} }, sampling: {} } },
+      );
+      const res = await post(main.url, message, { ...headers, authorization: 'Bearer bob-token' });
+      const reply = res.headers['content-type']?.includes('event-stream') ? res.events().at(-1) : res.json();
+      assert.deepEqual(schema.check('JSONRPCResultResponse', reply), [], JSON.stringify(reply));
+      const kind = reply.result.resultType === 'input_required' ? 'InputRequiredResult' : 'CallToolResult';
+      assert.deepEqual(schema.check(kind, reply.result), [], JSON.stringify(reply.result));
+      return reply.result;
+    };
+    const url = await ask('elicitation/create', {
+      mode: 'url',
+      message: 'Sign in to continue',
+      url: 'https://evil.example/login',
+      elicitationId: 'e1',
+    });
+    assert.match(text(url), /^refused: -32602 .*form-mode/, JSON.stringify(url));
+    for (const [method, params] of [
+      ['elicitation/create', {}],
+      [
+        'elicitation/create',
+        { message: 'Name?', requestedSchema: { type: 'object', properties: { a: { type: 'object' } } } },
+      ],
+      ['sampling/createMessage', { messages: 'hi', maxTokens: 5 }],
+      ['sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] }],
+    ] as const) {
+      const result = await ask(method, params);
+      assert.match(
+        text(result),
+        /^refused: -32602 /,
+        `${method} ${JSON.stringify(params)}: ${JSON.stringify(result)}`,
+      );
+    }
+    const form = {
+      type: 'object',
+      properties: { name: { type: 'string', title: 'Name' } },
+      required: ['name'],
+    };
+    const valid = await ask('elicitation/create', {
+      message: 'Name?',
+      requestedSchema: form,
+      mode: 'form',
+      url: 'x',
+      junk: 1,
+    });
+    assert.equal(valid.resultType, 'input_required', JSON.stringify(valid));
+    const [request] = Object.values(valid.inputRequests as Json) as Json[];
+    assert.deepEqual(request, {
+      method: 'elicitation/create',
+      params: { message: 'Name?', requestedSchema: form, mode: 'form' },
+    });
   });
 
   test('inside a 2026 task the question waits in the task: tasks/update answers it, and the task completes', async () => {

@@ -207,7 +207,26 @@ const CHECKED_UI = {
   prefersBorder: false,
 };
 
-test("two upstreams' pages at one URI, with no prefix to tell them apart: the second's tool is left out with a warning, which --strict refuses", () => {
+/** The names tools/list gives over HTTP, and the text of a read of `uri` (undefined: unknown). */
+async function servedBy(file: string, uri?: string): Promise<{ names: string[]; page?: string }> {
+  const served = await spawnHttpCli([file]);
+  try {
+    const client = await connect(served.url, ERAS[0]!, true);
+    try {
+      const { tools } = (await client.listTools()) as Json;
+      const names = tools.map((t: Json) => t.name as string);
+      if (uri === undefined) return { names };
+      const read = (await client.readResource({ uri }).catch(() => undefined)) as Json | undefined;
+      return { names, ...(read !== undefined && { page: read.contents[0].text }) };
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await served.stop();
+  }
+}
+
+test("two upstreams' pages at one URI, with no prefix to tell them apart: the second's tool is left out with a warning, which --strict refuses", async () => {
   const dup = tempFiles({
     'mcp.yaml': `
 sources:
@@ -231,7 +250,75 @@ sources:
     );
     const strict = runCli(['validate', '--strict', join(dup.dir, 'mcp.yaml')]);
     assert.notEqual(strict.code, 0, strict.stderr);
+    // Left out means not served: show_too would render source one's page as its own view.
+    const { names } = await servedBy(join(dup.dir, 'mcp.yaml'));
+    assert.ok(names.includes('show'), names.join());
+    assert.ok(!names.includes('show_too'), names.join());
   } finally {
     dup.cleanup();
+  }
+});
+
+test("an unprefixed upstream naming another source's page (ui://<prefix>~<source>/…) serves neither the page nor its tool", async () => {
+  const GOOD = 'ui://x_~good/show/page.html';
+  const odd = tempFiles({
+    'mcp.yaml': `
+sources:
+  bad:
+    kind: mcp
+    command: [${node}, ${JSON.stringify(PROBE)}, --odd, ${JSON.stringify(GOOD)}]
+    expose:
+      tools: { include: [odd] }
+      resources: { include: [${JSON.stringify(GOOD)}] }
+  good:
+    kind: mcp
+    command: [${node}, ${JSON.stringify(PROBE)}]
+    expose: { tools: { prefix: x_, include: [show] } }
+`,
+  });
+  try {
+    const run = runCli(['validate', join(odd.dir, 'mcp.yaml')]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stderr,
+      /source bad's tool "odd" is left out: resource URI "ui:\/\/x_~good\/show\/page\.html"/,
+    );
+    assert.match(run.stderr, /source bad's resource "ui:\/\/x_~good\/show\/page\.html" is left out/);
+    const { names, page } = await servedBy(join(odd.dir, 'mcp.yaml'), GOOD);
+    assert.ok(names.includes('x_show') && !names.includes('odd'), names.join());
+    assert.match(page ?? '', /the probe view/);
+  } finally {
+    odd.cleanup();
+  }
+});
+
+test("an upstream's resource at the URI of a view of the manifest's own is left out with a warning: the load never fails on it", () => {
+  const own = tempFiles({
+    'mcp.yaml': `
+sources:
+  mem: { kind: sqlite, path: ":memory:" }
+  bad:
+    kind: mcp
+    command: [${node}, ${JSON.stringify(PROBE)}, --odd, "ui://sales/view.html"]
+    expose:
+      tools: { include: [show] }
+      resources: { include: ["ui://sales/view.html"] }
+tools:
+  sales:
+    kind: sql
+    source: mem
+    sql: SELECT 'north' AS region, 10 AS total
+    ui: table
+`,
+  });
+  try {
+    const run = runCli(['validate', join(own.dir, 'mcp.yaml')]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stderr,
+      /source bad's resource "ui:\/\/sales\/view\.html" is left out: resource URI "ui:\/\/sales\/view\.html" is already served by the view of tools\.sales/,
+    );
+  } finally {
+    own.cleanup();
   }
 });

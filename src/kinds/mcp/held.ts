@@ -12,8 +12,14 @@
  * waited that long for a retry is cancelled and forgotten as well. A retry that finds nothing
  * (expired, another replica or worker, a restart, a reload) is told so; nothing is started again.
  *
- * Bounds, per process: MAX_HELD calls, MAX_HELD_PER_CALLER of one caller, MAX_HELD_BYTES of
- * questions waiting; a held call queues at most MAX_QUEUED questions of MAX_QUEUED_BYTES. A retry
+ * A held call keeps its place under the source's `maxConcurrency` (its upstream request is open), so
+ * one caller holds at most a quarter of a source's places (heldPerCaller): a caller that never
+ * retries cannot take the source from everyone else.
+ *
+ * Bounds, per process: MAX_HELD calls, MAX_HELD_PER_CALLER of one caller, MAX_HELD_BYTES (UTF-8) of
+ * what held calls keep while they wait: the question asked, the questions queued behind it and a
+ * finished result not yet collected (a held call that would pass the bound is forgotten and
+ * cancelled); a held call queues at most MAX_QUEUED questions of MAX_QUEUED_BYTES. A retry
  * from another principal than the first round's is refused, and the call cancelled (its one
  * requestState is spent).
  */
@@ -27,7 +33,14 @@ import { UpstreamError } from './client.js';
 export const MAX_HELD = 128;
 /** Of them, by one caller (CallContext.client, else its principal). */
 export const MAX_HELD_PER_CALLER = 16;
-/** Bytes of the questions held calls wait on, in this process. */
+/**
+ * Calls one caller holds of one source: a quarter of the source's places under `maxConcurrency`
+ * (each held call keeps one), at least 1, at most MAX_HELD_PER_CALLER.
+ */
+export function heldPerCaller(maxConcurrency: number): number {
+  return Math.max(1, Math.min(MAX_HELD_PER_CALLER, Math.floor(maxConcurrency / 4)));
+}
+/** Bytes (UTF-8) of what held calls keep while they wait (questions, an uncollected result), in this process. */
 export const MAX_HELD_BYTES = 32 * 1024 * 1024;
 /** Questions one held call queues behind the one asked, and their bytes together. */
 const MAX_QUEUED = 4;
@@ -68,6 +81,8 @@ export class HeldCall {
   rounds = 0;
   private readonly turns: Turn[] = [];
   private queuedBytes = 0;
+  /** Bytes of a result that came while nobody waited (it waits for the next round to collect it). */
+  private resultBytes = 0;
   private waiter: ((turn: Turn) => void) | undefined;
   private readonly controller = new AbortController();
   /** Told of a turn that came while nobody waited (the registry forgets a call that ended). */
@@ -85,6 +100,11 @@ export class HeldCall {
     return this.controller.signal;
   }
 
+  /** Bytes this call keeps besides the question asked: the questions queued, a result uncollected. */
+  get waitingBytes(): number {
+    return this.queuedBytes + this.resultBytes;
+  }
+
   /** The upstream call itself: its end is the last turn. */
   follow(upstream: Promise<unknown>): void {
     upstream.then(
@@ -95,7 +115,7 @@ export class HeldCall {
 
   /** The upstream's onRequest for the relayed methods: its question becomes the next turn. */
   ask(method: ClientAskMethod, params: Readonly<Record<string, unknown>>): Promise<unknown> {
-    const bytes = JSON.stringify(params).length;
+    const bytes = jsonBytes(params);
     const queued = this.turns.filter((t) => t.kind === 'question').length;
     if (queued >= MAX_QUEUED || this.queuedBytes + bytes > MAX_QUEUED_BYTES)
       return Promise.reject(
@@ -115,6 +135,7 @@ export class HeldCall {
     const ready = this.turns.shift();
     if (ready !== undefined) {
       if (ready.kind === 'question') this.queuedBytes -= ready.question.bytes;
+      if (ready.kind === 'result') this.resultBytes = 0;
       return Promise.resolve(ready);
     }
     return new Promise<Turn>((resolve, reject) => {
@@ -139,6 +160,7 @@ export class HeldCall {
     this.asked = undefined;
     for (const turn of this.turns.splice(0)) if (turn.kind === 'question') turn.question.refuse(refusal());
     this.queuedBytes = 0;
+    this.resultBytes = 0;
   }
 
   private push(turn: Turn): void {
@@ -149,8 +171,18 @@ export class HeldCall {
       waiter(turn);
       return;
     }
+    if (turn.kind === 'result') this.resultBytes = jsonBytes(turn.result);
     this.turns.push(turn);
     this.onIdleTurn?.(turn);
+  }
+}
+
+/** The UTF-8 bytes of a value as JSON (what it costs to keep, near enough). */
+function jsonBytes(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '');
+  } catch {
+    return 0;
   }
 }
 
@@ -164,12 +196,19 @@ const perCaller = new Map<string, number>();
 /** One source's held calls (the bounds are the process's). */
 export class HeldCalls {
   private readonly calls = new Map<string, { call: HeldCall; timer: NodeJS.Timeout; bytes: number }>();
+  /** This source's held calls by caller, bound by heldPerCaller(maxConcurrency). */
+  private readonly mine = new Map<string, number>();
+  private readonly perCallerMax: number;
 
   constructor(
     /** How long a question waits for its retry (the source's timeoutMs). */
     private readonly waitMs: number,
     private readonly forgotten: (why: string) => void,
-  ) {}
+    /** The source's maxConcurrency: a held call keeps one of its places. */
+    maxConcurrency: number,
+  ) {
+    this.perCallerMax = heldPerCaller(maxConcurrency);
+  }
 
   /**
    * Holds `call` while its client answers `asked`; a sentence when a bound refuses it (the caller
@@ -177,12 +216,17 @@ export class HeldCalls {
    */
   hold(call: HeldCall, asked: Question): string | undefined {
     const mine = perCaller.get(call.caller) ?? 0;
-    if (heldCount >= MAX_HELD || heldBytes + asked.bytes > MAX_HELD_BYTES)
+    const bytes = asked.bytes + call.waitingBytes;
+    if (heldCount >= MAX_HELD || heldBytes + bytes > MAX_HELD_BYTES)
       return `mcp-run already holds ${heldCount} upstream calls waiting for their clients' answers, its limit for the whole server`;
     if (mine >= MAX_HELD_PER_CALLER)
       return `you already have ${mine} upstream calls waiting for your answers (at most ${MAX_HELD_PER_CALLER}); answer or abandon those first`;
+    const here = this.mine.get(call.caller) ?? 0;
+    if (here >= this.perCallerMax)
+      return `you already have ${here} calls of this source waiting for your answers (at most ${this.perCallerMax}); answer or abandon those first`;
+    this.mine.set(call.caller, here + 1);
     heldCount++;
-    heldBytes += asked.bytes;
+    heldBytes += bytes;
     perCaller.set(call.caller, mine + 1);
     call.asked = asked;
     call.listener = undefined;
@@ -191,10 +235,17 @@ export class HeldCalls {
       this.waitMs,
     );
     timer.unref();
-    this.calls.set(call.id, { call, timer, bytes: asked.bytes });
-    // The upstream gave up while its question waited (its own timeout, our timeoutMs, its exit).
+    const entry = { call, timer, bytes };
+    this.calls.set(call.id, entry);
     call.onIdleTurn = (turn) => {
-      if (turn.kind === 'failed')
+      // What came while it waits counts too: a question queued, the result (until a retry takes it).
+      const now = asked.bytes + call.waitingBytes;
+      heldBytes += now - entry.bytes;
+      entry.bytes = now;
+      if (heldBytes > MAX_HELD_BYTES)
+        this.forget(call.id, `what it kept waiting passed the ${MAX_HELD_BYTES} bytes the server holds`);
+      // The upstream gave up while its question waited (its own timeout, our timeoutMs, its exit).
+      else if (turn.kind === 'failed')
         // The upstream's words are data: quoted as a JSON string, never a terminal escape in the log.
         this.forget(
           call.id,
@@ -241,5 +292,8 @@ export class HeldCalls {
     const left = (perCaller.get(held.call.caller) ?? 1) - 1;
     if (left > 0) perCaller.set(held.call.caller, left);
     else perCaller.delete(held.call.caller);
+    const here = (this.mine.get(held.call.caller) ?? 1) - 1;
+    if (here > 0) this.mine.set(held.call.caller, here);
+    else this.mine.delete(held.call.caller);
   }
 }

@@ -133,3 +133,118 @@ export function promptResult(result: unknown, redact: (text: string) => string):
     }),
   };
 }
+
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+const titled = (v: unknown): boolean =>
+  Array.isArray(v) &&
+  v.every((o) => isObject(o) && typeof o.const === 'string' && typeof o.title === 'string');
+const FORMATS = new Set(['date', 'date-time', 'email', 'uri']);
+
+/** Whether one field of a form is of the restricted shape the spec allows (PrimitiveSchemaDefinition). */
+function formField(field: unknown): boolean {
+  if (!isObject(field)) return false;
+  const ok = (key: string, check: (v: unknown) => boolean) => field[key] === undefined || check(field[key]);
+  const isString = (v: unknown) => typeof v === 'string';
+  const isNumber = (v: unknown) => typeof v === 'number';
+  const isInteger = (v: unknown) => Number.isInteger(v);
+  if (!ok('title', isString) || !ok('description', isString)) return false;
+  switch (field.type) {
+    case 'string':
+      return (
+        ok('default', isString) &&
+        ok('format', (v) => typeof v === 'string' && FORMATS.has(v)) &&
+        ok('minLength', isInteger) &&
+        ok('maxLength', isInteger) &&
+        ok('enum', strings) &&
+        ok('enumNames', strings) &&
+        ok('oneOf', titled)
+      );
+    case 'number':
+    case 'integer':
+      return ok('default', isNumber) && ok('minimum', isNumber) && ok('maximum', isNumber);
+    case 'boolean':
+      return ok('default', (v) => typeof v === 'boolean');
+    case 'array': {
+      const items = field.items;
+      return (
+        isObject(items) &&
+        ((items.type === 'string' && strings(items.enum)) || titled(items.anyOf)) &&
+        ok('default', strings) &&
+        ok('minItems', isInteger) &&
+        ok('maxItems', isInteger)
+      );
+    }
+    default:
+      return false;
+  }
+}
+
+const ROLES = new Set(['user', 'assistant']);
+const CONTEXTS = new Set(['none', 'thisServer', 'allServers']);
+
+/**
+ * An upstream's question (elicitation, sampling, roots) as relayed to our client: its params
+ * checked against the shape the spec gives the method (a form-mode elicitation of a flat form, a
+ * sampling request with its messages and maxTokens, roots without params), only the spec's fields
+ * kept, every text through the source's redaction. A sentence when the upstream's params are not
+ * of that shape (it is answered -32602): what reaches our client is always a valid request, and an
+ * upstream never speaks for mcp-run in a mode the client did not declare (url mode is not relayed).
+ */
+export function questionParams(
+  method: string,
+  params: unknown,
+  redact: (text: string) => string,
+): { readonly params: Readonly<Record<string, unknown>> } | { readonly refused: string } {
+  const given = isObject(params) ? params : {};
+  if (method === 'roots/list') return { params: {} };
+  if (method === 'elicitation/create') {
+    if (given.mode !== undefined && given.mode !== 'form')
+      return { refused: 'mcp-run relays form-mode elicitation only (params.mode "form" or none)' };
+    const form = given.requestedSchema;
+    if (typeof given.message !== 'string')
+      return { refused: 'elicitation/create needs params.message, a string' };
+    if (
+      !isObject(form) ||
+      form.type !== 'object' ||
+      !isObject(form.properties) ||
+      !Object.values(form.properties).every(formField) ||
+      (form.required !== undefined && !strings(form.required)) ||
+      (form.$schema !== undefined && typeof form.$schema !== 'string')
+    )
+      return {
+        refused:
+          'elicitation/create needs params.requestedSchema, an object schema of flat string, number, boolean and enum fields',
+      };
+    const requestedSchema = {
+      type: 'object',
+      properties: form.properties,
+      ...(form.required !== undefined && { required: form.required }),
+    };
+    return {
+      params: redactData({ message: given.message, requestedSchema }, redact) as Record<string, unknown>,
+    };
+  }
+  if (method === 'sampling/createMessage') {
+    const { messages, maxTokens } = given;
+    const message = (m: unknown) =>
+      isObject(m) &&
+      typeof m.role === 'string' &&
+      ROLES.has(m.role) &&
+      (isObject(m.content) || (Array.isArray(m.content) && m.content.every(isObject)));
+    if (!Array.isArray(messages) || !messages.every(message) || !Number.isInteger(maxTokens))
+      return {
+        refused:
+          'sampling/createMessage needs params.messages (each with a role and content) and params.maxTokens, an integer',
+      };
+    const kept: Record<string, unknown> = { messages, maxTokens };
+    if (typeof given.systemPrompt === 'string') kept.systemPrompt = given.systemPrompt;
+    if (typeof given.temperature === 'number') kept.temperature = given.temperature;
+    if (strings(given.stopSequences)) kept.stopSequences = given.stopSequences;
+    if (typeof given.includeContext === 'string' && CONTEXTS.has(given.includeContext))
+      kept.includeContext = given.includeContext;
+    if (isObject(given.modelPreferences)) kept.modelPreferences = given.modelPreferences;
+    if (isObject(given.metadata)) kept.metadata = given.metadata;
+    return { params: redactData(kept, redact) as Record<string, unknown> };
+  }
+  return { refused: `mcp-run does not relay ${method}` };
+}

@@ -59,7 +59,7 @@ import { completionValues, DEFAULT_MAX_SUBSCRIPTIONS, UpstreamSubscriptions } fr
 import { HeldCalls, type Listener } from './held.js';
 import { startHttp, urlSecrets } from './http-channel.js';
 import { type Era, paramHeaders } from './modern.js';
-import { promptResult, redactData, resourceContents, toolResult } from './relay.js';
+import { promptResult, questionParams, redactData, resourceContents, toolResult } from './relay.js';
 import { callInRounds } from './rounds.js';
 import { CallerSessions, PER_CALLER_TOOLS_ONLY, SESSION_IDLE_MS, tokenExchangeRefusal } from './sessions.js';
 import {
@@ -105,14 +105,20 @@ export interface McpSourceConfig {
 // caller's roots, which the one upstream session would keep for every caller.
 const RELAYED: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/createMessage']);
 
-/** An upstream call's onRequest: the relayed methods go to `ask`, the rest are answered -32601. */
+/**
+ * An upstream call's onRequest: the relayed methods go to `ask`, the rest are answered -32601; a
+ * question whose params are not of its method's shape is answered -32602 (relay.ts, questionParams).
+ */
 function relayed(
   ask: (method: ClientAskMethod, params: Readonly<Record<string, unknown>>) => Promise<unknown>,
+  redact: (text: string) => string,
 ): (method: string, params: unknown) => Promise<unknown> {
   return async (method, params) => {
     if (!RELAYED.has(method))
       throw new UpstreamError(JsonRpcCode.MethodNotFound, `mcp-run does not relay ${method}`);
-    return ask(method as ClientAskMethod, isObject(params) ? params : {});
+    const checked = questionParams(method, params, redact);
+    if ('refused' in checked) throw new UpstreamError(JsonRpcCode.InvalidParams, checked.refused);
+    return ask(method as ClientAskMethod, checked.params);
   };
 }
 
@@ -309,7 +315,11 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
     const perCaller = sessions;
 
     // Upstream calls waiting for a 2026 client's answer; a reload or shutdown cancels them.
-    const held = new HeldCalls(timeoutMs, (what) => ctx.log.info(`upstream ${ctx.name}: ${redact(what)}`));
+    const held = new HeldCalls(
+      timeoutMs,
+      (what) => ctx.log.info(`upstream ${ctx.name}: ${redact(what)}`),
+      config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    );
     const request = (
       method: string,
       params: object,
@@ -380,7 +390,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
               timeoutMs,
               start: (ask, listener, signal) =>
                 request('tools/call', params, signal, {
-                  onRequest: relayed(ask),
+                  onRequest: relayed(ask, redact),
                   headers,
                   ...reports(listener),
                 }),
@@ -400,7 +410,7 @@ export const mcpSource: SourceKind<McpSourceConfig> = {
             if (!(err instanceof ClientAskRefused)) throw err;
             throw new UpstreamError(err.code, err.message);
           }
-        });
+        }, redact);
         const result = await request('tools/call', params, abortSignalOf(call.signal), {
           onRequest,
           headers,

@@ -10,7 +10,8 @@
  * `ui://<prefix>~<source>/<rest>`. `~` is in no manifest name, so none of mcp-run's own views
  * (`ui://<tool>/view.html`) takes that form, and the source's name, unique in a manifest, keeps two
  * upstreams' views apart. Each served view reads its upstream URI; the upstream's own URI is not
- * served then.
+ * served then. An unprefixed source's URIs are served as listed, so the catalog (compile.ts) leaves
+ * out an entry of another source's form `ui://<prefix>~<other>/…`: that form is the other's alone.
  */
 import { isObject } from '../../util/is-object.js';
 import type { McpCapability } from '../contract/kinds.js';

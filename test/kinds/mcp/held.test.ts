@@ -6,7 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HeldCall, HeldCalls, MAX_HELD_PER_CALLER } from '../../../src/kinds/mcp/held.js';
+import {
+  HeldCall,
+  HeldCalls,
+  heldPerCaller,
+  MAX_HELD_BYTES,
+  MAX_HELD_PER_CALLER,
+} from '../../../src/kinds/mcp/held.js';
+import { DEFAULT_MAX_CONCURRENCY } from '../../../src/kinds/mcp/source.info.js';
 
 /** A held call whose upstream is a promise that ends when the call is cancelled, with one question asked. */
 async function asking(principal: string, caller: string) {
@@ -23,7 +30,8 @@ async function asking(principal: string, caller: string) {
 
 describe('held upstream calls', () => {
   test('one caller holds at most MAX_HELD_PER_CALLER; a retry that takes one frees its place', async () => {
-    const held = new HeldCalls(60_000, () => {});
+    // A source with places enough that the process's bound is the one met.
+    const held = new HeldCalls(60_000, () => {}, 4 * MAX_HELD_PER_CALLER);
     const mine = [];
     for (let i = 0; i < MAX_HELD_PER_CALLER; i++) {
       const asked = await asking('p', 'alice');
@@ -45,7 +53,7 @@ describe('held upstream calls', () => {
   });
 
   test('a retry from another principal is refused and cancels the call', async () => {
-    const held = new HeldCalls(60_000, () => {});
+    const held = new HeldCalls(60_000, () => {}, DEFAULT_MAX_CONCURRENCY);
     const asked = await asking('alice', 'alice');
     held.hold(asked.call, asked.question);
     assert.deepEqual(held.take(asked.call.id, 'mallory'), { refused: 'principal' });
@@ -57,15 +65,84 @@ describe('held upstream calls', () => {
   test('a question left waiting is forgotten and the upstream call cancelled', async () => {
     let told = '';
     const forgotten = new Promise<void>((resolve) => {
-      const held = new HeldCalls(50, (why) => {
-        told = why;
-        resolve();
-      });
+      const held = new HeldCalls(
+        50,
+        (why) => {
+          told = why;
+          resolve();
+        },
+        DEFAULT_MAX_CONCURRENCY,
+      );
       void asking('p', 'c').then((asked) => held.hold(asked.call, asked.question));
     });
     // The wait's timer is unref'd (it never holds a server open): this one keeps the test's loop alive.
     const alive = setInterval(() => {}, 1000);
     await forgotten.finally(() => clearInterval(alive));
     assert.match(told, /cancelled and forgotten: its question waited 50 ms/);
+  });
+
+  test("one caller holds at most a quarter of a source's maxConcurrency: a held call keeps its place there", async () => {
+    assert.deepEqual([1, 2, 7, 8, 16, 1000].map(heldPerCaller), [1, 1, 1, 2, 4, MAX_HELD_PER_CALLER]);
+    const held = new HeldCalls(60_000, () => {}, DEFAULT_MAX_CONCURRENCY);
+    const calls = [];
+    for (let i = 0; i < DEFAULT_MAX_CONCURRENCY / 4; i++) {
+      const asked = await asking('p', 'alice');
+      assert.equal(held.hold(asked.call, asked.question), undefined);
+      calls.push(asked);
+    }
+    const extra = await asking('p', 'alice');
+    assert.match(
+      held.hold(extra.call, extra.question) ?? '',
+      /you already have 4 calls of this source waiting/,
+    );
+    const bob = await asking('q', 'bob');
+    assert.equal(held.hold(bob.call, bob.question), undefined, "another caller's places are its own");
+    held.dispose();
+    extra.call.cancel('refused');
+    await Promise.all([...calls, extra, bob].map((a) => a.aborted));
+  });
+
+  test('a question counts in UTF-8 bytes, not characters', async () => {
+    const call = new HeldCall('p', 'c');
+    call.follow(new Promise(() => {}));
+    const params = { message: 'é€😀'.repeat(100) };
+    call.ask('elicitation/create', params).catch(() => {});
+    const turn = await call.next(new AbortController().signal);
+    assert.equal(turn.kind === 'question' && turn.question.bytes, Buffer.byteLength(JSON.stringify(params)));
+    call.cancel('done');
+  });
+
+  test('a result that comes while its call is held counts toward MAX_HELD_BYTES: past it, the call is forgotten', async () => {
+    const whys: string[] = [];
+    const held = new HeldCalls(60_000, (why) => whys.push(why), DEFAULT_MAX_CONCURRENCY);
+    const call = new HeldCall('p', 'c');
+    let finish: (result: unknown) => void = () => {};
+    call.follow(new Promise((resolve) => (finish = resolve)));
+    call.ask('elicitation/create', { message: 'Your name?' }).catch(() => {});
+    const turn = await call.next(new AbortController().signal);
+    assert.equal(held.hold(call, turn.kind === 'question' ? turn.question : undefined!), undefined);
+    finish({ content: [{ type: 'text', text: 'x'.repeat(MAX_HELD_BYTES) }] });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(call.signal.aborted, 'the call was cancelled');
+    assert.match(whys.join('\n'), /passed the \d+ bytes the server holds/);
+    assert.deepEqual(held.take(call.id, 'p'), { refused: 'missing' });
+  });
+
+  test('questions queued behind a held one count toward MAX_HELD_BYTES: past it, the call is forgotten', async () => {
+    const whys: string[] = [];
+    const held = new HeldCalls(60_000, (why) => whys.push(why), DEFAULT_MAX_CONCURRENCY);
+    const big = { message: 'x'.repeat(1_000_000), requestedSchema: { type: 'object', properties: {} } };
+    const calls: HeldCall[] = [];
+    // Each held call queues about 4 MB behind its small question: 9 of them pass the 32 MB.
+    for (let i = 0; i < 9 && whys.length === 0; i++) {
+      const asked = await asking('p', `caller-${i}`);
+      assert.equal(held.hold(asked.call, asked.question), undefined);
+      calls.push(asked.call);
+      for (let q = 0; q < 4; q++) asked.call.ask('elicitation/create', big).catch(() => {});
+    }
+    assert.equal(calls.length, 9, whys.join('\n'));
+    assert.match(whys.join('\n'), /passed the \d+ bytes the server holds/);
+    assert.ok(calls.at(-1)!.signal.aborted, 'the call that passed the bound was cancelled');
+    held.dispose();
   });
 });
