@@ -18,19 +18,17 @@
  * `tokenExchangeRefusal` says which settings of a source cannot work (SOURCE_TOKEN_EXCHANGE_REFUSED).
  */
 import { createHash } from 'node:crypto';
-import { acquire, Slots } from '../../util/slots.js';
+import { Slots } from '../../util/slots.js';
 import type { Logger } from '../contract/kinds.js';
 import type { CallerIdentity } from '../contract/types.js';
 import type { TokenSource } from '../shared/oauth.js';
 import type { HttpAuth } from '../shared/outbound-auth.js';
 import type { McpClient } from './client.js';
 import type { ExposeConfig } from './expose.js';
-import type { Upstream } from './upstream.js';
+import { placeIn, type Upstream } from './upstream.js';
 
 /** A session unused this long is closed. */
 export const SESSION_IDLE_MS = 5 * 60_000;
-/** How long a call waits for a place under the source's `maxConcurrency`. */
-const QUEUE_WAIT_MS = 5_000;
 
 /** What of an `mcp` source's settings decides whether its token exchange can work. */
 export interface TokenExchangeSettings {
@@ -143,13 +141,7 @@ export class CallerSessions {
     signal: AbortSignal,
     work: (client: McpClient) => Promise<T>,
   ): Promise<T> {
-    const place = await acquire([this.slots], { signal }, QUEUE_WAIT_MS);
-    if ('refused' in place)
-      throw new Error(
-        place.refused === 'busy'
-          ? `${this.o.name} is busy (${this.o.maxConcurrency} requests running); try again shortly`
-          : 'the call was cancelled',
-      );
+    const place = await placeIn(this.slots, signal, this.o.name, this.o.maxConcurrency);
     try {
       const first = await this.session(identity, signal);
       try {

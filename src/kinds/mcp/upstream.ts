@@ -43,6 +43,26 @@ export interface UpstreamOptions {
   readonly roots?: ClientOptions['roots'];
 }
 
+/**
+ * A place among an upstream's `maxConcurrency` (waiting up to QUEUE_WAIT_MS); rejects with a
+ * sentence for the model when none frees up or the call is cancelled.
+ */
+export async function placeIn(
+  slots: Slots,
+  signal: AbortSignal,
+  name: string,
+  maxConcurrency: number,
+): Promise<{ release(): void }> {
+  const place = await acquire([slots], { signal }, QUEUE_WAIT_MS);
+  if ('refused' in place)
+    throw new Error(
+      place.refused === 'busy'
+        ? `${name} is busy (${maxConcurrency} requests running); try again shortly`
+        : 'the call was cancelled',
+    );
+  return place;
+}
+
 export class Upstream {
   private client: McpClient | undefined;
   private starting: Promise<McpClient> | undefined;
@@ -75,13 +95,7 @@ export class Upstream {
 
   /** Runs `work` on a connected client within this upstream's concurrency limit. */
   async use<T>(signal: AbortSignal, work: (client: McpClient) => Promise<T>): Promise<T> {
-    const place = await acquire([this.slots], { signal }, QUEUE_WAIT_MS);
-    if ('refused' in place)
-      throw new Error(
-        place.refused === 'busy'
-          ? `${this.o.name} is busy (${this.o.maxConcurrency} requests running); try again shortly`
-          : 'the call was cancelled',
-      );
+    const place = await placeIn(this.slots, signal, this.o.name, this.o.maxConcurrency);
     try {
       return await work(await this.connected(signal));
     } finally {
