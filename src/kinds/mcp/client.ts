@@ -6,10 +6,11 @@
  * Everything the upstream sends is data: it is parsed as JSON, checked for shape before use, and
  * never evaluated or written into the manifest's syntax. A message is bounded by the channel (a
  * line or an HTTP body over `maxMessageBytes` is dropped); a result over `maxResultBytes` fails its
- * request. Requests from the server (sampling, elicitation, roots) go to the `onRequest` of the call
- * they are about: the request whose HTTP answer (SSE stream) carried them, or over stdio (which
- * carries no link) the one call in flight that has a handler; with none, or several, they are
- * answered with a JSON-RPC error, never sent to another caller.
+ * request. Requests from the server (sampling, elicitation) go to the `onRequest` of the call they
+ * are about: the request whose HTTP answer (SSE stream) carried them, or over stdio (which carries
+ * no link) the one call in flight that has a handler; with none, or several, they are answered
+ * with a JSON-RPC error, never sent to another caller. `roots/list` is answered here, with the
+ * source's roots (ClientOptions.roots), never a caller's.
  */
 import { escapeControls } from '../../util/escape-controls.js';
 import { isObject } from '../../util/is-object.js';
@@ -80,7 +81,7 @@ export interface RequestOptions {
   readonly onProgress?: ((progress: number, total?: number, message?: string) => void) | undefined;
   /** The upstream's log messages about this request (when the channel can tell which they are). */
   readonly onLog?: ((level: LogLevel, data: unknown, logger: string | undefined) => void) | undefined;
-  /** The upstream's own requests about this call (sampling, elicitation, roots): a result, or a throw. */
+  /** The upstream's own requests about this call (sampling, elicitation): a result, or a throw. */
   readonly onRequest?: ((method: string, params: unknown) => Promise<unknown>) | undefined;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Upstream tool calls held between 2026 rounds. A 2026-07-28 client cannot be asked mid-call: when
- * the upstream asks (elicitation, sampling, roots) during a `tools/call`, our call ends with
+ * the upstream asks (elicitation, sampling) during a `tools/call`, our call ends with
  * `input_required` carrying the question, while the upstream's `tools/call` stays open here,
  * waiting for its answer. The client's retry, whose verified requestState names the held call,
  * answers the upstream and waits for what it does next: its result, or another question (a round
