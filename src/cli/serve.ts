@@ -182,7 +182,7 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
   }
   if (metrics && link) {
     const worker = link;
-    await metrics.joinCluster(() => worker.metrics());
+    metrics.joinCluster(worker.slot, () => worker.metrics());
   }
   const ops: Ops = {
     sources,

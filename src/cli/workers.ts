@@ -301,7 +301,10 @@ class WatchRelay {
   }
 }
 
-/** `--metrics`: the sum over the workers (prom-client's cluster aggregation), and the primary's own. */
+/**
+ * `--metrics`: every worker's, by prom-client's cluster aggregation (the server's totals added up,
+ * each worker's own levels kept apart by their `worker` label: ops/metrics.ts), and the primary's own.
+ */
 async function primaryMetrics(
   slots: Map<number, Slot>,
 ): Promise<{ text(restarts: number): Promise<string> }> {

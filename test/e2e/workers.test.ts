@@ -11,6 +11,8 @@
  * - a reload with 2025 and 2026 listeners on both workers: each hears list_changed exactly once;
  * - a worker SIGKILLed mid-call: the call fails with an error, the worker comes back, the next
  *   call succeeds;
+ * - /metrics: the server's totals summed over both workers, each worker's own levels labelled by
+ *   its slot, in a valid exposition;
  * - SIGTERM to the primary drains both workers and exits 0.
  */
 import assert from 'node:assert/strict';
@@ -27,6 +29,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { tempFiles } from '../helpers/demo.js';
+import { readExposition } from '../helpers/exposition.js';
 import { treeOf } from '../helpers/process-tree.js';
 import { runCli } from '../helpers/run-cli.js';
 import { eventually, type Listener, listen, REDIS_URL, stateUrl } from '../state/replicas-harness.js';
@@ -259,33 +262,68 @@ for (const mode of MODES)
       }
     });
 
-    test('/metrics on any worker is the sum over both; /readyz speaks for the server', async () => {
+    test("/metrics on any worker: the server's totals summed, each worker's own levels by worker; /readyz speaks for the server", async () => {
       const scrape = async () => {
         const res = await undiciFetch(new URL('/metrics', server.url), { dispatcher: new Agent() });
-        const text = await res.text();
-        const calls = /^mcp_run_tool_calls_total\{tool="one",outcome="ok"\} (\d+)/m.exec(text);
-        const up = /^mcp_run_workers\{state="up"\} (\d+)/m.exec(text);
-        const by = res.headers.get('x-mcp-run-replica') ?? '?';
-        return { calls: Number(calls?.[1] ?? 0), up: Number(up?.[1]), by };
+        // Throws where the text breaks the exposition format.
+        const families = readExposition(await res.text());
+        const value = (sample: string, labels: Record<string, string>) =>
+          families
+            .get(sample.replace(/_count$/, ''))
+            ?.samples.find(
+              (s) => s.name === sample && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+            )?.value ?? 0;
+        return { families, value, by: res.headers.get('x-mcp-run-replica') ?? '?' };
       };
-      const before = await scrape();
+      const calls = (m: Awaited<ReturnType<typeof scrape>>) => ({
+        counted: m.value('mcp_run_tool_calls_total', { tool: 'one', outcome: 'ok' }),
+        timed: m.value('mcp_run_tool_call_duration_seconds_count', { tool: 'one' }),
+      });
+      const before = calls(await scrape());
       let made = 0;
       const session = await connect(server.url, agents);
       try {
-        const calls = () => session.served.filter((s) => s.method === 'tools/call').map((s) => s.replica);
-        for (let i = 0; i < 30 && (i < 4 || new Set(calls()).size < 2); i++)
+        const served = () => session.served.filter((s) => s.method === 'tools/call').map((s) => s.replica);
+        for (let i = 0; i < 30 && (i < 4 || new Set(served()).size < 2); i++)
           await session.client.callTool({ name: 'one', arguments: {} });
-        made = calls().length;
-        assert.deepEqual(new Set(calls()), workers, 'the calls went to both workers');
+        made = served().length;
+        assert.deepEqual(new Set(served()), workers, 'the calls went to both workers');
       } finally {
         await session.client.close();
       }
+      const workerLabels = (m: Awaited<ReturnType<typeof scrape>>, name: string) =>
+        new Set(m.families.get(name)?.samples.map((s) => s.labels.worker));
       // Scrapes until each worker answered one: each sees every call of both.
       const scrapedBy = new Set<string>();
       for (let i = 0; i < 30 && scrapedBy.size < 2; i++) {
         const after = await scrape();
-        assert.equal(after.calls - before.calls, made);
-        assert.equal(after.up, 2);
+        const now = calls(after);
+        assert.equal(now.counted - before.counted, made, 'the calls counted: the sum over both workers');
+        assert.equal(now.timed - before.timed, made, 'the calls timed: the sum over both workers');
+        for (const name of [
+          'mcp_run_tool_calls_total',
+          'mcp_run_tool_call_duration_seconds',
+          'mcp_run_http_bytes_out_total',
+        ])
+          assert.deepEqual(workerLabels(after, name), new Set([undefined]), `${name} is the server's total`);
+        for (const name of [
+          'mcp_run_tool_calls_in_flight',
+          'mcp_run_sessions',
+          'mcp_run_process_resident_memory_bytes',
+          'mcp_run_process_start_time_seconds',
+          'mcp_run_nodejs_version_info',
+        ])
+          assert.deepEqual(workerLabels(after, name), new Set(['1', '2']), `${name} is by worker`);
+        assert.equal(after.value('mcp_run_tool_calls_in_flight', { tool: 'one', worker: '2' }), 0);
+        // No name mixes the two: sum() over any metric counts each thing once.
+        for (const [name, family] of after.families) {
+          const labelled = family.samples.filter((s) => s.labels.worker !== undefined).length;
+          assert.ok(
+            labelled === 0 || labelled === family.samples.length,
+            `${name} mixes summed and per-worker series`,
+          );
+        }
+        assert.equal(after.value('mcp_run_workers', { state: 'up' }), 2);
         scrapedBy.add(after.by);
       }
       assert.deepEqual(scrapedBy, workers);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 // @ts-expect-error: the parser ships no types; parse() returns the metric families below.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { readExposition } from '../helpers/exposition.js';
 import { eventually, openSession, type Served, serveJson } from './harness.js';
 
 interface Family {
@@ -161,6 +162,14 @@ test('/metrics counts the calls made, per tool and outcome, parsed by a Promethe
   assert.ok(value(m.get('mcp_run_http_bytes_out_total'), {}) > 0);
   assert.ok(value(m.get('mcp_run_source_pool_connections'), { source: 'warehouse', state: 'total' }) >= 1);
   assert.ok(m.has('mcp_run_reloads_total'));
+  // One process: a valid exposition, with no worker label (that is --workers' alone).
+  const families = readExposition(lastText);
+  assert.ok(families.has('mcp_run_process_resident_memory_bytes'));
+  for (const [name, family] of families)
+    assert.ok(
+      family.samples.every((s) => s.labels.worker === undefined),
+      `${name} has no worker label`,
+    );
 });
 
 test('/metrics counts the SSE streams open: a 2025 GET stream while it is open, and not once it closed', async () => {
