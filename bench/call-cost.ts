@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/call-cost.ts [--calls n] [--warmup n] [--top n] [--manifest file --tool name
- * --args json --expect text] [--cli path] [--no-bare]`: the instructions one HTTP `tools/call` costs the serving process's
+ * --args json --expect text] [--cli path] [--no-bare] [--state url]`: the instructions one HTTP `tools/call` costs the serving process's
  * main thread, counted by callgrind, for mcp-run in both eras and for the bare node:http server
  * answering the same bytes in each era (the http scenario's ceiling), with the ratio of the two.
  * Needs valgrind and the built CLI.
@@ -17,7 +17,8 @@
  * callgrind sees only as addresses; `--top n` prints each contender's n costliest functions, by
  * their own instructions. Not a test: a measurement. Defaults: the http scenario's `ping` tool.
  * `--cli` counts another build of mcp-run (another checkout's dist/cli/bin.cjs: before and after a
- * change, on the same machine), and `--no-bare` leaves the ceilings out.
+ * change, on the same machine), `--no-bare` leaves the ceilings out, and `--state redis://…` serves
+ * with a shared state (the 2025 session path of replicas and workers).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -40,6 +41,8 @@ interface Options {
   readonly expect: string;
   readonly cli: string;
   readonly bare: boolean;
+  /** `--state <url>`: mcp-run serves with this shared state (the 2025 session path of replicas). */
+  readonly state?: string;
 }
 
 function options(argv: readonly string[]): Options {
@@ -48,11 +51,13 @@ function options(argv: readonly string[]): Options {
     return at < 0 ? undefined : argv[at + 1];
   };
   const manifest = flag('manifest');
+  const state = flag('state');
   return {
     calls: Number(flag('calls') ?? 2000),
     warmup: Number(flag('warmup') ?? 8000),
     top: Number(flag('top') ?? 0),
     ...(manifest !== undefined && { manifest }),
+    ...(state !== undefined && { state }),
     tool: flag('tool') ?? 'ping',
     args: JSON.parse(flag('args') ?? '{}') as object,
     expect: flag('expect') ?? 'pong',
@@ -247,7 +252,15 @@ if (!existsSync(o.cli)) throw new Error(`${o.cli} is missing: run npm run build`
 const work = mkdtempSync(join(tmpdir(), 'mcp-run-call-cost-work-'));
 try {
   const manifest = o.manifest ?? cheapManifest(work);
-  const serve = [o.cli, manifest, '--http', '--port', '0', '--no-watch'];
+  const serve = [
+    o.cli,
+    manifest,
+    '--http',
+    '--port',
+    '0',
+    '--no-watch',
+    ...(o.state === undefined ? [] : ['--state', o.state]),
+  ];
   const rows: [string, Cost, number][] = [];
   for (const era of ['modern', 'legacy'] as const) {
     const ours = await measure(serve, (url) => callTarget(url, era, o), o);

@@ -17,8 +17,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { LogLevel } from '../../catalog/types.js';
 import type { Logger } from '../../log.js';
 import type { Connection, Protocol } from '../../protocol/server.js';
+import type { LegacySession } from '../../protocol/session.js';
 import type { Principal } from './auth.js';
 import type { RecordCopy, SessionRecord, SharedSessions } from './shared-sessions.js';
 import { SessionStreams, type StreamOptions } from './streams.js';
@@ -39,6 +41,8 @@ export interface Session {
   busy: number;
   /** Shared (`--state`): the record as last loaded or saved, to save only what changed. */
   saved?: string;
+  /** Shared: the session state that `saved` was made from, compared field by field on each request. */
+  savedFrom?: SavedState;
   /** Shared: what this replica knows of its copy of the record (whether it can serve from it). */
   copy?: RecordCopy;
 }
@@ -169,6 +173,7 @@ export class SessionStore {
     session.copy = loaded.copy;
     this.touch(session);
     this.keep(session, JSON.stringify(loaded.record));
+    session.savedFrom = savedState(session.connection.session);
     return session;
   }
 
@@ -204,18 +209,24 @@ export class SessionStore {
 
   /**
    * Shared: writes the session's record back when it changed (the other replicas holding it are
-   * told), in one round trip; an unchanged record costs none (its expiry is refreshed by `fetch`).
+   * told), in one round trip; an unchanged record costs none (its expiry is refreshed by `fetch`),
+   * and is found unchanged without building it (most requests: a tools/call changes nothing).
    */
   async save(session: Session): Promise<void> {
     const shared = this.shared;
     if (shared === undefined) return;
-    const record = shared.recordOf(session.client, session.connection.session, session.toolsets);
+    const state = session.connection.session;
+    if (session.savedFrom !== undefined && sameState(session.savedFrom, state)) return;
+    const record = shared.recordOf(session.client, state, session.toolsets);
     if (record === undefined) return;
     const text = JSON.stringify(record);
-    if (text === session.saved) return;
-    // A session never written yet (initialize) is held nowhere else: nothing to announce.
-    session.copy = await shared.save(session.id, record, session.saved !== undefined);
-    this.keep(session, text);
+    const from = savedState(state);
+    if (text !== session.saved) {
+      // A session never written yet (initialize) is held nowhere else: nothing to announce.
+      session.copy = await shared.save(session.id, record, session.saved !== undefined);
+      this.keep(session, text);
+    }
+    session.savedFrom = from;
   }
 
   /** The live session with this id (and marks it used), or undefined. */
@@ -305,6 +316,42 @@ function restore(session: Session, record: SessionRecord): void {
   for (const uri of record.subscriptions) state.subscriptions.add(uri);
   session.version = record.version;
   session.streams.negotiated(record.version);
+}
+
+/**
+ * What a session record is made of (SharedSessions.recordOf) that a request can change; the
+ * capabilities by reference (only `initialize` and a restore replace them, never in place).
+ */
+interface SavedState {
+  readonly version: string | undefined;
+  readonly ready: boolean;
+  readonly logLevel: LogLevel | undefined;
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly subscriptions: readonly string[];
+}
+
+function savedState(state: LegacySession): SavedState {
+  return {
+    version: state.version,
+    ready: state.ready,
+    logLevel: state.logLevel,
+    capabilities: state.clientCapabilities,
+    subscriptions: [...state.subscriptions],
+  };
+}
+
+function sameState(saved: SavedState, state: LegacySession): boolean {
+  if (
+    saved.version !== state.version ||
+    saved.ready !== state.ready ||
+    saved.logLevel !== state.logLevel ||
+    saved.capabilities !== state.clientCapabilities ||
+    saved.subscriptions.length !== state.subscriptions.size
+  )
+    return false;
+  let i = 0;
+  for (const uri of state.subscriptions) if (saved.subscriptions[i++] !== uri) return false;
+  return true;
 }
 
 const byteLength = (text: string | undefined): number => (text === undefined ? 0 : Buffer.byteLength(text));
