@@ -132,6 +132,8 @@ export async function sequential(
 export interface Contender<T> {
   readonly label: string;
   readonly measure: (seconds: number) => Promise<T>;
+  /** Its own warmup, in seconds, instead of the comparison's (a server of several processes). */
+  readonly warmup?: number;
 }
 
 /**
@@ -144,7 +146,8 @@ export async function interleave<T>(
   progress: (line: string) => void = () => {},
 ): Promise<T[][]> {
   for (const c of contenders) {
-    if (options.warmup > 0) await c.measure(options.warmup);
+    const warmup = c.warmup ?? options.warmup;
+    if (warmup > 0) await c.measure(warmup);
   }
   const results: T[][] = contenders.map(() => []);
   for (let round = 0; round < options.rounds; round++) {

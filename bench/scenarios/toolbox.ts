@@ -218,6 +218,9 @@ async function compare(
         label: `${t.label}, ${what}, ${c} conn`,
         measure: (s: number) =>
           costed(t.pid, pair, () => cannon(t.target, c, s, options.smoke ? c * 20 : undefined)),
+        // Each worker compiles its own code from the calls it sees: N workers warm up N times as
+        // long, so that each sees as many calls as the single process does in its warmup.
+        ...(t.goal === 'workers' && { warmup: options.warmup * availableParallelism() }),
       })),
       { rounds: options.rounds, seconds: options.duration, warmup: options.warmup },
       (line) => console.error(`  toolbox: ${line}`),
@@ -604,7 +607,7 @@ export const toolboxScenario: Scenario = {
       ...base,
       setup: [
         "Toolbox 1.12 (`@toolbox-sdk/server-linux-x64`, a Go binary) serves a `tools.yaml` the bench writes with the same tools as the mcp-run manifest: `item` … `item_9`, each `SELECT id, name, price FROM items WHERE id = :id` (`$1` on Toolbox's postgres-sql, `?` on sqlite-sql) with one integer parameter. Toolbox logs at WARN (at INFO it logs every request).",
-        `\`mcp-run --workers auto\` is the same manifest served by ${availableParallelism()} worker processes (one per core of this machine) on one port (docs/scaling.md): its 2025 session lives in the state its primary process holds, reached over IPC by whichever worker a request lands on; its server CPU counts the primary and every worker. \`calls per server CPU-second\` is 1 ÷ server CPU per call: what a core buys in each mode.`,
+        `\`mcp-run --workers auto\` is the same manifest served by ${availableParallelism()} worker processes (one per core of this machine) on one port (docs/scaling.md): its 2025 session lives in the state its primary process holds, reached over IPC by whichever worker a request lands on; its server CPU counts the primary and every worker. It warms up ${availableParallelism()} times as long as the other contenders (each worker process compiles its own code from the calls it sees, so each sees as many in its warmup as the single process does). \`calls per server CPU-second\` is 1 ÷ server CPU per call: what a core buys in each mode.`,
         "Toolbox speaks the 2025 protocol statelessly (no session); mcp-run is measured on a 2025 session and on the 2026 path. Default pools on both sides (mcp-run 5 connections to PostgreSQL, Toolbox pgxpool's default).",
         "Ratios are mcp-run ÷ Toolbox (throughput; for walks, Toolbox's walk time ÷ mcp-run's), taken per interleaved round, then the median with the range over rounds: > 1 is mcp-run ahead.",
         'Every answer is checked (the row, or `item_9` in the list); walks check that every tool was seen. RSS is read from /proc of each serving process after its walks.',
