@@ -133,7 +133,11 @@ export class IpcClient {
       sent?.(new IpcUnavailable('the primary process is gone'));
       return;
     }
-    this.post({ mcpRun: 'note', room, op, args }, (err) => sent?.(err), () => sent?.(null));
+    this.post(
+      { mcpRun: 'note', room, op, args },
+      (err) => sent?.(err),
+      () => sent?.(null),
+    );
   }
 
   /** Handles what the primary pushes to `room`. */

@@ -17,7 +17,7 @@ import { CLI, tempFiles } from '../helpers/demo.js';
 import { eventually } from '../state/replicas-harness.js';
 import { postModern, type ServedCli, send, spawnHttpCli } from '../transports/http-harness.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON records read back from the file.
+/** A JSON record read back from the file. */
 type Json = any;
 
 const MANIFEST = `
@@ -93,7 +93,10 @@ function lines(file: string): Json[] {
 }
 
 function verify(file: string): { status: number | null; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI, 'audit', file, '--verify'], { encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, [CLI, 'audit', file, '--verify'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { status: run.status, stderr: run.stderr };
 }
 
@@ -147,7 +150,10 @@ describe('--workers 2 with server.audit: the primary keeps one writer and one ch
       server = await serve(files.dir);
       const calls = await onBoth(server.url, 'both');
       assert.equal(await server.stop(), 0, 'the primary drains both workers and exits 0');
-      assert.doesNotMatch(server.stderr(), /may not reach the trail|no trail open|after the trail was closed/);
+      assert.doesNotMatch(
+        server.stderr(),
+        /may not reach the trail|no trail open|after the trail was closed/,
+      );
       recordedOnce(oneChain(file, server.child.pid as number), calls);
     } finally {
       if (server?.child.exitCode === null) await server.stop('SIGKILL');
@@ -171,7 +177,10 @@ describe('--workers 2 with server.audit: the primary keeps one writer and one ch
       const victim = await workerPid(url);
       assert.notEqual(victim, server.child.pid, 'the call ran in a worker');
       process.kill(victim, 'SIGKILL');
-      await eventually(() => server?.stderr().includes(`(pid ${victim}) exited (SIGKILL)`) ?? false, 'the exit');
+      await eventually(
+        () => server?.stderr().includes(`(pid ${victim}) exited (SIGKILL)`) ?? false,
+        'the exit',
+      );
       await eventually(() => ready(url), 'both workers up again');
       const afterKill = await onBoth(url, 'after');
       assert.equal(await server.stop(), 0);

@@ -66,7 +66,11 @@ export async function openWorkerTrail(
     options.log.warn(
       `audit: server.audit changed since the server started; the primary keeps writing the trail it opened then (writer ${opened.name}) until the next start`,
     );
-  return new AuditTrail(new IpcAuditWriter(options.client, opened, options.log), opened.include, options.secret);
+  return new AuditTrail(
+    new IpcAuditWriter(options.client, opened, options.log),
+    opened.include,
+    options.secret,
+  );
 }
 
 /** The writer as a worker sees it: the primary's, reached over IPC. */

@@ -20,7 +20,7 @@ import {
   redactArguments,
 } from './record.js';
 import { type AuditSink, FileSink, StderrSink } from './sinks.js';
-import { AuditBackpressure, type AuditWriting, AuditWriter, type BackpressureChoice } from './writer.js';
+import { AuditBackpressure, AuditWriter, type AuditWriting, type BackpressureChoice } from './writer.js';
 
 /** Audited unless the manifest's `include` says otherwise. */
 const DEFAULT_AUDITED = ['tools/call', 'resources/read', 'prompts/get'] as const;

@@ -57,7 +57,10 @@ export interface WriterOptions {
  * What the trail and its records need of a writer: this one, or a worker's line to the primary's
  * (`--workers`, ipc-writer.ts).
  */
-export type AuditWriting = Pick<AuditWriter, 'name' | 'admit' | 'append' | 'appendRefused' | 'flush' | 'close'>;
+export type AuditWriting = Pick<
+  AuditWriter,
+  'name' | 'admit' | 'append' | 'appendRefused' | 'flush' | 'close'
+>;
 
 export class AuditWriter {
   private readonly sink: AuditSink;
