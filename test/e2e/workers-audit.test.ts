@@ -6,11 +6,15 @@
  * - calls on both workers, then SIGTERM: the file holds one chain (one writer name, one `start`
  *   record written by the primary, one `close` record, last), every call is recorded exactly once
  *   with its entry and arguments, and `mcp-run audit --verify` passes;
- * - a worker SIGKILLed: it is started again, writes to the same chain, and the chain still verifies.
+ * - a worker SIGKILLed: it is started again, writes to the same chain, and the chain still verifies;
+ * - `onBackpressure: refuse` with a sink that cannot keep up (a named pipe nobody reads yet): the
+ *   primary's queue is the server's budget, so both workers refuse (-32041, rule `audit`), each
+ *   refusal is counted in the primary's `backpressure` record, and every call is a record or
+ *   counted once the pipe is read.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CLI, tempFiles } from '../helpers/demo.js';
@@ -135,8 +139,8 @@ function recordedOnce(requests: readonly Json[], calls: readonly Call[]): void {
   assert.equal(echoes.length, calls.length, 'no record other than the calls made');
 }
 
-async function serve(dir: string): Promise<ServedCli> {
-  return spawnHttpCli([join(dir, 'mcp.yaml'), '--workers', '2', '--log-level', 'debug'], {
+async function serve(dir: string, ...more: string[]): Promise<ServedCli> {
+  return spawnHttpCli([join(dir, 'mcp.yaml'), '--workers', '2', '--log-level', 'debug', ...more], {
     env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', MCP_RUN_STATE_KEY: '' },
   });
 }
@@ -191,6 +195,76 @@ describe('--workers 2 with server.audit: the primary keeps one writer and one ch
         1,
         'the new worker wrote under the same writer name',
       );
+    } finally {
+      if (server?.child.exitCode === null) await server.stop('SIGKILL');
+      files.cleanup();
+    }
+  });
+});
+
+describe('--workers 2 with server.audit, onBackpressure: refuse, a sink that cannot keep up', () => {
+  test("the primary's queue is the server's budget: both workers refuse, and every call is accounted for", async () => {
+    const files = tempFiles({
+      'mcp.yaml': MANIFEST.replace(
+        '    file: logs/audit.jsonl',
+        '    file: audit.pipe\n    buffer: 2KB\n    onBackpressure: refuse',
+      ),
+    });
+    const fifo = join(files.dir, 'audit.pipe');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    let server: ServedCli | undefined;
+    try {
+      server = await serve(files.dir, '--no-watch');
+      const total = 400;
+      const answers: { answer: Json; replica: string }[] = [];
+      let next = 0;
+      const client = async () => {
+        while (next < total) {
+          const text = `r-${next++}`;
+          const res = await postModern(server!.url, ++ids, 'tools/call', {
+            name: 'echo',
+            arguments: { text },
+          });
+          const answer = res.headers['content-type']?.includes('event-stream')
+            ? res.events().at(-1)
+            : res.json();
+          answers.push({ answer, replica: String(res.headers['x-mcp-run-replica']) });
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, client));
+      const refused = answers.filter((a) => a.answer.error !== undefined);
+      assert.ok(refused.length > 0, 'the pipe filled and calls were refused');
+      for (const { answer } of refused) {
+        assert.equal(answer.error.code, -32041);
+        assert.equal(answer.error.data.rule, 'audit');
+      }
+      assert.equal(new Set(refused.map((a) => a.replica)).size, 2, 'both workers refused');
+      assert.match(server.stderr(), /audit: .*audit\.pipe is not keeping up .*new requests are refused/);
+      const read = new Promise<string>((resolve, reject) => {
+        let text = '';
+        createReadStream(fifo, 'utf8')
+          .on('data', (chunk) => {
+            text += chunk;
+          })
+          .on('end', () => resolve(text))
+          .on('error', reject);
+      });
+      assert.equal(await server.stop(), 0, server.stderr());
+      const copy = join(files.dir, 'audit.jsonl');
+      writeFileSync(copy, await read);
+      const requests = oneChain(copy, server.child.pid as number);
+      const episodes = lines(copy).filter((r) => r.type === 'backpressure');
+      assert.ok(episodes.length >= 1, 'the episode is recorded');
+      const unrecorded = episodes.reduce((sum, r) => sum + r.unrecorded, 0);
+      assert.equal(
+        episodes.reduce((sum, r) => sum + r.refused, 0),
+        refused.length,
+        "every worker's refusal counted in the primary's episode",
+      );
+      assert.equal(requests.length + unrecorded, total, 'every call is a record or counted in an episode');
+      const limited = requests.filter((r) => r.decision === 'limit');
+      assert.equal(limited.length, refused.length - unrecorded);
+      assert.ok(limited.every((r) => r.rule === 'audit' && r.code === -32041 && r.outcome === 'error'));
     } finally {
       if (server?.child.exitCode === null) await server.stop('SIGKILL');
       files.cleanup();
