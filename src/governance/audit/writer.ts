@@ -114,12 +114,12 @@ export class AuditWriter {
 
   /**
    * Counts a request that another process held back for this writer (a worker of `--workers`, told
-   * by `onPressure`), in the episode, as `admit` counts its own; too late (the queue is under budget
-   * and the episode over), it is not counted.
+   * by `onPressure`), as `admit` counts its own. The word may come after the queue is back under
+   * its budget: the request still counts, in an episode that then ends at once.
    */
   countHeld(): void {
-    if (this.episode !== undefined || this.queuedBytes >= this.options.budgetBytes)
-      this.held(this.options.onBackpressure);
+    this.held(this.options.onBackpressure);
+    this.released();
   }
 
   private held(choice: BackpressureChoice): void {
