@@ -107,6 +107,7 @@ export class AuditWriter {
   admit(): Promise<void> | undefined {
     if (this.queuedBytes < this.options.budgetBytes) return undefined;
     const choice = this.options.onBackpressure;
+    ops.auditPressure(choice);
     this.held(choice);
     if (choice === 'refuse') throw new AuditBackpressure();
     return new Promise((resolve) => this.waiters.push(resolve));
@@ -115,7 +116,8 @@ export class AuditWriter {
   /**
    * Counts a request that another process held back for this writer (a worker of `--workers`, told
    * by `onPressure`), as `admit` counts its own. The word may come after the queue is back under
-   * its budget: the request still counts, in an episode that then ends at once.
+   * its budget: the request still counts, in an episode that then ends at once. (The worker counts
+   * it in its metrics.)
    */
   countHeld(): void {
     this.held(this.options.onBackpressure);
@@ -129,7 +131,6 @@ export class AuditWriter {
         `audit: ${this.sink.where} is not keeping up (${this.queuedBytes} bytes queued); new requests ${choice === 'block' ? 'wait' : 'are refused'} until it does`,
       );
     }
-    ops.auditPressure(choice);
     if (choice === 'refuse') this.episode.refused++;
     else this.episode.blocked++;
   }
