@@ -237,12 +237,19 @@ interface Host {
   forget(peer: number): void;
 }
 
-/** Resolves once the worker has exited and its channel is read to the end (its last messages handled). */
-function gone(worker: Worker): Promise<unknown> {
-  return Promise.all([
-    worker.isDead() ? undefined : new Promise((done) => worker.once('exit', done)),
-    worker.isConnected() ? new Promise((done) => worker.once('disconnect', done)) : undefined,
-  ]);
+/** How long, after a worker exited, the primary waits for the end of its channel. */
+const CHANNEL_END_MS = 2000;
+
+/**
+ * Resolves once the worker has exited and its channel is read to the end (its last messages, such
+ * as audit records, handled). The end is awaited a bounded time: a process the worker started and
+ * that outlived it may hold the channel open.
+ */
+async function gone(worker: Worker): Promise<void> {
+  const closed = worker.isConnected() ? new Promise((done) => worker.once('disconnect', done)) : undefined;
+  if (!worker.isDead()) await new Promise((done) => worker.once('exit', done));
+  if (closed !== undefined)
+    await Promise.race([closed, new Promise((done) => setTimeout(done, CHANNEL_END_MS).unref())]);
 }
 
 /**
