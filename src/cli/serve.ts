@@ -221,17 +221,8 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
       process.exit(2);
     }
   }
-  if (link !== undefined && catalog.audit !== undefined) {
-    // Checked in the first worker, which starts alone: the server exits with this once.
-    process.stderr.write(
-      'mcp-run: server.audit keeps one hash chain written by one process, and --workers would start one writer per worker: ' +
-        'serve this manifest with --workers 1, or run replicas that each write a trail of their own (docs/scaling.md#workers)\n',
-    );
-    await catalog.dispose();
-    process.exit(2);
-  }
   const ref = new CatalogRef(catalog);
-  const audit = await openAudit(file, catalog, log);
+  const audit = await openAudit(file, catalog, log, link);
   // Without watching, neither lists nor resource contents are ever re-read: advertise neither.
   const protocol = createProtocol(ref, {
     log,
@@ -378,17 +369,25 @@ export async function serveCommand(file: string, options: ServeOptions): Promise
  * `server.audit`: the trail opens before anything is served, with the logger's redaction (every
  * `${env:…}` value is a secret there too). It is read once at start, like `server.auth`: a reload
  * does not move the trail; a changed `server.audit` takes effect at the next start (docs/governance.md).
+ * A worker of `--workers` writes to the primary's one writer (governance/audit/ipc-writer.ts).
  */
-async function openAudit(file: string, catalog: Catalog, log: StderrLogger): Promise<AuditTrail | undefined> {
+async function openAudit(
+  file: string,
+  catalog: Catalog,
+  log: StderrLogger,
+  link: WorkerLink | undefined,
+): Promise<AuditTrail | undefined> {
   const settings = catalog.audit;
   if (settings === undefined) return undefined;
-  const { openAuditTrail } = await import('../governance/audit/trail.js');
   try {
-    const trail = await openAuditTrail(settings, {
-      base: dirname(resolve(file)),
-      log,
-      secret: (text) => log.redact(text),
-    });
+    const options = { base: dirname(resolve(file)), log, secret: (text: string) => log.redact(text) };
+    const trail =
+      link === undefined
+        ? await (await import('../governance/audit/trail.js')).openAuditTrail(settings, options)
+        : await (await import('../governance/audit/ipc-writer.js')).openWorkerTrail(settings, {
+            ...options,
+            client: link.client,
+          });
     log.debug(`audit trail open, writer ${trail.writerName}`);
     return trail;
   } catch (err) {

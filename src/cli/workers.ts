@@ -10,7 +10,9 @@
  *   workers watch nothing), so a reload is one event; SIGHUP reloads every worker;
  * - the 2026 `requestState` key: one random key handed to every worker when MCP_RUN_STATE_KEY is
  *   not set, so any worker accepts what another signed;
- * - the whole server's readiness (every worker up) and the sum of the workers' metrics.
+ * - the whole server's readiness (every worker up) and the sum of the workers' metrics;
+ * - `server.audit`'s one writer and hash chain (governance/audit/ipc-writer.ts): opened with the
+ *   first worker's settings, closed after the last worker has exited.
  *
  * The first worker starts alone: a manifest with errors is reported once, and the server exits with
  * its code. A worker that dies later is forked again (100 ms, doubling up to 5 s while they keep
@@ -22,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { symlinksOf } from '../catalog/reload.js';
+import { hostAudit } from '../governance/audit/ipc-writer.js';
 import { hostLimits } from '../governance/limits/ipc-store.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { STATE_KEY_ENV } from '../protocol/request-state.js';
@@ -66,9 +69,11 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
   const log = new StderrLogger(options.logLevel, undefined, options.logFormat ?? 'text');
   const n = options.workers;
   const rooms = new IpcRooms();
+  const audit = hostAudit(rooms, log);
   const hosted = [
     ...(options.state === undefined ? hostMemory(rooms) : []),
     ...(await hostRedis(rooms, options.state, log)),
+    audit,
   ];
   const slots = new Map<number, Slot>();
   const bySlotId = new Map<number, Slot>();
@@ -144,15 +149,15 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
     stopping = true;
     log.info(`${signal}: draining ${slots.size} worker(s)`);
     await relay?.close();
-    const exits = [...slots.values()].map(({ worker }) =>
-      worker.isDead() ? Promise.resolve() : new Promise<void>((done) => worker.once('exit', () => done())),
-    );
+    const exits = [...slots.values()].map(({ worker }) => gone(worker));
     for (const { worker } of slots.values()) if (!worker.isDead()) worker.process.kill('SIGTERM');
     const late = setTimeout(() => {
       for (const { worker } of slots.values()) if (!worker.isDead()) worker.process.kill('SIGKILL');
     }, DRAIN_MAX_MS);
     await Promise.all(exits);
     clearTimeout(late);
+    // Every worker's records are in: the trail's last ones, then its `close` record.
+    await audit.close();
     process.exit(code);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
@@ -163,8 +168,9 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
   try {
     await listening(fork(1));
   } catch (code) {
-    if (!stopping) process.exit(code as number);
-    return;
+    if (stopping) return;
+    await audit.close();
+    process.exit(code as number);
   }
   const rest = [];
   for (let slot = 2; slot <= n; slot++) rest.push(listening(fork(slot)));
@@ -229,6 +235,21 @@ async function hostRedis(rooms: IpcRooms, url: string | undefined, log: StderrLo
 
 interface Host {
   forget(peer: number): void;
+}
+
+/** How long, after a worker exited, the primary waits for the end of its channel. */
+const CHANNEL_END_MS = 2000;
+
+/**
+ * Resolves once the worker has exited and its channel is read to the end (its last messages, such
+ * as audit records, handled). The end is awaited a bounded time: a process the worker started and
+ * that outlived it may hold the channel open.
+ */
+async function gone(worker: Worker): Promise<void> {
+  const closed = worker.isConnected() ? new Promise((done) => worker.once('disconnect', done)) : undefined;
+  if (!worker.isDead()) await new Promise((done) => worker.once('exit', done));
+  if (closed !== undefined)
+    await Promise.race([closed, new Promise((done) => setTimeout(done, CHANNEL_END_MS).unref())]);
 }
 
 /**

@@ -124,9 +124,20 @@ export class IpcClient {
     });
   }
 
-  /** Tells the primary, without waiting for an answer (lost when the primary is gone). */
-  note(room: string, op: string, args: unknown[]): void {
-    if (this.connected) this.post({ mcpRun: 'note', room, op, args }, () => {});
+  /**
+   * Tells the primary, without waiting for an answer (lost when the primary is gone). `sent`, if
+   * given, is called once the message has left this process (null), or could not (an error).
+   */
+  note(room: string, op: string, args: unknown[], sent?: (err: Error | null) => void): void {
+    if (!this.connected) {
+      sent?.(new IpcUnavailable('the primary process is gone'));
+      return;
+    }
+    this.post(
+      { mcpRun: 'note', room, op, args },
+      (err) => sent?.(err),
+      () => sent?.(null),
+    );
   }
 
   /** Handles what the primary pushes to `room`. */
@@ -146,10 +157,11 @@ export class IpcClient {
     if (this.abandoned.size > MAX_ABANDONED) this.abandoned.delete(this.abandoned.keys().next().value!);
   }
 
-  private post(message: IpcMessage, failed: (err: Error) => void): void {
+  private post(message: IpcMessage, failed: (err: Error) => void, sent?: () => void): void {
     try {
       this.end.send?.(message, undefined, {}, (err) => {
         if (err) failed(err);
+        else sent?.();
       });
     } catch (err) {
       failed(err as Error);

@@ -16,6 +16,8 @@ export interface IpcPair {
   pause(): void;
   /** Delivers what was held, in order, and lets the rest through; resolves once it is delivered. */
   resume(): Promise<void>;
+  /** The channel closes, as when the primary process is gone. */
+  disconnect(): void;
 }
 
 export interface IpcPairOptions {
@@ -50,6 +52,10 @@ export function ipcPair(rooms = new IpcRooms(), options: IpcPairOptions = {}): I
     peer: peer.id,
     pause: () => {
       held ??= [];
+    },
+    disconnect: () => {
+      end.connected = false;
+      end.emit('disconnect');
     },
     resume: async () => {
       const queued = held ?? [];

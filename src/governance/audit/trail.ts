@@ -20,7 +20,7 @@ import {
   redactArguments,
 } from './record.js';
 import { type AuditSink, FileSink, StderrSink } from './sinks.js';
-import { AuditBackpressure, AuditWriter } from './writer.js';
+import { AuditBackpressure, AuditWriter, type AuditWriting, type BackpressureChoice } from './writer.js';
 
 /** Audited unless the manifest's `include` says otherwise. */
 const DEFAULT_AUDITED = ['tools/call', 'resources/read', 'prompts/get'] as const;
@@ -53,7 +53,7 @@ export class AuditTrail {
   private readonly audited: ReadonlySet<string>;
 
   constructor(
-    private readonly writer: AuditWriter,
+    private readonly writer: AuditWriting,
     include: readonly string[],
     /** The logger's redaction of secret values. */
     private readonly secret: (text: string) => string,
@@ -89,7 +89,7 @@ export class AuditRecord {
   private ended = false;
 
   constructor(
-    private readonly writer: AuditWriter,
+    private readonly writer: AuditWriting,
     private readonly request: AuditRequest,
     private readonly secret: (text: string) => string,
   ) {
@@ -208,18 +208,45 @@ async function sinkOf(settings: ServerAuditSection, base: string): Promise<Audit
   return new FileSink(file, parseSize(settings.rotate ?? DEFAULTS.rotate), settings.keep ?? DEFAULTS.keep);
 }
 
+/** The methods `server.audit` audits. */
+export const auditedMethods = (settings: ServerAuditSection): readonly string[] =>
+  settings.include ?? DEFAULT_AUDITED;
+
+/** The queue's budget and what happens over it, as `server.audit` sets them. */
+export function pressureOf(settings: ServerAuditSection): {
+  readonly budgetBytes: number;
+  readonly onBackpressure: BackpressureChoice;
+} {
+  return {
+    budgetBytes: parseSize(settings.buffer ?? DEFAULTS.buffer),
+    onBackpressure: settings.onBackpressure ?? 'block',
+  };
+}
+
+/**
+ * Opens the writer `server.audit` declares: its sink, its chain, its `start` record. One process
+ * calls this for the server: serve.ts, or the primary of `--workers` (ipc-writer.ts).
+ */
+export async function openAuditWriter(
+  settings: ServerAuditSection,
+  options: Omit<OpenOptions, 'secret'> & { readonly onPressure?: (over: boolean) => void },
+): Promise<AuditWriter> {
+  const writer = new AuditWriter({
+    sink: await sinkOf(settings, options.base),
+    name: settings.writer ?? defaultWriterName(),
+    ...pressureOf(settings),
+    log: options.log,
+    ...(options.onPressure && { onPressure: options.onPressure }),
+  });
+  await writer.open();
+  return writer;
+}
+
 /** Opens the trail `server.audit` declares: its sink, its writer, its `start` record. */
 export async function openAuditTrail(
   settings: ServerAuditSection,
   options: OpenOptions,
 ): Promise<AuditTrail> {
-  const writer = new AuditWriter({
-    sink: await sinkOf(settings, options.base),
-    name: settings.writer ?? defaultWriterName(),
-    budgetBytes: parseSize(settings.buffer ?? DEFAULTS.buffer),
-    onBackpressure: settings.onBackpressure ?? 'block',
-    log: options.log,
-  });
-  await writer.open();
-  return new AuditTrail(writer, settings.include ?? DEFAULT_AUDITED, options.secret);
+  const writer = await openAuditWriter(settings, options);
+  return new AuditTrail(writer, auditedMethods(settings), options.secret);
 }

@@ -46,7 +46,21 @@ export interface WriterOptions {
   readonly log: Logger;
   /** How long `close` waits for the sink before spilling to stderr (default 10 s). */
   readonly closeWaitMs?: number;
+  /**
+   * Told when the queue goes over its budget (true) and back under it (false): the primary of
+   * `--workers` passes it on to the workers, whose requests this writer does not admit itself.
+   */
+  readonly onPressure?: (over: boolean) => void;
 }
+
+/**
+ * What the trail and its records need of a writer: this one, or a worker's line to the primary's
+ * (`--workers`, ipc-writer.ts).
+ */
+export type AuditWriting = Pick<
+  AuditWriter,
+  'name' | 'admit' | 'append' | 'appendRefused' | 'flush' | 'close'
+>;
 
 export class AuditWriter {
   private readonly sink: AuditSink;
@@ -65,6 +79,8 @@ export class AuditWriter {
     undefined;
   /** Lines written, for the `close` record. */
   private written = 0;
+  /** The queue is over its budget, as last told to `onPressure`. */
+  private over = false;
 
   constructor(private readonly options: WriterOptions) {
     this.sink = options.sink;
@@ -91,19 +107,32 @@ export class AuditWriter {
   admit(): Promise<void> | undefined {
     if (this.queuedBytes < this.options.budgetBytes) return undefined;
     const choice = this.options.onBackpressure;
+    ops.auditPressure(choice);
+    this.held(choice);
+    if (choice === 'refuse') throw new AuditBackpressure();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * Counts a request that another process held back for this writer (a worker of `--workers`, told
+   * by `onPressure`), as `admit` counts its own. The word may come after the queue is back under
+   * its budget: the request still counts, in an episode that then ends at once. (The worker counts
+   * it in its metrics.)
+   */
+  countHeld(): void {
+    this.held(this.options.onBackpressure);
+    this.released();
+  }
+
+  private held(choice: BackpressureChoice): void {
     if (this.episode === undefined) {
       this.episode = { since: Date.now(), blocked: 0, refused: 0, unrecorded: 0 };
       this.log.warn(
         `audit: ${this.sink.where} is not keeping up (${this.queuedBytes} bytes queued); new requests ${choice === 'block' ? 'wait' : 'are refused'} until it does`,
       );
     }
-    ops.auditPressure(choice);
-    if (choice === 'refuse') {
-      this.episode.refused++;
-      throw new AuditBackpressure();
-    }
-    this.episode.blocked++;
-    return new Promise((resolve) => this.waiters.push(resolve));
+    if (choice === 'refuse') this.episode.refused++;
+    else this.episode.blocked++;
   }
 
   /**
@@ -180,6 +209,10 @@ export class AuditWriter {
   private enqueue(body: string): void {
     this.queue.push(body);
     this.queuedBytes += body.length;
+    if (!this.over && this.queuedBytes >= this.options.budgetBytes) {
+      this.over = true;
+      this.options.onPressure?.(true);
+    }
   }
 
   private meta(type: string, fields: Record<string, unknown>): string {
@@ -256,6 +289,10 @@ export class AuditWriter {
 
   /** Lets waiting requests go once the queue is under budget; ends an episode once it is half empty. */
   private released(): void {
+    if (this.over && this.queuedBytes < this.options.budgetBytes) {
+      this.over = false;
+      this.options.onPressure?.(false);
+    }
     if (this.queuedBytes < this.options.budgetBytes && this.waiters.length > 0) {
       const go = this.waiters;
       this.waiters = [];
