@@ -14,9 +14,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { assertRefusalsAccounted, readPipe } from '../helpers/audit-backpressure.js';
 import { CLI, tempFiles } from '../helpers/demo.js';
 import { eventually } from '../state/replicas-harness.js';
 import { postModern, type ServedCli, send, spawnHttpCli } from '../transports/http-harness.js';
@@ -240,31 +241,12 @@ describe('--workers 2 with server.audit, onBackpressure: refuse, a sink that can
       }
       assert.equal(new Set(refused.map((a) => a.replica)).size, 2, 'both workers refused');
       assert.match(server.stderr(), /audit: .*audit\.pipe is not keeping up .*new requests are refused/);
-      const read = new Promise<string>((resolve, reject) => {
-        let text = '';
-        createReadStream(fifo, 'utf8')
-          .on('data', (chunk) => {
-            text += chunk;
-          })
-          .on('end', () => resolve(text))
-          .on('error', reject);
-      });
+      const read = readPipe(fifo);
       assert.equal(await server.stop(), 0, server.stderr());
       const copy = join(files.dir, 'audit.jsonl');
       writeFileSync(copy, await read);
-      const requests = oneChain(copy, server.child.pid as number);
-      const episodes = lines(copy).filter((r) => r.type === 'backpressure');
-      assert.ok(episodes.length >= 1, 'the episode is recorded');
-      const unrecorded = episodes.reduce((sum, r) => sum + r.unrecorded, 0);
-      assert.equal(
-        episodes.reduce((sum, r) => sum + r.refused, 0),
-        refused.length,
-        "every worker's refusal counted in the primary's episode",
-      );
-      assert.equal(requests.length + unrecorded, total, 'every call is a record or counted in an episode');
-      const limited = requests.filter((r) => r.decision === 'limit');
-      assert.equal(limited.length, refused.length - unrecorded);
-      assert.ok(limited.every((r) => r.rule === 'audit' && r.code === -32041 && r.outcome === 'error'));
+      oneChain(copy, server.child.pid as number);
+      assertRefusalsAccounted(lines(copy), refused.length, total);
     } finally {
       if (server?.child.exitCode === null) await server.stop('SIGKILL');
       files.cleanup();

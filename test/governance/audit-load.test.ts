@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { assertRefusalsAccounted, readPipe } from '../helpers/audit-backpressure.js';
 import { CLI } from '../helpers/demo.js';
 import { postModern, type ServedCli, send, spawnHttpCli } from '../transports/http-harness.js';
 
@@ -108,17 +109,7 @@ describe('audit trail under load (mcp-run --http)', () => {
     assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
     const manifestDir = project([`file: ${fifo}`, 'buffer: 2KB', `onBackpressure: ${choice}`]);
     const cli = await spawnHttpCli([join(manifestDir, 'mcp.yaml'), '--no-watch', '--metrics']);
-    /** Reads the pipe to its end (the server closes it at shutdown). */
-    const drain = () =>
-      new Promise<string>((resolve, reject) => {
-        let text = '';
-        createReadStream(fifo, 'utf8')
-          .on('data', (chunk) => {
-            text += chunk;
-          })
-          .on('end', () => resolve(text))
-          .on('error', reject);
-      });
+    const drain = () => readPipe(fifo);
     const cleanup = () => {
       rmSync(dir, { recursive: true, force: true });
       rmSync(manifestDir, { recursive: true, force: true });
@@ -158,20 +149,7 @@ describe('audit trail under load (mcp-run --http)', () => {
       );
       const read = drain();
       assert.equal(await cli.stop(), 0, cli.stderr());
-      const records = readBack(dir, await read);
-      const requests = records.filter((r) => r.type === 'request');
-      const episodes = records.filter((r) => r.type === 'backpressure');
-      assert.ok(episodes.length >= 1, 'the episode is recorded');
-      const unrecorded = episodes.reduce((sum, r) => sum + r.unrecorded, 0);
-      assert.equal(
-        episodes.reduce((sum, r) => sum + r.refused, 0),
-        refused.length,
-        'every refusal counted',
-      );
-      assert.equal(requests.length + unrecorded, total, 'every call is a record or counted in an episode');
-      const limited = requests.filter((r) => r.decision === 'limit');
-      assert.equal(limited.length, refused.length - unrecorded);
-      assert.ok(limited.every((r) => r.rule === 'audit' && r.code === -32041 && r.outcome === 'error'));
+      assertRefusalsAccounted(readBack(dir, await read), refused.length, total);
       assert.match(cli.stderr(), /caught up after \d+ ms; 0 request\(s\) waited, \d+ were refused/);
     } finally {
       await cli.stop();
