@@ -13,6 +13,7 @@ import { builtinKinds } from '../kinds/builtin.js';
 import { setProcessCount, shareOf } from '../kinds/contract/share.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
 import { preloadAjv2020 } from '../manifest/precompiled.js';
+import type { ServerAuditSection } from '../manifest/types.js';
 import { installOpsHooks } from '../ops/hooks.js';
 import type { Metrics } from '../ops/metrics.js';
 // Types only: the ops endpoints (and node:http) load with --http or a metrics port, not for stdio.
@@ -378,12 +379,23 @@ async function openAudit(
   link: WorkerLink | undefined,
 ): Promise<AuditTrail | undefined> {
   const settings = catalog.audit;
-  if (settings === undefined) return undefined;
+  // With --workers, the first worker's manifest decided for the whole server (link.audit).
+  if (link?.audit === 'off') {
+    if (settings !== undefined)
+      log.warn(
+        'audit: server.audit was added since the server started; it takes effect at the next start (no worker keeps a trail until then)',
+      );
+    return undefined;
+  }
+  if (settings === undefined && link?.audit !== 'on') return undefined;
   try {
     const options = { base: dirname(resolve(file)), log, secret: (text: string) => log.redact(text) };
     const trail =
       link === undefined
-        ? await (await import('../governance/audit/trail.js')).openAuditTrail(settings, options)
+        ? await (await import('../governance/audit/trail.js')).openAuditTrail(
+            settings as ServerAuditSection,
+            options,
+          )
         : await (await import('../governance/audit/ipc-writer.js')).openWorkerTrail(settings, {
             ...options,
             client: link.client,

@@ -11,8 +11,17 @@ export interface ReloadOrder {
   readonly force?: boolean;
 }
 
+/**
+ * Whether the server keeps an audit trail, as its first worker's manifest decided (`on`, `off`), set
+ * by the primary on each worker it forks; empty in the first worker, which decides. A worker started
+ * again later follows it whatever its manifest now says: `server.audit` is read once, at the start.
+ */
+export const AUDIT_ENV = 'MCP_RUN_WORKERS_AUDIT';
+
 export class WorkerLink {
   readonly client = new IpcClient();
+  /** The server's audit trail as the first worker decided; undefined in the first worker. */
+  readonly audit = (process.env[AUDIT_ENV] || undefined) as 'on' | 'off' | undefined;
 
   constructor(
     /** This worker's slot, 1…count. */

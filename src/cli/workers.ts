@@ -33,6 +33,7 @@ import { hostState } from '../state/ipc.js';
 import { MemoryState } from '../state/memory.js';
 import { FILE_EVENTS_DEBOUNCE_MS, FileEventBurst } from '../util/file-events.js';
 import { type IpcMessage, type IpcPeer, IpcRooms } from '../util/ipc.js';
+import { AUDIT_ENV } from './worker-link.js';
 
 /** The environment a worker is started with: its slot (1…N) and the number of workers. */
 export const WORKER_ENV = 'MCP_RUN_WORKER';
@@ -82,6 +83,8 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
   let url: string | undefined;
   let stopping = false;
   let restarts = 0;
+  /** The first worker listens: what it decided (the audit trail) holds for every worker after it. */
+  let firstStarted = false;
   const relay = options.watch
     ? new WatchRelay(resolve(file), log, (data) => broadcast('reload', data))
     : undefined;
@@ -123,6 +126,8 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
       [WORKER_ENV]: String(slot),
       [WORKERS_ENV]: String(n),
       [STATE_KEY_ENV]: stateKey,
+      // The first worker decides whether the server keeps an audit trail; the others follow it.
+      [AUDIT_ENV]: firstStarted ? (audit.open ? 'on' : 'off') : '',
     });
     const entry: Slot = { slot, worker, listening: false, started: Date.now(), failures };
     slots.set(slot, entry);
@@ -172,6 +177,7 @@ export async function runPrimary(file: string, options: PrimaryOptions): Promise
     await audit.close();
     process.exit(code as number);
   }
+  firstStarted = true;
   const rest = [];
   for (let slot = 2; slot <= n; slot++) rest.push(listening(fork(slot)));
   const started = await Promise.allSettled(rest);

@@ -166,12 +166,12 @@ describe('--workers 2 with server.audit: the primary keeps one writer and one ch
     }
   });
 
-  test('a worker SIGKILLed: it is started again, writes to the same chain, and the chain verifies', async () => {
+  test('a worker SIGKILLed: it is started again, writes to the same chain (even if server.audit was removed meanwhile), and the chain verifies', async () => {
     const files = tempFiles({ 'mcp.yaml': MANIFEST });
     const file = join(files.dir, 'logs', 'audit.jsonl');
     let server: ServedCli | undefined;
     try {
-      server = await serve(files.dir);
+      server = await serve(files.dir, '--no-watch');
       const url = server.url;
       const before = await onBoth(url, 'before');
       // Every record of the calls answered so far is in the file before the kill.
@@ -181,6 +181,12 @@ describe('--workers 2 with server.audit: the primary keeps one writer and one ch
       );
       const victim = await workerPid(url);
       assert.notEqual(victim, server.child.pid, 'the call ran in a worker');
+      // server.audit is read once, at the start: the worker started again keeps to it, whatever
+      // its manifest says now.
+      writeFileSync(
+        join(files.dir, 'mcp.yaml'),
+        MANIFEST.replace('  audit:\n    file: logs/audit.jsonl\n', ''),
+      );
       process.kill(victim, 'SIGKILL');
       await eventually(
         () => server?.stderr().includes(`(pid ${victim}) exited (SIGKILL)`) ?? false,
@@ -188,6 +194,7 @@ describe('--workers 2 with server.audit: the primary keeps one writer and one ch
       );
       await eventually(() => ready(url), 'both workers up again');
       const afterKill = await onBoth(url, 'after');
+      assert.match(server.stderr(), /server\.audit changed since the server started/);
       assert.equal(await server.stop(), 0);
       const requests = oneChain(file, server.child.pid as number);
       recordedOnce(requests, [...before, ...afterKill]);

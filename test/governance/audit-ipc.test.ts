@@ -116,4 +116,96 @@ describe('audit over IPC (--workers): the primary is the one writer', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("a word of pressure that comes before the open's answer is not lost (it is the newer one)", async () => {
+    // A primary whose queue goes back under its budget while it answers `open` with `over: true`:
+    // its push leaves before the answer, so the worker reads it first.
+    const rooms = new IpcRooms();
+    const pair = ipcPair(rooms);
+    rooms.handle('audit', (peer, op) => {
+      assert.equal(op, 'open');
+      peer.send({ mcpRun: 'push', room: 'audit', data: { over: false } });
+      return {
+        name: 'primary',
+        include: ['tools/call'],
+        budgetBytes: 1024,
+        onBackpressure: 'block',
+        over: true,
+        changed: false,
+      };
+    });
+    const trail = await openWorkerTrail(
+      { file: 'audit.jsonl' },
+      { client: pair.client, base: '/', log: quiet, secret: same },
+    );
+    const record = trail.begin({ method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    assert.equal(record?.admit(), undefined, 'not held: the primary said it is under its budget');
+  });
+
+  it("a worker whose manifest no longer has server.audit writes to the primary's trail; with none open, it cannot", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-run-audit-ipc-'));
+    try {
+      const rooms = new IpcRooms();
+      const host = hostAudit(rooms, quiet);
+      const [one, two, lone] = [ipcPair(rooms), ipcPair(rooms), ipcPair(new IpcRooms())];
+      hostAudit(lone.rooms, quiet);
+      await assert.rejects(
+        openWorkerTrail(undefined, { client: lone.client, base: dir, log: quiet, secret: same }),
+        /no audit trail is open/,
+      );
+      const first = await openWorkerTrail(
+        { file: 'audit.jsonl' },
+        { client: one.client, base: dir, log: quiet, secret: same },
+      );
+      const log = warnings();
+      const second = await openWorkerTrail(undefined, { client: two.client, base: dir, log, secret: same });
+      assert.match(log.said.join('\n'), /server\.audit changed since the server started/);
+      call(first, 1);
+      call(second, 2);
+      await Promise.all([first.close(), second.close()]);
+      await host.close();
+      const requests = readFileSync(join(dir, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .filter((r) => r.type === 'request');
+      assert.deepEqual(
+        requests.map((r) => r.arguments.n),
+        [1, 2],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses sink: stderr (the workers share that stderr), and writes no line a worker sends that is not one JSON record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-run-audit-ipc-'));
+    try {
+      const refused = ipcPair(new IpcRooms());
+      hostAudit(refused.rooms, quiet);
+      await assert.rejects(
+        openWorkerTrail({ sink: 'stderr' }, { client: refused.client, base: dir, log: quiet, secret: same }),
+        /sink: stderr cannot be kept with --workers/,
+      );
+      const rooms = new IpcRooms();
+      const log = warnings();
+      const host = hostAudit(rooms, log);
+      const pair = ipcPair(rooms);
+      const trail = await openWorkerTrail(
+        { file: 'audit.jsonl' },
+        { client: pair.client, base: dir, log: quiet, secret: same },
+      );
+      pair.client.note('audit', 'append', ['{"forged":1}\n{"type":"request"}']);
+      pair.client.note('audit', 'append', [42]);
+      call(trail, 1);
+      await trail.close();
+      await host.close();
+      assert.equal(log.said.filter((m) => /not one JSON line; not written/.test(m)).length, 2);
+      const report = await scanAudit([join(dir, 'audit.jsonl')], {}, { record: () => {} });
+      assert.deepEqual(report.breaks, []);
+      assert.equal(report.records, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -28,6 +28,8 @@ import { AuditBackpressure, type AuditWriter, type AuditWriting, type Backpressu
 const ROOM = 'audit';
 /** How long a worker's `close` waits for its lines to leave the process before they go to stderr. */
 const CLOSE_WAIT_MS = 10_000;
+/** How long the primary's `close` waits for an open still in progress. */
+const OPEN_WAIT_MS = 5000;
 
 /** The primary's answer to `open`: the trail every worker writes to. */
 interface Opened {
@@ -54,23 +56,33 @@ export interface WorkerTrailOptions {
   readonly secret: (text: string) => string;
 }
 
-/** A worker's trail: the primary opens (or already has) the writer, and this one sends it the records. */
+/**
+ * A worker's trail: the primary opens (or already has) the writer, and this one sends it the
+ * records. `settings` undefined: this worker's manifest no longer has `server.audit` (removed since
+ * the server started), and it writes to the trail the primary keeps all the same.
+ */
 export async function openWorkerTrail(
-  settings: ServerAuditSection,
+  settings: ServerAuditSection | undefined,
   options: WorkerTrailOptions,
 ): Promise<AuditTrail> {
   const resolved =
-    settings.file === undefined ? settings : { ...settings, file: resolve(options.base, settings.file) };
-  const opened = await options.client.call<Opened>(ROOM, 'open', [resolved]);
+    settings?.file === undefined ? settings : { ...settings, file: resolve(options.base, settings.file) };
+  // Listening before asking: a word of pressure can arrive before the answer is handled, and any
+  // word is newer than the state the answer carries.
+  let writer: IpcAuditWriter | undefined;
+  let latest: boolean | undefined;
+  options.client.onPush(ROOM, (data) => {
+    const { over } = data as Pressure;
+    if (writer === undefined) latest = over;
+    else writer.pressure(over);
+  });
+  const opened = await options.client.call<Opened>(ROOM, 'open', [resolved ?? null]);
   if (opened.changed)
     options.log.warn(
       `audit: server.audit changed since the server started; the primary keeps writing the trail it opened then (writer ${opened.name}) until the next start`,
     );
-  return new AuditTrail(
-    new IpcAuditWriter(options.client, opened, options.log),
-    opened.include,
-    options.secret,
-  );
+  writer = new IpcAuditWriter(options.client, { ...opened, over: latest ?? opened.over }, options.log);
+  return new AuditTrail(writer, opened.include, options.secret);
 }
 
 /** The writer as a worker sees it: the primary's, reached over IPC. */
@@ -79,8 +91,8 @@ export class IpcAuditWriter implements AuditWriting {
   private readonly budgetBytes: number;
   private readonly choice: BackpressureChoice;
   private primaryOver: boolean;
-  /** Lines sent whose message has not left this process yet, by number. */
-  private readonly sending = new Map<number, string>();
+  /** Lines sent whose message has not left this process yet, by number, with their size in bytes. */
+  private readonly sending = new Map<number, { readonly body: string; readonly bytes: number }>();
   private sendingBytes = 0;
   private next = 0;
   private waiters: (() => void)[] = [];
@@ -89,6 +101,8 @@ export class IpcAuditWriter implements AuditWriting {
   private backlog: { since: number; blocked: number; refused: number; unrecorded: number } | undefined =
     undefined;
   private closing: Promise<void> | undefined = undefined;
+  /** The worker's drain is over: a record that comes now goes to stderr (nothing would send it). */
+  private closed = false;
 
   constructor(
     private readonly client: IpcClient,
@@ -99,15 +113,20 @@ export class IpcAuditWriter implements AuditWriting {
     this.budgetBytes = opened.budgetBytes;
     this.choice = opened.onBackpressure;
     this.primaryOver = opened.over;
-    client.onPush(ROOM, (data) => {
-      this.primaryOver = (data as Pressure).over;
-      this.released();
-    });
     client.onLost(() => {
       // The primary is gone, and its writer with it: what was on its way goes to stderr.
       this.primaryOver = false;
       this.spill('the primary process is gone');
     });
+    // A cluster worker exits as soon as its channel closes, before onLost's listeners run: what
+    // had not left the process goes to stderr then (written synchronously to a pipe or a file).
+    process.once('exit', () => this.spill('this worker is exiting'));
+  }
+
+  /** The primary's word: its queue went over the budget, or back under it. */
+  pressure(over: boolean): void {
+    this.primaryOver = over;
+    this.released();
   }
 
   /** As AuditWriter.admit: the primary's queue, or this worker's unsent lines, over the budget. */
@@ -155,20 +174,25 @@ export class IpcAuditWriter implements AuditWriting {
   private async closeOnce(): Promise<void> {
     await settleWithin(this.sent(), CLOSE_WAIT_MS);
     this.spill(`they did not leave this worker within ${CLOSE_WAIT_MS} ms of shutdown`);
+    this.closed = true;
     for (const resolve of this.waiters.splice(0)) resolve();
   }
 
   private send(op: 'append' | 'appendRefused', body: string): void {
-    if (!this.client.connected) {
-      this.toStderr([body], 'the primary process is gone');
+    if (this.closed || !this.client.connected) {
+      this.toStderr(
+        [body],
+        this.closed ? "it came after this worker's trail closed" : 'the primary process is gone',
+      );
       return;
     }
     const id = this.next++;
-    this.sending.set(id, body);
-    this.sendingBytes += body.length;
+    const bytes = Buffer.byteLength(body);
+    this.sending.set(id, { body, bytes });
+    this.sendingBytes += bytes;
     this.client.note(ROOM, op, [body], (err) => {
       if (!this.sending.delete(id)) return; // spilled already
-      this.sendingBytes -= body.length;
+      this.sendingBytes -= bytes;
       if (err !== null) this.toStderr([body], `it could not be sent to the primary process (${err.message})`);
       this.released();
     });
@@ -211,7 +235,7 @@ export class IpcAuditWriter implements AuditWriting {
   /** The lines not yet out of the process go to stderr, unsealed (some may reach the chain too). */
   private spill(why: string): void {
     if (this.sending.size === 0) return;
-    const left = [...this.sending.values()];
+    const left = [...this.sending.values()].map(({ body }) => body);
     this.sending.clear();
     this.sendingBytes = 0;
     this.toStderr(left, why);
@@ -239,7 +263,7 @@ export class IpcAuditWriter implements AuditWriting {
 export function hostAudit(
   rooms: IpcRooms,
   log: Logger,
-): { forget(peer: number): void; close(): Promise<void> } {
+): { forget(peer: number): void; readonly open: boolean; close(): Promise<void> } {
   const peers = new Map<number, IpcPeer>();
   let opening: Promise<AuditWriter> | undefined;
   let writer: AuditWriter | undefined;
@@ -248,6 +272,10 @@ export function hostAudit(
   let openedWith = '';
   let over = false;
   const open = async (settings: ServerAuditSection): Promise<AuditWriter> => {
+    if ((settings.sink ?? (settings.file === undefined ? 'stderr' : 'file')) === 'stderr')
+      throw new Error(
+        "server.audit with sink: stderr cannot be kept with --workers: the workers share the primary's stderr, and a line one of them logs could land inside a record; give it a `file` or `sink: otel`, or serve with one process",
+      );
     const opened = await openAuditWriter(settings, {
       // A worker sends `file` absolute.
       base: process.cwd(),
@@ -270,8 +298,10 @@ export function hostAudit(
   };
   rooms.handle(ROOM, async (peer, op, args) => {
     if (op === 'open') {
-      const settings = args[0] as ServerAuditSection;
-      opening ??= open(settings);
+      const settings = args[0] as ServerAuditSection | null;
+      if (settings === null && opening === undefined)
+        throw new Error('no audit trail is open, and this worker has no server.audit to open one');
+      opening ??= open(settings as ServerAuditSection);
       // A failed open is tried again by the next worker that asks (the first one's failure stops the server).
       const opened = await opening.catch((err: unknown) => {
         opening = undefined;
@@ -287,8 +317,14 @@ export function hostAudit(
       } satisfies Opened;
     }
     if (op === 'append' || op === 'appendRefused') {
-      if (writer === undefined) stray(args[0] as string);
-      else writer[op](args[0] as string);
+      const body = args[0];
+      // One JSON object on one line, as AuditRecord encodes it: anything else is not sealed.
+      if (typeof body !== 'string' || !body.startsWith('{') || body.includes('\n'))
+        log.error(
+          `audit: a worker sent a record that is not one JSON line; not written: ${String(body).slice(0, 200)}`,
+        );
+      else if (writer === undefined) stray(body);
+      else writer[op](body);
       return undefined;
     }
     if (op === 'held') {
@@ -302,8 +338,18 @@ export function hostAudit(
     forget(peer) {
       peers.delete(peer);
     },
+    /** A worker has opened the trail (or is opening it): the server keeps one. */
+    get open() {
+      return opening !== undefined;
+    },
     async close() {
-      await (writer ?? (await opening?.catch(() => undefined)))?.close();
+      // An open that never finished (its `start` record retried on a full disk) does not hold the exit.
+      if (writer === undefined && opening !== undefined)
+        await settleWithin(
+          opening.catch(() => undefined),
+          OPEN_WAIT_MS,
+        );
+      await writer?.close();
     },
   };
 }
