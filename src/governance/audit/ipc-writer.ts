@@ -22,7 +22,7 @@ import type { ServerAuditSection } from '../../manifest/types.js';
 import { ops } from '../../ops/hooks.js';
 import type { IpcClient, IpcPeer, IpcRooms } from '../../util/ipc.js';
 import { settleWithin } from '../../util/with-timeout.js';
-import { AuditTrail, auditedMethods, openAuditWriter, pressureOf } from './trail.js';
+import { AuditTrail, auditedMethods, openAuditWriter, pressureOf, sinkKindOf } from './trail.js';
 import { AuditBackpressure, type AuditWriter, type AuditWriting, type BackpressureChoice } from './writer.js';
 
 const ROOM = 'audit';
@@ -272,7 +272,7 @@ export function hostAudit(
   let openedWith = '';
   let over = false;
   const open = async (settings: ServerAuditSection): Promise<AuditWriter> => {
-    if ((settings.sink ?? (settings.file === undefined ? 'stderr' : 'file')) === 'stderr')
+    if (sinkKindOf(settings) === 'stderr')
       throw new Error(
         "server.audit with sink: stderr cannot be kept with --workers: the workers share the primary's stderr, and a line one of them logs could land inside a record; give it a `file` or `sink: otel`, or serve with one process",
       );

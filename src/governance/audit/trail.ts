@@ -195,8 +195,12 @@ export interface OpenOptions {
   readonly secret: (text: string) => string;
 }
 
+/** The sink `server.audit` names: `sink`, else `file` with a `file`, else `stderr`. */
+export const sinkKindOf = (settings: ServerAuditSection): NonNullable<ServerAuditSection['sink']> =>
+  settings.sink ?? (settings.file === undefined ? 'stderr' : 'file');
+
 async function sinkOf(settings: ServerAuditSection, base: string): Promise<AuditSink> {
-  const kind = settings.sink ?? (settings.file === undefined ? 'stderr' : 'file');
+  const kind = sinkKindOf(settings);
   if (kind === 'otel') {
     // The logs SDK and exporter load only when this sink is asked for.
     const { OtelSink, logsUrl } = await import('./otel-sink.js');
