@@ -37,7 +37,7 @@ import { catalogQuery, type EngineRun, engineCapability, type SqlEngine } from '
 import { quoteBackticked } from '../identifiers.js';
 import { markPrivileged, mysqlReasons } from '../privilege.js';
 import { CANCELLED_MESSAGE, RowBudget, redactor, rowObjects, uniqueColumns } from '../result.js';
-import { QueryWatch, urlSecrets } from '../watch.js';
+import { CANCEL_SETTLE_MS, QueryWatch, urlSecrets } from '../watch.js';
 import { mysqlSchemaReader } from './schema.js';
 import { mysqlSourceInfo } from './source.info.js';
 
@@ -129,8 +129,19 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
       } catch (err) {
         throw new Error(`cannot reach the database: ${redact((err as Error).message)}`);
       }
+      if (o.signal.aborted) {
+        // Cancelled while it waited for a connection: the connection was never used.
+        conn.release();
+        throw new Error(CANCELLED_MESSAGE);
+      }
       const thread = conn.threadId;
-      const watch = new QueryWatch(o.signal, o.timeoutMs, o.timeoutMs, () => kill(thread));
+      const watch = new QueryWatch(
+        o.signal,
+        o.timeoutMs,
+        o.timeoutMs,
+        () => kill(thread),
+        o.readOnly ? CANCEL_SETTLE_MS : 0,
+      );
       let healthy = false;
       try {
         const core = (conn as unknown as { connection: CoreConnection }).connection;

@@ -62,7 +62,7 @@ import {
   postgresSwitchReasons,
 } from '../privilege.js';
 import { CANCELLED_MESSAGE, RowBudget, redactor, rowObjects, uniqueColumns, valueBytes } from '../result.js';
-import { QueryWatch, urlSecrets } from '../watch.js';
+import { CANCEL_SETTLE_MS, QueryWatch, urlSecrets } from '../watch.js';
 import { PgPipeline, type PipelineStep, PreparedStatements } from './pipeline.js';
 import { postgresSchemaReader } from './schema.js';
 import { postgresSourceInfo } from './source.info.js';
@@ -340,8 +340,19 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       } catch (err) {
         throw new Error(`cannot reach the database: ${redact((err as Error).message)}`);
       }
+      if (o.signal.aborted) {
+        // Cancelled while it waited for a connection: the connection was never used.
+        client.release();
+        throw new Error(CANCELLED_MESSAGE);
+      }
       const pid = (client as unknown as { processID: number }).processID;
-      const watch = new QueryWatch(o.signal, o.timeoutMs, o.timeoutMs + GRACE_MS, () => cancel(pid));
+      const watch = new QueryWatch(
+        o.signal,
+        o.timeoutMs,
+        o.timeoutMs + GRACE_MS,
+        () => cancel(pid),
+        o.readOnly ? CANCEL_SETTLE_MS : 0,
+      );
       let healthy = false;
       const piped = o.readOnly && o.rowSet && o.offset === 0;
       try {

@@ -196,6 +196,25 @@ test('a cancelled call cancels its query on the server', { skip }, async () => {
   assert.deepEqual((await run(sql, 'SELECT 2 AS two')).rows, [{ two: 2 }]);
 });
 
+test('calls cancelled while they wait for the connection leave it to the pool', { skip }, async () => {
+  // A client that drops its calls at once (a 2026 client's connection closing) must not cost the
+  // pool its connections: a call cancelled before it ran sends no cancel and closes nothing.
+  const { sql, opened } = await db.open({ poolSize: 1 });
+  closers.push(() => opened.dispose());
+  const pid = async () => (await run(sql, 'SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const before = await pid();
+  const controller = new AbortController();
+  const calls = Array.from({ length: 8 }, () =>
+    run(sql, 'SELECT 1 AS one', [], { signal: controller.signal }).then(
+      () => 'answered',
+      (err: Error) => err.message,
+    ),
+  );
+  controller.abort();
+  assert.deepEqual(new Set(await Promise.all(calls)), new Set(['the query was cancelled']));
+  assert.equal(await pid(), before);
+});
+
 test('identifiers are quoted with pg escapeIdentifier', { skip }, () => {
   assert.equal(ro.quoteIdentifier('a "b" c'), '"a ""b"" c"');
   assert.equal(ro.dialect, 'postgres');
