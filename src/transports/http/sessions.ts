@@ -70,6 +70,8 @@ export type Refusal = 'client' | 'server';
 export class SessionStore {
   /** In least recently used order: `touch` moves a session to the end. */
   private readonly sessions = new Map<string, Session>();
+  /** The session at the end of that order: touching it again moves nothing (most requests). */
+  private newest: Session | undefined;
   private readonly perClient = new Map<string, number>();
   /** Shared: bytes of the records held here (Session.saved), bounded by `limits.heldRecordBytes`. */
   private recordBytes = 0;
@@ -135,6 +137,7 @@ export class SessionStore {
       ),
     };
     this.sessions.set(id, session);
+    this.newest = session;
     this.perClient.set(client, this.countOf(client) + 1);
     return session;
   }
@@ -239,9 +242,10 @@ export class SessionStore {
   /** Marks the session used now: it becomes the most recently used, the last to be evicted. */
   touch(session: Session): void {
     session.lastSeen = Date.now();
-    if (this.sessions.get(session.id) !== session) return;
+    if (session === this.newest || this.sessions.get(session.id) !== session) return;
     this.sessions.delete(session.id);
     this.sessions.set(session.id, session);
+    this.newest = session;
   }
 
   /** Ends a session: here, and with `--state` everywhere (DELETE). */
@@ -260,6 +264,7 @@ export class SessionStore {
     const session = this.sessions.get(id);
     if (session === undefined) return;
     this.sessions.delete(id);
+    if (this.newest === session) this.newest = undefined;
     this.recordBytes -= byteLength(session.saved);
     const left = this.countOf(session.client) - 1;
     if (left > 0) this.perClient.set(session.client, left);
