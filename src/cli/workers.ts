@@ -27,6 +27,7 @@ import { symlinksOf } from '../catalog/reload.js';
 import { hostAudit } from '../governance/audit/ipc-writer.js';
 import { hostLimits } from '../governance/limits/ipc-store.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
+import { installOpsHooks } from '../ops/hooks.js';
 import { STATE_KEY_ENV } from '../protocol/request-state.js';
 import { hostEpitaphs } from '../state/epitaphs.js';
 import { hostState } from '../state/ipc.js';
@@ -336,6 +337,7 @@ async function primaryMetrics(
   slots: Map<number, Slot>,
 ): Promise<{ text(restarts: number): Promise<string> }> {
   const client = (await import('prom-client')).default;
+  const { AUDIT_SINK_ERRORS } = await import('../ops/metrics.js');
   const aggregator = new client.AggregatorRegistry();
   const own = new client.Registry();
   const up = new client.Gauge({
@@ -348,6 +350,13 @@ async function primaryMetrics(
     name: 'mcp_run_worker_restarts_total',
     help: 'Workers that exited and were started again since the server started.',
     registers: [own],
+  });
+  // The audit trail's sink is the primary's (governance/audit/ipc-writer.ts): so are its failures.
+  const sinkErrors = new client.Counter({ ...AUDIT_SINK_ERRORS, registers: [own] });
+  installOpsHooks({
+    toolCall: () => ({ run: (fn) => fn(), end() {} }),
+    reload() {},
+    auditSinkError: (sink) => sinkErrors.inc({ sink }),
   });
   return {
     async text(restarts) {

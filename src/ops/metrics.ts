@@ -26,6 +26,16 @@ export interface TransportStats {
   readonly bytesOut: number;
 }
 
+/**
+ * Failed writes to the audit sink. With `--workers` the primary holds the sink, and this series is
+ * the primary's (cli/workers.ts), not summed over the workers.
+ */
+export const AUDIT_SINK_ERRORS = {
+  name: 'mcp_run_audit_sink_errors_total',
+  help: 'Failed writes to the audit sink (file, stderr, otel), each tried again; no record is dropped.',
+  labelNames: ['sink'] as const,
+};
+
 export class Metrics {
   /** Summed over the workers. */
   private readonly totals = new client.Registry();
@@ -62,12 +72,7 @@ export class Metrics {
     labelNames: ['choice'] as const,
     registers: [this.totals],
   });
-  private readonly auditSinkErrors = new client.Counter({
-    name: 'mcp_run_audit_sink_errors_total',
-    help: 'Failed writes to the audit sink (file, stderr, otel), each tried again; no record is dropped.',
-    labelNames: ['sink'] as const,
-    registers: [this.totals],
-  });
+  private readonly auditSinkErrors = new client.Counter({ ...AUDIT_SINK_ERRORS, registers: [this.totals] });
   private readonly reloads = new client.Counter({
     name: 'mcp_run_reloads_total',
     help: 'Manifest reloads by outcome (ok, failed).',
@@ -173,6 +178,8 @@ export class Metrics {
    * serves what the primary made of every worker's.
    */
   joinCluster(worker: number, sum: () => Promise<string>): void {
+    // The primary writes the audit trail for every worker, and counts its sink's failures itself.
+    this.totals.removeSingleMetric(AUDIT_SINK_ERRORS.name);
     new client.AggregatorRegistry();
     client.AggregatorRegistry.setRegistries([this.totals, new WorkerSeries(this.perProcess, String(worker))]);
     this.sum = sum;

@@ -222,41 +222,42 @@ describe('audit trail: sink otel, to a real OTLP/HTTP receiver', () => {
     assert.equal(attributes(unknown)['mcp_run.audit.outcome'], 'error');
   });
 
-  it('a receiver answering 503 for a while loses nothing; the failures are counted and logged', async () => {
-    // The exporter retries a 503 itself; past its attempts the writer tries the chunk again.
-    const receiver = await startReceiver(6);
-    const cli = await serve(receiver, ['--metrics']);
-    try {
-      for (let id = 1; id <= 3; id++) {
-        const call = await postModern(cli.url, id, 'tools/call', {
-          name: 'echo',
-          arguments: { text: `t${id}` },
-        });
-        assert.equal(call.status, 200, call.body);
+  for (const workers of [[], ['--workers', '2']])
+    it(`a receiver answering 503 for a while loses nothing; the failures are counted and logged${workers.length ? ' (--workers 2: by the primary, which writes the trail)' : ''}`, async () => {
+      // The exporter retries a 503 itself; past its attempts the writer tries the chunk again.
+      const receiver = await startReceiver(6);
+      const cli = await serve(receiver, ['--metrics', ...workers]);
+      try {
+        for (let id = 1; id <= 3; id++) {
+          const call = await postModern(cli.url, id, 'tools/call', {
+            name: 'echo',
+            arguments: { text: `t${id}` },
+          });
+          assert.equal(call.status, 200, call.body);
+        }
+        // start and three requests; the close record comes at shutdown.
+        for (let waited = 0; receiver.records.length < 4; waited++) {
+          assert.ok(waited < 600, `the records never reached the receiver; stderr:\n${cli.stderr()}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const metrics = await send(new URL('/metrics', cli.url).href, { method: 'GET' });
+        const failures = /^mcp_run_audit_sink_errors_total\{sink="otel"\} (\d+)$/m.exec(metrics.body);
+        assert.ok(failures !== null && Number(failures[1]) >= 1, metrics.body);
+        assert.equal(await cli.stop(), 0, cli.stderr());
+      } finally {
+        await cli.stop();
+        await receiver.close();
       }
-      // start and three requests; the close record comes at shutdown.
-      for (let waited = 0; receiver.records.length < 4; waited++) {
-        assert.ok(waited < 600, `the records never reached the receiver; stderr:\n${cli.stderr()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const metrics = await send(new URL('/metrics', cli.url).href, { method: 'GET' });
-      const failures = /^mcp_run_audit_sink_errors_total\{sink="otel"\} (\d+)$/m.exec(metrics.body);
-      assert.ok(failures !== null && Number(failures[1]) >= 1, metrics.body);
-      assert.equal(await cli.stop(), 0, cli.stderr());
-    } finally {
-      await cli.stop();
-      await receiver.close();
-    }
-    assert.match(cli.stderr(), /audit: cannot write to http:\/\/127\.0\.0\.1:\d+\/v1\/logs/);
-    assert.match(cli.stderr(), /audit: writing to http:\/\/127\.0\.0\.1:\d+\/v1\/logs works again/);
-    const bodies = receiver.records.map((r) => r.body.stringValue as string);
-    assert.deepEqual(
-      bodies.map((b) => JSON.parse(b).type),
-      ['start', 'request', 'request', 'request', 'close'],
-    );
-    const checked = verify(bodies);
-    assert.equal(checked.status, 0, checked.stderr);
-  });
+      assert.match(cli.stderr(), /audit: cannot write to http:\/\/127\.0\.0\.1:\d+\/v1\/logs/);
+      assert.match(cli.stderr(), /audit: writing to http:\/\/127\.0\.0\.1:\d+\/v1\/logs works again/);
+      const bodies = receiver.records.map((r) => r.body.stringValue as string);
+      assert.deepEqual(
+        bodies.map((b) => JSON.parse(b).type),
+        ['start', 'request', 'request', 'request', 'close'],
+      );
+      const checked = verify(bodies);
+      assert.equal(checked.status, 0, checked.stderr);
+    });
 
   it('a receiver that stays down: the server still starts, and shutdown spills the records to stderr, counted', async () => {
     const receiver = await startReceiver(Number.POSITIVE_INFINITY);
