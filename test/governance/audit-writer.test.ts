@@ -14,7 +14,13 @@ import { sinceTime } from '../../src/cli/audit.js';
 import { noteDecision, noteRedacted } from '../../src/governance/audit/note.js';
 import { orderFiles, type ScanReport, scanAudit } from '../../src/governance/audit/query.js';
 import { MAX_ARGUMENT_BYTES, redactArguments } from '../../src/governance/audit/record.js';
-import { type AuditTrail, openAuditTrail, parseSize } from '../../src/governance/audit/trail.js';
+import {
+  type AuditTrail,
+  openAuditTrail,
+  openAuditWriter,
+  parseSize,
+} from '../../src/governance/audit/trail.js';
+import { AuditBackpressure } from '../../src/governance/audit/writer.js';
 import { GovernanceRefusal } from '../../src/governance/refusal.js';
 import { StderrLogger } from '../../src/log.js';
 import { CLI } from '../helpers/demo.js';
@@ -204,6 +210,29 @@ describe('audit trail on real files', () => {
       assert.ok(report.notes.some((n) => /begins at .*audit\.jsonl\.\d+:1 after records not given/.test(n)));
       assert.ok(report.records > 0 && report.records < 40);
     }));
+});
+
+describe('audit trail: the queue budget', () => {
+  it('counts the bytes a record takes, not its characters', async () => {
+    await withDir(async (dir) => {
+      const pressure: boolean[] = [];
+      const writer = await openAuditWriter(
+        { file: 'audit.jsonl', buffer: '4KB', onBackpressure: 'refuse' },
+        { base: dir, log: quiet, onPressure: (over) => pressure.push(over) },
+      );
+      try {
+        // 1,500 characters, 4,500 bytes: over a budget of 4,096 bytes as soon as it is queued.
+        writer.append(JSON.stringify({ v: 1, type: 'request', note: '✓'.repeat(1500) }));
+        assert.deepEqual(pressure, [true]);
+        assert.throws(() => writer.admit(), AuditBackpressure);
+        await writer.flush();
+        assert.deepEqual(pressure, [true, false]);
+        assert.equal(writer.admit(), undefined);
+      } finally {
+        await writer.close();
+      }
+    });
+  });
 });
 
 describe('mcp-run audit --json', () => {

@@ -66,7 +66,8 @@ export class AuditWriter {
   private readonly sink: AuditSink;
   readonly name: string;
   private readonly log: Logger;
-  private queue: string[] = [];
+  /** Records not yet written, with their size in bytes (UTF-8), which the budget counts. */
+  private queue: { readonly body: string; readonly bytes: number }[] = [];
   private queuedBytes = 0;
   private seq = 0;
   private prev: string | null = GENESIS;
@@ -197,7 +198,7 @@ export class AuditWriter {
     this.log.error(
       `audit: ${left.length} record(s) could not be written to ${this.sink.where} within ${waitMs} ms of shutdown; they follow on stderr, unsealed`,
     );
-    for (const body of left) {
+    for (const { body } of left) {
       try {
         process.stderr.write(`${body}\n`);
       } catch {
@@ -207,8 +208,9 @@ export class AuditWriter {
   }
 
   private enqueue(body: string): void {
-    this.queue.push(body);
-    this.queuedBytes += body.length;
+    const bytes = Buffer.byteLength(body);
+    this.queue.push({ body, bytes });
+    this.queuedBytes += bytes;
     if (!this.over && this.queuedBytes >= this.options.budgetBytes) {
       this.over = true;
       this.options.onPressure?.(true);
@@ -235,7 +237,7 @@ export class AuditWriter {
     let taken = 0;
     let seq = this.seq;
     let prev = this.prev;
-    for (const body of this.queue) {
+    for (const { body } of this.queue) {
       const { line, hash } = sealLine(body, seq, prev);
       const size = Buffer.byteLength(line) + 1;
       if (bytes + size > room && (taken > 0 || !this.sink.fresh())) break;
@@ -252,7 +254,7 @@ export class AuditWriter {
     await this.writeWithRetry(chunk);
     this.seq = seq;
     this.prev = prev;
-    for (const body of this.queue.splice(0, taken)) this.queuedBytes -= body.length;
+    for (const { bytes } of this.queue.splice(0, taken)) this.queuedBytes -= bytes;
     this.written += taken;
     this.released();
   }
