@@ -10,7 +10,9 @@
  * - `onBackpressure: refuse` with a sink that cannot keep up (a named pipe nobody reads yet): the
  *   primary's queue is the server's budget, so both workers refuse (-32041, rule `audit`), each
  *   refusal is counted in the primary's `backpressure` record, and every call is a record or
- *   counted once the pipe is read.
+ *   counted once the pipe is read;
+ * - `onBackpressure: block` with the same sink: calls on both workers wait until the pipe is read,
+ *   then every one is answered and recorded once, the waits counted in the primary's record.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -254,6 +256,57 @@ describe('--workers 2 with server.audit, onBackpressure: refuse, a sink that can
       writeFileSync(copy, await read);
       oneChain(copy, server.child.pid as number);
       assertRefusalsAccounted(lines(copy), refused.length, total);
+    } finally {
+      if (server?.child.exitCode === null) await server.stop('SIGKILL');
+      files.cleanup();
+    }
+  });
+});
+
+describe('--workers 2 with server.audit, onBackpressure: block, a sink that cannot keep up', () => {
+  test('calls on both workers wait for the primary to catch up, then every one is answered and recorded', async () => {
+    const files = tempFiles({
+      'mcp.yaml': MANIFEST.replace(
+        '    file: logs/audit.jsonl',
+        '    file: audit.pipe\n    buffer: 2KB\n    onBackpressure: block',
+      ),
+    });
+    const fifo = join(files.dir, 'audit.pipe');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    let server: ServedCli | undefined;
+    try {
+      server = await serve(files.dir, '--no-watch');
+      // More records than the pipe's own buffer (64 KB) holds.
+      const total = 400;
+      const calls: Call[] = [];
+      let next = 0;
+      const client = async () => {
+        while (next < total) calls.push(await echo(server!.url, `b-${next++}`));
+      };
+      const clients = Promise.all(Array.from({ length: 16 }, client));
+      await eventually(
+        () => /audit: .*audit\.pipe is not keeping up .*new requests wait/.test(server!.stderr()),
+        'the primary saying its queue is over the budget',
+        30_000,
+      );
+      // Nothing reads the pipe: the calls wait rather than run unrecorded.
+      assert.ok(calls.length < total, `${calls.length} of ${total} calls answered with the pipe unread`);
+      const read = readPipe(fifo);
+      await clients;
+      assert.equal(calls.length, total);
+      assert.equal(new Set(calls.map((c) => c.replica)).size, 2, 'both workers answered');
+      assert.equal(await server.stop(), 0, server.stderr());
+      const copy = join(files.dir, 'audit.jsonl');
+      writeFileSync(copy, await read);
+      recordedOnce(oneChain(copy, server.child.pid as number), calls);
+      const episodes = lines(copy).filter((r) => r.type === 'backpressure');
+      assert.ok(episodes.length >= 1, 'the episode is recorded');
+      assert.ok(episodes.reduce((sum: number, r: Json) => sum + r.blocked, 0) >= 1, 'calls were held');
+      assert.equal(
+        episodes.reduce((sum: number, r: Json) => sum + r.refused, 0),
+        0,
+        'none was refused',
+      );
     } finally {
       if (server?.child.exitCode === null) await server.stop('SIGKILL');
       files.cleanup();
