@@ -61,6 +61,15 @@ export class QueryWatch {
     if (signal.aborted) this.onAbort();
   }
 
+  /**
+   * The query has ended: a caller's cancellation from now on sends nothing (what is left of the call,
+   * a statement that cleans the session up, is not the query it was for). The deadline still holds.
+   */
+  ended(): void {
+    clearTimeout(this.settleTimer);
+    this.signal.removeEventListener('abort', this.onAbort);
+  }
+
   /** Stops watching (a cancel not yet sent never is); resolves once one sent has been answered. */
   async finish(): Promise<void> {
     clearTimeout(this.timer);

@@ -61,10 +61,32 @@ test('a signal already aborted when the watch starts waits out the settle time t
   await watch.finish();
 });
 
-test('the deadline cancels at once whatever the settle time', async () => {
-  const { sent, watch } = watched(60_000, 20);
+test('the deadline cancels at once whatever the settle time of a cancellation', async () => {
+  const { controller, sent, watch } = watched(60_000, 20);
+  controller.abort();
   for (let i = 0; i < 200 && sent.length === 0; i++) await sleep(10);
   assert.deepEqual(sent, ['cancel']);
   assert.equal(watch.reason, 'timeout');
   await watch.finish();
+});
+
+test('a cancellation after the query ended sends nothing; the deadline still holds', async () => {
+  const { controller, sent, watch } = watched(10, 200);
+  watch.ended();
+  controller.abort();
+  await sleep(50);
+  assert.deepEqual(sent, [], 'no cancel for a query that has ended');
+  assert.equal(watch.reason, undefined);
+  for (let i = 0; i < 200 && sent.length === 0; i++) await sleep(10);
+  assert.deepEqual(sent, ['cancel']);
+  assert.equal(watch.reason, 'timeout');
+  await watch.finish();
+});
+
+test('a cancellation after finish sends nothing', async () => {
+  const { controller, sent, watch } = watched(10);
+  await watch.finish();
+  controller.abort();
+  await sleep(50);
+  assert.deepEqual(sent, []);
 });

@@ -150,6 +150,7 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
         work.catch(() => undefined); // when abandoned, its late failure is of no interest
         const streamed = await Promise.race([work, watch.abandoned]);
         if (watch.reason) throw new Error('stopped after the end');
+        watch.ended();
         // User locks (GET_LOCK) belong to the session, not the transaction: released before the
         // pool hands the connection on. (COM_RESET_CONNECTION would also drop the prepared
         // statements mysql2 keeps cached per connection.)
@@ -168,8 +169,9 @@ export const mysqlSource: SourceKind<MysqlConfig> = {
         throw watch.error(err, redact);
       } finally {
         await watch.finish();
-        // A connection a KILL was aimed at is closed rather than handed to the next call.
-        if (healthy) conn.release();
+        // A connection a KILL was aimed at (the deadline's, while the locks were being released
+        // too) is closed rather than handed to the next call.
+        if (healthy && !watch.reason) conn.release();
         else conn.destroy();
       }
     };

@@ -362,6 +362,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         work.catch(() => undefined); // when abandoned, its late failure is of no interest
         const { result, broken, clean } = await Promise.race([work, watch.abandoned]);
         if (watch.reason) throw new Error('stopped after the end');
+        watch.ended();
         if (broken) return result;
         // Back to a fresh session before the pool hands it on: session advisory locks, settings,
         // prepared statements and temporary tables do not outlive the call.
@@ -379,8 +380,9 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       } finally {
         await watch.finish();
         // A failed or cancelled call closes its connection (which ends its transaction) rather
-        // than handing the pool one that a late cancel could still hit.
-        client.release(healthy ? undefined : true);
+        // than handing the pool one that a late cancel could still hit: a cancel sent (the
+        // deadline's) while the session was being cleaned up too.
+        client.release(healthy && !watch.reason ? undefined : true);
       }
       // A schema change altered what a prepared statement returns: prepare anew, and read once more.
       session.statements.renew();

@@ -159,6 +159,24 @@ test('a cancelled call kills its query on the server', { skip }, async () => {
   assert.deepEqual((await run(ro, 'SELECT 2 AS two')).rows, [{ two: 2 }]);
 });
 
+test('calls cancelled while they wait for the connection leave it to the pool', { skip }, async () => {
+  // As on PostgreSQL: a call cancelled before it ran sends no KILL and closes nothing.
+  const { sql, opened } = await db.open({ poolSize: 1 });
+  closers.push(() => opened.dispose());
+  const thread = async () => (await run(sql, 'SELECT CONNECTION_ID() AS id')).rows[0]!.id;
+  const before = await thread();
+  const controller = new AbortController();
+  const calls = Array.from({ length: 8 }, () =>
+    run(sql, 'SELECT 1 AS one', [], { signal: controller.signal }).then(
+      () => 'answered',
+      (err: Error) => err.message,
+    ),
+  );
+  controller.abort();
+  assert.deepEqual(new Set(await Promise.all(calls)), new Set(['the query was cancelled']));
+  assert.equal(await thread(), before);
+});
+
 test('identifiers are quoted with backticks', { skip }, () => {
   assert.equal(ro.quoteIdentifier('a `b` c'), '`a ``b`` c`');
   assert.equal(ro.dialect, 'mysql');
