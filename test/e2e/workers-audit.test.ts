@@ -148,6 +148,32 @@ async function serve(dir: string, ...more: string[]): Promise<ServedCli> {
   });
 }
 
+/**
+ * The server on a sink that cannot keep up: its trail a named pipe nobody reads until `readPipe`,
+ * a queue of 2 KB, and `choice` once it is full. Runs `fn`, then kills what is left and cleans up.
+ */
+async function onPipe(
+  choice: 'refuse' | 'block',
+  fn: (server: ServedCli, fifo: string, dir: string) => Promise<void>,
+): Promise<void> {
+  const files = tempFiles({
+    'mcp.yaml': MANIFEST.replace(
+      '    file: logs/audit.jsonl',
+      `    file: audit.pipe\n    buffer: 2KB\n    onBackpressure: ${choice}`,
+    ),
+  });
+  const fifo = join(files.dir, 'audit.pipe');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+  let server: ServedCli | undefined;
+  try {
+    server = await serve(files.dir, '--no-watch');
+    await fn(server, fifo, files.dir);
+  } finally {
+    if (server?.child.exitCode === null) await server.stop('SIGKILL');
+    files.cleanup();
+  }
+}
+
 describe('--workers 2 with server.audit: the primary keeps one writer and one chain', () => {
   test('calls on both workers, then SIGTERM: one chain, every call recorded once, and it verifies', async () => {
     const files = tempFiles({ 'mcp.yaml': MANIFEST });
@@ -214,24 +240,14 @@ describe('--workers 2 with server.audit: the primary keeps one writer and one ch
 
 describe('--workers 2 with server.audit, onBackpressure: refuse, a sink that cannot keep up', () => {
   test("the primary's queue is the server's budget: both workers refuse, and every call is accounted for", async () => {
-    const files = tempFiles({
-      'mcp.yaml': MANIFEST.replace(
-        '    file: logs/audit.jsonl',
-        '    file: audit.pipe\n    buffer: 2KB\n    onBackpressure: refuse',
-      ),
-    });
-    const fifo = join(files.dir, 'audit.pipe');
-    assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
-    let server: ServedCli | undefined;
-    try {
-      server = await serve(files.dir, '--no-watch');
+    await onPipe('refuse', async (server, fifo, dir) => {
       const total = 400;
       const answers: { answer: Json; replica: string }[] = [];
       let next = 0;
       const client = async () => {
         while (next < total) {
           const text = `r-${next++}`;
-          const res = await postModern(server!.url, ++ids, 'tools/call', {
+          const res = await postModern(server.url, ++ids, 'tools/call', {
             name: 'echo',
             arguments: { text },
           });
@@ -252,40 +268,27 @@ describe('--workers 2 with server.audit, onBackpressure: refuse, a sink that can
       assert.match(server.stderr(), /audit: .*audit\.pipe is not keeping up .*new requests are refused/);
       const read = readPipe(fifo);
       assert.equal(await server.stop(), 0, server.stderr());
-      const copy = join(files.dir, 'audit.jsonl');
+      const copy = join(dir, 'audit.jsonl');
       writeFileSync(copy, await read);
       oneChain(copy, server.child.pid as number);
       assertRefusalsAccounted(lines(copy), refused.length, total);
-    } finally {
-      if (server?.child.exitCode === null) await server.stop('SIGKILL');
-      files.cleanup();
-    }
+    });
   });
 });
 
 describe('--workers 2 with server.audit, onBackpressure: block, a sink that cannot keep up', () => {
   test('calls on both workers wait for the primary to catch up, then every one is answered and recorded', async () => {
-    const files = tempFiles({
-      'mcp.yaml': MANIFEST.replace(
-        '    file: logs/audit.jsonl',
-        '    file: audit.pipe\n    buffer: 2KB\n    onBackpressure: block',
-      ),
-    });
-    const fifo = join(files.dir, 'audit.pipe');
-    assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
-    let server: ServedCli | undefined;
-    try {
-      server = await serve(files.dir, '--no-watch');
+    await onPipe('block', async (server, fifo, dir) => {
       // More records than the pipe's own buffer (64 KB) holds.
       const total = 400;
       const calls: Call[] = [];
       let next = 0;
       const client = async () => {
-        while (next < total) calls.push(await echo(server!.url, `b-${next++}`));
+        while (next < total) calls.push(await echo(server.url, `b-${next++}`));
       };
       const clients = Promise.all(Array.from({ length: 16 }, client));
       await eventually(
-        () => /audit: .*audit\.pipe is not keeping up .*new requests wait/.test(server!.stderr()),
+        () => /audit: .*audit\.pipe is not keeping up .*new requests wait/.test(server.stderr()),
         'the primary saying its queue is over the budget',
         30_000,
       );
@@ -296,7 +299,7 @@ describe('--workers 2 with server.audit, onBackpressure: block, a sink that cann
       assert.equal(calls.length, total);
       assert.equal(new Set(calls.map((c) => c.replica)).size, 2, 'both workers answered');
       assert.equal(await server.stop(), 0, server.stderr());
-      const copy = join(files.dir, 'audit.jsonl');
+      const copy = join(dir, 'audit.jsonl');
       writeFileSync(copy, await read);
       recordedOnce(oneChain(copy, server.child.pid as number), calls);
       const episodes = lines(copy).filter((r) => r.type === 'backpressure');
@@ -307,9 +310,6 @@ describe('--workers 2 with server.audit, onBackpressure: block, a sink that cann
         0,
         'none was refused',
       );
-    } finally {
-      if (server?.child.exitCode === null) await server.stop('SIGKILL');
-      files.cleanup();
-    }
+    });
   });
 });

@@ -34,6 +34,27 @@ export function runSql(
   return sql.query(parseSqlParams(text), values, options);
 }
 
+/**
+ * Eight calls on a one-connection pool, cancelled before any got the connection: what each call
+ * ended with, and the server's id of the connection (`whoAmI`, a one-row `id`) before and after.
+ */
+export async function cancelledWhileWaiting(
+  sql: SqlCapability,
+  whoAmI: string,
+): Promise<{ outcomes: Set<string>; before: unknown; after: unknown }> {
+  const id = async () => (await runSql(sql, whoAmI)).rows[0]!.id;
+  const before = await id();
+  const controller = new AbortController();
+  const calls = Array.from({ length: 8 }, () =>
+    runSql(sql, 'SELECT 1 AS one', [], { signal: controller.signal }).then(
+      () => 'answered',
+      (err: Error) => err.message,
+    ),
+  );
+  controller.abort();
+  return { outcomes: new Set(await Promise.all(calls)), before, after: await id() };
+}
+
 export type Engine = 'sqlite' | 'postgres' | 'mysql';
 export const ENGINES: readonly Engine[] = ['sqlite', 'postgres', 'mysql'];
 export const skipFor = (engine: Engine) =>

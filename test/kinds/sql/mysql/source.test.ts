@@ -10,6 +10,7 @@ import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
 import { type MysqlConfig, mysqlSource } from '../../../../src/kinds/sql/mysql/source.js';
 import {
   CUSTOMERS,
+  cancelledWhileWaiting,
   createDatabase,
   ITEMS,
   MYSQL_SKIP,
@@ -163,18 +164,9 @@ test('calls cancelled while they wait for the connection leave it to the pool', 
   // As on PostgreSQL: a call cancelled before it ran sends no KILL and closes nothing.
   const { sql, opened } = await db.open({ poolSize: 1 });
   closers.push(() => opened.dispose());
-  const thread = async () => (await run(sql, 'SELECT CONNECTION_ID() AS id')).rows[0]!.id;
-  const before = await thread();
-  const controller = new AbortController();
-  const calls = Array.from({ length: 8 }, () =>
-    run(sql, 'SELECT 1 AS one', [], { signal: controller.signal }).then(
-      () => 'answered',
-      (err: Error) => err.message,
-    ),
-  );
-  controller.abort();
-  assert.deepEqual(new Set(await Promise.all(calls)), new Set(['the query was cancelled']));
-  assert.equal(await thread(), before);
+  const cancelled = await cancelledWhileWaiting(sql, 'SELECT CONNECTION_ID() AS id');
+  assert.deepEqual(cancelled.outcomes, new Set(['the query was cancelled']));
+  assert.equal(cancelled.after, cancelled.before);
 });
 
 test('identifiers are quoted with backticks', { skip }, () => {

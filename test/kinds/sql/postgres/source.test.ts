@@ -11,6 +11,7 @@ import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
 import { type PostgresConfig, postgresSource } from '../../../../src/kinds/sql/postgres/source.js';
 import {
   CUSTOMERS,
+  cancelledWhileWaiting,
   createDatabase,
   ITEMS,
   PG_SKIP,
@@ -201,18 +202,9 @@ test('calls cancelled while they wait for the connection leave it to the pool', 
   // pool its connections: a call cancelled before it ran sends no cancel and closes nothing.
   const { sql, opened } = await db.open({ poolSize: 1 });
   closers.push(() => opened.dispose());
-  const pid = async () => (await run(sql, 'SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-  const before = await pid();
-  const controller = new AbortController();
-  const calls = Array.from({ length: 8 }, () =>
-    run(sql, 'SELECT 1 AS one', [], { signal: controller.signal }).then(
-      () => 'answered',
-      (err: Error) => err.message,
-    ),
-  );
-  controller.abort();
-  assert.deepEqual(new Set(await Promise.all(calls)), new Set(['the query was cancelled']));
-  assert.equal(await pid(), before);
+  const cancelled = await cancelledWhileWaiting(sql, 'SELECT pg_backend_pid() AS id');
+  assert.deepEqual(cancelled.outcomes, new Set(['the query was cancelled']));
+  assert.equal(cancelled.after, cancelled.before);
 });
 
 test('identifiers are quoted with pg escapeIdentifier', { skip }, () => {
