@@ -27,7 +27,7 @@ import { symlinksOf } from '../catalog/reload.js';
 import { hostAudit } from '../governance/audit/ipc-writer.js';
 import { hostLimits } from '../governance/limits/ipc-store.js';
 import { type LogFormat, type LogThreshold, StderrLogger } from '../log.js';
-import { installOpsHooks } from '../ops/hooks.js';
+import { installOpsHooks, NO_CALL } from '../ops/hooks.js';
 import { STATE_KEY_ENV } from '../protocol/request-state.js';
 import { hostEpitaphs } from '../state/epitaphs.js';
 import { hostState } from '../state/ipc.js';
@@ -354,7 +354,7 @@ async function primaryMetrics(
   // The audit trail's sink is the primary's (governance/audit/ipc-writer.ts): so are its failures.
   const sinkErrors = new client.Counter({ ...AUDIT_SINK_ERRORS, registers: [own] });
   installOpsHooks({
-    toolCall: () => ({ run: (fn) => fn(), end() {} }),
+    toolCall: () => NO_CALL,
     reload() {},
     auditSinkError: (sink) => sinkErrors.inc({ sink }),
   });

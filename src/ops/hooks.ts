@@ -53,7 +53,8 @@ export interface OpsHooks {
   traceId?(): string | undefined;
 }
 
-const NO_CALL: CallObservation = { run: (fn) => fn(), end() {} };
+/** A call observed by nobody: runs it as it is. */
+export const NO_CALL: CallObservation = { run: (fn) => fn(), end() {} };
 
 const hooks: OpsHooks[] = [];
 

@@ -73,8 +73,7 @@ export class QueryWatch {
   /** Stops watching (a cancel not yet sent never is); resolves once one sent has been answered. */
   async finish(): Promise<void> {
     clearTimeout(this.timer);
-    clearTimeout(this.settleTimer);
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.ended();
     await this.cancelling;
     clearTimeout(this.abandonTimer);
   }
