@@ -308,6 +308,7 @@ export class Reloader {
     if (!force && !rotated && whole === this.lastDigest && updated.length === 0) return 'unchanged';
     // A source's change with the manifest as it was: what changed came from outside (an upstream).
     const fromOutside = upstream !== undefined && whole === this.lastDigest && !rotated;
+    const served = this.lastDigest;
     this.lastDigest = whole;
 
     let next: Catalog;
@@ -344,6 +345,10 @@ export class Reloader {
       return 'failed';
     }
     if (revision !== this.revision) {
+      // The newer reload queued behind this one builds the text as it then is. It must compare that
+      // with the catalog still served, not with this one, which never was: the watcher's event and
+      // the catch-up for one edit would otherwise leave it unchanged and the edit unserved.
+      this.lastDigest = served;
       await next.dispose();
       return 'superseded';
     }

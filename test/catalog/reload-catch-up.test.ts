@@ -56,6 +56,8 @@ async function watched(edit: (file: string) => void) {
   open();
   await reloader.ready();
   return {
+    file,
+    reloader,
     ref,
     changes,
     async close() {
@@ -85,6 +87,24 @@ test('without an edit in the gap, nothing is reloaded or announced', async () =>
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(w.ref.current, before);
     assert.deepEqual(w.changes, []);
+  } finally {
+    await w.close();
+  }
+});
+
+test('an edit heard twice in a row (the watcher, then the catch-up) is served by the second reload', async () => {
+  const w = await watched(() => {});
+  try {
+    writeFileSync(w.file, manifest(['one', 'three']));
+    // Both queued at once: the first builds the edit and drops it for the newer one, which must
+    // still find the edit new, compared with the catalog served.
+    const [first, second] = await Promise.all([
+      w.reloader.changed([w.file], false),
+      w.reloader.changed([w.file], false),
+    ]);
+    assert.deepEqual([first, second], ['superseded', 'reloaded']);
+    assert.deepEqual([...w.ref.current.tools.keys()], ['one', 'three']);
+    assert.deepEqual(w.changes, [['tools']]);
   } finally {
     await w.close();
   }
