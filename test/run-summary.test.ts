@@ -50,7 +50,7 @@ const steady = (text: string) =>
     .replace(/duration_ms:? [\d.]+/g, 'duration_ms')
     .replace(/\([\d.]+ms\)/g, '(ms)');
 
-const runner = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000'];
+const runner = ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000'];
 
 // Without the variable that marks this process as a test file's, so the child runs its files itself.
 const { NODE_TEST_CONTEXT: _, ...env } = process.env;
