@@ -9,6 +9,9 @@ import { CLI } from './demo.js';
 
 type Message = Record<string, any>;
 
+/** Lines of the server's stderr a timed-out wait shows. */
+const STDERR_TAIL_LINES = 20;
+
 export class RawStdioPeer {
   readonly stdoutLines: string[] = [];
   stderr = '';
@@ -55,7 +58,8 @@ export class RawStdioPeer {
   next(match: (m: Message) => boolean, timeoutMs = 10_000): Promise<Message> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`no matching message within ${timeoutMs} ms`)),
+        // What the server said last is what tells a timeout's cause (a reload that never ran, a crash).
+        () => reject(new Error(`no matching message within ${timeoutMs} ms; ${this.stderrTail()}`)),
         timeoutMs,
       );
       this.waiters.push({
@@ -84,6 +88,11 @@ export class RawStdioPeer {
 
   kill(): void {
     this.child.kill('SIGKILL');
+  }
+
+  private stderrTail(): string {
+    const tail = this.stderr.trimEnd().split('\n').slice(-STDERR_TAIL_LINES).join('\n');
+    return tail ? `the server's stderr ends:\n${tail}` : 'the server wrote nothing to stderr';
   }
 
   private dispatch(message: Message): void {
