@@ -120,6 +120,8 @@ export class Reloader {
   private upstreamTimer: NodeJS.Timeout | undefined;
   /** When the last reload an upstream asked for began (ms since the epoch). */
   private lastUpstreamReload = 0;
+  /** What a superseded reload leaves the reload queued behind it, which takes over (run()). */
+  private handedOn: HandedOn | undefined;
 
   private readonly log: StderrLogger;
 
@@ -300,15 +302,22 @@ export class Reloader {
       );
       return 'failed';
     }
-    const updated = await this.changedResourceFiles(paths, ref.current);
+    // A reload that took over from a superseded one reloads whatever the text: the catalog that
+    // one built was never served, so the same text is not "unchanged".
+    const handed = this.handedOn;
+    this.handedOn = undefined;
+    const changedFiles = await this.changedResourceFiles(paths, ref.current);
+    const updated = [...new Set([...(handed?.updated ?? []), ...changedFiles])];
     // The included files are part of the manifest: an edit to one is an edit to it. A rotated secret
     // file changes no text the comparison sees: it rebuilds whenever it fires.
     const whole = textDigest(text, includedTexts(ref.current, readFileSync));
     const rotated = [...paths].some((path) => ref.current.secretFiles?.has(path));
-    if (!force && !rotated && whole === this.lastDigest && updated.length === 0) return 'unchanged';
+    if (!force && !handed && !rotated && whole === this.lastDigest && updated.length === 0)
+      return 'unchanged';
+    const authored = whole !== this.lastDigest || rotated || handed?.authored === true;
+    upstream = joinUpstream(handed?.upstream, upstream);
     // A source's change with the manifest as it was: what changed came from outside (an upstream).
-    const fromOutside = upstream !== undefined && whole === this.lastDigest && !rotated;
-    const served = this.lastDigest;
+    const fromOutside = upstream !== undefined && !authored;
     this.lastDigest = whole;
 
     let next: Catalog;
@@ -334,7 +343,7 @@ export class Reloader {
       this.failing = true;
       // Clients hear of the failure once, not on every retry.
       const retry = this.retries > 0;
-      if (err instanceof ManifestError && onlySourcesDown(err)) this.retryLater(revision);
+      if (err instanceof ManifestError && onlySourcesDown(err)) this.retryLater(whole);
       else this.retries = 0;
       if (retry) return 'failed';
       const n = err instanceof ManifestError ? err.diagnostics.length : 1;
@@ -345,10 +354,9 @@ export class Reloader {
       return 'failed';
     }
     if (revision !== this.revision) {
-      // The newer reload queued behind this one builds the text as it then is. It must compare that
-      // with the catalog still served, not with this one, which never was: the watcher's event and
-      // the catch-up for one edit would otherwise leave it unchanged and the edit unserved.
-      this.lastDigest = served;
+      // The reload queued behind this one builds the text as it then is, and takes over what this
+      // one would have done: the watcher's event and the catch-up for one edit are two reloads.
+      this.handedOn = { updated, upstream, authored };
       await next.dispose();
       return 'superseded';
     }
@@ -421,13 +429,13 @@ export class Reloader {
    * A reload that failed only because sources could not be opened (a database down, a host not
    * answering) is tried again, 1 s after, then 2 s, 4 s… up to 30 s, until it succeeds: the edit is
    * not lost, and its catalog swaps in once its sources connect. A newer edit, a manifest error or
-   * close() ends the retries.
+   * close() ends the retries; a reload that finds the same text unchanged in the meantime does not.
    */
-  private retryLater(revision: number): void {
+  private retryLater(digest: string): void {
     const waitMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.retries++);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
-      if (this.closed || revision !== this.revision) return;
+      if (this.closed || digest !== this.lastDigest) return;
       void this.enqueue(new Set(), true);
     }, waitMs);
     this.retryTimer.unref();
@@ -480,6 +488,23 @@ interface PendingUpstream {
   readonly reasons: string[];
   /** A source that asked has `descriptions: refuse`. */
   refuse: boolean;
+}
+
+/** What a superseded reload hands the reload that takes over from it. */
+interface HandedOn {
+  /** Resources whose files it saw change: announced once the newer catalog is served. */
+  readonly updated: readonly string[];
+  /** The upstreams' reasons it reloaded for (their `refuse` still applies). */
+  readonly upstream: PendingUpstream | undefined;
+  /** The manifest's text or a secret file had changed: what changes is not only from outside. */
+  readonly authored: boolean;
+}
+
+/** A superseded reload's upstream reasons joined to its successor's. */
+function joinUpstream(a?: PendingUpstream, b?: PendingUpstream): PendingUpstream | undefined {
+  if (!a || !b) return a ?? b;
+  const reasons = [...new Set([...a.reasons, ...b.reasons])].slice(0, MAX_UPSTREAM_REASONS);
+  return { reasons, refuse: a.refuse || b.refuse };
 }
 
 /** An upstream's list_changed reloads at most once in this long (the first one after the debounce). */

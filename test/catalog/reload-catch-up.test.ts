@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { loadCatalog } from '../../src/catalog/load.js';
 import { Reloader } from '../../src/catalog/reload.js';
@@ -29,21 +29,31 @@ async function until(predicate: () => boolean, what: string): Promise<void> {
   }
 }
 
-async function watched(edit: (file: string) => void) {
-  const files = tempFiles({ 'mcp.yaml': manifest(['one']) });
+/**
+ * A served manifest and its Reloader. `own: false`: no watcher of its own (as a worker of
+ * `--workers`), so the test alone decides when reloads are queued.
+ */
+async function watched(edit: (file: string) => void, own = true, start: Record<string, string> = {}) {
+  const files = tempFiles({ 'mcp.yaml': manifest(['one']), ...start });
   const file = join(files.dir, 'mcp.yaml');
   const registry = builtinKinds();
-  const log = new StderrLogger('warn', () => {});
+  const logged: string[] = [];
+  const log = new StderrLogger('info', (line) => void logged.push(line));
   const loaded = await loadCatalog(file, registry, log);
   const ref = new CatalogRef(loaded.catalog);
   const changes: ListCategory[][] = [];
+  const updated: string[] = [];
   const reloader = new Reloader({
     file,
     ref,
     registry,
     log,
-    listener: { listChanged: (c) => void changes.push([...c]), resourceUpdated: () => {} },
+    listener: {
+      listChanged: (c) => void changes.push([...c]),
+      resourceUpdated: (uri) => void updated.push(uri),
+    },
     debounceMs: 20,
+    ...(!own && { watcher: 'primary' as const }),
   });
   let open!: () => void;
   reloader.start(
@@ -60,6 +70,8 @@ async function watched(edit: (file: string) => void) {
     reloader,
     ref,
     changes,
+    updated,
+    logged,
     async close() {
       await reloader.close();
       await ref.current.dispose();
@@ -93,11 +105,11 @@ test('without an edit in the gap, nothing is reloaded or announced', async () =>
 });
 
 test('an edit heard twice in a row (the watcher, then the catch-up) is served by the second reload', async () => {
-  const w = await watched(() => {});
+  const w = await watched(() => {}, false);
   try {
     writeFileSync(w.file, manifest(['one', 'three']));
     // Both queued at once: the first builds the edit and drops it for the newer one, which must
-    // still find the edit new, compared with the catalog served.
+    // still serve the edit, though its text is the one the first reload read.
     const [first, second] = await Promise.all([
       w.reloader.changed([w.file], false),
       w.reloader.changed([w.file], false),
@@ -105,6 +117,43 @@ test('an edit heard twice in a row (the watcher, then the catch-up) is served by
     assert.deepEqual([first, second], ['superseded', 'reloaded']);
     assert.deepEqual([...w.ref.current.tools.keys()], ['one', 'three']);
     assert.deepEqual(w.changes, [['tools']]);
+  } finally {
+    await w.close();
+  }
+});
+
+test('a resource file heard twice in a row is announced by the second reload', async () => {
+  const w = await watched(() => {}, false, {
+    'mcp.yaml': `resources:\n  notes: { kind: file, path: notes.md, uri: "docs://notes" }\n${manifest(['one'])}`,
+    'notes.md': 'v1',
+  });
+  try {
+    const path = join(dirname(w.file), 'notes.md');
+    writeFileSync(path, 'v2');
+    const outcomes = await Promise.all([
+      w.reloader.changed([path], false),
+      w.reloader.changed([path], false),
+    ]);
+    assert.deepEqual(outcomes, ['superseded', 'reloaded']);
+    assert.deepEqual(w.updated, ['docs://notes']);
+  } finally {
+    await w.close();
+  }
+});
+
+test('a reload waiting for a source is tried again even when the same text is reloaded meanwhile', async () => {
+  const w = await watched(() => {}, false);
+  try {
+    // Nothing listens on port 1: the source cannot be opened, the manifest is fine.
+    writeFileSync(
+      w.file,
+      `sources:\n  pg: { kind: postgres, url: "postgres://nobody@127.0.0.1:1/none", timeoutMs: 2000 }\n${manifest(['one', 'four'])}`,
+    );
+    assert.equal(await w.reloader.changed([w.file], false), 'failed');
+    assert.equal(await w.reloader.changed([w.file], false), 'unchanged');
+    // The retry 1 s after the failure still runs, fails again, and waits twice as long.
+    await until(() => w.logged.some((l) => l.includes('trying again in 2000 ms')), 'the retry');
+    assert.equal(w.logged.filter((l) => l.includes('trying again in 1000 ms')).length, 1);
   } finally {
     await w.close();
   }
