@@ -99,10 +99,12 @@ export class Reloader {
   private linkWatcher: FSWatcher | undefined;
   private revision = 0;
   /**
-   * A digest of the manifest and included texts the catalog was built from (the texts themselves
-   * are not kept: an imported manifest is megabytes).
+   * A digest of the manifest and included texts the last reload built, served or not (the texts
+   * themselves are not kept: an imported manifest is megabytes). The same text again is unchanged.
    */
   private lastDigest: string | undefined;
+  /** The digest of the text the served catalog was built from (lastDigest may be a failed edit's). */
+  private servedDigest: string | undefined;
   private readonly fileHashes = new Map<string, string>();
   private readonly burst: FileEventBurst;
   private queue: Promise<unknown> = Promise.resolve();
@@ -144,11 +146,13 @@ export class Reloader {
     this.listenTo(this.options.ref.current);
     if (this.options.watcher === 'primary') {
       this.lastDigest ??= textDigest(text, included);
+      this.servedDigest ??= this.lastDigest;
       return;
     }
     this.watching = after
       .then(() => {
         this.lastDigest ??= textDigest(text, included);
+        this.servedDigest ??= this.lastDigest;
         return this.closed ? undefined : import('chokidar');
       })
       .then(
@@ -314,7 +318,8 @@ export class Reloader {
     const rotated = [...paths].some((path) => ref.current.secretFiles?.has(path));
     if (!force && !handed && !rotated && whole === this.lastDigest && updated.length === 0)
       return 'unchanged';
-    const authored = whole !== this.lastDigest || rotated || handed?.authored === true;
+    // The author's own edit since the catalog served (a failed one too) is never an upstream's.
+    const authored = whole !== this.servedDigest || rotated || handed?.authored === true;
     upstream = joinUpstream(handed?.upstream, upstream);
     // A source's change with the manifest as it was: what changed came from outside (an upstream).
     const fromOutside = upstream !== undefined && !authored;
@@ -343,8 +348,11 @@ export class Reloader {
       this.failing = true;
       // Clients hear of the failure once, not on every retry.
       const retry = this.retries > 0;
-      if (err instanceof ManifestError && onlySourcesDown(err)) this.retryLater(whole);
-      else this.retries = 0;
+      if (err instanceof ManifestError && onlySourcesDown(err)) this.retryLater(whole, upstream);
+      else {
+        this.retries = 0;
+        clearTimeout(this.retryTimer);
+      }
       if (retry) return 'failed';
       const n = err instanceof ManifestError ? err.diagnostics.length : 1;
       this.options.listener.reloadFailed?.(
@@ -394,6 +402,7 @@ export class Reloader {
     }
 
     const previous = ref.swap(next);
+    this.servedDigest = whole;
     this.listenTo(next);
     const diff = diffCatalogs(previous, next);
     // With toolsets, a view can change while the whole does not (a toolset's names were edited):
@@ -431,12 +440,13 @@ export class Reloader {
    * not lost, and its catalog swaps in once its sources connect. A newer edit, a manifest error or
    * close() ends the retries; a reload that finds the same text unchanged in the meantime does not.
    */
-  private retryLater(digest: string): void {
+  private retryLater(digest: string, upstream: PendingUpstream | undefined): void {
     const waitMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.retries++);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
       if (this.closed || digest !== this.lastDigest) return;
-      void this.enqueue(new Set(), true);
+      // An upstream that asked (and is down, restarting) is still the reason: its checks still apply.
+      void this.enqueue(new Set(), true, upstream);
     }, waitMs);
     this.retryTimer.unref();
     this.log.info(`reload of ${this.name}: a source could not be opened; trying again in ${waitMs} ms`);
