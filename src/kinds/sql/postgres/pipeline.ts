@@ -93,6 +93,11 @@ export class PgPipeline {
     return this.fields;
   }
 
+  /** The server has begun to answer (on a lane, the answers of the reads before it have come). */
+  get begun(): boolean {
+    return this.step > 0 || this.settled;
+  }
+
   private get atStatement(): boolean {
     return this.step === this.o.before.length;
   }
@@ -344,4 +349,14 @@ export class PreparedStatements {
   renew(): void {
     this.names.clear();
   }
+}
+
+/**
+ * pg's pipeline mode takes only its own Query objects: a custom one may keep a portal open across
+ * round trips (a cursor), and would take the answers of the queries written behind it. A PgPipeline
+ * never does (its portal ends before its Sync), so it is made one of pg's Query objects (lanes.ts):
+ * every method pg calls on it is its own.
+ */
+export function admitToPipelineMode(Query: abstract new (...args: never[]) => unknown): void {
+  if (!(PgPipeline.prototype instanceof Query)) Object.setPrototypeOf(PgPipeline.prototype, Query.prototype);
 }

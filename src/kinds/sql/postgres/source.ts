@@ -63,7 +63,14 @@ import {
 } from '../privilege.js';
 import { CANCELLED_MESSAGE, RowBudget, redactor, rowObjects, uniqueColumns, valueBytes } from '../result.js';
 import { CANCEL_SETTLE_MS, QueryWatch, urlSecrets } from '../watch.js';
-import { PgPipeline, type PipelineStep, PreparedStatements } from './pipeline.js';
+import { type Lane, LaneLost, ReadLanes } from './lanes.js';
+import {
+  admitToPipelineMode,
+  PgPipeline,
+  type PipelineResult,
+  type PipelineStep,
+  PreparedStatements,
+} from './pipeline.js';
 import { postgresSchemaReader } from './schema.js';
 import { postgresSourceInfo } from './source.info.js';
 import {
@@ -113,6 +120,12 @@ const typeParsers = (driver: typeof pg): pg.CustomTypesConfig => ({
     return driver.types.getTypeParser(oid, format);
   }) as pg.CustomTypesConfig['getTypeParser'],
 });
+
+/**
+ * The read lanes of a pool of `share` connections (lanes.ts): half of them, the pool keeping the
+ * rest for writes, cursor reads and the reads the lanes cannot take. A pool of one has no lane.
+ */
+const lanesOf = (share: number): number => (share >= 2 ? Math.floor(share / 2) : 0);
 
 /** One call's limits: the engine interface's (the name kept short for the functions below). */
 type Run = EngineRun;
@@ -202,28 +215,34 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         if (startup.options) params.options = mergeOptions(params.options, startup.options);
       }
     }
+    // The connections are the server's: each of --workers N holds its share, lanes and pool.
+    const share = shareOf(config.poolSize ?? 5);
+    /**
+     * Once per connection, before its first call: are the defaults in force? A pooler may have
+     * dropped them, or the user's own options overridden them; such a connection keeps the step.
+     */
+    const checkPreset = async (client: pg.ClientBase) => {
+      if (!preset || !startup.options) return;
+      const { rows } = await client.query<{ ok: boolean }>(check.text, check.values);
+      if (rows[0]?.ok) preset.connections.add(client);
+      else if (!warned) {
+        warned = true;
+        ctx.log.warn(
+          `source ${ctx.name}: the connection options did not take effect (a pooler?); each call sets its limits`,
+        );
+      }
+    };
     let pool: pg.Pool;
     try {
       pool = new driver.Pool({
         ...connection,
-        // The pool is the server's: each of --workers N holds its share.
-        max: shareOf(config.poolSize ?? 5),
+        max: share - lanesOf(share),
         idleTimeoutMillis: 10_000,
         ...(preset && {
           Client: StartupClient,
           // Once per connection, before its first call: are the defaults in force? A pooler may have
           // dropped them, or the user's own options overridden them; such a connection keeps the step.
-          onConnect: async (client: pg.ClientBase) => {
-            if (!startup.options) return;
-            const { rows } = await client.query<{ ok: boolean }>(check.text, check.values);
-            if (rows[0]?.ok) preset.connections.add(client);
-            else if (!warned) {
-              warned = true;
-              ctx.log.warn(
-                `source ${ctx.name}: the connection options did not take effect (a pooler?); each call sets its limits`,
-              );
-            }
-          },
+          onConnect: (client: pg.ClientBase) => checkPreset(client),
         }),
       });
     } catch (err) {
@@ -235,19 +254,39 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     // call's statements ("terminating connection due to administrator command") would crash the
     // process. The call's next statement fails on it instead, and the connection is discarded.
     pool.on('connect', (client) => client.on('error', () => undefined));
-    /** A pool connection; a pooler that refuses startup options gets connections without them. */
-    const connect = async (): Promise<pg.PoolClient> => {
+    /** A new connection; a pooler that refuses startup options gets connections without them. */
+    const tolerant = async <T>(open: () => Promise<T>): Promise<T> => {
       try {
-        return await pool.connect();
+        return await open();
       } catch (err) {
         if (!startup.options || !refusesOptions(err)) throw err;
         startup.options = undefined;
         ctx.log.warn(
           `source ${ctx.name}: the server refused the connection options (${redact((err as Error).message)}); each call sets its limits`,
         );
-        return pool.connect();
+        return open();
       }
     };
+    const connect = () => tolerant(() => pool.connect());
+    admitToPipelineMode(driver.Query);
+    const lanes = new ReadLanes(
+      lanesOf(share),
+      () =>
+        tolerant(async () => {
+          const Client = preset ? StartupClient : driver.Client;
+          const client = new Client({ ...connection, pipeline: true } as pg.ClientConfig);
+          client.on('error', () => undefined);
+          try {
+            await client.connect();
+            await checkPreset(client);
+          } catch (err) {
+            await client.end().catch(() => undefined);
+            throw err;
+          }
+          return client;
+        }),
+      (err) => ctx.log.warn(`source ${ctx.name}: cannot open a read lane: ${redact((err as Error).message)}`),
+    );
     // Calls run as `role` when one is set; SET LOCAL ends with each transaction.
     const asRole = config.role ? `SET LOCAL ROLE ${driver.escapeIdentifier(config.role)}` : undefined;
     let schemas: readonly string[];
@@ -334,6 +373,13 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     ): Promise<SqlResult> => {
       if (o.signal.aborted) throw new Error(CANCELLED_MESSAGE);
       if (!Number.isSafeInteger(o.offset) || o.offset < 0) throw new Error(`invalid offset ${o.offset}`);
+      const piped = o.readOnly && o.rowSet && o.offset === 0;
+      const lane = piped ? await lanes.take() : undefined;
+      if (lane) {
+        const outcome = await onLane(lane, text, values, o, again);
+        if (outcome === STALE_PLAN) return run(text, values, o, false);
+        if (outcome !== undefined) return outcome;
+      }
       let client: pg.PoolClient;
       try {
         client = await connect();
@@ -354,10 +400,12 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         o.readOnly ? CANCEL_SETTLE_MS : 0,
       );
       let healthy = false;
-      const piped = o.readOnly && o.rowSet && o.offset === 0;
       try {
         const work = piped
-          ? pipelined(session, client, text, values, o)
+          ? pipelined(session, client, text, values, o, (pipeline) => {
+              client.query(pipeline as unknown as pg.QueryConfig);
+              return pipeline.done;
+            })
           : transaction(session, client, text, values, o);
         work.catch(() => undefined); // when abandoned, its late failure is of no interest
         const { result, broken, clean } = await Promise.race([work, watch.abandoned]);
@@ -387,6 +435,47 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       // A schema change altered what a prepared statement returns: prepare anew, and read once more.
       session.statements.renew();
       return run(text, values, o, false);
+    };
+
+    /**
+     * One read on a lane: its result; STALE_PLAN when a schema change altered what a prepared
+     * statement returns (read once more, prepared anew); undefined when a read before it closed the
+     * lane, so that nothing of it ran (run it on the pool).
+     */
+    const onLane = async (
+      lane: Lane,
+      text: string,
+      values: readonly unknown[],
+      o: Run,
+      again: boolean,
+    ): Promise<SqlResult | typeof STALE_PLAN | undefined> => {
+      // A cancel stops whatever runs on the lane's backend, so the lane goes with it.
+      const stop = () => {
+        lanes.retire(lane);
+        return cancel(lane.pid);
+      };
+      const watch = new QueryWatch(o.signal, o.timeoutMs, o.timeoutMs + GRACE_MS, stop, CANCEL_SETTLE_MS);
+      try {
+        const work = pipelined(session, lane.client, text, values, o, (pipeline) =>
+          lanes.run(lane, pipeline),
+        );
+        work.catch(() => undefined); // when abandoned, its late failure is of no interest
+        const { result } = await Promise.race([work, watch.abandoned]);
+        if (watch.reason) throw new Error('stopped after the end');
+        return result;
+      } catch (err) {
+        await watch.finish();
+        if (err instanceof LaneLost && !watch.reason) return undefined;
+        const code = (err as { code?: string }).code;
+        if (code === '57014' && !watch.reason) watch.reason = 'timeout';
+        if (again && code === STALE_PLAN && !watch.reason) {
+          session.statements.renew();
+          return STALE_PLAN;
+        }
+        throw watch.error(err, redact);
+      } finally {
+        await watch.finish();
+      }
     };
 
     const engine: SqlEngine = {
@@ -429,7 +518,10 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     }
     const opened: OpenedSource = {
       capabilities: { sql },
-      dispose: () => pool.end().catch(() => undefined),
+      dispose: async () => {
+        await lanes.close();
+        await pool.end().catch(() => undefined);
+      },
       async ping() {
         try {
           await pool.query('SELECT 1');
@@ -437,7 +529,11 @@ export const postgresSource: SourceKind<PostgresConfig> = {
           throw new Error(`cannot reach the database: ${redact((err as Error).message)}`);
         }
       },
-      pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      pool: () => ({
+        total: pool.totalCount + lanes.count,
+        idle: pool.idleCount + lanes.idle,
+        waiting: pool.waitingCount,
+      }),
     };
     return opened;
   },
@@ -465,15 +561,15 @@ function opening(session: Session, o: Run): string[] {
  */
 async function pipelined(
   session: Session,
-  client: pg.PoolClient,
+  client: pg.ClientBase,
   text: string,
   values: readonly unknown[],
   o: Run,
+  submit: (pipeline: PgPipeline) => Promise<PipelineResult>,
 ): Promise<Done> {
   const budget = new RowBudget(o.maxBytes);
   const kept: unknown[][] = [];
   let truncated = false;
-  const guard = guardSocket(client, o.maxBytes, budget);
   const prepared = session.statements.on(client);
   const step = (text: string, values?: readonly unknown[]): PipelineStep => ({
     text,
@@ -510,10 +606,11 @@ async function pipelined(
       if (taken === undefined || budget.cut !== undefined) truncated = true;
     },
   });
+  // On a lane the socket carries the reads before this one too: count its bytes from its own answer.
+  const guard = guardSocket(client, o.maxBytes, budget, () => pipeline.begun);
   let fields: readonly { name: string }[] = [];
   try {
-    client.query(pipeline as unknown as pg.QueryConfig);
-    const done = await pipeline.done;
+    const done = await submit(pipeline);
     fields = done.fields;
     if (done.suspended) truncated = true;
   } catch (err) {
@@ -540,7 +637,7 @@ async function pipelined(
  * budget (`row()` is called at each row), or rows after the cut that pass the budget again
  * (`overflowing()`), close the connection under the read. pg would otherwise buffer the whole row.
  */
-function guardSocket(client: pg.PoolClient, maxBytes: number, budget: RowBudget) {
+function guardSocket(client: pg.ClientBase, maxBytes: number, budget: RowBudget, begun = () => true) {
   const socket = (client as unknown as { connection: { stream: NodeJS.EventEmitter & { destroy(): void } } })
     .connection.stream;
   let sinceRow = 0;
@@ -564,7 +661,7 @@ function guardSocket(client: pg.PoolClient, maxBytes: number, budget: RowBudget)
     socket.destroy();
   };
   const onData = (chunk: Buffer) => {
-    if (state.broken) return;
+    if (state.broken || !begun()) return;
     sinceRow += chunk.length;
     if (sinceCut >= 0) sinceCut += chunk.length;
     if (sinceRow > UNREADABLE_FACTOR * maxBytes + 65536) {

@@ -1,0 +1,130 @@
+/**
+ * The postgres source's read lanes (lanes.ts) against a real PostgreSQL: reads in flight at once are
+ * written on one connection, and what one read meets there (an error, a cancel, a slow statement, a
+ * schema change) costs the reads written behind it nothing. Each source here has a pool of 2: one
+ * lane, one pool connection.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
+import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
+import {
+  createDatabase,
+  PG_SKIP,
+  PG_URL,
+  runSql as run,
+  type TestDatabase,
+  until,
+} from '../../../helpers/databases.js';
+
+const skip = PG_SKIP;
+let db: TestDatabase;
+const closers: (() => Promise<void>)[] = [];
+
+before(async () => {
+  if (skip) return;
+  db = await createDatabase('postgres', 'pglanes');
+});
+after(async () => {
+  for (const close of closers) await close();
+  await db?.drop();
+});
+
+/** A source with one lane, whose connections carry their own application_name; its lane open. */
+async function oneLane() {
+  const name = `mcp_run_lanes_${randomBytes(4).toString('hex')}`;
+  const url = new URL(PG_URL!);
+  url.searchParams.set('application_name', name);
+  const { sql, opened } = await db.open({ url: url.toString(), poolSize: 2, maxRows: 10, timeoutMs: 10_000 });
+  closers.push(() => opened.dispose());
+  const lane = await pidOf(sql);
+  const running = async () => {
+    const rows = await db.admin(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND application_name = '${name}'`,
+    );
+    return Number(rows[0]!.n);
+  };
+  return { sql, lane, running };
+}
+
+const pidOf = async (sql: SqlCapability) => (await run(sql, 'SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+const numbered = (sql: SqlCapability, i: number) =>
+  run(sql, 'SELECT pg_backend_pid() AS pid, CAST(:i AS int) AS i', [i]);
+
+test('reads in flight at once go on one lane, and each gets its own answer', { skip }, async () => {
+  const { sql, lane } = await oneLane();
+  const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => numbered(sql, i)));
+  assert.deepEqual(
+    answers.map((a) => a.rows[0]),
+    answers.map((_, i) => ({ pid: lane, i })),
+  );
+});
+
+test('a read that fails on a lane fails alone: the reads behind it run again on the pool', {
+  skip,
+}, async () => {
+  const { sql, lane } = await oneLane();
+  const [first, failed, ...behind] = await Promise.allSettled([
+    numbered(sql, 0),
+    run(sql, 'SELECT 1 / CAST(:zero AS int) AS x', [0]),
+    numbered(sql, 2),
+    numbered(sql, 3),
+  ]);
+  assert.deepEqual(first.status === 'fulfilled' && first.value.rows, [{ pid: lane, i: 0 }]);
+  assert.match(failed.status === 'rejected' ? String(failed.reason) : 'answered', /division by zero/);
+  assert.deepEqual(
+    behind.map((b) => (b.status === 'fulfilled' ? b.value.rows[0]!.i : String(b.reason))),
+    [2, 3],
+  );
+  // The failed lane was closed; the next read opens another.
+  const next = await pidOf(sql);
+  assert.notEqual(next, lane);
+  assert.deepEqual((await numbered(sql, 4)).rows, [{ pid: next, i: 4 }]);
+});
+
+test('a cancelled read on a lane stops on the server, and the read behind it still answers', {
+  skip,
+}, async () => {
+  const { sql, running } = await oneLane();
+  const controller = new AbortController();
+  const slow = run(sql, 'SELECT pg_sleep(30)', [], { signal: controller.signal });
+  const behind = numbered(sql, 7);
+  await until(async () => (await running()) === 1);
+  controller.abort();
+  await assert.rejects(slow, /the query was cancelled/);
+  assert.equal((await behind).rows[0]!.i, 7);
+  await until(async () => (await running()) === 0);
+});
+
+test('a read past its time limit on a lane is stopped by the server, and the read behind it answers', {
+  skip,
+}, async () => {
+  const { sql } = await oneLane();
+  const slow = run(sql, 'SELECT pg_sleep(30)', [], { timeoutMs: 300 });
+  const behind = numbered(sql, 8);
+  await assert.rejects(slow, /took longer than 300 ms and was stopped/);
+  assert.equal((await behind).rows[0]!.i, 8);
+});
+
+test('a lane held up by a slow read takes no more reads: they run on the pool', { skip }, async () => {
+  const { sql, lane, running } = await oneLane();
+  const slow = run(sql, 'SELECT pg_backend_pid() AS pid, pg_sleep(0.5) AS slept');
+  await until(async () => (await running()) === 1);
+  await setTimeout(100); // past the lane's 20 ms
+  const quick = await pidOf(sql);
+  assert.notEqual(quick, lane);
+  assert.equal((await slow).rows[0]!.pid, lane);
+});
+
+test('a read on a lane whose prepared statement a schema change altered is prepared anew', {
+  skip,
+}, async () => {
+  const { sql } = await oneLane();
+  await db.admin('CREATE TABLE lane_plan (a integer)');
+  await db.admin('INSERT INTO lane_plan VALUES (1)');
+  for (let i = 0; i < 3; i++) assert.deepEqual((await run(sql, 'SELECT * FROM lane_plan')).rows, [{ a: 1 }]);
+  await db.admin("ALTER TABLE lane_plan ADD COLUMN b text DEFAULT 'x'");
+  assert.deepEqual((await run(sql, 'SELECT * FROM lane_plan')).rows, [{ a: 1, b: 'x' }]);
+  assert.deepEqual((await run(sql, 'SELECT * FROM lane_plan')).rows, [{ a: 1, b: 'x' }]);
+});
