@@ -9,11 +9,13 @@
  * STALLED_MS takes no more, so a slow read holds up only the reads already behind it. When every
  * lane is full or held up and no more may open, `take` says so and the read runs on the pool.
  *
- * The first read on a lane that fails for its own reason (its error, a cancel, a row past its
- * budget) retires the lane: its connection is closed, which is the only way to stop what was
- * written behind that read (the server's transaction is left failed, and each read behind it would
- * be refused). The reads that were behind it fail with `LaneLost`: nothing of them ran, and the
- * caller runs each again on the pool.
+ * The server runs a lane's reads one after the other: the one running is the first written that has
+ * not settled (`running`). A read that fails on the server (its error, its time limit) retires its
+ * lane: the connection is closed, since the server's transaction is left failed and it would refuse
+ * each read written behind it. So does a cancel of the running read, a row far past its budget, or
+ * the connection's loss. The reads written behind the running one fail with `LaneLost`, and the
+ * caller runs each again on the pool. They are read-only and end in ROLLBACK, so one that the
+ * server had already taken off the closed connection and run leaves nothing.
  */
 import type pg from 'pg';
 import type { PgPipeline, PipelineResult } from './pipeline.js';
@@ -26,8 +28,12 @@ const STALLED_MS = 20;
 const IDLE_MS = 10_000;
 /** After a lane failed to open, none opens for this long (the reads go to the pool meanwhile). */
 const RETRY_OPEN_MS = 1000;
+/** The server's refusal of a statement in a transaction a failed statement left open. */
+const IN_FAILED_TRANSACTION = '25P02';
+/** How long an idle lane's session may take to end before its connection is closed. */
+const END_MS = 1000;
 
-/** A read that never ran: the lane it was written on was retired by a read before it. */
+/** A read that never began: the lane it was written on closed, or refused it after a failed read. */
 export class LaneLost extends Error {
   constructor(cause: unknown) {
     super('the read lane was closed before this read ran', { cause });
@@ -40,9 +46,21 @@ export interface Lane {
   readonly pid: number;
 }
 
+/** A read written on a lane, until it settles. */
+interface Written {
+  readonly pipeline: PgPipeline;
+  /** Called once when it is the read the server runs. */
+  readonly onTurn: () => void;
+  turned: boolean;
+}
+
 interface OpenLane extends Lane {
-  /** When each read in flight was written, oldest first (the server answers in that order). */
+  /** When each read on the lane took its place, oldest first (the server answers in that order). */
   readonly started: number[];
+  /** The reads written, in order, until each settles. */
+  readonly written: Written[];
+  /** Reads written behind the running one when the lane was retired: they did not run there. */
+  readonly lost: Set<PgPipeline>;
   retired: boolean;
   corked: boolean;
   lastUsed: number;
@@ -51,7 +69,10 @@ interface OpenLane extends Lane {
 export class ReadLanes {
   private readonly lanes: OpenLane[] = [];
   private opening = false;
+  private closed = false;
   private closedUntil = 0;
+  /** A lane failed to open, and none has opened since: said once. */
+  private failing = false;
   private sweeper: NodeJS.Timeout | undefined;
 
   /**
@@ -77,42 +98,85 @@ export class ReadLanes {
   }
 
   /**
-   * A lane with room for one more read, opening one where none has and more may open; undefined
-   * when the read is to run on the pool instead.
+   * A place on a lane for one read, opening a lane where none has room and more may open; undefined
+   * when the read is to run on the pool instead. Each place taken is given back with `release`.
    */
   async take(): Promise<Lane | undefined> {
     const now = performance.now();
     for (const lane of this.lanes) {
       const oldest = lane.started[0];
-      if (lane.started.length < LANE_DEPTH && (oldest === undefined || now - oldest < STALLED_MS))
+      if (lane.started.length < LANE_DEPTH && (oldest === undefined || now - oldest < STALLED_MS)) {
+        lane.started.push(now);
         return lane;
+      }
     }
-    if (this.opening || this.lanes.length >= this.max || now < this.closedUntil) return undefined;
+    if (this.closed || this.opening || this.lanes.length >= this.max || now < this.closedUntil)
+      return undefined;
     this.opening = true;
     try {
       const client = await this.open();
+      if (this.closed) {
+        client.end().catch(() => undefined);
+        return undefined;
+      }
+      this.failing = false;
       const pid = (client as unknown as { processID: number }).processID;
-      const lane: OpenLane = { client, pid, started: [], retired: false, corked: false, lastUsed: now };
-      // A connection that dies under the lane (a server restart) fails what is in flight on it.
-      client.on('error', () => this.retire(lane));
-      client.on('end', () => this.retire(lane));
+      const at = performance.now();
+      const lane: OpenLane = {
+        client,
+        pid,
+        started: [at],
+        written: [],
+        lost: new Set(),
+        retired: false,
+        corked: false,
+        lastUsed: at,
+      };
+      // A connection that dies under the lane (a server restart, a row past its budget) fails the
+      // read running on it with its own error, and the reads behind it as lost.
+      const died = () => this.retire(lane, this.running(lane));
+      client.on('error', died);
+      client.on('end', died);
       this.lanes.push(lane);
       this.sweeper ??= setInterval(() => this.sweep(), IDLE_MS / 2).unref();
       return lane;
     } catch (err) {
       this.closedUntil = performance.now() + RETRY_OPEN_MS;
-      this.warn(err);
+      if (!this.failing) this.warn(err);
+      this.failing = true;
       return undefined;
     } finally {
       this.opening = false;
     }
   }
 
+  /** Gives back the place `take` gave (`run` does, once its read settles). */
+  release(lane: Lane): void {
+    const open = lane as OpenLane;
+    open.started.shift();
+    open.lastUsed = performance.now();
+  }
+
   /**
-   * Writes `pipeline` on `lane`, with the other reads of this event-loop turn in one write. Its
-   * result, its own error, or `LaneLost` when a read before it retired the lane.
+   * The read the server runs on `lane` now: the first written that has not settled, unless one
+   * before it failed on the server (which then refuses it). None on a retired lane.
    */
-  async run(lane: Lane, pipeline: PgPipeline): Promise<PipelineResult> {
+  running(lane: Lane): PgPipeline | undefined {
+    const open = lane as OpenLane;
+    if (open.retired) return undefined;
+    for (const { pipeline } of open.written) {
+      if (!pipeline.finished) return pipeline;
+      if (pipeline.failedThere) return undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * Writes `pipeline` on `lane`, with the other reads of this event-loop turn in one write; `onTurn`
+   * is called when the server comes to it. Its result, its own error, or `LaneLost` when it did not
+   * run there: the lane was retired while it waited, or the server refused it after a failed read.
+   */
+  async run(lane: Lane, pipeline: PgPipeline, onTurn: () => void = () => undefined): Promise<PipelineResult> {
     const open = lane as OpenLane;
     if (open.retired) throw new LaneLost(undefined);
     const stream = (open.client as unknown as { connection: { stream: import('node:net').Socket } })
@@ -125,53 +189,90 @@ export class ReadLanes {
         stream.uncork();
       });
     }
-    open.started.push(performance.now());
+    const written: Written = { pipeline, onTurn, turned: false };
+    open.written.push(written);
     open.client.query(pipeline as unknown as pg.QueryConfig);
+    this.turn(open);
     try {
       return await pipeline.done;
     } catch (err) {
-      // The reads settle in the order they were written: the first to fail is the one that failed.
-      if (open.retired) throw new LaneLost(err);
-      this.retire(open);
+      if (!pipeline.written) throw err; // a value it could not send: nothing left
+      const refused = !pipeline.begun && (err as { code?: string }).code === IN_FAILED_TRANSACTION;
+      if (open.lost.has(pipeline) || refused) {
+        this.retire(open);
+        throw new LaneLost(err);
+      }
+      // It failed on the server: what is written behind it would be refused. A read that failed
+      // here (a row it could not parse) leaves the lane as it was.
+      if (pipeline.failedThere) this.retire(open);
       throw err;
     } finally {
-      open.started.shift();
-      open.lastUsed = performance.now();
+      open.written.splice(open.written.indexOf(written), 1);
+      this.release(open);
+      this.turn(open);
     }
   }
 
-  /** Closes `lane`: the reads written behind the one in progress fail with LaneLost. */
-  retire(lane: Lane): void {
+  /**
+   * Closes `lane`. Every read written on it but `running` (the one the server runs, which ends
+   * with its own error) fails with LaneLost.
+   */
+  retire(lane: Lane, running?: PgPipeline): void {
     const open = lane as OpenLane;
     if (open.retired) return;
-    open.retired = true;
-    const at = this.lanes.indexOf(open);
-    if (at >= 0) this.lanes.splice(at, 1);
-    (open.client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    for (const w of open.written)
+      if (w.pipeline !== running && !w.pipeline.finished) open.lost.add(w.pipeline);
+    this.drop(open);
+    this.destroy(open);
   }
 
-  /** Closes every lane (the source is disposed). */
+  /** Tells the read the server runs now that its turn has come. */
+  private turn(open: OpenLane): void {
+    const running = this.running(open);
+    const next = running && open.written.find((w) => w.pipeline === running);
+    if (next && !next.turned) {
+      next.turned = true;
+      next.onTurn();
+    }
+  }
+
+  /** Closes every lane, and opens none from now on (the source is disposed). */
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.sweeper);
-    const closing = this.lanes.splice(0).map((lane) => {
-      lane.retired = true;
-      return lane.client.end().catch(() => undefined);
-    });
-    await Promise.all(closing);
+    await Promise.all(
+      [...this.lanes].map((lane) =>
+        lane.started.length > 0 ? this.retire(lane, this.running(lane)) : this.end(lane),
+      ),
+    );
   }
 
   private sweep(): void {
     const now = performance.now();
     for (const lane of [...this.lanes]) {
-      if (lane.started.length === 0 && now - lane.lastUsed > IDLE_MS) {
-        lane.retired = true;
-        this.lanes.splice(this.lanes.indexOf(lane), 1);
-        lane.client.end().catch(() => undefined);
-      }
+      if (lane.started.length === 0 && now - lane.lastUsed > IDLE_MS) void this.end(lane);
     }
     if (this.lanes.length === 0) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
     }
+  }
+
+  /** Ends an idle lane's session (Terminate), or closes its connection if that takes too long. */
+  private async end(lane: OpenLane): Promise<void> {
+    this.drop(lane);
+    const timer = setTimeout(() => this.destroy(lane), END_MS).unref();
+    await lane.client.end().catch(() => undefined);
+    clearTimeout(timer);
+  }
+
+  private drop(lane: OpenLane): void {
+    lane.retired = true;
+    const at = this.lanes.indexOf(lane);
+    if (at >= 0) this.lanes.splice(at, 1);
+  }
+
+  private destroy(lane: OpenLane): void {
+    (lane.client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
   }
 }

@@ -78,6 +78,8 @@ export class PgPipeline {
   private rowCount = 0;
   private failure: Error | undefined;
   private settled = false;
+  private wrote = false;
+  private serverError = false;
   private resolve!: (result: PipelineResult) => void;
   private reject!: (err: Error) => void;
 
@@ -93,9 +95,28 @@ export class PgPipeline {
     return this.fields;
   }
 
-  /** The server has begun to answer (on a lane, the answers of the reads before it have come). */
+  /**
+   * The answer to its first step (the BEGIN) has come. The server sends a pipeline's answers at its
+   * Sync, so this tells, once the pipeline has settled, whether the server ran it: on a lane, one
+   * that failed before it had begun was refused because a read before it failed.
+   */
   get begun(): boolean {
-    return this.step > 0 || this.settled;
+    return this.step > 0;
+  }
+
+  /** It has its result or its error. */
+  get finished(): boolean {
+    return this.settled;
+  }
+
+  /** Its bytes were handed to the socket. */
+  get written(): boolean {
+    return this.wrote;
+  }
+
+  /** It ended with an error from the server or the connection (not one of the rows it parsed). */
+  get failedThere(): boolean {
+    return this.serverError;
   }
 
   private get atStatement(): boolean {
@@ -141,6 +162,7 @@ export class PgPipeline {
     // A failed Parse fails the call, which closes the connection, and the set with it.
     for (const name of preparing) prepared!.add(name);
     if (stream.writable) stream.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    this.wrote = true;
     return null;
   }
 
@@ -183,6 +205,8 @@ export class PgPipeline {
   }
 
   handleError(err: Error): void {
+    // pg also hands over here the error of a submit that wrote nothing (not the server's).
+    if (this.wrote) this.serverError = true;
     this.finish(this.failure ?? err);
   }
 

@@ -9,7 +9,9 @@
  * session advisory lock and the ROLLBACK go behind one Sync, each prepared once per connection (a
  * named statement, so the server does not parse and plan it on every call). Other calls (writes,
  * continuation pages, statements that are not row sets) read through a cursor (`DECLARE … FETCH
- * n+1`, `MOVE` to skip rows on the server) in several round trips.
+ * n+1`, `MOVE` to skip rows on the server) in several round trips. The one-round-trip reads go on a read lane
+ * where one has room (lanes.ts: several calls' reads on one connection at once, half of the
+ * source's connections); the pool keeps the rest.
  *
  * Each pool connection starts with the source's defaults (statement_timeout = timeoutMs,
  * default_transaction_read_only on, standard_conforming_strings on, the declared schemas as search
@@ -449,18 +451,39 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       o: Run,
       again: boolean,
     ): Promise<SqlResult | typeof STALE_PLAN | undefined> => {
-      // A cancel stops whatever runs on the lane's backend, so the lane goes with it.
-      const stop = () => {
-        lanes.retire(lane);
-        return cancel(lane.pid);
+      if (o.signal.aborted) {
+        lanes.release(lane);
+        throw new Error(CANCELLED_MESSAGE);
+      }
+      let read: PgPipeline | undefined;
+      let cancelOnTurn = false;
+      let letGo!: (err: Error) => void;
+      const waiting = new Promise<never>((_, reject) => {
+        letGo = reject;
+      });
+      waiting.catch(() => undefined);
+      // A cancel stops whatever runs on the lane's backend: the lane goes with it, and the reads
+      // behind this one run again on the pool. A read still waiting for its turn is not running:
+      // the call is let go at once, and its read is cancelled when its turn comes.
+      const stop = async () => {
+        if (read && lanes.running(lane) === read) {
+          lanes.retire(lane, read);
+          return cancel(lane.pid);
+        }
+        cancelOnTurn = true;
+        letGo(new Error('let go before its turn'));
+      };
+      const onTurn = () => {
+        if (cancelOnTurn) void stop();
       };
       const watch = new QueryWatch(o.signal, o.timeoutMs, o.timeoutMs + GRACE_MS, stop, CANCEL_SETTLE_MS);
       try {
-        const work = pipelined(session, lane.client, text, values, o, (pipeline) =>
-          lanes.run(lane, pipeline),
-        );
+        const work = pipelined(session, lane.client, text, values, o, (pipeline) => {
+          read = pipeline;
+          return lanes.run(lane, pipeline, onTurn);
+        });
         work.catch(() => undefined); // when abandoned, its late failure is of no interest
-        const { result } = await Promise.race([work, watch.abandoned]);
+        const { result } = await Promise.race([work, watch.abandoned, waiting]);
         if (watch.reason) throw new Error('stopped after the end');
         return result;
       } catch (err) {
@@ -475,6 +498,8 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         throw watch.error(err, redact);
       } finally {
         await watch.finish();
+        // A read written gives its place back when it settles (lanes.run).
+        if (!read) lanes.release(lane);
       }
     };
 

@@ -32,11 +32,17 @@ after(async () => {
 });
 
 /** A source with one lane, whose connections carry their own application_name; its lane open. */
-async function oneLane() {
+async function oneLane(extra: Record<string, unknown> = {}) {
   const name = `mcp_run_lanes_${randomBytes(4).toString('hex')}`;
   const url = new URL(PG_URL!);
   url.searchParams.set('application_name', name);
-  const { sql, opened } = await db.open({ url: url.toString(), poolSize: 2, maxRows: 10, timeoutMs: 10_000 });
+  const { sql, opened } = await db.open({
+    url: url.toString(),
+    poolSize: 2,
+    maxRows: 10,
+    timeoutMs: 10_000,
+    ...extra,
+  });
   closers.push(() => opened.dispose());
   const lane = await pidOf(sql);
   const running = async () => {
@@ -52,13 +58,23 @@ const pidOf = async (sql: SqlCapability) => (await run(sql, 'SELECT pg_backend_p
 const numbered = (sql: SqlCapability, i: number) =>
   run(sql, 'SELECT pg_backend_pid() AS pid, CAST(:i AS int) AS i', [i]);
 
-test('reads in flight at once go on one lane, and each gets its own answer', { skip }, async () => {
+test('reads written while a read runs go on its lane, and each gets its own answer', { skip }, async () => {
   const { sql, lane } = await oneLane();
-  const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => numbered(sql, i)));
+  // On the pool (one connection besides the lane) they could not all run on the lane's backend.
+  const slow = run(sql, 'SELECT pg_backend_pid() AS pid, 0 AS i FROM pg_sleep(0.2)');
+  const answers = await Promise.all([slow, ...Array.from({ length: 5 }, (_, i) => numbered(sql, i + 1))]);
   assert.deepEqual(
     answers.map((a) => a.rows[0]),
     answers.map((_, i) => ({ pid: lane, i })),
   );
+});
+
+test('a lane carries 8 reads at once: the ninth runs on the pool', { skip }, async () => {
+  const { sql, lane } = await oneLane();
+  const answers = await Promise.all(Array.from({ length: 9 }, (_, i) => numbered(sql, i)));
+  const pids = answers.map((a) => a.rows[0]!.pid);
+  assert.equal(pids.filter((pid) => pid === lane).length, 8);
+  assert.notEqual(pids[8], lane);
 });
 
 test('a read that fails on a lane fails alone: the reads behind it run again on the pool', {
@@ -73,10 +89,12 @@ test('a read that fails on a lane fails alone: the reads behind it run again on 
   ]);
   assert.deepEqual(first.status === 'fulfilled' && first.value.rows, [{ pid: lane, i: 0 }]);
   assert.match(failed.status === 'rejected' ? String(failed.reason) : 'answered', /division by zero/);
+  // Written on the lane behind the failed read, refused there, and read again on the pool.
   assert.deepEqual(
     behind.map((b) => (b.status === 'fulfilled' ? b.value.rows[0]!.i : String(b.reason))),
     [2, 3],
   );
+  for (const b of behind) assert.notEqual(b.status === 'fulfilled' && b.value.rows[0]!.pid, lane);
   // The failed lane was closed; the next read opens another.
   const next = await pidOf(sql);
   assert.notEqual(next, lane);
@@ -127,4 +145,57 @@ test('a read on a lane whose prepared statement a schema change altered is prepa
   await db.admin("ALTER TABLE lane_plan ADD COLUMN b text DEFAULT 'x'");
   assert.deepEqual((await run(sql, 'SELECT * FROM lane_plan')).rows, [{ a: 1, b: 'x' }]);
   assert.deepEqual((await run(sql, 'SELECT * FROM lane_plan')).rows, [{ a: 1, b: 'x' }]);
+});
+
+test('a read cancelled while it waits behind a slow one lets it be, and is stopped when its turn comes', {
+  skip,
+}, async () => {
+  const { sql, lane, running } = await oneLane();
+  const controller = new AbortController();
+  const slow = run(sql, 'SELECT pg_backend_pid() AS pid FROM pg_sleep(0.5)');
+  const waiting = run(sql, 'SELECT pg_sleep(30)', [], { signal: controller.signal });
+  await until(async () => (await running()) === 1);
+  controller.abort();
+  await assert.rejects(waiting, /the query was cancelled/);
+  // The slow read ran to its end on the lane: the cancel was not sent to it.
+  assert.deepEqual((await slow).rows, [{ pid: lane }]);
+  await until(async () => (await running()) === 0);
+});
+
+test('a row far past the budget on a lane ends its read, and the read behind it answers', {
+  skip,
+}, async () => {
+  const { sql } = await oneLane({ maxBytes: 1000 });
+  const [big, behind] = await Promise.all([
+    run(
+      sql,
+      "SELECT i, CASE WHEN i = 2 THEN repeat('z', 200000) ELSE 'a' END AS v FROM generate_series(1, 3) s(i) ORDER BY i",
+    ),
+    numbered(sql, 9),
+  ]);
+  assert.deepEqual(big.rows, [{ i: 1, v: 'a' }]);
+  assert.match(big.note ?? '', /cut at 1 because the next row is far larger than/);
+  assert.equal(behind.rows[0]!.i, 9);
+});
+
+test('a disposed source opens no lane', { skip }, async () => {
+  const { sql, opened } = await db.open({ poolSize: 2 });
+  await opened.dispose();
+  await assert.rejects(numbered(sql, 1), /cannot reach the database/);
+});
+
+test('a lane whose server process ends fails the read it ran, and the reads behind it answer', {
+  skip,
+}, async () => {
+  const { sql, lane, running } = await oneLane();
+  const slow = run(sql, 'SELECT pg_sleep(30)');
+  const behind = [numbered(sql, 1), numbered(sql, 2)];
+  await until(async () => (await running()) === 1);
+  await db.admin(`SELECT pg_terminate_backend(${Number(lane)})`);
+  await assert.rejects(slow, /terminating connection due to administrator command/);
+  const answers = await Promise.all(behind);
+  assert.deepEqual(
+    answers.map((a) => a.rows[0]!.i),
+    [1, 2],
+  );
 });
