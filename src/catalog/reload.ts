@@ -114,8 +114,9 @@ export class Reloader {
   /** Settles once the watchers exist (chokidar loaded); `start` begins it. */
   private watching: Promise<void> = Promise.resolve();
   private closed = false;
-  /** Retries of a reload whose sources could not be opened (retryLater). */
+  /** Retries of a reload whose sources could not be opened (retryLater), and the text they serve. */
   private retries = 0;
+  private retrying: string | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   /** Sources' changes (UpstreamChanges) waiting for their reload. */
   private pendingUpstream: PendingUpstream = { reasons: [], refuse: false };
@@ -346,13 +347,10 @@ export class Reloader {
       // The previous catalog reads its files live, so their subscribers still need to hear of edits.
       for (const uri of updated) this.options.listener.resourceUpdated(uri);
       this.failing = true;
-      // Clients hear of the failure once, not on every retry.
-      const retry = this.retries > 0;
+      // Clients hear of the failure once, not on every retry of the same text.
+      const retry = this.retrying === whole;
       if (err instanceof ManifestError && onlySourcesDown(err)) this.retryLater(whole, upstream);
-      else {
-        this.retries = 0;
-        clearTimeout(this.retryTimer);
-      }
+      else this.stopRetrying();
       if (retry) return 'failed';
       const n = err instanceof ManifestError ? err.diagnostics.length : 1;
       this.options.listener.reloadFailed?.(
@@ -369,8 +367,7 @@ export class Reloader {
       return 'superseded';
     }
 
-    this.retries = 0;
-    clearTimeout(this.retryTimer);
+    this.stopRetrying();
 
     // The same classification as `mcp-run diff`, on what clients see of the two versions.
     const contract = compareContracts(contractOf(ref.current), contractOf(next));
@@ -441,6 +438,9 @@ export class Reloader {
    * close() ends the retries; a reload that finds the same text unchanged in the meantime does not.
    */
   private retryLater(digest: string, upstream: PendingUpstream | undefined): void {
+    // Another text waiting for its sources starts again from the first wait.
+    if (digest !== this.retrying) this.retries = 0;
+    this.retrying = digest;
     const waitMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.retries++);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
@@ -450,6 +450,12 @@ export class Reloader {
     }, waitMs);
     this.retryTimer.unref();
     this.log.info(`reload of ${this.name}: a source could not be opened; trying again in ${waitMs} ms`);
+  }
+
+  private stopRetrying(): void {
+    this.retries = 0;
+    this.retrying = undefined;
+    clearTimeout(this.retryTimer);
   }
 
   /** The URIs whose file content really changed among the paths that fired. */

@@ -43,6 +43,7 @@ async function watched(edit: (file: string) => void, own = true, start: Record<s
   const ref = new CatalogRef(loaded.catalog);
   const changes: ListCategory[][] = [];
   const updated: string[] = [];
+  const failed: string[] = [];
   const reloader = new Reloader({
     file,
     ref,
@@ -51,6 +52,7 @@ async function watched(edit: (file: string) => void, own = true, start: Record<s
     listener: {
       listChanged: (c) => void changes.push([...c]),
       resourceUpdated: (uri) => void updated.push(uri),
+      reloadFailed: (message) => void failed.push(message),
     },
     debounceMs: 20,
     ...(!own && { watcher: 'primary' as const }),
@@ -71,6 +73,7 @@ async function watched(edit: (file: string) => void, own = true, start: Record<s
     ref,
     changes,
     updated,
+    failed,
     logged,
     async close() {
       await reloader.close();
@@ -154,6 +157,31 @@ test('a reload waiting for a source is tried again even when the same text is re
     // The retry 1 s after the failure still runs, fails again, and waits twice as long.
     await until(() => w.logged.some((l) => l.includes('trying again in 2000 ms')), 'the retry');
     assert.equal(w.logged.filter((l) => l.includes('trying again in 1000 ms')).length, 1);
+  } finally {
+    await w.close();
+  }
+});
+
+test('while a reload waits for a source, each new edit that fails is told to clients', async () => {
+  const w = await watched(() => {}, false);
+  const down = (db: string) =>
+    `sources:\n  pg: { kind: postgres, url: "postgres://nobody@127.0.0.1:1/${db}", timeoutMs: 2000 }\n${manifest(['one'])}`;
+  try {
+    writeFileSync(w.file, down('a'));
+    assert.equal(await w.reloader.changed([w.file], false), 'failed');
+    assert.equal(w.failed.length, 1);
+    // A manifest error in the next edit, while the first waits for its retry.
+    writeFileSync(w.file, `${down('a')}  two: { kind: nope }\n`);
+    assert.equal(await w.reloader.changed([w.file], false), 'failed');
+    assert.equal(w.failed.length, 2);
+    // Another text whose source is down: told, and its retries start from the first wait.
+    writeFileSync(w.file, down('b'));
+    assert.equal(await w.reloader.changed([w.file], false), 'failed');
+    assert.equal(w.failed.length, 3);
+    assert.equal(w.logged.filter((l) => l.includes('trying again in 1000 ms')).length, 2);
+    // Its retry fails the same way and is not told again.
+    await until(() => w.logged.some((l) => l.includes('trying again in 2000 ms')), 'the retry');
+    assert.equal(w.failed.length, 3);
   } finally {
     await w.close();
   }
