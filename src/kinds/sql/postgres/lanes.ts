@@ -181,10 +181,12 @@ export class ReadLanes {
     if (open.retired) throw new LaneLost(undefined);
     const stream = (open.client as unknown as { connection: { stream: import('node:net').Socket } })
       .connection.stream;
+    // Written at the end of the event loop's turn (setImmediate: after every request its poll phase
+    // read), with every read the turn put on this lane: one write, and one wake-up of the backend.
     if (!open.corked) {
       open.corked = true;
       stream.cork();
-      process.nextTick(() => {
+      setImmediate(() => {
         open.corked = false;
         stream.uncork();
       });
