@@ -77,12 +77,15 @@ export class ReadLanes {
 
   /**
    * `max` lanes at most; `open` connects one in pipeline mode (and checks it, as the pool does its
-   * connections); `warn` hears why one could not open.
+   * connections), in `openMs` at most; `warn` hears why one could not open; `cancel` stops the
+   * statement a server process runs (when the lanes close under a read).
    */
   constructor(
     private readonly max: number,
+    private readonly openMs: number,
     private readonly open: () => Promise<pg.Client>,
     private readonly warn: (err: unknown) => void,
+    private readonly cancel: (pid: number) => Promise<void>,
   ) {}
 
   /** Lanes open now. */
@@ -114,7 +117,7 @@ export class ReadLanes {
       return undefined;
     this.opening = true;
     try {
-      const client = await this.open();
+      const client = await this.opened();
       if (this.closed) {
         client.end().catch(() => undefined);
         return undefined;
@@ -150,10 +153,14 @@ export class ReadLanes {
     }
   }
 
-  /** Gives back the place `take` gave (`run` does, once its read settles). */
-  release(lane: Lane): void {
+  /**
+   * Gives back the place `take` gave (`run` does, once its read settles: the oldest, as the reads
+   * settle in order). `unwritten`: the read was never written, and gives back the newest.
+   */
+  release(lane: Lane, unwritten = false): void {
     const open = lane as OpenLane;
-    open.started.shift();
+    if (unwritten) open.started.pop();
+    else open.started.shift();
     open.lastUsed = performance.now();
   }
 
@@ -238,14 +245,20 @@ export class ReadLanes {
     }
   }
 
-  /** Closes every lane, and opens none from now on (the source is disposed). */
+  /**
+   * Closes every lane, and opens none from now on (the source is disposed). A read running on one
+   * is cancelled on the server: closing its connection would not stop it.
+   */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
     await Promise.all(
-      [...this.lanes].map((lane) =>
-        lane.started.length > 0 ? this.retire(lane, this.running(lane)) : this.end(lane),
-      ),
+      [...this.lanes].map((lane) => {
+        if (lane.started.length === 0) return this.end(lane);
+        const running = this.running(lane);
+        this.retire(lane, running);
+        return running ? this.cancel(lane.pid) : undefined;
+      }),
     );
   }
 
@@ -257,6 +270,23 @@ export class ReadLanes {
     if (this.lanes.length === 0) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
+    }
+  }
+
+  /** A new lane's connection, in openMs at most: one that comes later is closed. */
+  private async opened(): Promise<pg.Client> {
+    const opening = this.open();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no connection in ${this.openMs} ms`)), this.openMs);
+    });
+    try {
+      return await Promise.race([opening, late]);
+    } catch (err) {
+      opening.then((client) => client.end().catch(() => undefined)).catch(() => undefined);
+      throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

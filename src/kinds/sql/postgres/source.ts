@@ -273,6 +273,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
     admitToPipelineMode(driver.Query);
     const lanes = new ReadLanes(
       lanesOf(share),
+      timeoutMs,
       () =>
         tolerant(async () => {
           const Client = preset ? StartupClient : driver.Client;
@@ -288,6 +289,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
           return client;
         }),
       (err) => ctx.log.warn(`source ${ctx.name}: cannot open a read lane: ${redact((err as Error).message)}`),
+      (pid) => cancel(pid),
     );
     // Calls run as `role` when one is set; SET LOCAL ends with each transaction.
     const asRole = config.role ? `SET LOCAL ROLE ${driver.escapeIdentifier(config.role)}` : undefined;
@@ -452,7 +454,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       again: boolean,
     ): Promise<SqlResult | typeof STALE_PLAN | undefined> => {
       if (o.signal.aborted) {
-        lanes.release(lane);
+        lanes.release(lane, true);
         throw new Error(CANCELLED_MESSAGE);
       }
       let read: PgPipeline | undefined;
@@ -499,7 +501,7 @@ export const postgresSource: SourceKind<PostgresConfig> = {
       } finally {
         await watch.finish();
         // A read written gives its place back when it settles (lanes.run).
-        if (!read) lanes.release(lane);
+        if (!read) lanes.release(lane, true);
       }
     };
 
@@ -631,8 +633,8 @@ async function pipelined(
       if (taken === undefined || budget.cut !== undefined) truncated = true;
     },
   });
-  // On a lane the socket carries the reads before this one too: count its bytes from its own answer.
-  const guard = guardSocket(client, o.maxBytes, budget, () => pipeline.begun);
+  // On a lane the socket carries the other reads' answers too: count the bytes of this one's.
+  const guard = guardSocket(client, o.maxBytes, budget, () => pipeline.begun && !pipeline.finished);
   let fields: readonly { name: string }[] = [];
   try {
     const done = await submit(pipeline);
@@ -662,7 +664,7 @@ async function pipelined(
  * budget (`row()` is called at each row), or rows after the cut that pass the budget again
  * (`overflowing()`), close the connection under the read. pg would otherwise buffer the whole row.
  */
-function guardSocket(client: pg.ClientBase, maxBytes: number, budget: RowBudget, begun = () => true) {
+function guardSocket(client: pg.ClientBase, maxBytes: number, budget: RowBudget, reading = () => true) {
   const socket = (client as unknown as { connection: { stream: NodeJS.EventEmitter & { destroy(): void } } })
     .connection.stream;
   let sinceRow = 0;
@@ -686,7 +688,7 @@ function guardSocket(client: pg.ClientBase, maxBytes: number, budget: RowBudget,
     socket.destroy();
   };
   const onData = (chunk: Buffer) => {
-    if (state.broken || !begun()) return;
+    if (state.broken || !reading()) return;
     sinceRow += chunk.length;
     if (sinceCut >= 0) sinceCut += chunk.length;
     if (sinceRow > UNREADABLE_FACTOR * maxBytes + 65536) {

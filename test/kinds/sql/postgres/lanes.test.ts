@@ -45,13 +45,16 @@ async function oneLane(extra: Record<string, unknown> = {}) {
   });
   closers.push(() => opened.dispose());
   const lane = await pidOf(sql);
-  const running = async () => {
-    const rows = await db.admin(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND application_name = '${name}'`,
-    );
-    return Number(rows[0]!.n);
-  };
+  const running = () => activeOf(name);
   return { sql, lane, running };
+}
+
+/** The statements running on the connections named `name` (their application_name). */
+async function activeOf(name: string): Promise<number> {
+  const rows = await db.admin(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND application_name = '${name}'`,
+  );
+  return Number(rows[0]!.n);
 }
 
 const pidOf = async (sql: SqlCapability) => (await run(sql, 'SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
@@ -106,7 +109,8 @@ test('a cancelled read on a lane stops on the server, and the read behind it sti
 }, async () => {
   const { sql, running } = await oneLane();
   const controller = new AbortController();
-  const slow = run(sql, 'SELECT pg_sleep(30)', [], { signal: controller.signal });
+  // Its time limit far past the test's: only the cancel can stop it in time.
+  const slow = run(sql, 'SELECT pg_sleep(30)', [], { signal: controller.signal, timeoutMs: 60_000 });
   const behind = numbered(sql, 7);
   await until(async () => (await running()) === 1);
   controller.abort();
@@ -138,13 +142,21 @@ test('a lane held up by a slow read takes no more reads: they run on the pool', 
 test('a read on a lane whose prepared statement a schema change altered is prepared anew', {
   skip,
 }, async () => {
-  const { sql } = await oneLane();
+  const { sql, lane } = await oneLane();
   await db.admin('CREATE TABLE lane_plan (a integer)');
   await db.admin('INSERT INTO lane_plan VALUES (1)');
-  for (let i = 0; i < 3; i++) assert.deepEqual((await run(sql, 'SELECT * FROM lane_plan')).rows, [{ a: 1 }]);
+  for (let i = 0; i < 3; i++) {
+    const { rows } = await run(sql, 'SELECT *, pg_backend_pid() AS pid FROM lane_plan');
+    assert.deepEqual(rows, [{ a: 1, pid: lane }]);
+  }
   await db.admin("ALTER TABLE lane_plan ADD COLUMN b text DEFAULT 'x'");
-  assert.deepEqual((await run(sql, 'SELECT * FROM lane_plan')).rows, [{ a: 1, b: 'x' }]);
-  assert.deepEqual((await run(sql, 'SELECT * FROM lane_plan')).rows, [{ a: 1, b: 'x' }]);
+  for (let i = 0; i < 2; i++) {
+    const { rows } = await run(sql, 'SELECT *, pg_backend_pid() AS pid FROM lane_plan');
+    assert.deepEqual(
+      rows.map(({ pid: _, ...row }) => row),
+      [{ a: 1, b: 'x' }],
+    );
+  }
 });
 
 test('a read cancelled while it waits behind a slow one lets it be, and is stopped when its turn comes', {
@@ -153,7 +165,7 @@ test('a read cancelled while it waits behind a slow one lets it be, and is stopp
   const { sql, lane, running } = await oneLane();
   const controller = new AbortController();
   const slow = run(sql, 'SELECT pg_backend_pid() AS pid FROM pg_sleep(0.5)');
-  const waiting = run(sql, 'SELECT pg_sleep(30)', [], { signal: controller.signal });
+  const waiting = run(sql, 'SELECT pg_sleep(30)', [], { signal: controller.signal, timeoutMs: 60_000 });
   await until(async () => (await running()) === 1);
   controller.abort();
   await assert.rejects(waiting, /the query was cancelled/);
@@ -198,4 +210,20 @@ test('a lane whose server process ends fails the read it ran, and the reads behi
     answers.map((a) => a.rows[0]!.i),
     [1, 2],
   );
+});
+
+test('a source disposed under a read on a lane stops the read on the server', { skip }, async () => {
+  const name = `mcp_run_lanes_${randomBytes(4).toString('hex')}`;
+  const url = new URL(PG_URL!);
+  url.searchParams.set('application_name', name);
+  const { sql, opened } = await db.open({ url: url.toString(), poolSize: 2 });
+  await pidOf(sql);
+  const slow = run(sql, 'SELECT pg_sleep(30)', [], { timeoutMs: 60_000 }).then(
+    () => 'answered',
+    (err: Error) => err.message,
+  );
+  await until(async () => (await activeOf(name)) === 1);
+  await opened.dispose();
+  assert.match(await slow, /Connection terminated/);
+  await until(async () => (await activeOf(name)) === 0);
 });
