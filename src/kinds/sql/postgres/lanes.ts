@@ -3,7 +3,7 @@
  * once (pipeline.ts: one call's read is one buffer behind its own Sync). The reads that arrive in
  * one event-loop turn leave in one write, and the server answers them back to back: one wake-up of
  * its backend, and one read on the socket, for several calls. On a busy server that is most of what
- * a one-row read costs the machine (bench/misses.md).
+ * a one-row read costs the machine (docs/kinds-sql.md, read lanes; docs/benchmarks.md).
  *
  * A lane is filled before the next one opens, up to LANE_DEPTH reads; one whose oldest read has run
  * STALLED_MS takes no more, so a slow read holds up only the reads already behind it. When every
@@ -33,7 +33,10 @@ const IN_FAILED_TRANSACTION = '25P02';
 /** How long an idle lane's session may take to end before its connection is closed. */
 const END_MS = 1000;
 
-/** A read that never began: the lane it was written on closed, or refused it after a failed read. */
+/**
+ * A read lost with its lane before its turn: the lane closed under the read before it, or the server
+ * refused it after a failed read. The caller runs it again on the pool.
+ */
 export class LaneLost extends Error {
   constructor(cause: unknown) {
     super('the read lane was closed before this read ran', { cause });

@@ -9,9 +9,9 @@
  * session advisory lock and the ROLLBACK go behind one Sync, each prepared once per connection (a
  * named statement, so the server does not parse and plan it on every call). Other calls (writes,
  * continuation pages, statements that are not row sets) read through a cursor (`DECLARE … FETCH
- * n+1`, `MOVE` to skip rows on the server) in several round trips. The one-round-trip reads go on a read lane
- * where one has room (lanes.ts: several calls' reads on one connection at once, half of the
- * source's connections); the pool keeps the rest.
+ * n+1`, `MOVE` to skip rows on the server) in several round trips. The one-round-trip reads go
+ * on a read lane where one has room (lanes.ts: several calls' reads on one connection at once,
+ * half of the source's connections); the pool keeps the rest.
  *
  * Each pool connection starts with the source's defaults (statement_timeout = timeoutMs,
  * default_transaction_read_only on, standard_conforming_strings on, the declared schemas as search
@@ -242,8 +242,6 @@ export const postgresSource: SourceKind<PostgresConfig> = {
         idleTimeoutMillis: 10_000,
         ...(preset && {
           Client: StartupClient,
-          // Once per connection, before its first call: are the defaults in force? A pooler may have
-          // dropped them, or the user's own options overridden them; such a connection keeps the step.
           onConnect: (client: pg.ClientBase) => checkPreset(client),
         }),
       });
@@ -443,8 +441,8 @@ export const postgresSource: SourceKind<PostgresConfig> = {
 
     /**
      * One read on a lane: its result; STALE_PLAN when a schema change altered what a prepared
-     * statement returns (read once more, prepared anew); undefined when a read before it closed the
-     * lane, so that nothing of it ran (run it on the pool).
+     * statement returns (read once more, prepared anew); undefined when it was lost with its lane
+     * before its turn (lanes.ts LaneLost: run it on the pool).
      */
     const onLane = async (
       lane: Lane,
