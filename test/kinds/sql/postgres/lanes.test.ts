@@ -203,8 +203,10 @@ test('a lane whose server process ends fails the read it ran, and the reads behi
   const slow = run(sql, 'SELECT pg_sleep(30)');
   const behind = [numbered(sql, 1), numbered(sql, 2)];
   await until(async () => (await running()) === 1);
+  // Heard before the server ends it (the rejection must not go unhandled while the admin call runs).
+  const ended = assert.rejects(slow, /terminating connection due to administrator command/);
   await db.admin(`SELECT pg_terminate_backend(${Number(lane)})`);
-  await assert.rejects(slow, /terminating connection due to administrator command/);
+  await ended;
   const answers = await Promise.all(behind);
   assert.deepEqual(
     answers.map((a) => a.rows[0]!.i),
