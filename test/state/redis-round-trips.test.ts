@@ -174,9 +174,14 @@ describe('Redis round trips of 2025-era requests with --state', { skip }, () => 
       return relay.turns === 0;
     }, 'a call served from the copy');
     const mark = a.stderr().length;
+    const markB = b.stderr().length;
     relay.cut();
     await eventually(() => a.stderr().slice(mark).includes('are live again'), 'the subscription back on a');
     await eventually(() => a.stderr().slice(mark).includes('is reachable'), 'the client back on a');
+    // The cut dropped b's connections too: its reconnection goes through the same relay, and is
+    // not a's call's to count.
+    await eventually(() => b.stderr().slice(markB).includes('are live again'), 'the subscription back on b');
+    await eventually(() => b.stderr().slice(markB).includes('is reachable'), 'the client back on b');
     relay.turns = 0;
     assert.equal((await call(a.url, session, 'ping')).status, 200);
     assert.equal(relay.turns, 1, 'a change may have been missed: the record is read again');
