@@ -106,6 +106,14 @@ export interface TestDatabase {
 }
 
 /** Polls (bounded: at most 10 s) until the condition holds; fails the test otherwise. */
+/** Statements running now on the PostgreSQL connections named `name` (their application_name). */
+export async function activeStatements(db: TestDatabase, name: string): Promise<number> {
+  const rows = await db.admin(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND application_name = '${name}'`,
+  );
+  return Number(rows[0]!.n);
+}
+
 export async function until(condition: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 400; i++) {
     if (await condition()) return;

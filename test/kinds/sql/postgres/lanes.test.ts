@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
 import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
 import {
+  activeStatements,
   createDatabase,
   PG_SKIP,
   PG_URL,
@@ -45,16 +46,8 @@ async function oneLane(extra: Record<string, unknown> = {}) {
   });
   closers.push(() => opened.dispose());
   const lane = await pidOf(sql);
-  const running = () => activeOf(name);
+  const running = () => activeStatements(db, name);
   return { sql, lane, running };
-}
-
-/** The statements running on the connections named `name` (their application_name). */
-async function activeOf(name: string): Promise<number> {
-  const rows = await db.admin(
-    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND application_name = '${name}'`,
-  );
-  return Number(rows[0]!.n);
 }
 
 const pidOf = async (sql: SqlCapability) => (await run(sql, 'SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
@@ -224,8 +217,8 @@ test('a source disposed under a read on a lane stops the read on the server', { 
     () => 'answered',
     (err: Error) => err.message,
   );
-  await until(async () => (await activeOf(name)) === 1);
+  await until(async () => (await activeStatements(db, name)) === 1);
   await opened.dispose();
   assert.match(await slow, /Connection terminated/);
-  await until(async () => (await activeOf(name)) === 0);
+  await until(async () => (await activeStatements(db, name)) === 0);
 });

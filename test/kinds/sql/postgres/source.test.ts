@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import type { SqlCapability } from '../../../../src/kinds/contract/kinds.js';
 import { type PostgresConfig, postgresSource } from '../../../../src/kinds/sql/postgres/source.js';
 import {
+  activeStatements,
   CUSTOMERS,
   cancelledWhileWaiting,
   createDatabase,
@@ -167,13 +168,7 @@ async function marked() {
   url.searchParams.set('application_name', name);
   const { sql, opened } = await db.open({ url: url.toString() });
   closers.push(() => opened.dispose());
-  const running = async () => {
-    const rows = await db.admin(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND application_name = '${name}'`,
-    );
-    return Number(rows[0]!.n);
-  };
-  return { sql, running };
+  return { sql, running: () => activeStatements(db, name) };
 }
 
 test('a query past its time limit is stopped on the server', { skip }, async () => {
